@@ -1,0 +1,1 @@
+"""The Qt window: qasync app, main window, models and panes."""

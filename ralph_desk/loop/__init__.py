@@ -1,0 +1,1 @@
+"""The loop runner: planner, prompt builder, agent adapters, stream parsers, post-processing."""

@@ -1,0 +1,1 @@
+"""The MCP server: tools bound to services, resources, prompts, hosting and auth."""

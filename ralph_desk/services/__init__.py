@@ -1,0 +1,1 @@
+"""The one API that the window, the MCP server and the loop call."""

@@ -1,0 +1,152 @@
+"""The database handle: short units of work, a change log other processes can follow, and listeners."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, func, select, text
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from ralph_desk.domain.records import Change
+from ralph_desk.store import migrate
+from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine, is_sqlite
+from ralph_desk.store.schema import ChangeRow
+
+log = logging.getLogger("ralph_desk.store")
+
+ChangeListener = Callable[[list[Change]], None]
+
+
+class StoreBusyError(RuntimeError):
+    """Another process held the database longer than the busy timeout."""
+
+
+class UnitOfWork:
+    """One transaction: a session for the repositories and the changes it made."""
+
+    def __init__(self, session: Session, writable: bool) -> None:
+        self.session = session
+        self.writable = writable
+        self._changes: dict[str, list[int | str]] = {}
+
+    def touch(self, topic: str, *ids: int | str) -> None:
+        """Note that this unit changed `topic` (and which ids), for the change log and listeners."""
+        if not self.writable:
+            raise RuntimeError("a read-only unit of work cannot change anything")
+        touched = self._changes.setdefault(topic, [])
+        touched.extend(i for i in ids if i not in touched)
+
+    @property
+    def changes(self) -> list[Change]:
+        """What this unit changed, one notice per topic."""
+        return [Change(topic, tuple(ids)) for topic, ids in self._changes.items()]
+
+
+class Database:
+    """A migrated database at a URL; hands out units of work and tells listeners what changed."""
+
+    def __init__(
+        self, url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S, migrate_on_open: bool = True
+    ):
+        self.url = url
+        self.busy_timeout_s = busy_timeout_s
+        self.engine: Engine = create_db_engine(url, busy_timeout_s)
+        if migrate_on_open:
+            migrate.upgrade(self.engine)
+        else:
+            migrate.check_revision(self.engine)
+        self._reader = sessionmaker(self.engine, expire_on_commit=False)
+        self._writer = sessionmaker(
+            self.engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False
+        )
+        self._listeners: list[ChangeListener] = []
+        self._lock = threading.Lock()
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether this database is a SQLite file."""
+        return is_sqlite(self.url)
+
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call `listener` with the changes of every committed write in this process; returns unsubscribe."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    @contextmanager
+    def read(self) -> Iterator[UnitOfWork]:
+        """A read-only unit of work."""
+        with self._busy_guard(), self._reader() as session, session.begin():
+            yield UnitOfWork(session, writable=False)
+
+    @contextmanager
+    def write(self) -> Iterator[UnitOfWork]:
+        """A writing unit of work: all of it commits, or none of it."""
+        with self._busy_guard(), self._writer() as session:
+            with session.begin():
+                unit = UnitOfWork(session, writable=True)
+                yield unit
+                for change in unit.changes:
+                    session.add(ChangeRow(topic=change.topic, entity_ids=list(change.ids)))
+            changes = unit.changes
+        if changes:
+            self._publish(changes)
+
+    def _publish(self, changes: list[Change]) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(changes)
+            except Exception:
+                log.exception("change listener %r failed", listener)
+
+    @contextmanager
+    def _busy_guard(self) -> Iterator[None]:
+        try:
+            yield
+        except OperationalError as error:
+            if "locked" in str(error.orig).lower() or "busy" in str(error.orig).lower():
+                raise StoreBusyError(
+                    f"the database is held by another process for longer than the busy timeout "
+                    f"({self.busy_timeout_s:g} s); nothing was written — try again"
+                ) from error
+            raise
+
+    def latest_change_id(self) -> int:
+        """The id of the newest change-log row (0 when there is none)."""
+        with self.read() as unit:
+            return unit.session.scalar(select(func.coalesce(func.max(ChangeRow.id), 0))) or 0
+
+    def changes_since(self, change_id: int, limit: int = 1000) -> tuple[int, list[Change]]:
+        """Changes written (by any process) after `change_id`, and the newest id seen."""
+        with self.read() as unit:
+            rows = unit.session.scalars(
+                select(ChangeRow).where(ChangeRow.id > change_id).order_by(ChangeRow.id).limit(limit)
+            ).all()
+        if not rows:
+            return change_id, []
+        return rows[-1].id, [Change(row.topic, tuple(row.entity_ids)) for row in rows]
+
+    def integrity_ok(self) -> bool:
+        """Whether the database passes its integrity check (always true where there is none)."""
+        if not self.is_sqlite:
+            return True
+        with self.engine.connect() as connection:
+            result: Any = connection.execute(text("PRAGMA integrity_check")).scalar()
+        return bool(result == "ok")
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()

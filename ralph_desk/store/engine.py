@@ -1,0 +1,64 @@
+"""Engines for a database URL: SQLite with WAL, foreign keys and a busy timeout; any other URL as given."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+DEFAULT_BUSY_TIMEOUT_S = 15.0
+WRITE_OPTION = "ralph_write"
+
+
+def sqlite_url(path: Path) -> str:
+    """The SQLAlchemy URL of a SQLite file."""
+    return f"sqlite:///{path.resolve()}"
+
+
+def is_sqlite(url: str) -> bool:
+    """Whether a URL names a SQLite database."""
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def create_db_engine(url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
+    """An engine for `url`; SQLite gets WAL, foreign keys, a busy timeout and BEGIN IMMEDIATE for writes."""
+    if not is_sqlite(url):
+        return create_engine(url, pool_pre_ping=True)
+    parsed = make_url(url)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url,
+        connect_args={"timeout": busy_timeout_s, "check_same_thread": False},
+        poolclass=NullPool if parsed.database in (None, "", ":memory:") else None,
+    )
+    _arm_sqlite(engine, busy_timeout_s)
+    return engine
+
+
+def _arm_sqlite(engine: Engine, busy_timeout_s: float) -> None:
+    """Set the pragmas on every connection and take the write lock up front for writing transactions."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        # pysqlite's own transaction handling would BEGIN lazily (DEFERRED); we emit BEGIN ourselves.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        # A deferred transaction that later writes can fail with "database is locked" without waiting;
+        # taking the lock at BEGIN makes concurrent writers queue on the busy timeout instead.
+        if connection.get_execution_options().get(WRITE_OPTION):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            connection.exec_driver_sql("BEGIN")

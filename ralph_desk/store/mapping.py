@@ -1,0 +1,239 @@
+"""Turning ORM rows into the plain records that leave the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_desk.domain.enums import FlagResolution, Priority, ReviewDecision, TaskOrigin, TaskStatus, Verb
+from ralph_desk.domain.records import (
+    AgentSession,
+    Comment,
+    Discipline,
+    Feature,
+    FeatureLearning,
+    LoopRun,
+    McpServerSpec,
+    Project,
+    Signal,
+    Task,
+    TaskSummary,
+)
+from ralph_desk.store.schema import (
+    AgentSessionRow,
+    DisciplineRow,
+    FeatureLearningRow,
+    FeatureRow,
+    LoopRunRow,
+    ProjectRow,
+    TaskCommentRow,
+    TaskRow,
+    TaskSignalRow,
+)
+
+
+def project(row: ProjectRow) -> Project:
+    """The project record."""
+    return Project(title=row.title, description=row.description, created_at=row.created_at)
+
+
+def learning(row: FeatureLearningRow, feature_name: str) -> FeatureLearning:
+    """A feature learning record."""
+    return FeatureLearning(
+        id=row.id,
+        feature_name=feature_name,
+        text=row.text,
+        source=row.source,
+        reason=row.reason,
+        task_id=row.task_id,
+        hit_count=row.hit_count,
+        created_at=row.created_at,
+    )
+
+
+def feature(row: FeatureRow, with_learnings: bool = False) -> Feature:
+    """A feature record (learnings only when asked, to keep lists cheap)."""
+    return Feature(
+        id=row.id,
+        name=row.name,
+        display_name=row.display_name,
+        acronym=row.acronym,
+        description=row.description,
+        architecture=row.architecture,
+        boundaries=row.boundaries,
+        knowledge_paths=tuple(row.knowledge_paths),
+        context_files=tuple(row.context_files),
+        dependencies=tuple(row.dependencies),
+        created_at=row.created_at,
+        learnings=tuple(learning(item, row.name) for item in row.learnings) if with_learnings else (),
+    )
+
+
+def mcp_server(name: str, entry: dict[str, Any]) -> McpServerSpec:
+    """An extra MCP server entry as stored in a discipline."""
+    return McpServerSpec(
+        name=name,
+        command=entry.get("command"),
+        args=tuple(entry.get("args", ())),
+        env=dict(entry.get("env", {})),
+        url=entry.get("url"),
+        headers=dict(entry.get("headers", {})),
+    )
+
+
+def discipline(row: DisciplineRow) -> Discipline:
+    """A discipline record."""
+    return Discipline(
+        id=row.id,
+        name=row.name,
+        display_name=row.display_name,
+        icon=row.icon,
+        color=row.color,
+        acronym=row.acronym,
+        system_prompt=row.system_prompt,
+        skills=tuple(row.skills),
+        conventions=row.conventions,
+        disabled_tools=tuple(row.disabled_tools),
+        mcp_servers=tuple(mcp_server(name, entry) for name, entry in sorted(row.mcp_servers.items())),
+        created_at=row.created_at,
+    )
+
+
+def comment(row: TaskCommentRow) -> Comment:
+    """A comment record."""
+    return Comment(
+        id=row.id,
+        task_id=row.task_id,
+        author=row.author,
+        body=row.body,
+        discipline=row.discipline,
+        priority=row.priority,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def task_summary(row: TaskRow) -> TaskSummary:
+    """A task as listed."""
+    return TaskSummary(
+        id=row.id,
+        title=row.title,
+        status=TaskStatus(row.status),
+        priority=Priority(row.priority),
+        feature=row.feature.name,
+        discipline=row.discipline.name,
+        origin=TaskOrigin(row.origin),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def task(row: TaskRow, depends_on: tuple[int, ...], with_comments: bool = True) -> Task:
+    """A task with every field."""
+    return Task(
+        id=row.id,
+        title=row.title,
+        description=row.description,
+        status=TaskStatus(row.status),
+        priority=Priority(row.priority),
+        feature=row.feature.name,
+        discipline=row.discipline.name,
+        origin=TaskOrigin(row.origin),
+        acceptance_criteria=tuple(row.acceptance_criteria),
+        tags=tuple(row.tags),
+        context_files=tuple(row.context_files),
+        output_artifacts=tuple(row.output_artifacts),
+        hints=row.hints,
+        estimated_turns=row.estimated_turns,
+        pseudocode=row.pseudocode,
+        stuck_count=row.stuck_count,
+        depends_on=depends_on,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        started_at=row.started_at,
+        completed_at=row.completed_at,
+        comments=tuple(comment(item) for item in row.comments) if with_comments else (),
+    )
+
+
+def signal(row: TaskSignalRow) -> Signal:
+    """A signal record (options split from their newline-separated column)."""
+    return Signal(
+        id=row.id,
+        task_id=row.task_id,
+        session_id=row.session_id,
+        verb=Verb(row.verb),
+        created=row.created,
+        discipline=row.discipline.name if row.discipline is not None else None,
+        summary=row.summary,
+        remaining=row.remaining,
+        reason=row.reason,
+        question=row.question,
+        options=tuple(row.options.split("\n")) if row.options else (),
+        preferred=row.preferred,
+        blocking=row.blocking,
+        what=row.what,
+        severity=row.severity,
+        category=row.category,
+        text=row.text,
+        kind=row.kind,
+        scope=row.scope,
+        rationale=row.rationale,
+        why=row.why,
+        feature=row.feature.name if row.feature is not None else None,
+        on=row.on,
+        detail=row.detail,
+        answer=row.answer,
+        answered_at=row.answered_at,
+        resolution=FlagResolution(row.resolution) if row.resolution else None,
+        resolved_at=row.resolved_at,
+        review_decision=ReviewDecision(row.review_decision) if row.review_decision else None,
+        review_reason=row.review_reason,
+        created_task_id=row.created_task_id,
+    )
+
+
+def agent_session(row: AgentSessionRow) -> AgentSession:
+    """An agent session record."""
+    return AgentSession(
+        id=row.id,
+        task_id=row.task_id,
+        recipe=row.recipe,
+        loop_run_id=row.loop_run_id,
+        iteration=row.iteration,
+        agent=row.agent,
+        model=row.model,
+        discipline=row.discipline,
+        feature=row.feature,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        exit_code=row.exit_code,
+        closing_verb=row.closing_verb,
+        outcome=row.outcome,
+        cost_usd=row.cost_usd,
+        input_tokens=row.input_tokens,
+        output_tokens=row.output_tokens,
+        turns=row.turns,
+        transcript_path=row.transcript_path,
+        changed_files=tuple(row.changed_files),
+        head_before=row.head_before,
+        head_after=row.head_after,
+        error=row.error,
+    )
+
+
+def loop_run(row: LoopRunRow) -> LoopRun:
+    """A loop run record."""
+    return LoopRun(
+        id=row.id,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        state=row.state,
+        agent=row.agent,
+        max_iterations=row.max_iterations,
+        max_cost_usd=row.max_cost_usd,
+        iterations=row.iterations,
+        cost_usd=row.cost_usd,
+        stop_reason=row.stop_reason,
+        allow_edits=row.allow_edits,
+        settings=dict(row.settings),
+    )
