@@ -36,7 +36,8 @@ ClearableText = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT)]
 Line = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, pattern=r"^[^\r\n]*\S[^\r\n]*$")]
 FilePath = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_PATH, pattern=r"^[^\x00\r\n]+$")
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_PATH, pattern=r"^[^\x00\r\n]+$"),
 ]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
 Acronym = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[A-Za-z0-9]{1,10}$")]
@@ -345,7 +346,8 @@ class AskInput(ToolInput):
     options: LineList | None = Field(None, description="Possible answers you have identified, one line each.")
     preferred: Text | None = Field(None, description="The answer you recommend, if any.")
     blocking: bool = Field(
-        description="True if you cannot proceed without the answer; false if you can continue on your best judgment."
+        description="True if you cannot proceed without the answer; "
+        "false if you can continue on your best judgment."
     )
 
 
@@ -368,7 +370,9 @@ class LearnedInput(ToolInput):
         description="discovery: a fact about the codebase; decision: a judgment call; "
         "convention: a project pattern to follow."
     )
-    rationale: Text | None = Field(None, description="For decisions: why, and which alternatives you rejected.")
+    rationale: Text | None = Field(
+        None, description="For decisions: why, and which alternatives you rejected."
+    )
     scope: LearningScope = Field(
         LearningScope.FEATURE,
         description="project: always relevant; feature: relevant to this feature's tasks; "
@@ -400,7 +404,8 @@ class RalphInitInput(ToolInput):
     """Create the project's .ralph/ folder; with force, re-create its configuration."""
 
     force: bool = Field(
-        False, description="Re-create the configuration if it exists, keeping the database, progress and learnings."
+        False,
+        description="Re-create the configuration if it exists, keeping the database, progress and learnings.",
     )
 
 
@@ -412,11 +417,16 @@ class RalphRunInput(ToolInput):
     """Start the Ralph loop on this project, or preview it with dry_run; it edits no files unless allowed."""
 
     max_iterations: int | None = Field(
-        None, ge=0, le=MAX_ITERATIONS, description="Most iterations to run (0: no limit); omit for the setting."
+        None,
+        ge=0,
+        le=MAX_ITERATIONS,
+        description="Most iterations to run (0: no limit); omit for the setting.",
     )
     dry_run: bool = Field(False, description="Show the tasks and first prompt without starting an agent.")
     agent: AgentName | None = Field(None, description="Agent CLI to run; omit for the project's setting.")
-    allow_edits: bool = Field(False, description="Let the agents change files; otherwise changes are put aside.")
+    allow_edits: bool = Field(
+        False, description="Let the agents change files; otherwise changes are put aside."
+    )
 
 
 class RalphStatusInput(ToolInput):
@@ -475,55 +485,52 @@ def _spec(
     return ToolSpec(name, category, description, model, read_only, destructive, idempotent or read_only)
 
 
-_T, _C, _F, _D = ToolCategory.TASK, ToolCategory.COMMENT, ToolCategory.FEATURE, ToolCategory.DISCIPLINE
-_P, _S, _V, _L = ToolCategory.PROJECT, ToolCategory.STATE, ToolCategory.SIGNAL, ToolCategory.LOOP
-
 _SPECS: tuple[ToolSpec, ...] = (
-    _spec("list_tasks", _T, ListTasksInput, read_only=True),
-    _spec("get_task", _T, GetTaskInput, read_only=True),
-    _spec("create_task", _T, CreateTaskInput),
-    _spec("update_task", _T, UpdateTaskInput, idempotent=True),
-    _spec("delete_task", _T, DeleteTaskInput, destructive=True, idempotent=True),
-    _spec("set_task_status", _T, SetTaskStatusInput, idempotent=True),
-    _spec("enrich_task", _T, EnrichTaskInput),
-    _spec("add_task_context_file", _T, AddTaskContextFileInput, idempotent=True),
-    _spec("search_tasks", _T, SearchTasksInput, read_only=True),
-    _spec("add_task_comment", _C, AddTaskCommentInput),
-    _spec("update_task_comment", _C, UpdateTaskCommentInput, idempotent=True),
-    _spec("delete_task_comment", _C, DeleteTaskCommentInput, destructive=True, idempotent=True),
-    _spec("list_features", _F, ListFeaturesInput, read_only=True),
-    _spec("get_feature", _F, GetFeatureInput, read_only=True),
-    _spec("create_feature", _F, CreateFeatureInput),
-    _spec("update_feature", _F, UpdateFeatureInput, idempotent=True),
-    _spec("delete_feature", _F, DeleteFeatureInput, destructive=True, idempotent=True),
-    _spec("append_feature_learning", _F, AppendFeatureLearningInput),
-    _spec("add_feature_context_file", _F, AddFeatureContextFileInput, idempotent=True),
-    _spec("list_disciplines", _D, ListDisciplinesInput, read_only=True),
-    _spec("get_discipline", _D, GetDisciplineInput, read_only=True),
-    _spec("create_discipline", _D, CreateDisciplineInput),
-    _spec("update_discipline", _D, UpdateDisciplineInput, idempotent=True),
-    _spec("delete_discipline", _D, DeleteDisciplineInput, destructive=True, idempotent=True),
-    _spec("get_project_info", _P, GetProjectInfoInput, read_only=True),
-    _spec("get_project_progress", _P, GetProjectProgressInput, read_only=True),
-    _spec("append_learning", _S, AppendLearningInput),
-    _spec("read_learnings", _S, ReadLearningsInput, read_only=True),
-    _spec("append_progress", _S, AppendProgressInput),
-    _spec("read_progress", _S, ReadProgressInput, read_only=True),
-    _spec("done", _V, DoneInput),
-    _spec("partial", _V, PartialInput),
-    _spec("stuck", _V, StuckInput),
-    _spec("ask", _V, AskInput),
-    _spec("flag", _V, FlagInput),
-    _spec("learned", _V, LearnedInput),
-    _spec("suggest", _V, SuggestInput),
-    _spec("blocked", _V, BlockedInput),
-    _spec("ralph_init", _L, RalphInitInput),
-    _spec("ralph_validate", _L, RalphValidateInput, read_only=True),
-    _spec("ralph_run", _L, RalphRunInput),
-    _spec("ralph_status", _L, RalphStatusInput, read_only=True),
-    _spec("ralph_stop", _L, RalphStopInput, idempotent=True),
-    _spec("ralph_history", _L, RalphHistoryInput, read_only=True),
-    _spec("ralph_understand", _L, RalphUnderstandInput),
+    _spec("list_tasks", ToolCategory.TASK, ListTasksInput, read_only=True),
+    _spec("get_task", ToolCategory.TASK, GetTaskInput, read_only=True),
+    _spec("create_task", ToolCategory.TASK, CreateTaskInput),
+    _spec("update_task", ToolCategory.TASK, UpdateTaskInput, idempotent=True),
+    _spec("delete_task", ToolCategory.TASK, DeleteTaskInput, destructive=True),
+    _spec("set_task_status", ToolCategory.TASK, SetTaskStatusInput, idempotent=True),
+    _spec("enrich_task", ToolCategory.TASK, EnrichTaskInput),
+    _spec("add_task_context_file", ToolCategory.TASK, AddTaskContextFileInput, idempotent=True),
+    _spec("search_tasks", ToolCategory.TASK, SearchTasksInput, read_only=True),
+    _spec("add_task_comment", ToolCategory.COMMENT, AddTaskCommentInput),
+    _spec("update_task_comment", ToolCategory.COMMENT, UpdateTaskCommentInput, idempotent=True),
+    _spec("delete_task_comment", ToolCategory.COMMENT, DeleteTaskCommentInput, destructive=True),
+    _spec("list_features", ToolCategory.FEATURE, ListFeaturesInput, read_only=True),
+    _spec("get_feature", ToolCategory.FEATURE, GetFeatureInput, read_only=True),
+    _spec("create_feature", ToolCategory.FEATURE, CreateFeatureInput),
+    _spec("update_feature", ToolCategory.FEATURE, UpdateFeatureInput, idempotent=True),
+    _spec("delete_feature", ToolCategory.FEATURE, DeleteFeatureInput, destructive=True),
+    _spec("append_feature_learning", ToolCategory.FEATURE, AppendFeatureLearningInput),
+    _spec("add_feature_context_file", ToolCategory.FEATURE, AddFeatureContextFileInput, idempotent=True),
+    _spec("list_disciplines", ToolCategory.DISCIPLINE, ListDisciplinesInput, read_only=True),
+    _spec("get_discipline", ToolCategory.DISCIPLINE, GetDisciplineInput, read_only=True),
+    _spec("create_discipline", ToolCategory.DISCIPLINE, CreateDisciplineInput),
+    _spec("update_discipline", ToolCategory.DISCIPLINE, UpdateDisciplineInput, idempotent=True),
+    _spec("delete_discipline", ToolCategory.DISCIPLINE, DeleteDisciplineInput, destructive=True),
+    _spec("get_project_info", ToolCategory.PROJECT, GetProjectInfoInput, read_only=True),
+    _spec("get_project_progress", ToolCategory.PROJECT, GetProjectProgressInput, read_only=True),
+    _spec("append_learning", ToolCategory.STATE, AppendLearningInput),
+    _spec("read_learnings", ToolCategory.STATE, ReadLearningsInput, read_only=True),
+    _spec("append_progress", ToolCategory.STATE, AppendProgressInput),
+    _spec("read_progress", ToolCategory.STATE, ReadProgressInput, read_only=True),
+    _spec("done", ToolCategory.SIGNAL, DoneInput),
+    _spec("partial", ToolCategory.SIGNAL, PartialInput),
+    _spec("stuck", ToolCategory.SIGNAL, StuckInput),
+    _spec("ask", ToolCategory.SIGNAL, AskInput),
+    _spec("flag", ToolCategory.SIGNAL, FlagInput),
+    _spec("learned", ToolCategory.SIGNAL, LearnedInput),
+    _spec("suggest", ToolCategory.SIGNAL, SuggestInput),
+    _spec("blocked", ToolCategory.SIGNAL, BlockedInput),
+    _spec("ralph_init", ToolCategory.LOOP, RalphInitInput),
+    _spec("ralph_validate", ToolCategory.LOOP, RalphValidateInput, read_only=True),
+    _spec("ralph_run", ToolCategory.LOOP, RalphRunInput),
+    _spec("ralph_status", ToolCategory.LOOP, RalphStatusInput, read_only=True),
+    _spec("ralph_stop", ToolCategory.LOOP, RalphStopInput, idempotent=True),
+    _spec("ralph_history", ToolCategory.LOOP, RalphHistoryInput, read_only=True),
+    _spec("ralph_understand", ToolCategory.LOOP, RalphUnderstandInput),
 )
 
 REGISTRY: Mapping[str, ToolSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
@@ -550,14 +557,15 @@ DATA_TOOLS: frozenset[str] = ALL_TOOLS - VERB_TOOLS - LOOP_TOOLS - SEED_001_TOOL
 READ_ONLY_TOOLS: frozenset[str] = _names(spec for spec in REGISTRY.values() if spec.read_only)
 
 
-def closest_tools(name: str, n: int = 3) -> list[str]:
-    """Up to n registered tool names that look like name, closest first."""
-    return difflib.get_close_matches(name, list(REGISTRY), n=n)
+def closest_tools(name: str, n: int = 3, among: Iterable[str] | None = None) -> list[str]:
+    """Up to n tool names (of among, else of the registry) that look like name, closest first."""
+    candidates = in_registry_order(REGISTRY if among is None else among)
+    return difflib.get_close_matches(name, candidates, n=n)
 
 
-def unknown_tool_message(name: str) -> str:
-    """A message saying that name is no tool, with the closest names if any."""
-    close = closest_tools(name)
+def unknown_tool_message(name: str, among: Iterable[str] | None = None) -> str:
+    """A message saying that name is no tool, with the closest names (of among, else all) if any."""
+    close = closest_tools(name, among=among)
     hint = f" (did you mean: {', '.join(close)}?)" if close else ""
     return f"unknown tool {name!r}{hint}"
 

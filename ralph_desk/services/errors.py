@@ -35,3 +35,17 @@ class NotFoundError(ServiceError):
 
 class ConflictError(ServiceError):
     """The change would break a rule of the data: a duplicate, a cycle, a row others still use."""
+
+
+class ControlError(ServiceError):
+    """A loop-control request that failed; structured as seed 003 asks (code, message, details)."""
+
+    def __init__(self, code: str, message: str, details: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    def to_json(self) -> dict[str, object]:
+        """The structured error."""
+        return {"code": self.code, "message": self.message, "details": self.details}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +46,7 @@ class FeatureService:
         dependencies: Sequence[str] | None = None,
     ) -> Feature:
         """Add a feature; the name must be new."""
-        fields = {
+        fields: dict[str, Any] = {
             "name": check.name("name", name),
             "display_name": check.required_text("display_name", display_name, limit=200),
             "description": check.text("description", description),
@@ -129,7 +130,7 @@ class FeatureService:
         task_id: int | None = None,
     ) -> tuple[FeatureLearning, bool]:
         """Add a learning, or raise the hit count of a near-duplicate; returns it and whether it was new."""
-        fields = {
+        fields: dict[str, Any] = {
             "text": check.required_text("text", text),
             "source": check.choice("source", source, LearningSource).value,
             "reason": check.text("reason", reason),
@@ -196,7 +197,7 @@ class FeatureService:
             raise NotFoundError("feature", name, store.names(unit))
         return feature
 
-    def _check_dependencies(self, unit: UnitOfWork, name: str, dependencies: list[str]) -> None:
+    def _check_dependencies(self, unit: UnitOfWork, name: str, dependencies: builtins.list[str]) -> None:
         known = set(store.names(unit))
         for dependency in dependencies:
             if dependency == name:

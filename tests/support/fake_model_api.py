@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "FakeModelApi",
+    "Hang",
     "HttpError",
     "RecordedRequest",
     "Script",
@@ -67,7 +69,14 @@ class HttpError:
         }
 
 
-Turn = ToolCalls | Text | HttpError
+@dataclass(frozen=True)
+class Hang:
+    """Hold the request open (an agent that never gets an answer) until `release()` or stop."""
+
+    timeout: float = 120.0
+
+
+Turn = ToolCalls | Text | HttpError | Hang
 Script = Sequence[Turn]
 RequestKind = Literal["turn", "side", "count_tokens", "other"]
 
@@ -91,7 +100,8 @@ class RecordedRequest:
 @dataclass
 class _Cursor:
     turns: list[Turn]
-    served: int = 0
+    taken: int = 0  # turns handed to a request
+    answered: int = 0  # turns whose answer was fully written
 
 
 @dataclass
@@ -111,7 +121,6 @@ class FakeModelApi:
         *,
         sessions: Mapping[str, Script] | None = None,
         side_text: str = "Fake title",
-        mcp_prefix: str = "mcp__",
     ) -> None:
         """Serve `script` by default and `sessions[marker]` when the first user message contains marker."""
         self._state = _State(scripts={None: _Cursor(list(script))})
@@ -119,10 +128,14 @@ class FakeModelApi:
             self._state.scripts[marker] = _Cursor(list(turns))
         self._markers = [m for m in self._state.scripts if m is not None]
         self._side_text = side_text
-        self._mcp_prefix = mcp_prefix
         self._cond = threading.Condition()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        """Let every held (`Hang`) request finish."""
+        self._released.set()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -132,13 +145,17 @@ class FakeModelApi:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-model-api", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-model-api",
+            daemon=True,
         )
         self._thread.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the listening socket."""
+        self._released.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -173,6 +190,9 @@ class FakeModelApi:
             "ANTHROPIC_API_KEY": api_key,
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_TELEMETRY": "1",
+            # Claude Code >= 2.1.3xx defers MCP tools behind ToolSearch (names only in the system prompt);
+            # off, they are offered in `tools` like any other, so offered_tools() sees them.
+            "ENABLE_TOOL_SEARCH": "false",
         }
 
     # -- inspection ------------------------------------------------------------------------------
@@ -199,8 +219,8 @@ class FakeModelApi:
         return [r.body for r in self.log if r.kind == "side"]
 
     def offered_tools(self, i: int) -> list[str]:
-        """Tool names offered to the model in agent-turn request i."""
-        return [t.get("name", "") for t in self.requests[i].get("tools") or []]
+        """Tool names offered to the model in agent-turn request i (deferred placeholders excluded)."""
+        return [t.get("name", "") for t in self.requests[i].get("tools") or [] if not t.get("defer_loading")]
 
     def user_text(self, i: int) -> str:
         """All text of the user messages of agent-turn request i, joined by newlines."""
@@ -220,17 +240,17 @@ class FakeModelApi:
         return [b for b in messages[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
 
     def served(self, key: str | None = None) -> int:
-        """How many script turns were served from one script (None = default script)."""
+        """Turns answered from one script, fallbacks included (None = the default script)."""
         with self._cond:
-            return self._state.scripts[key].served
+            return self._state.scripts[key].answered
 
-    def wait_turns(self, n: int, timeout: float = 30.0, key: str | None | Literal["*"] = "*") -> None:
+    def wait_turns(self, n: int, timeout: float = 30.0, key: str | Literal["*"] | None = "*") -> None:
         """Block until n agent turns were answered (from script `key`, or any with "*"); raise on timeout."""
 
         def done() -> bool:
             if key == "*":
                 return self._state.turns_served >= n
-            return self._state.scripts[key].served >= n
+            return self._state.scripts[key].answered >= n
 
         with self._cond:
             if not self._cond.wait_for(done, timeout=timeout):
@@ -239,8 +259,8 @@ class FakeModelApi:
     # -- request handling (called on server threads) ------------------------------------------
 
     def _is_agent_turn(self, body: Mapping[str, Any]) -> bool:
-        # Side requests (title/summary/quota) carry no tools; the agent loop always offers ours.
-        return any(str(t.get("name", "")).startswith(self._mcp_prefix) for t in body.get("tools") or [])
+        # Side requests (title/summary/quota) carry no tools; the agent loop always offers some.
+        return bool(body.get("tools"))
 
     def _script_key(self, body: Mapping[str, Any]) -> str | None:
         messages = body.get("messages") or []
@@ -257,18 +277,19 @@ class FakeModelApi:
             key = self._script_key(rec.body)
             cursor = self._state.scripts[key]
             rec.script_key = key
-            if cursor.served < len(cursor.turns):
-                rec.turn_index = cursor.served
-                turn = cursor.turns[cursor.served]
+            if cursor.taken < len(cursor.turns):
+                rec.turn_index = cursor.taken
+                turn = cursor.turns[cursor.taken]
             else:
                 turn = _FALLBACK
-            cursor.served += 1
+            cursor.taken += 1
             rec.answer = turn
             self._state.log.append(rec)
             return turn
 
-    def _mark_served(self) -> None:
+    def _mark_served(self, key: str | None) -> None:
         with self._cond:
+            self._state.scripts[key].answered += 1
             self._state.turns_served += 1
             self._cond.notify_all()
 
@@ -293,7 +314,7 @@ def _texts(content: Any) -> str:
     return ""
 
 
-def _blocks(turn: Text | ToolCalls, new_id: Any) -> tuple[list[dict[str, Any]], str]:
+def _blocks(turn: Text | ToolCalls, new_id: Callable[[str], str]) -> tuple[list[dict[str, Any]], str]:
     """Content blocks and stop reason for a turn."""
     if isinstance(turn, Text):
         return [{"type": "text", "text": turn.text}], "end_turn"
@@ -325,29 +346,31 @@ def _sse(events: Iterable[dict[str, Any]]) -> bytes:
 class _Handler(BaseHTTPRequestHandler):
     api: FakeModelApi
     protocol_version = "HTTP/1.1"  # keep-alive, as the CLIs expect; every answer has a Content-Length
+    disable_nagle_algorithm = True  # headers and body go out in separate writes
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep pytest output clean; the API records requests instead
 
     def handle(self) -> None:
-        try:
+        # The CLI may hang up mid-answer (e.g. it exited); nothing to report then.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the CLI hung up (e.g. it exited); nothing to report
 
-    def _send(self, status: int, payload: bytes, content_type: str, extra: Mapping[str, str] = {}) -> None:
+    def _send(
+        self, status: int, payload: bytes, content_type: str, extra: Mapping[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(payload)))
         self.send_header("request-id", self.api._new_id("req"))
-        for k, v in extra.items():
+        for k, v in (extra or {}).items():
             self.send_header(k, v)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
         self.wfile.flush()
 
-    def _json(self, status: int, obj: Any, extra: Mapping[str, str] = {}) -> None:
+    def _json(self, status: int, obj: Any, extra: Mapping[str, str] | None = None) -> None:
         self._send(status, json.dumps(obj).encode(), "application/json", extra)
 
     def _read_body(self) -> Any:
@@ -392,14 +415,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.api._record(rec)
             self._message(body, rec.answer)
             return
-        turn = self.api._next_turn(self._rec(body, "turn"))
+        rec = self._rec(body, "turn")
+        turn = self.api._next_turn(rec)
+        if isinstance(turn, Hang):
+            self.api._mark_served(rec.script_key)
+            self.api._released.wait(turn.timeout)
+            self._message(body, Text("released"))
+            return
         try:
             if isinstance(turn, HttpError):
                 self._json(turn.status, turn.body(), {"retry-after": str(turn.retry_after)})
             else:
                 self._message(body, turn)
         finally:
-            self.api._mark_served()
+            self.api._mark_served(rec.script_key)
 
     def _message(self, body: dict[str, Any], turn: Text | ToolCalls) -> None:
         blocks, stop_reason = _blocks(turn, self.api._new_id)
@@ -418,10 +447,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, message)
             return
         events: list[dict[str, Any]] = [
-            {"type": "message_start", "message": {**message, "content": [], "stop_reason": None,
-                                                   "usage": {**message["usage"], "output_tokens": 1}}},
+            {
+                "type": "message_start",
+                "message": {
+                    **message,
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": {**message["usage"], "output_tokens": 1},
+                },
+            },
         ]
         for index, block in enumerate(blocks):
+            start: dict[str, Any]
             if block["type"] == "text":
                 start = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": block["text"]}
@@ -434,8 +471,11 @@ class _Handler(BaseHTTPRequestHandler):
                 {"type": "content_block_stop", "index": index},
             ]
         events += [
-            {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-             "usage": {"output_tokens": output_tokens}},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
             {"type": "message_stop"},
         ]
         self._send(200, _sse(events), "text/event-stream", {"cache-control": "no-cache"})

@@ -1,0 +1,629 @@
+"""The `ralph-desk` command line: every subcommand a person may script without the window.
+
+To add a subcommand, write a `_configure_x(parser)` and a `_run_x(args)` and append a `Command` to
+`COMMANDS`; import heavy modules (the MCP SDK, the loop, Qt) inside the run function so that quick
+commands such as `status` stay quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+from ralph_desk import __version__
+from ralph_desk.project import (
+    DB_URL_ENV,
+    ProjectError,
+    ProjectPaths,
+    init_project,
+    validate_project,
+)
+
+PROG = "ralph-desk"
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+DEBUG_ENV = "RALPH_DEBUG"
+
+log = logging.getLogger("ralph_desk.cli")
+
+if TYPE_CHECKING:  # importing the services at start-up would slow down `--help`
+    from ralph_desk.services.container import Services
+
+
+class UsageError(Exception):
+    """The command line was wrong, or what it names does not fit; exit code 2."""
+
+
+class CommandFailed(Exception):
+    """The command was understood but could not be carried out; exit code 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors become one `ralph-desk: error: …` line, not usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """One subcommand: its name, one-line help, how it reads its arguments and what it does."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+# --- shared helpers ------------------------------------------------------------------------------
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.root)
+
+
+@contextmanager
+def _services(args: argparse.Namespace) -> Iterator[Services]:
+    """The services of the project at `--root`, closed afterwards; a broken project is a clean error."""
+    from ralph_desk.services.container import Services
+    from ralph_desk.store.migrate import SchemaTooNewError
+
+    paths = ProjectPaths.at(_root(args))
+    if not paths.ralph.is_dir():
+        raise UsageError(
+            f"no ralph-desk project at {paths.root} (no .ralph/ folder); "
+            f"run `{PROG} init {paths.root}` or pass --root"
+        )
+    try:
+        services = Services.open(paths, args.db_url)
+    except SchemaTooNewError as error:
+        raise CommandFailed(str(error)) from None
+    except Exception as error:  # a damaged project: say what validate finds rather than a traceback
+        log.debug("opening %s failed", paths.root, exc_info=True)
+        problems = validate_project(paths.root, args.db_url)
+        detail = str(problems[0]) if problems else f"{type(error).__name__}: {error}"
+        raise UsageError(f"cannot open the project at {paths.root}: {detail}") from None
+    try:
+        yield services
+    finally:
+        services.close()
+
+
+def _jsonable(value: Any) -> Any:
+    """Records, enums, dates and paths as plain JSON values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _jsonable(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+def _print_json(value: Any, out: TextIO | None = None) -> None:
+    stream = out or sys.stdout
+    stream.write(json.dumps(_jsonable(value), indent=2, ensure_ascii=False) + "\n")
+
+
+def _table(rows: Sequence[Sequence[object]], indent: str = "  ") -> list[str]:
+    """Rows of cells as left-aligned columns (the last column is not padded)."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    if not cells:
+        return []
+    widths = [max(len(row[index]) for row in cells if index < len(row)) for index in range(len(cells[0]))]
+    lines = []
+    for row in cells:
+        padded = [cell.ljust(widths[index]) for index, cell in enumerate(row[:-1])] + row[-1:]
+        lines.append((indent + "  ".join(padded)).rstrip())
+    return lines
+
+
+def _shorten(text: str | None, limit: int = 72) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _money(amount: float) -> str:
+    return f"${amount:,.2f}"
+
+
+# --- init, validate, demo, open ------------------------------------------------------------------
+
+
+def _configure_init(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", help="the project folder (created if missing)")
+    parser.add_argument("--title", help="the project title (default: the folder name)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="re-create the configuration of an existing .ralph/, keeping the database, "
+        "progress.txt and learnings.txt",
+    )
+
+
+def _run_init(args: argparse.Namespace) -> int:
+    existed = ProjectPaths.at(args.dir).ralph.is_dir()
+    paths = init_project(args.dir, title=args.title, force=args.force, db_url=args.db_url)
+    if existed:
+        print(f"Re-created the configuration of {paths.ralph}")
+        print("Kept the database, progress.txt, learnings.txt and logs.")
+    else:
+        print(f"Created {paths.ralph}")
+    return EXIT_OK
+
+
+def _configure_validate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", nargs="?", help="the project folder (default: --root)")
+    parser.add_argument("--json", action="store_true", help="print the problems as JSON")
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    root = Path(args.dir) if args.dir is not None else _root(args)
+    problems = validate_project(root, args.db_url)
+    if args.json:
+        _print_json(
+            {"ok": not problems, "problems": [{"path": p.path, "message": p.message} for p in problems]}
+        )
+    elif not problems:
+        print(f"OK: {ProjectPaths.at(root).ralph} is a sound ralph-desk project")
+    else:
+        for problem in problems:
+            print(f"{problem.path}: {problem.message}")
+    if problems:
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        raise UsageError(f"{count} in {ProjectPaths.at(root).ralph}")
+    return EXIT_OK
+
+
+def _configure_demo(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", help="the folder to create the demo project in")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from ralph_desk.demo import create_demo
+
+    paths = create_demo(args.dir, db_url=args.db_url)
+    print(f"Created the demo project in {paths.root}")
+    print(f"  {PROG} status --root {paths.root}")
+    return EXIT_OK
+
+
+def _configure_open(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", nargs="?", help="the project folder (default: --root)")
+
+
+def _run_open(args: argparse.Namespace) -> int:
+    paths = ProjectPaths.at(args.dir if args.dir is not None else _root(args))
+    if not paths.ralph.is_dir():
+        raise UsageError(f"no ralph-desk project at {paths.root}; run `{PROG} init {paths.root}` first")
+    return launch(paths.root)
+
+
+def demo_home() -> Path:
+    """Where the no-argument command keeps its demo project: the user's data folder."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ralph-desk")) / "demo"
+
+
+def _run_default() -> int:
+    from ralph_desk.demo import create_demo
+
+    root = demo_home()
+    if not ProjectPaths.at(root).ralph.is_dir():
+        create_demo(root)
+    return launch(root)
+
+
+def launch(root: Path) -> int:
+    """Open the window on the project at `root` (a message when this build has no window)."""
+    try:
+        app = importlib.import_module("ralph_desk.app")
+    except ImportError as error:
+        if error.name != "ralph_desk.app":
+            raise
+        app = None
+    launch_window: Callable[[Path], object] | None = getattr(app, "launch_window", None)
+    if launch_window is None:
+        print(f"the window is not available in this build; the demo project is at {root}")
+        print(f"  {PROG} status --root {root}")
+        return EXIT_OK
+    result = launch_window(root)
+    return result if isinstance(result, int) else EXIT_OK
+
+
+# --- status and inbox ----------------------------------------------------------------------------
+
+
+def _configure_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def cost_summary(services: Services) -> dict[str, Any]:
+    """What the agent sessions cost: dollars, sessions, turns and tokens."""
+    summary: dict[str, Any] = {"sessions": 0, "turns": 0, "input_tokens": 0, "output_tokens": 0}
+    page, offset = 1000, 0
+    while True:
+        sessions = services.sessions.list(limit=page, offset=offset)
+        for session in sessions:
+            summary["sessions"] += 1
+            summary["turns"] += session.turns
+            summary["input_tokens"] += session.input_tokens
+            summary["output_tokens"] += session.output_tokens
+        if len(sessions) < page:
+            break
+        offset += page
+    summary["total_usd"] = round(services.sessions.total_cost(), 6)
+    return summary
+
+
+def status_report(services: Services) -> dict[str, Any]:
+    """Project, task counts (by status and feature), inbox counts and cost, as `status --json` prints."""
+    project = services.project.get()
+    progress = services.project.progress()
+    return {
+        "project": {
+            "title": project.title,
+            "description": project.description,
+            "created_at": project.created_at,
+            "root": services.paths.root,
+        },
+        "tasks": {
+            "total": progress["total"],
+            "done": progress["done"],
+            "percent_done": progress["percent_done"],
+            "by_status": progress["by_status"],
+            "by_feature": progress["by_feature"],
+        },
+        "inbox": services.inbox.counts(),
+        "cost": cost_summary(services),
+    }
+
+
+def _run_status(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        report = _jsonable(status_report(services))
+    if args.json:
+        _print_json(report)
+        return EXIT_OK
+    project, tasks, inbox, cost = report["project"], report["tasks"], report["inbox"], report["cost"]
+    lines = [project["title"], str(project["root"])]
+    if project["description"]:
+        lines.append(_shorten(project["description"], 100))
+    lines += ["", f"Tasks ({tasks['total']})"]
+    lines += _table([(status, count) for status, count in tasks["by_status"].items()])
+    if tasks["by_feature"]:
+        lines += ["", "By feature"]
+        lines += _table(
+            [
+                (name, f"{counts['done']}/{counts['total']} done")
+                for name, counts in tasks["by_feature"].items()
+            ]
+        )
+    lines += ["", "Inbox"]
+    lines += _table(
+        [("questions", inbox["asks"]), ("suggestions", inbox["suggestions"]), ("flags", inbox["flags"])]
+    )
+    lines += ["", "Agent sessions"]
+    lines += _table(
+        [
+            ("sessions", cost["sessions"]),
+            ("turns", cost["turns"]),
+            ("cost", _money(cost["total_usd"])),
+        ]
+    )
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def inbox_report(services: Services) -> dict[str, Any]:
+    """Waiting questions, suggestions (with their draft tasks) and open flags, as `inbox --json` shows."""
+    suggestions = []
+    for signal in services.inbox.suggestions():
+        entry = _jsonable(signal)
+        task = services.tasks.get(signal.created_task_id) if signal.created_task_id is not None else None
+        entry["suggested_task"] = (
+            None
+            if task is None
+            else {"id": task.id, "title": task.title, "status": task.status.value, "feature": task.feature}
+        )
+        suggestions.append(entry)
+    return {
+        "counts": services.inbox.counts(),
+        "asks": services.inbox.asks(),
+        "suggestions": suggestions,
+        "flags": services.inbox.flags(resolution="open"),
+    }
+
+
+def _run_inbox(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        report = _jsonable(inbox_report(services))
+    if args.json:
+        _print_json(report)
+        return EXIT_OK
+    print("\n".join(_inbox_lines(report)))
+    return EXIT_OK
+
+
+def _inbox_lines(report: dict[str, Any]) -> list[str]:
+    asks, suggestions, flags = report["asks"], report["suggestions"], report["flags"]
+    lines = [f"Questions ({len(asks)})  — answer with: {PROG} answer ASK_ID TEXT"]
+    rows: list[tuple[object, ...]] = []
+    for ask in asks:
+        rows.append((f"#{ask['id']}", f"task #{ask['task_id']}", _shorten(ask["question"])))
+        if ask.get("options"):
+            shown = [
+                f"{option} (preferred)" if option == ask.get("preferred") else option
+                for option in ask["options"]
+            ]
+            rows.append(("", "", "options: " + ", ".join(shown)))
+    lines += _table(rows) or ["  (none)"]
+    lines += ["", f"Suggestions ({len(suggestions)})  — {PROG} approve TASK_ID / reject TASK_ID --reason R"]
+    rows = []
+    for item in suggestions:
+        task = item["suggested_task"]
+        if task is not None:
+            rows.append((f"task #{task['id']}", task["feature"], _shorten(task["title"])))
+        else:
+            rows.append((f"#{item['id']}", item["kind"], _shorten(item["what"])))
+    lines += _table(rows) or ["  (none)"]
+    lines += ["", f"Flags ({len(flags)})  — {PROG} triage FLAG_ID --resolution R"]
+    rows = [
+        (
+            f"#{flag['id']}",
+            flag["severity"],
+            flag["category"],
+            f"task #{flag['task_id']}",
+            _shorten(flag["what"], 60),
+        )
+        for flag in flags
+    ]
+    lines += _table(rows) or ["  (none)"]
+    return lines
+
+
+# --- inbox actions -------------------------------------------------------------------------------
+
+
+def _configure_answer(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ask_id", metavar="ASK_ID", type=int, help="the question's id (see `inbox`)")
+    parser.add_argument("text", metavar="TEXT", help="the answer")
+
+
+def _run_answer(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        signal = services.inbox.answer(args.ask_id, args.text)
+    print(f"Answered question #{args.ask_id}; task #{signal.task_id} is pending again")
+    return EXIT_OK
+
+
+def _configure_task_id(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("task_id", metavar="TASK_ID", type=int, help="the suggested task's id (see `inbox`)")
+
+
+def _run_approve(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        task = services.inbox.approve(args.task_id)
+    print(f"Approved task #{task.id}: {task.title} (now {task.status.value})")
+    return EXIT_OK
+
+
+def _configure_reject(parser: argparse.ArgumentParser) -> None:
+    _configure_task_id(parser)
+    parser.add_argument("--reason", required=True, help="why it is rejected (kept as a comment)")
+
+
+def _run_reject(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        task = services.inbox.reject(args.task_id, args.reason)
+    print(f"Rejected task #{task.id}: {task.title} (now {task.status.value})")
+    return EXIT_OK
+
+
+def _configure_triage(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("flag_id", metavar="FLAG_ID", type=int, help="the flag's id (see `inbox`)")
+    parser.add_argument(
+        "--resolution",
+        required=True,
+        help="acknowledged, resolved, dismissed, or convert (makes a pending task of it)",
+    )
+
+
+def _run_triage(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        result = services.inbox.triage(args.flag_id, args.resolution)
+    resolution = result.flag.resolution.value if result.flag.resolution else args.resolution
+    print(f"Flag #{result.flag.id} is now {resolution}")
+    if result.task is not None:
+        print(f"Created task #{result.task.id}: {result.task.title}")
+    return EXIT_OK
+
+
+# --- prd.json ------------------------------------------------------------------------------------
+
+
+def _configure_import_prd(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the prd.json to import")
+    parser.add_argument("--feature", help="feature of new tasks (default: 'general', created when needed)")
+    parser.add_argument(
+        "--discipline", help="discipline of new tasks (default: 'general', created when needed)"
+    )
+
+
+def _run_import_prd(args: argparse.Namespace) -> int:
+    from ralph_desk import prd
+
+    try:
+        document = prd.load(Path(args.file))
+    except prd.PrdError as error:
+        raise UsageError(str(error)) from None
+    with _services(args) as services:
+        try:
+            result = prd.import_document(services, document, feature=args.feature, discipline=args.discipline)
+        except prd.PrdError as error:
+            raise UsageError(str(error)) from None
+    print(
+        f"Imported {len(document.stories)} stories from {args.file}: "
+        f"{len(result.created)} created, {len(result.updated)} updated, {len(result.unchanged)} unchanged"
+    )
+    return EXIT_OK
+
+
+def _configure_export_prd(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="where to write prd.json ('-' for standard output)")
+
+
+def _run_export_prd(args: argparse.Namespace) -> int:
+    from ralph_desk import prd
+
+    with _services(args) as services:
+        document = prd.export_document(services)
+    if args.file == "-":
+        _print_json(document)
+    else:
+        prd.write(Path(args.file), document)
+        print(f"Exported {len(document['userStories'])} stories to {args.file}")
+    return EXIT_OK
+
+
+def _configure_mcp(parser: argparse.ArgumentParser) -> None:
+    from ralph_desk.mcp_server.commands import configure_mcp
+
+    configure_mcp(parser)
+
+
+def _run_mcp(args: argparse.Namespace) -> int:
+    from ralph_desk.mcp_server.commands import run_mcp
+
+    return run_mcp(args)
+
+
+def _configure_connect(parser: argparse.ArgumentParser) -> None:
+    from ralph_desk.mcp_server.commands import configure_connect
+
+    configure_connect(parser)
+
+
+def _run_connect(args: argparse.Namespace) -> int:
+    from ralph_desk.mcp_server.commands import run_connect
+
+    return run_connect(args)
+
+
+# --- the table and the parser --------------------------------------------------------------------
+
+COMMANDS: list[Command] = [
+    Command("init", "create a project's .ralph/ folder", _configure_init, _run_init),
+    Command("validate", "check a project's .ralph/ folder", _configure_validate, _run_validate),
+    Command("status", "show task counts, the inbox and cost", _configure_json, _run_status),
+    Command("demo", "create the demo project (Tidewater) in a folder", _configure_demo, _run_demo),
+    Command("open", "open the window on a project", _configure_open, _run_open),
+    Command("inbox", "list waiting questions, suggested tasks and open flags", _configure_json, _run_inbox),
+    Command("answer", "answer an agent's question", _configure_answer, _run_answer),
+    Command("approve", "approve an agent-suggested task", _configure_task_id, _run_approve),
+    Command("reject", "reject an agent-suggested task", _configure_reject, _run_reject),
+    Command("triage", "set the resolution of a flag", _configure_triage, _run_triage),
+    Command(
+        "import-prd", "import the user stories of a prd.json as tasks", _configure_import_prd, _run_import_prd
+    ),
+    Command("export-prd", "write the tasks as a prd.json", _configure_export_prd, _run_export_prd),
+    Command("mcp", "serve the project's MCP tools over stdio or HTTP", _configure_mcp, _run_mcp),
+    Command("connect", "write and print a ready MCP config for a client", _configure_connect, _run_connect),
+]
+
+
+def _common_options() -> _Parser:
+    common = _Parser(add_help=False)
+    common.add_argument("--root", default=".", metavar="DIR", help="the project folder (default: current)")
+    common.add_argument(
+        "--db-url",
+        default=None,
+        metavar="URL",
+        help=f"database URL instead of .ralph/db/ralph.db (default: ${DB_URL_ENV})",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every command of `COMMANDS`."""
+    parser = _Parser(
+        prog=PROG,
+        description="Run a Ralph loop of coding agents and review what they signal. "
+        "Without a command, opens the window on the demo project.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    common = _common_options()
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        sub = commands.add_parser(command.name, help=command.help, description=command.help, parents=[common])
+        command.configure(sub)
+        sub.set_defaults(run=command.run)
+    return parser
+
+
+def _fail(message: str, code: int) -> int:
+    sys.stderr.write(f"{PROG}: error: {' '.join(message.split())}\n")
+    return code
+
+
+def exit_code_of(error: BaseException) -> int:
+    """The exit code of an error: 2 when the request or the project is wrong, 1 when doing it failed."""
+    from ralph_desk.services.errors import ConflictError, ServiceError
+
+    if isinstance(error, UsageError | ProjectError):
+        return EXIT_USAGE
+    if isinstance(error, ServiceError) and not isinstance(error, ConflictError):
+        return EXIT_USAGE
+    return EXIT_FAILURE
+
+
+def _message_of(error: Exception) -> str:
+    from ralph_desk.services.errors import ServiceError
+    from ralph_desk.store.database import StoreBusyError
+    from ralph_desk.store.migrate import SchemaTooNewError
+
+    known = (
+        UsageError,
+        ProjectError,
+        ServiceError,
+        CommandFailed,
+        OSError,
+        StoreBusyError,
+        SchemaTooNewError,
+    )
+    return str(error) if isinstance(error, known) else f"{type(error).__name__}: {error}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line; returns the exit code (0 ok, 1 failure, 2 usage or validation error)."""
+    logging.basicConfig(level=logging.DEBUG if os.environ.get(DEBUG_ENV) else logging.WARNING)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            return _run_default()
+        run: Callable[[argparse.Namespace], int] = args.run
+        return run(args)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except Exception as error:  # the top of every command: one line ($RALPH_DEBUG logs the traceback)
+        log.debug("command failed", exc_info=True)
+        return _fail(_message_of(error), exit_code_of(error))

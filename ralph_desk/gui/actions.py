@@ -1,0 +1,63 @@
+"""The one way the window calls the services: errors are caught and shown in the window, not lost."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QGuiApplication
+
+from ralph_desk.services.errors import ServiceError
+from ralph_desk.store.database import StoreBusyError
+
+log = logging.getLogger("ralph_desk.gui")
+
+T = TypeVar("T")
+
+
+class ActionRunner(QObject):
+    """Runs a service call with a busy cursor; a refusal or failure becomes a message for the window."""
+
+    sig_failed = Signal(str)
+    """A call failed; the text says what was tried and why it failed."""
+    sig_succeeded = Signal(str)
+    """A change went through; the text confirms it (empty: nothing to say)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.failures: list[str] = []
+
+    def run(self, what: str, call: Callable[[], T], done: str = "") -> T | None:
+        """`call()` or None when it failed; `what` names the attempt ("answer question #4")."""
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            result = call()
+        except (ServiceError, StoreBusyError) as error:
+            self._fail(f"Could not {what}: {error}")
+            return None
+        except Exception as error:  # the top of a user action: show it, log the traceback
+            log.exception("could not %s", what)
+            self._fail(f"Could not {what}: {type(error).__name__}: {error}")
+            return None
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        if done:
+            self.sig_succeeded.emit(done)
+        return result
+
+    def read(self, what: str, call: Callable[[], T], default: T) -> T:
+        """`call()`, or `default` when reading failed (the failure is shown)."""
+        try:
+            return call()
+        except (ServiceError, StoreBusyError) as error:
+            self._fail(f"Could not {what}: {error}")
+        except Exception as error:  # the top of a refresh: show it, log the traceback
+            log.exception("could not %s", what)
+            self._fail(f"Could not {what}: {type(error).__name__}: {error}")
+        return default
+
+    def _fail(self, message: str) -> None:
+        self.failures.append(message)
+        self.sig_failed.emit(message)

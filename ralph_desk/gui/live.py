@@ -1,0 +1,111 @@
+"""Live updates: follow the database's change log (every process writes it) and tell the panes."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+
+from ralph_desk.domain.records import Change
+
+if TYPE_CHECKING:
+    from ralph_desk.store.database import Database
+
+log = logging.getLogger("ralph_desk.gui.live")
+
+POLL_INTERVAL_MS = 150
+FAILING_INTERVAL_MS = 2000
+
+
+class ChangeFeed(QObject):
+    """Polls `db.changes_since` on a timer; a write in this process triggers a poll at once.
+
+    Every change is delivered once, from the change log, in order: in-process writes only make the
+    next poll come sooner, so they are not reported twice.
+    """
+
+    sig_changed = Signal(object)
+    """Topics (a `set[str]`) that changed since the last report."""
+    sig_changes = Signal(object)
+    """The changes themselves (a `list[Change]`), with the ids they touched."""
+    sig_health = Signal(bool, str)
+    """Whether polling works, and a line saying so (sent when that changes)."""
+    _sig_local_write = Signal()
+
+    def __init__(
+        self, db: Database, interval_ms: int = POLL_INTERVAL_MS, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.db = db
+        self.interval_ms = interval_ms
+        self.last_id = 0
+        self.healthy = True
+        self.status = "not started"
+        self.polls = 0
+        self.last_change_at: float | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.poll)
+        self._poll_queued = False
+        # Queued: the database calls listeners on the writing thread; polls run on the GUI thread.
+        self._sig_local_write.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
+        self._unsubscribe: Callable[[], None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the feed is polling."""
+        return self._timer.isActive()
+
+    def start(self) -> None:
+        """Report only what changes from now on, polling every `interval_ms`."""
+        self.last_id = self.db.latest_change_id()
+        self._unsubscribe = self.db.subscribe(self._on_local_write)
+        self._timer.start()
+        self._set_health(True, f"live · polling every {self.interval_ms} ms")
+        log.info("following changes after #%d every %d ms", self.last_id, self.interval_ms)
+
+    def stop(self) -> None:
+        """Stop polling and listening."""
+        self._timer.stop()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def poll(self) -> list[Change]:
+        """Read the change log once; report and return what is new."""
+        self._poll_queued = False
+        self.polls += 1
+        try:
+            newest, changes = self.db.changes_since(self.last_id)
+        except Exception as error:  # the top of a timer callback: report and keep polling, slower
+            log.warning("change poll failed", exc_info=True)
+            self._timer.setInterval(FAILING_INTERVAL_MS)
+            self._set_health(False, f"live updates failing: {error}")
+            return []
+        if not self.healthy:
+            self._timer.setInterval(self.interval_ms)
+            self._set_health(True, f"live · polling every {self.interval_ms} ms")
+        self.last_id = newest
+        if changes:
+            self.last_change_at = time.time()
+            self.sig_changes.emit(changes)
+            self.sig_changed.emit({change.topic for change in changes})
+        return changes
+
+    def _on_local_write(self, _changes: list[Change]) -> None:
+        self._sig_local_write.emit()
+
+    def _poll_soon(self) -> None:
+        if not self._poll_queued and self.running:
+            self._poll_queued = True
+            QTimer.singleShot(0, self.poll)
+
+    def _set_health(self, healthy: bool, status: str) -> None:
+        changed = healthy != self.healthy or status != self.status
+        self.healthy = healthy
+        self.status = status
+        if changed:
+            self.sig_health.emit(healthy, status)

@@ -1,0 +1,1 @@
+"""Qt item models: thin adapters over plain lists of records."""

@@ -1,0 +1,1 @@
+"""The panes of the window: each a widget module and its wiring to the services."""

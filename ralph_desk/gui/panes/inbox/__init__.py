@@ -1,0 +1,1 @@
+"""The Inbox pane: questions to answer, suggestions to review, flags to triage."""

@@ -1,0 +1,71 @@
+"""What the window remembers between runs: geometry, the last pane, splitters, recent projects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+MAX_RECENT = 8
+
+
+class DeskSettings:
+    """Typed access to the window's QSettings."""
+
+    def __init__(self, store: QSettings | None = None) -> None:
+        self.store = store if store is not None else QSettings()
+
+    def geometry(self) -> QByteArray | None:
+        """The saved window geometry."""
+        return self._bytes("window/geometry")
+
+    def set_geometry(self, value: QByteArray) -> None:
+        """Remember the window geometry."""
+        self.store.setValue("window/geometry", value)
+
+    def window_state(self) -> QByteArray | None:
+        """The saved toolbar and dock state."""
+        return self._bytes("window/state")
+
+    def set_window_state(self, value: QByteArray) -> None:
+        """Remember the toolbar and dock state."""
+        self.store.setValue("window/state", value)
+
+    def last_pane(self) -> str | None:
+        """The pane shown when the window last closed."""
+        value = self.store.value("window/pane")
+        return str(value) if value else None
+
+    def set_last_pane(self, key: str) -> None:
+        """Remember the pane shown."""
+        self.store.setValue("window/pane", key)
+
+    def splitter(self, name: str) -> QByteArray | None:
+        """The saved state of a named splitter."""
+        return self._bytes(f"splitters/{name}")
+
+    def set_splitter(self, name: str, value: QByteArray) -> None:
+        """Remember a named splitter's state."""
+        self.store.setValue(f"splitters/{name}", value)
+
+    def recent_projects(self) -> list[Path]:
+        """Projects opened lately, newest first (those that still exist)."""
+        value = self.store.value("projects/recent", [])
+        if isinstance(value, str):
+            value = [value]
+        paths = [Path(str(item)) for item in (value or [])]
+        return [path for path in paths if path.is_dir()][:MAX_RECENT]
+
+    def add_recent_project(self, root: Path) -> None:
+        """Put `root` first in the recent projects."""
+        resolved = root.resolve()
+        kept = [path for path in self.recent_projects() if path.resolve() != resolved]
+        self.store.setValue("projects/recent", [str(path) for path in [resolved, *kept][:MAX_RECENT]])
+
+    def sync(self) -> None:
+        """Write everything to disk now."""
+        self.store.sync()
+
+    def _bytes(self, key: str) -> QByteArray | None:
+        value = self.store.value(key)
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None

@@ -1,0 +1,1 @@
+"""Reusable widgets: message bar, empty states, sidebar, cards, bars and pills."""

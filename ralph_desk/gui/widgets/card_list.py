@@ -1,0 +1,112 @@
+"""A scrolling column of cards kept in step with a list of records, without rebuilding live cards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
+
+from ralph_desk.gui.widgets.empty_state import EmptyState
+
+R = TypeVar("R")
+CARD_SPACING = 10
+
+
+class Card(QFrame):
+    """A framed box showing one record; subclasses fill `set_record` and `focus_input`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("card")
+
+    def focus_input(self) -> None:
+        """Give the keyboard to the card's main input (its first button by default)."""
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def set_selected(self, selected: bool) -> None:
+        """Mark the card as the current one."""
+        self.setProperty("selected", selected)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+
+C = TypeVar("C", bound=Card)
+
+
+class CardList(QStackedWidget, Generic[R, C]):
+    """Cards for records, in order; a card whose record is still there is updated, not replaced."""
+
+    def __init__(
+        self,
+        key: Callable[[R], Hashable],
+        create: Callable[[R], C],
+        update: Callable[[C, R], None],
+        empty: EmptyState,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._key = key
+        self._create = create
+        self._update = update
+        self.cards: dict[Hashable, C] = {}
+        self.order: list[Hashable] = []
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("cards")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget()
+        body.setObjectName("cardsBody")
+        self._layout = QVBoxLayout(body)
+        self._layout.setContentsMargins(2, 2, 10, 2)
+        self._layout.setSpacing(CARD_SPACING)
+        self._layout.addStretch(1)
+        self.scroll.setWidget(body)
+        self.empty = empty
+        self.addWidget(self.scroll)
+        self.addWidget(empty)
+        self.setCurrentWidget(empty)
+
+    def sync(self, records: Sequence[R]) -> None:
+        """Show exactly `records`: update kept cards, add new ones, drop gone ones; keep focus and scroll."""
+        focused_index = self._focused_index()
+        focused_key = self.order[focused_index] if focused_index is not None else None
+        scroll_value = self.scroll.verticalScrollBar().value()
+        keys = [self._key(record) for record in records]
+        for gone in set(self.cards) - set(keys):
+            card = self.cards.pop(gone)
+            self._layout.removeWidget(card)
+            card.hide()
+            card.deleteLater()
+        for position, (key, record) in enumerate(zip(keys, records, strict=True)):
+            card = self.cards.get(key)
+            if card is None:
+                card = self._create(record)
+                self.cards[key] = card
+            else:
+                self._update(card, record)
+            if self._layout.indexOf(card) != position:
+                self._layout.removeWidget(card)
+                self._layout.insertWidget(position, card)
+        self.order = keys
+        self.setCurrentWidget(self.scroll if keys else self.empty)
+        self.scroll.verticalScrollBar().setValue(scroll_value)
+        if focused_index is not None and focused_key not in self.cards and keys:
+            self.card_at(min(focused_index, len(keys) - 1)).focus_input()
+
+    def card_at(self, index: int) -> C:
+        """The card in position `index`."""
+        return self.cards[self.order[index]]
+
+    def card(self, key: Hashable) -> C | None:
+        """The card of the record with `key`, if shown."""
+        return self.cards.get(key)
+
+    def _focused_index(self) -> int | None:
+        focus = QApplication.focusWidget() or self.focusWidget()
+        for index, key in enumerate(self.order):
+            card = self.cards.get(key)
+            if card is not None and focus is not None and (focus is card or card.isAncestorOf(focus)):
+                return index
+        return None

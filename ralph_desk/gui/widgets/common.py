@@ -1,0 +1,78 @@
+"""Small building blocks shared by the panes: labels, buttons, a text box that sends on Ctrl+Enter."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QToolButton, QWidget
+
+from ralph_desk.gui import icons
+
+BUTTON_ICON = QSize(16, 16)
+
+
+def label(text: str = "", name: str | None = None, wrap: bool = False, selectable: bool = False) -> QLabel:
+    """A label with an optional style name (heading, subheading, muted)."""
+    widget = QLabel(text)
+    if name:
+        widget.setObjectName(name)
+    widget.setWordWrap(wrap)
+    if selectable:
+        widget.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if wrap:
+        widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    return widget
+
+
+def link(text: str) -> QLabel:
+    """A label whose links are reported through `linkActivated` (not opened in a browser)."""
+    widget = QLabel(text)
+    widget.setTextFormat(Qt.TextFormat.RichText)
+    widget.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+    widget.setOpenExternalLinks(False)
+    return widget
+
+
+def button(text: str, icon_name: str | None = None, tip: str = "", primary: bool = False) -> QPushButton:
+    """A push button with an icon and a tooltip; `primary` marks the main action."""
+    widget = QPushButton(text)
+    if icon_name:
+        widget.setIcon(icons.icon(icon_name, "#ffffff" if primary else None))
+        widget.setIconSize(BUTTON_ICON)
+    if tip:
+        widget.setToolTip(tip)
+    if primary:
+        widget.setObjectName("primary")
+    return widget
+
+
+def tool_button(icon_name: str, tip: str) -> QToolButton:
+    """A flat icon button with a tooltip."""
+    widget = QToolButton()
+    widget.setIcon(icons.icon(icon_name))
+    widget.setIconSize(BUTTON_ICON)
+    widget.setAutoRaise(True)
+    widget.setToolTip(tip)
+    return widget
+
+
+class SendingTextEdit(QPlainTextEdit):
+    """A plain text box that sends on Ctrl+Enter; Tab moves focus instead of typing a tab."""
+
+    sig_send_requested = Signal()
+    """Ctrl+Enter was pressed."""
+
+    def __init__(self, placeholder: str = "", lines: int = 3, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlaceholderText(placeholder)
+        self.setTabChangesFocus(True)
+        height = self.fontMetrics().lineSpacing() * lines + 14
+        self.setFixedHeight(height)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Ctrl+Enter sends; every other key types."""
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.sig_send_requested.emit()
+            return
+        super().keyPressEvent(event)

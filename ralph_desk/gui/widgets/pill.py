@@ -1,0 +1,86 @@
+"""Coloured labels ("pills") for states and severities, as widgets and as a table delegate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+from ralph_desk.gui import theme
+
+COLOR_ROLE = Qt.ItemDataRole.UserRole + 10
+"""The role under which a model gives the colour of a pill cell."""
+
+PAD_X = 8
+PAD_Y = 2
+
+
+class Pill(QLabel):
+    """A rounded label tinted with a colour."""
+
+    def __init__(self, text: str = "", color: QColor | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self._color = color or theme.muted()
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._restyle()
+
+    def set_pill(self, text: str, color: QColor) -> None:
+        """Change the text and colour."""
+        self.setText(text)
+        self._color = color
+        self._restyle()
+
+    def _restyle(self) -> None:
+        background = theme.pill_background(self._color).name(QColor.NameFormat.HexArgb)
+        self.setStyleSheet(
+            f"QLabel {{ background: {background}; color: {self._color.name()}; border-radius: 9px;"
+            f" padding: 1px {PAD_X}px; font-weight: 600; }}"
+        )
+
+
+def paint_pill(painter: QPainter, rect: QRect, text: str, color: QColor, bold: bool = True) -> None:
+    """Draw a pill with `text` at the left of `rect`, vertically centred."""
+    font = painter.font()
+    font.setBold(bold)
+    metrics = QFontMetrics(font)
+    width = min(metrics.horizontalAdvance(text) + 2 * PAD_X, rect.width())
+    height = min(metrics.height() + 2 * PAD_Y, rect.height())
+    box = QRectF(rect.left(), rect.top() + (rect.height() - height) / 2, width, height)
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(theme.pill_background(color))
+    painter.drawRoundedRect(box, height / 2, height / 2)
+    painter.setFont(font)
+    painter.setPen(color)
+    elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width - 2 * PAD_X))
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, elided)
+    painter.restore()
+
+
+class PillDelegate(QStyledItemDelegate):
+    """Paints a cell's text as a pill in the colour the model gives under `COLOR_ROLE`."""
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        """Draw the selection background, then the pill."""
+        color: Any = index.data(COLOR_ROLE)
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        if not isinstance(color, QColor) or not text:
+            super().paint(painter, option, index)
+            return
+        self.initStyleOption(option, index)
+        option.text = ""
+        style = option.widget.style() if option.widget is not None else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        rect = option.rect.adjusted(6, 3, -4, -3)
+        paint_pill(painter, rect, text, color)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        """Room for the pill's padding."""
+        size = super().sizeHint(option, index)
+        return QSize(size.width() + 2 * PAD_X + 6, size.height() + 2 * PAD_Y)

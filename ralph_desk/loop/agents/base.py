@@ -1,0 +1,131 @@
+"""What every agent adapter offers, and what the adapters share: finding programs, the MCP config, the allow-list."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from ralph_desk.domain.endpoints import SessionEndpoint
+from ralph_desk.domain.records import Discipline, McpServerSpec
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.streams import StreamParser
+
+RALPH_SERVER = "ralph"
+MCP_TOOL_TIMEOUT_MS = 600_000  # a verb may wait on the database; the agent must not give up sooner
+# Linux refuses a single argv string over 128 KiB (MAX_ARG_STRLEN); longer prompts go through stdin.
+MAX_ARGV_PROMPT_BYTES = 100_000
+
+
+class AgentUnavailableError(RuntimeError):
+    """The agent's program cannot be found or used; raised by `check_available`, before anything changes."""
+
+
+class AgentAdapter(Protocol):
+    """One agent CLI: how to check it is there, how to start a session, how to read what it prints."""
+
+    name: str
+
+    def check_available(self, settings: LoopSettings) -> None:
+        """Raise `AgentUnavailableError` saying where the program was looked for and how to point at it."""
+        ...
+
+    def build(
+        self,
+        plan: SessionPlan,
+        prompt: str,
+        endpoint: SessionEndpoint,
+        settings: LoopSettings,
+        workdir: Path,
+        session_dir: Path,
+        read_only: bool,
+    ) -> AgentCommand:
+        """The command of one session; writes the session's files (MCP config, prompt) into `session_dir`."""
+        ...
+
+    def parser(self) -> StreamParser:
+        """A fresh parser for one session's standard output."""
+        ...
+
+
+def find_program(program: str) -> Path | None:
+    """`program` as an executable path: a path as given, or a bare name looked up on PATH."""
+    found = shutil.which(program)
+    return Path(found) if found else None
+
+
+def search_path_text() -> str:
+    """PATH as shown in error messages."""
+    return os.environ.get("PATH") or "(PATH is empty)"
+
+
+def safe_file_stem(session_id: str) -> str:
+    """A session id made safe to use as a file name (no separators, no leading dot)."""
+    stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in session_id)[:120].lstrip(".")
+    return stem or "session"
+
+
+def write_private_text(path: Path, text: str) -> Path:
+    """Write a file only its owner may read (it may hold a credential); the folder is created owner-only."""
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(path, 0o600)  # an existing file keeps its old mode through O_CREAT
+    return path
+
+
+def extra_servers(discipline: Discipline | None) -> tuple[McpServerSpec, ...]:
+    """The discipline's own MCP servers; none may take the name of ralph-desk's server."""
+    if discipline is None:
+        return ()
+    return tuple(spec for spec in discipline.mcp_servers if spec.name != RALPH_SERVER)
+
+
+def mcp_config(endpoint: SessionEndpoint, discipline: Discipline | None) -> dict[str, Any]:
+    """The session's MCP config in the `mcpServers` format: ralph over HTTP, then the discipline's servers."""
+    servers: dict[str, Any] = {
+        RALPH_SERVER: {
+            "type": "http",
+            "url": endpoint.url,
+            "headers": dict(endpoint.headers),
+            "timeout": MCP_TOOL_TIMEOUT_MS,
+        }
+    }
+    for spec in extra_servers(discipline):
+        servers[spec.name] = spec.to_json()
+    return {"mcpServers": servers}
+
+
+def write_mcp_config(
+    session_dir: Path, plan: SessionPlan, endpoint: SessionEndpoint
+) -> Path:
+    """Write `<session>.mcp.json` (mode 0600: it holds the session's credential) and return its path."""
+    path = session_dir / f"{safe_file_stem(plan.session_id)}.mcp.json"
+    return write_private_text(path, json.dumps(mcp_config(endpoint, plan.discipline), indent=2) + "\n")
+
+
+def ralph_tool_names(plan: SessionPlan) -> list[str]:
+    """The plan's enabled ralph tools, sorted."""
+    return sorted(plan.enabled_tools)
+
+
+def allowed_mcp_tools(plan: SessionPlan) -> list[str]:
+    """Claude Code's names for what the session may call: each enabled ralph tool, each extra server whole."""
+    names = [f"mcp__{RALPH_SERVER}__{tool}" for tool in ralph_tool_names(plan)]
+    names += [f"mcp__{spec.name}" for spec in extra_servers(plan.discipline)]
+    return names
+
+
+def prompt_fits_argv(prompt: str) -> bool:
+    """Whether the prompt may be passed as one command-line argument."""
+    return len(prompt.encode("utf-8")) <= MAX_ARGV_PROMPT_BYTES
+
+
+def elide(argv: Sequence[str], prompt: str) -> list[str]:
+    """argv with the prompt replaced by a short marker (for logs and summaries)."""
+    return [f"<prompt: {len(prompt)} characters>" if arg == prompt else arg for arg in argv]

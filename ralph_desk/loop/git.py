@@ -1,0 +1,98 @@
+"""Git facts per session: HEAD, the files a session changed, and putting unwanted edits aside (never lost)."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class GitState:
+    """The repository before or after a session."""
+
+    head: str | None
+    dirty: frozenset[str]
+    contents: tuple[tuple[str, str], ...] = ()
+
+    def content_of(self, path: str) -> str | None:
+        """The blob hash of a dirty path when the state was taken ('' for a deleted file)."""
+        return dict(self.contents).get(path)
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
+    )
+
+
+def is_repository(repo: Path) -> bool:
+    """Whether `repo` is inside a git work tree."""
+    try:
+        result = _git(repo, "rev-parse", "--is-inside-work-tree")
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0 and result.stdout.strip() == "true"
+
+
+def _dirty(repo: Path) -> frozenset[str]:
+    result = _git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    paths: set[str] = set()
+    entries = result.stdout.split("\0")
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if len(entry) < 4:
+            continue
+        status, path = entry[:2], entry[3:]
+        if path.startswith(".ralph/"):
+            continue
+        paths.add(path)
+        if "R" in status or "C" in status:
+            index += 1  # the rename's source path follows as its own entry
+    return frozenset(paths)
+
+
+def state(repo: Path) -> GitState:
+    """HEAD and the uncommitted paths (outside `.ralph/`), or an empty state outside a repository."""
+    if not is_repository(repo):
+        return GitState(None, frozenset())
+    head = _git(repo, "rev-parse", "HEAD")
+    dirty = _dirty(repo)
+    return GitState(head.stdout.strip() if head.returncode == 0 else None, dirty, _hashes(repo, dirty))
+
+
+def _hashes(repo: Path, paths: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    existing = sorted(path for path in paths if (repo / path).is_file())
+    hashes = dict.fromkeys(sorted(paths), "")
+    if existing:
+        result = _git(repo, "hash-object", "--", *existing)
+        hashes.update(zip(existing, result.stdout.split(), strict=False))
+    return tuple(sorted(hashes.items()))
+
+
+def changed_files(repo: Path, before: GitState, after: GitState) -> list[str]:
+    """Files the session touched: committed since `before.head`, plus newly dirty ones."""
+    changed: set[str] = set(after.dirty - before.dirty)
+    if before.head and after.head and before.head != after.head:
+        diff = _git(repo, "diff", "--name-only", "-z", before.head, after.head)
+        changed.update(path for path in diff.stdout.split("\0") if path and not path.startswith(".ralph/"))
+    changed.update(path for path in after.dirty & before.dirty if after.content_of(path) != before.content_of(path))
+    return sorted(changed)
+
+
+def stash_changes(repo: Path, message: str) -> bool:
+    """Put every uncommitted change (untracked files included) aside under `message`; True if anything was."""
+    if not state(repo).dirty:
+        return False
+    result = _git(repo, "stash", "push", "--include-untracked", "-m", message, "--", ".", ":(exclude).ralph")
+    return result.returncode == 0
+
+
+def stash_list(repo: Path) -> list[str]:
+    """The messages of the stash entries, newest first."""
+    result = _git(repo, "stash", "list", "--format=%s")
+    return [line for line in result.stdout.splitlines() if line]

@@ -1,0 +1,195 @@
+"""`ralph-desk run` and `ralph-desk session`: the loop without the window, printing what happens."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from dataclasses import replace
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from ralph_desk.domain.endpoints import EndpointIssuer
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.loop.agents import adapter_for
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.planner import describe_queue, plan_recipe_session
+from ralph_desk.loop.preview import preview_next_session
+from ralph_desk.loop.runner import LoopRunner, LoopStatus
+from ralph_desk.loop.settings import load_settings
+from ralph_desk.services.container import Services
+
+RECIPES_FOR_SESSION = ("braindump", "yap", "ramble", "discuss", "enrichment", "opus_review", "understand")
+
+
+class HostedIssuer(EndpointIssuer, Protocol):
+    """An endpoint issuer that is also a server to start and stop (the embedded MCP host)."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+
+
+IssuerFactory = Callable[[Services], HostedIssuer]
+
+
+def configure_run(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `run`."""
+    parser.add_argument("--agent", choices=("claude", "codex", "command"), default=None)
+    parser.add_argument("--agent-command", default=None, help="e.g. 'tool {prompt_file} {mcp_config}'")
+    parser.add_argument("--claude-bin", default=None, help="the Claude Code binary (default: RALPH_CLAUDE_BIN or PATH)")
+    parser.add_argument("--model", default=None, help="model for task sessions (default: config.json)")
+    parser.add_argument("--max-iterations", type=int, default=None)
+    parser.add_argument("--max-cost", type=float, default=None, metavar="USD")
+    parser.add_argument("--session-timeout", type=float, default=None, metavar="S")
+    parser.add_argument("--dry-run", action="store_true", help="show what would run; start nothing")
+    parser.add_argument("--allow-edits", action=argparse.BooleanOptionalAction, default=None)
+    parser.add_argument("--exit-when-idle", action="store_true", help="stop when nothing is runnable")
+    parser.add_argument("--json", action="store_true", help="print events and the result as JSON lines")
+
+
+def configure_session(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `session`."""
+    parser.add_argument("--recipe", choices=RECIPES_FOR_SESSION, required=True)
+    parser.add_argument("--feature", default=None)
+    parser.add_argument("--discipline", default=None)
+    parser.add_argument("--input", default=None, metavar="FILE", help="text handed to the session (e.g. a braindump)")
+    parser.add_argument("--agent", choices=("claude", "codex", "command"), default=None)
+    parser.add_argument("--agent-command", default=None)
+    parser.add_argument("--claude-bin", default=None)
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--json", action="store_true")
+
+
+def _settings(services: Services, args: argparse.Namespace, recipe: Recipe) -> LoopSettings:
+    base = load_settings(services.paths)
+    models = dict(base.models)
+    if getattr(args, "model", None):
+        models[recipe.value] = args.model
+    return load_settings(
+        services.paths,
+        agent=args.agent,
+        agent_command=args.agent_command,
+        agent_bin=args.claude_bin,
+        models=models,
+        max_iterations=getattr(args, "max_iterations", None),
+        max_cost_usd=getattr(args, "max_cost", None),
+        session_timeout_s=getattr(args, "session_timeout", None),
+        allow_edits=getattr(args, "allow_edits", None),
+    )
+
+
+class EventPrinter:
+    """Prints live events as readable lines, or as JSON lines."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def __call__(self, event: LiveEvent) -> None:
+        if self.as_json:
+            print(json.dumps({"event": event.kind.value, "text": event.text, "session": event.session_id,
+                              **{k: v for k, v in event.data.items() if _plain(v)}}), flush=True)
+            return
+        text = event.text.replace("\n", " ")[:200]
+        labels = {
+            EventKind.SESSION_STARTED: "▶ session", EventKind.SESSION_ENDED: "■ session",
+            EventKind.ASSISTANT_TEXT: "  agent", EventKind.TOOL_CALL: "  tool ", EventKind.TOOL_RESULT: "  result",
+            EventKind.RATE_LIMIT: "  rate-limit", EventKind.RETRY: "  retry", EventKind.LOOP_STATE: "● loop",
+            EventKind.ERROR: "  error", EventKind.PERMISSION_DENIED: "  denied", EventKind.COST: "  cost",
+        }
+        label = labels.get(event.kind)
+        if label:
+            print(f"{label}: {text}", flush=True)
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
+
+
+def _print_status(status: LoopStatus, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"event": "finished", "state": status.state.value, "iterations": status.iteration,
+                          "cost_usd": round(status.cost_usd, 6), "completed": status.completed,
+                          "failed": status.failed, "reason": status.stop_reason}), flush=True)
+    else:
+        print(f"Loop {status.state.value} after {status.iteration} iteration(s), ${status.cost_usd:.4f}: "
+              f"{status.stop_reason or ''}", flush=True)
+
+
+def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: IssuerFactory) -> int:
+    """`ralph-desk run`: the loop in this process; SIGINT/SIGTERM stop it cleanly."""
+    settings = _settings(services, args, Recipe.TASK_EXECUTION)
+    if args.dry_run:
+        return _dry_run(services, settings, args.json)
+    adapter_for(settings).check_available(settings)
+
+    async def main() -> LoopStatus:
+        issuer = make_issuer(services)
+        await issuer.start()
+        runner = LoopRunner(services, issuer, settings, exit_when_idle=args.exit_when_idle)
+        runner.subscribe(EventPrinter(args.json))
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, runner.stop)
+        try:
+            return await runner.run()
+        finally:
+            await issuer.stop()
+
+    status = asyncio.run(main())
+    _print_status(status, args.json)
+    return 0
+
+
+def _dry_run(services: Services, settings: LoopSettings, as_json: bool) -> int:
+    queue = describe_queue(services, limit=20)
+    preview = preview_next_session(services, settings, services.paths.root)
+    if as_json:
+        print(json.dumps({
+            "dryRun": True,
+            "tasksToAttempt": [{"id": t.id, "title": t.title, "priority": t.priority.value} for t in queue],
+            "prompt": preview.prompt if preview else None,
+            "mcpConfig": preview.mcp_config if preview else None,
+            "tools": sorted(preview.tools) if preview else [],
+        }, indent=2))
+        return 0
+    print("Tasks it would attempt, in order:")
+    for task in queue:
+        print(f"  #{task.id:<5} {task.priority.value:<8} {task.title}")
+    if not queue:
+        print("  (nothing is runnable)")
+    if preview:
+        print("\nTools of the first session: " + ", ".join(sorted(preview.tools)))
+        print("\nMCP config of the first session (credential issued when it starts):")
+        print(json.dumps(preview.mcp_config, indent=2))
+        print("\nPrompt of the first session:\n")
+        print(preview.prompt)
+    return 0
+
+
+def run_session_command(args: argparse.Namespace, services: Services, make_issuer: IssuerFactory) -> int:
+    """`ralph-desk session --recipe R`: one agent session with that recipe's tools."""
+    recipe = Recipe(args.recipe)
+    settings = _settings(services, args, recipe)
+    if recipe is Recipe.UNDERSTAND:
+        settings = replace(settings, allow_edits=False)
+    extra = Path(args.input).read_text(encoding="utf-8") if args.input else None
+    adapter_for(settings).check_available(settings)
+    plan = plan_recipe_session(services, recipe, feature=args.feature, discipline=args.discipline, extra_input=extra)
+
+    async def main() -> int | None:
+        issuer = make_issuer(services)
+        await issuer.start()
+        runner = LoopRunner(services, issuer, settings)
+        runner.subscribe(EventPrinter(args.json))
+        try:
+            result = await runner.run_session(plan)
+        finally:
+            await issuer.stop()
+        return result.exit_code
+
+    exit_code = asyncio.run(main())
+    print(f"Session {plan.session_id} ({recipe.value}) ended with exit code {exit_code}", file=sys.stderr)
+    return 0 if exit_code == 0 else 1

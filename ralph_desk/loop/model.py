@@ -1,0 +1,110 @@
+"""The loop's shared vocabulary: settings, the session plan, live events and what a session's stream said."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.records import Discipline, Feature, Task
+from ralph_desk.domain.session import SessionContext
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """What a loop run may do; every threshold is a setting, shown in the window, never hidden."""
+
+    agent: str = "claude"
+    agent_command: str | None = None
+    agent_bin: str | None = None
+    models: dict[str, str] = field(default_factory=dict)
+    max_iterations: int | None = None
+    max_cost_usd: float | None = None
+    session_timeout_s: float = 1800.0
+    stuck_threshold: int = 3
+    max_turns: int = 50
+    opus_review_every: int = 0
+    allow_edits: bool = True
+    rate_limit_wait_s: float = 60.0
+
+    def model_for(self, recipe: Recipe) -> str | None:
+        """The model configured for a recipe, or the default one (key `default`)."""
+        return self.models.get(recipe.value) or self.models.get("default")
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """One agent session, planned: shared by the prompt builder, the MCP endpoint and the agent command."""
+
+    session_id: str
+    recipe: Recipe
+    context: SessionContext
+    enabled_tools: frozenset[str]
+    task: Task | None = None
+    feature: Feature | None = None
+    discipline: Discipline | None = None
+    iteration: int | None = None
+    loop_run_id: int | None = None
+    extra_input: str | None = None
+
+
+class EventKind(StrEnum):
+    """What happened in a session's stream (or around it)."""
+
+    SESSION_STARTED = "session_started"
+    INIT = "init"
+    ASSISTANT_TEXT = "assistant_text"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    COST = "cost"
+    RETRY = "retry"
+    RATE_LIMIT = "rate_limit"
+    PERMISSION_DENIED = "permission_denied"
+    RESULT = "result"
+    ERROR = "error"
+    STDERR = "stderr"
+    SESSION_ENDED = "session_ended"
+    LOOP_STATE = "loop_state"
+
+
+@dataclass(frozen=True)
+class LiveEvent:
+    """One thing to show live and to keep in the transcript."""
+
+    kind: EventKind
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+    at: datetime | None = None
+
+
+@dataclass
+class StreamSummary:
+    """What an agent's JSON stream said about its session, gathered while reading it."""
+
+    cost_usd: float = 0.0
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    is_error: bool = False
+    api_error_status: int | None = None
+    rate_limited: bool = False
+    resets_at: datetime | None = None
+    permission_denials: list[str] = field(default_factory=list)
+    result_text: str | None = None
+    error: str | None = None
+    saw_result: bool = False
+
+
+@dataclass(frozen=True)
+class AgentCommand:
+    """How to start one agent process: argv (never a shell), environment additions, files written for it."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: Path | None = None
+    stdin_text: str | None = None
+    config_files: tuple[Path, ...] = ()

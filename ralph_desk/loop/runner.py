@@ -1,0 +1,433 @@
+"""The loop: plan a session, start the agent, read its stream, apply its signals, repeat — within limits."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ralph_desk.domain.endpoints import EndpointIssuer
+from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
+from ralph_desk.domain.postprocess import Decision, decide
+from ralph_desk.loop import git
+from ralph_desk.loop.agents import adapter_for
+from ralph_desk.loop.agents.base import AgentAdapter
+from ralph_desk.loop.apply import apply_decision, unblock_ready
+from ralph_desk.loop.fingerprint import project_fingerprint
+from ralph_desk.loop.gather import gather_inputs
+from ralph_desk.loop.lock import LoopLock
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings, SessionPlan, StreamSummary
+from ralph_desk.loop.planner import plan_next_task, plan_recipe_session
+from ralph_desk.loop.prompt import render_prompt
+from ralph_desk.loop.transcript import Transcript
+from ralph_desk.services.container import Services
+
+log = logging.getLogger("ralph_desk.loop")
+
+PROMPT_FILE_NAME = "prompt.md"
+IDLE_POLL_S = 1.0
+KILL_GRACE_S = 5.0
+
+EventListener = Callable[[LiveEvent], None]
+
+
+@dataclass
+class SessionResult:
+    """What one agent session came to."""
+
+    plan: SessionPlan
+    summary: StreamSummary
+    exit_code: int | None
+    decision: Decision | None
+    outcome: SessionOutcome
+    changed_files: list[str] = field(default_factory=list)
+    timed_out: bool = False
+    stopped: bool = False
+
+
+@dataclass
+class LoopStatus:
+    """The loop's state as the window, the CLI and `ralph_status` show it."""
+
+    state: LoopState = LoopState.STOPPED
+    loop_run_id: int | None = None
+    iteration: int = 0
+    cost_usd: float = 0.0
+    current_task_id: int | None = None
+    current_session_id: str | None = None
+    resumes_at: datetime | None = None
+    stop_reason: str | None = None
+    completed: int = 0
+    failed: int = 0
+
+
+class LoopRunner:
+    """Runs sessions one after another in the running asyncio loop until a limit, a stop, or idleness."""
+
+    def __init__(
+        self,
+        services: Services,
+        issuer: EndpointIssuer,
+        settings: LoopSettings,
+        repo_root: Path | None = None,
+        adapter: AgentAdapter | None = None,
+        exit_when_idle: bool = False,
+    ) -> None:
+        self.services = services
+        self.issuer = issuer
+        self.settings = settings
+        self.repo_root = repo_root or services.paths.root
+        self.adapter = adapter or adapter_for(settings)
+        self.exit_when_idle = exit_when_idle
+        self.status = LoopStatus()
+        self.results: list[SessionResult] = []
+        self._listeners: list[EventListener] = []
+        self._stop_requested = False
+        self._pause_requested = False
+        self._wake = asyncio.Event()
+        self._process: asyncio.subprocess.Process | None = None
+        self._lock = LoopLock(services.paths.ralph / "loop.lock")
+
+    def subscribe(self, listener: EventListener) -> None:
+        """Receive every live event (stream events, session starts and ends, state changes)."""
+        self._listeners.append(listener)
+
+    def _emit(self, event: LiveEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("loop event listener failed")
+
+    def _set_state(self, state: LoopState, reason: str | None = None) -> None:
+        self.status.state = state
+        if reason is not None:
+            self.status.stop_reason = reason
+        self._emit(LiveEvent(EventKind.LOOP_STATE, state.value, {"reason": reason}))
+        if self.status.loop_run_id is not None:
+            self.services.sessions.update_loop_run(
+                self.status.loop_run_id,
+                state=state.value,
+                iterations=self.status.iteration,
+                cost_usd=self.status.cost_usd,
+                stop_reason=self.status.stop_reason,
+            )
+
+    def stop(self) -> None:
+        """End the current agent (not counted as stuck) and stop the loop."""
+        self._stop_requested = True
+        self._wake.set()
+        self._terminate()
+
+    def pause(self) -> None:
+        """Hold the loop after the current session until resume() or stop()."""
+        self._pause_requested = True
+
+    def resume(self) -> None:
+        """Continue a paused loop."""
+        self._pause_requested = False
+        self._wake.set()
+
+    def wake(self) -> None:
+        """Look for runnable work now (an answer or an approval arrived)."""
+        self._wake.set()
+
+    async def run(self) -> LoopStatus:
+        """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
+        self.adapter.check_available(self.settings)
+        self._lock.acquire()
+        try:
+            self._recover_orphans()
+            run = self.services.sessions.start_loop_run(
+                agent=self.adapter.name,
+                max_iterations=self.settings.max_iterations,
+                max_cost_usd=self.settings.max_cost_usd,
+                allow_edits=self.settings.allow_edits,
+                settings={"session_timeout_s": self.settings.session_timeout_s,
+                          "stuck_threshold": self.settings.stuck_threshold, "max_turns": self.settings.max_turns},
+            )
+            self.status = LoopStatus(loop_run_id=run.id)
+            self._set_state(LoopState.RUNNING)
+            await self._iterate()
+        except Exception as error:
+            log.exception("the loop failed")
+            self._set_state(LoopState.FAILED, f"the loop failed: {error}")
+            raise
+        finally:
+            self._lock.release()
+        return self.status
+
+    async def _iterate(self) -> None:
+        while True:
+            if self._pause_requested:
+                await self._wait_paused()
+            limit = self._limit_reached()
+            if limit is not None:
+                self._set_state(LoopState.COMPLETED if not self._stop_requested else LoopState.STOPPED, limit)
+                return
+            unblock_ready(self.services)
+            plan = plan_next_task(
+                self.services, self.settings, loop_run_id=self.status.loop_run_id, iteration=self.status.iteration + 1
+            )
+            if plan is None:
+                if self.exit_when_idle:
+                    self._set_state(LoopState.COMPLETED, "nothing is runnable")
+                    return
+                await self._wait_for_work()
+                continue
+            result = await self.run_session(plan)
+            if result.outcome is SessionOutcome.RATE_LIMITED:
+                await self._wait_out_rate_limit(result.summary)
+                continue
+            self.status.iteration += 1
+            self._set_state(LoopState.RUNNING)
+            if result.decision is not None and result.decision.status is TaskStatus.DONE:
+                await self._maybe_review(plan)
+
+    def _limit_reached(self) -> str | None:
+        if self._stop_requested:
+            return "stopped by the human"
+        settings = self.settings
+        if settings.max_iterations and self.status.iteration >= settings.max_iterations:
+            return f"reached the maximum of {settings.max_iterations} iterations"
+        if settings.max_cost_usd is not None and self.status.cost_usd >= settings.max_cost_usd:
+            return f"reached the cost budget of ${settings.max_cost_usd:.2f} (spent ${self.status.cost_usd:.2f})"
+        return None
+
+    async def _wait_paused(self) -> None:
+        self._set_state(LoopState.PAUSED, "paused after the session")
+        while self._pause_requested and not self._stop_requested:
+            self._wake.clear()
+            await self._wake.wait()
+        if not self._stop_requested:
+            self._set_state(LoopState.RUNNING)
+
+    async def _wait_for_work(self) -> None:
+        """Nothing runnable: wait for an answer, an approval or any change by another process."""
+        self._set_state(LoopState.WAITING, "nothing is runnable: waiting for answers, approvals or new tasks")
+        seen = self.services.db.latest_change_id()
+        self._wake.clear()
+        while not self._stop_requested:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=IDLE_POLL_S)
+            if self._wake.is_set() or self.services.db.latest_change_id() != seen:
+                break
+        self._wake.clear()
+        if not self._stop_requested:
+            self._set_state(LoopState.RUNNING)
+
+    async def _wait_out_rate_limit(self, summary: StreamSummary) -> None:
+        now = datetime.now(UTC)
+        resumes = summary.resets_at if summary.resets_at and summary.resets_at > now else None
+        delay = (resumes - now).total_seconds() if resumes else self.settings.rate_limit_wait_s
+        self.status.resumes_at = resumes or datetime.fromtimestamp(now.timestamp() + delay, UTC)
+        self._set_state(LoopState.RATE_LIMITED, f"rate-limited until {self.status.resumes_at:%H:%M:%S} UTC")
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))
+        self._wake.clear()
+        self.status.resumes_at = None
+        if not self._stop_requested:
+            self._set_state(LoopState.RUNNING)
+
+    def _recover_orphans(self) -> None:
+        """Tasks left in_progress by a process that died with the lock go back to the queue (not stuck)."""
+        for task in self.services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
+            log.warning("recovering task #%s left in progress by a stopped loop", task.id)
+            self.services.tasks.set_status(task.id, TaskStatus.PENDING.value)
+        for session in self.services.sessions.list(limit=20):
+            if session.ended_at is None:
+                self.services.sessions.finish_session(
+                    session.id, outcome=SessionOutcome.STOPPED.value, error="recovered: the loop stopped mid-session"
+                )
+
+    async def _maybe_review(self, plan: SessionPlan) -> None:
+        every = self.settings.opus_review_every
+        if every <= 0 or plan.feature is None:
+            return
+        done = self.services.tasks.count_by_feature().get(plan.feature.name, {}).get(TaskStatus.DONE.value, 0)
+        if done and done % every == 0:
+            review = plan_recipe_session(self.services, Recipe.OPUS_REVIEW, feature=plan.feature.name)
+            await self.run_session(review)
+
+    async def run_session(self, plan: SessionPlan) -> SessionResult:
+        """One agent session: endpoint, prompt, process, stream, post-processing, record."""
+        services, settings = self.services, self.settings
+        self.status.current_task_id = plan.task.id if plan.task else None
+        self.status.current_session_id = plan.session_id
+        read_only = not settings.allow_edits or plan.recipe is Recipe.UNDERSTAND
+        fingerprint_before = project_fingerprint(services, self.repo_root) if plan.task else None
+        git_before = git.state(self.repo_root)
+        endpoint = self.issuer.open_session(plan.context)
+        transcript = Transcript(services.paths.logs_dir, plan.session_id)
+        summary = StreamSummary()
+        exit_code: int | None = None
+        timed_out = False
+        try:
+            prompt = render_prompt(gather_inputs(services, plan, self.repo_root))
+            (services.paths.mcp_dir / PROMPT_FILE_NAME).write_text(prompt, encoding="utf-8")
+            session_dir = services.paths.sessions_dir
+            command = self.adapter.build(plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only)
+            services.sessions.start_session(
+                plan.session_id,
+                task_id=plan.task.id if plan.task else None,
+                recipe=plan.recipe.value,
+                agent=self.adapter.name,
+                model=settings.model_for(plan.recipe),
+                loop_run_id=plan.loop_run_id,
+                iteration=plan.iteration,
+                discipline=plan.discipline.name if plan.discipline else None,
+                feature=plan.feature.name if plan.feature else None,
+                head_before=git_before.head,
+            )
+            self._emit(LiveEvent(EventKind.SESSION_STARTED, plan.task.title if plan.task else plan.recipe.value,
+                                 {"task_id": self.status.current_task_id, "recipe": plan.recipe.value},
+                                 session_id=plan.session_id))
+            parser = self.adapter.parser()
+            exit_code, timed_out = await self._run_process(command, parser, transcript, plan.session_id)
+            summary = parser.summary
+        finally:
+            self.issuer.close_session(endpoint)
+        if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
+            # The understand run is read-only: the agent returns the map, the loop writes it.
+            services.paths.codebase_map.write_text(summary.result_text.strip() + "\n", encoding="utf-8")
+        git_after = git.state(self.repo_root)
+        changed = git.changed_files(self.repo_root, git_before, git_after)
+        result = self._post_process(plan, summary, exit_code, timed_out, changed, fingerprint_before)
+        if read_only and changed and git.stash_changes(
+            self.repo_root, f"ralph-desk: session {plan.session_id} made edits while edits were not allowed"
+        ):
+            result.outcome = SessionOutcome.REJECTED
+            if plan.task and result.decision and result.decision.status is TaskStatus.DONE:
+                services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+        transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=result.outcome.value)
+        self.status.cost_usd += summary.cost_usd
+        services.sessions.finish_session(
+            plan.session_id,
+            exit_code=exit_code,
+            closing_verb=result.decision.closing_verb.value if result.decision and result.decision.closing_verb else None,
+            outcome=result.outcome.value,
+            cost_usd=summary.cost_usd,
+            input_tokens=summary.input_tokens,
+            output_tokens=summary.output_tokens,
+            turns=summary.turns,
+            transcript_path=str(transcript_path),
+            changed_files=changed,
+            head_after=git_after.head,
+            error=summary.error or ("timed out" if timed_out else None),
+        )
+        if result.decision is not None:
+            if result.decision.status is TaskStatus.DONE:
+                self.status.completed += 1
+            elif result.decision.status is TaskStatus.FAILED:
+                self.status.failed += 1
+        self._emit(LiveEvent(EventKind.SESSION_ENDED, result.outcome.value,
+                             {"task_id": self.status.current_task_id, "cost_usd": summary.cost_usd,
+                              "turns": summary.turns, "exit_code": exit_code}, session_id=plan.session_id))
+        self.status.current_task_id = None
+        self.status.current_session_id = None
+        self.results.append(result)
+        return result
+
+    def _post_process(
+        self,
+        plan: SessionPlan,
+        summary: StreamSummary,
+        exit_code: int | None,
+        timed_out: bool,
+        changed: list[str],
+        fingerprint_before: str | None,
+    ) -> SessionResult:
+        if plan.task is None:
+            return SessionResult(plan, summary, exit_code, None, SessionOutcome.DONE, changed, timed_out)
+        task = self.services.tasks.get(plan.task.id)
+        signals = self.services.signals.for_session(plan.session_id)
+        stagnant = fingerprint_before is not None and not changed and (
+            project_fingerprint(self.services, self.repo_root) == fingerprint_before
+        )
+        decision = decide(
+            signals,
+            stuck_count=task.stuck_count,
+            stuck_threshold=self.settings.stuck_threshold,
+            stopped_by_human=self._stop_requested,
+            rate_limited=summary.rate_limited,
+            stagnant=stagnant,
+        )
+        apply_decision(self.services, plan.task.id, plan.session_id, decision)
+        return SessionResult(plan, summary, exit_code, decision, decision.outcome, changed, timed_out,
+                             stopped=self._stop_requested)
+
+    async def _run_process(
+        self, command: object, parser: object, transcript: Transcript, session_id: str
+    ) -> tuple[int | None, bool]:
+        from ralph_desk.loop.model import AgentCommand
+
+        assert isinstance(command, AgentCommand)
+        env = {**os.environ, **command.env}
+        self._process = await asyncio.create_subprocess_exec(
+            *command.argv,
+            stdin=asyncio.subprocess.PIPE if command.stdin_text is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=command.cwd or self.repo_root,
+            env=env,
+            start_new_session=True,
+            limit=16 * 1024 * 1024,
+        )
+        process = self._process
+        if command.stdin_text is not None and process.stdin is not None:
+            process.stdin.write(command.stdin_text.encode())
+            await process.stdin.drain()
+            process.stdin.close()
+
+        async def read_stdout() -> None:
+            assert process.stdout is not None
+            async for raw in process.stdout:
+                line = raw.decode("utf-8", errors="replace").rstrip("\n")
+                transcript.raw(line)
+                for event in parser.feed(line):  # type: ignore[attr-defined]
+                    stamped = LiveEvent(event.kind, event.text, event.data, session_id, event.at)
+                    transcript.event(stamped)
+                    self._emit(stamped)
+
+        async def read_stderr() -> None:
+            assert process.stderr is not None
+            async for raw in process.stderr:
+                line = raw.decode("utf-8", errors="replace").rstrip("\n")
+                transcript.raw(f"[stderr] {line}")
+
+        timed_out = False
+        readers = asyncio.gather(read_stdout(), read_stderr())
+        try:
+            await asyncio.wait_for(asyncio.shield(readers), timeout=self.settings.session_timeout_s)
+        except TimeoutError:
+            timed_out = True
+            log.warning("session %s timed out after %ss", session_id, self.settings.session_timeout_s)
+            self._terminate()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(readers, timeout=KILL_GRACE_S * 2)
+        exit_code = await process.wait()
+        self._process = None
+        return exit_code, timed_out
+
+    def _terminate(self) -> None:
+        """End the agent's whole process group: SIGTERM, then SIGKILL after a grace period."""
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+
+        async def kill_later() -> None:
+            await asyncio.sleep(KILL_GRACE_S)
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+
+        asyncio.get_event_loop().create_task(kill_later())

@@ -1,0 +1,36 @@
+"""Loop settings from the project's config.json, with command-line or tool overrides on top."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+from ralph_desk.loop.model import LoopSettings
+from ralph_desk.project import ProjectPaths, read_config
+
+CLAUDE_BIN_ENV = "RALPH_CLAUDE_BIN"
+
+
+def settings_from_config(config: dict[str, Any]) -> LoopSettings:
+    """The settings a config.json describes."""
+    return LoopSettings(
+        agent=str(config.get("agent") or "claude"),
+        agent_command=config.get("agent_command"),
+        agent_bin=config.get("agent_bin") or os.environ.get(CLAUDE_BIN_ENV),
+        models=dict(config.get("models") or {}),
+        max_iterations=config.get("max_iterations") or None,
+        max_cost_usd=config.get("max_cost_usd"),
+        session_timeout_s=float(config.get("session_timeout_s") or 1800),
+        stuck_threshold=int(config.get("stuck_threshold") or 3),
+        max_turns=int(config.get("max_turns") or 50),
+        opus_review_every=int(config.get("opus_review_every") or 0),
+        allow_edits=bool(config.get("allow_edits", True)),
+    )
+
+
+def load_settings(paths: ProjectPaths, **overrides: Any) -> LoopSettings:
+    """The project's settings with the given overrides (None values are ignored)."""
+    settings = settings_from_config(read_config(paths))
+    given = {key: value for key, value in overrides.items() if value is not None}
+    return replace(settings, **given)

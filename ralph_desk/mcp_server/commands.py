@@ -1,0 +1,91 @@
+"""The `mcp` and `connect` subcommands of the CLI (refusals raise ProjectError: exit code 2)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ralph_desk.domain.session import ContextError
+from ralph_desk.mcp_server import clients
+from ralph_desk.project import ProjectError, ProjectPaths
+
+
+def configure_mcp(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `mcp` (besides the common --root and --db-url)."""
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: loopback only)")
+    parser.add_argument("--port", type=int, default=0, help="HTTP port (default: any free port)")
+    parser.add_argument("--token", default=None, help="HTTP bearer token (default: a random one, printed on stderr)")
+    parser.add_argument("--recipe", default=None, help="tool recipe (default: ide, or task_execution with a task)")
+    parser.add_argument("--discipline", default=None)
+    parser.add_argument("--task-id", type=int, default=None)
+    parser.add_argument("--session-id", default=None)
+    parser.add_argument("--context", default=None, help="a session context file (seed 000's context.json shape)")
+
+
+def configure_connect(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `connect`."""
+    parser.add_argument("--client", choices=clients.CLIENTS, required=True)
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--port", type=int, default=clients.DEFAULT_HTTP_PORT)
+    parser.add_argument("--token", default=None)
+
+
+def _paths(root: str) -> ProjectPaths:
+    paths = ProjectPaths.at(root)
+    if not paths.ralph.is_dir():
+        raise ProjectError(f"{paths.root} has no .ralph/ folder; run `ralph-desk init {paths.root}` first")
+    return paths
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """Serve until the client goes away (stdio) or a signal arrives (HTTP)."""
+    # The SDK takes most of a second to import; only this command pays for it.
+    from ralph_desk.mcp_server.config import ContextFlags, complete_context, db_url_from_env, resolve_context
+    from ralph_desk.mcp_server.standalone import serve_http, serve_stdio, setup_logging
+    from ralph_desk.services.container import Services
+
+    paths = _paths(args.root)
+    setup_logging(paths.logs_dir, "mcp")
+    flags = ContextFlags(args.recipe, args.discipline, args.task_id, args.session_id, args.context)
+    try:
+        context = resolve_context(flags)
+    except ContextError as error:
+        raise ProjectError(f"refusing to start: {error}") from None
+    services = Services.open(paths, args.db_url or db_url_from_env(os.environ))
+    try:
+        context = complete_context(context, services)
+    except ContextError as error:
+        services.close()
+        raise ProjectError(f"refusing to start: {error}") from None
+    try:
+        if args.transport == "stdio":
+            serve_stdio(services, context)
+        else:
+            serve_http(services, context, args.host, args.port, args.token)
+    finally:
+        services.close()
+    return 0
+
+
+def run_connect(args: argparse.Namespace) -> int:
+    """Write `.ralph/mcp/clients/<file>` (owner-only: it may hold a token) and print it."""
+    from ralph_desk.mcp_server.embedded import write_private_text
+
+    paths = _paths(args.root)
+    launch = (
+        clients.http_launch(args.port, args.token) if args.transport == "http" else clients.stdio_launch(paths.root)
+    )
+    config = clients.render(args.client, launch)
+    target = paths.clients_dir / config.file_name
+    write_private_text(target, config.text)
+    sys.stdout.write(config.text)
+    print(f"# written to {target}; use it as {config.where}", file=sys.stderr)
+    if launch.is_http:
+        print(
+            f"# start the server with: ralph-desk mcp --root {paths.root} --transport http "
+            f"--port {args.port} --token <the token in the config>",
+            file=sys.stderr,
+        )
+    return 0

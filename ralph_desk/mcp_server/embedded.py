@@ -1,0 +1,80 @@
+"""The embedded server of the window and the loop: one HTTP host, a credential per agent session."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from ralph_desk.domain.endpoints import SessionEndpoint
+from ralph_desk.domain.session import SessionContext
+from ralph_desk.mcp_server.auth import SessionTokens
+from ralph_desk.mcp_server.binding import LoopControl
+from ralph_desk.mcp_server.hosting import HttpHost
+from ralph_desk.mcp_server.server import build_server
+from ralph_desk.services.container import Services
+
+log = logging.getLogger("ralph_desk.mcp")
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Write a file readable by the owner only (it may hold a credential)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(path, 0o600)
+
+
+def write_private_json(path: Path, document: object) -> None:
+    """Write JSON readable by the owner only."""
+    write_private_text(path, json.dumps(document, indent=2) + "\n")
+
+
+class EmbeddedMcp:
+    """Starts with the window (or a headless run), issues per-session endpoints, stops on quit."""
+
+    def __init__(self, services: Services, loop: LoopControl | None = None, host: str = "127.0.0.1", port: int = 0):
+        self.services = services
+        self.tokens = SessionTokens()
+        self.server = build_server(services, loop=loop)
+        self.host = HttpHost(self.server, self.tokens, host=host, port=port)
+
+    @property
+    def url(self) -> str:
+        """The server's endpoint."""
+        return self.host.url
+
+    async def start(self) -> None:
+        """Serve in the running loop."""
+        await self.host.start()
+
+    async def stop(self) -> None:
+        """Stop serving and revoke nothing further (credentials die with the process)."""
+        await self.host.stop()
+
+    def open_session(self, context: SessionContext) -> SessionEndpoint:
+        """Issue a credential for one session and record its context (latest one in context.json)."""
+        endpoint = SessionEndpoint(self.host.url, self.tokens.issue(context), context)
+        paths = self.services.paths
+        document = {**context.to_json(), "url": endpoint.url}
+        write_private_json(paths.context_file, context.to_json())
+        if context.session_id:
+            write_private_json(paths.sessions_dir / f"{_safe(context.session_id)}.json", {**document, "token": endpoint.token})
+        log.info("session %s opened (%s, task %s)", context.session_id, context.recipe.value, context.task_id)
+        return endpoint
+
+    def close_session(self, endpoint: SessionEndpoint) -> None:
+        """Revoke the session's credential; its file stays as a record, without the credential."""
+        self.tokens.revoke(endpoint.token)
+        session_id = endpoint.context.session_id
+        if session_id:
+            path = self.services.paths.sessions_dir / f"{_safe(session_id)}.json"
+            if path.exists():
+                write_private_json(path, {**endpoint.context.to_json(), "url": endpoint.url, "revoked": True})
+        log.info("session %s closed", session_id)
+
+
+def _safe(session_id: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in session_id)[:120]

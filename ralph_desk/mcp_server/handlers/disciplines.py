@@ -1,0 +1,44 @@
+"""Discipline tools: list, read, create, change and delete disciplines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_desk.mcp_server.binding import ToolCall, handles
+from ralph_desk.mcp_server.results import Deleted, DisciplineDetail, DisciplineList
+from ralph_desk.services.errors import InvalidValueError
+
+
+@handles("list_disciplines")
+def list_disciplines(call: ToolCall[Any]) -> DisciplineList:
+    """Every discipline, as briefs."""
+    return DisciplineList.of(call.services.disciplines.list())
+
+
+@handles("get_discipline")
+def get_discipline(call: ToolCall[Any]) -> DisciplineDetail:
+    """One discipline in full."""
+    return DisciplineDetail.of(call.services.disciplines.get(call.args.name))
+
+
+@handles("create_discipline")
+def create_discipline(call: ToolCall[Any]) -> DisciplineDetail:
+    """The new discipline."""
+    return DisciplineDetail.of(call.services.disciplines.create(**call.changes()))
+
+
+@handles("update_discipline")
+def update_discipline(call: ToolCall[Any]) -> DisciplineDetail:
+    """The discipline after changing the fields the caller gave."""
+    changes = call.changes("name")
+    if not changes:
+        fields = [name for name in type(call.args).model_fields if name != "name"]
+        raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
+    return DisciplineDetail.of(call.services.disciplines.update(call.args.name, **changes))
+
+
+@handles("delete_discipline")
+def delete_discipline(call: ToolCall[Any]) -> Deleted:
+    """Delete a discipline no task uses."""
+    call.services.disciplines.delete(call.args.name)
+    return Deleted(kind="discipline", key=call.args.name)

@@ -1,0 +1,71 @@
+"""Feature tools: list, read, create, change and delete features; their learnings and context files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_desk.mcp_server.binding import ToolCall, handles
+from ralph_desk.mcp_server.results import ContextFiles, Deleted, FeatureDetail, FeatureList, LearningAdded
+from ralph_desk.services.errors import InvalidValueError
+
+PATH_FIELDS = ("knowledge_paths", "context_files")
+
+
+def _with_checked_paths(call: ToolCall[Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields, with every path list refused if a path leads outside the project root."""
+    for field in PATH_FIELDS:
+        if fields.get(field) is not None:
+            fields[field] = call.all_inside_root(field, fields[field])
+    return fields
+
+
+@handles("list_features")
+def list_features(call: ToolCall[Any]) -> FeatureList:
+    """Every feature, as briefs."""
+    return FeatureList.of(call.services.features.list())
+
+
+@handles("get_feature")
+def get_feature(call: ToolCall[Any]) -> FeatureDetail:
+    """One feature in full, with its learnings."""
+    return FeatureDetail.of(call.services.features.get(call.args.name))
+
+
+@handles("create_feature")
+def create_feature(call: ToolCall[Any]) -> FeatureDetail:
+    """The new feature."""
+    return FeatureDetail.of(call.services.features.create(**_with_checked_paths(call, call.changes())))
+
+
+@handles("update_feature")
+def update_feature(call: ToolCall[Any]) -> FeatureDetail:
+    """The feature after changing the fields the caller gave."""
+    changes = _with_checked_paths(call, call.changes("name"))
+    if not changes:
+        fields = [name for name in type(call.args).model_fields if name != "name"]
+        raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
+    return FeatureDetail.of(call.services.features.update(call.args.name, **changes))
+
+
+@handles("delete_feature")
+def delete_feature(call: ToolCall[Any]) -> Deleted:
+    """Delete a feature no task uses."""
+    call.services.features.delete(call.args.name)
+    return Deleted(kind="feature", key=call.args.name)
+
+
+@handles("append_feature_learning")
+def append_feature_learning(call: ToolCall[Any]) -> LearningAdded:
+    """The learning as kept: new, or the near duplicate whose hit count rose."""
+    learning, is_new = call.services.features.append_learning(**call.changes())
+    return LearningAdded.of(learning, is_new)
+
+
+@handles("add_feature_context_file")
+def add_feature_context_file(call: ToolCall[Any]) -> ContextFiles:
+    """Register a context file on a feature."""
+    path = call.inside_root("file_path", call.args.file_path)
+    feature = call.services.features.add_context_file(call.args.feature_name, path)
+    return ContextFiles(
+        kind="feature", key=feature.name, file_path=path, context_files=list(feature.context_files)
+    )

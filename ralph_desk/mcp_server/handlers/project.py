@@ -1,0 +1,20 @@
+"""Project tools: the project's title and description, and its task progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_desk.mcp_server.binding import ToolCall, handles
+from ralph_desk.mcp_server.results import ProjectInfo, ProjectProgress
+
+
+@handles("get_project_info")
+def get_project_info(call: ToolCall[Any]) -> ProjectInfo:
+    """The project's title, description and creation date."""
+    return ProjectInfo.of(call.services.project.get())
+
+
+@handles("get_project_progress")
+def get_project_progress(call: ToolCall[Any]) -> ProjectProgress:
+    """Task counts: total, done, per status and per feature."""
+    return ProjectProgress.model_validate(call.services.project.progress())

@@ -1,0 +1,93 @@
+"""Task tools: list, search, read, create, change, enrich, set the status of and delete tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_desk.mcp_server.binding import ToolCall, handles
+from ralph_desk.mcp_server.results import ContextFiles, Deleted, TaskBrief, TaskDetail, TaskList
+from ralph_desk.services.errors import InvalidValueError
+
+PATH_FIELDS = ("context_files", "output_artifacts")
+
+
+def _with_checked_paths(call: ToolCall[Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields, with every path list refused if a path leads outside the project root."""
+    for field in PATH_FIELDS:
+        if fields.get(field) is not None:
+            fields[field] = call.all_inside_root(field, fields[field])
+    return fields
+
+
+@handles("list_tasks")
+def list_tasks(call: ToolCall[Any]) -> TaskList:
+    """Tasks, optionally of one status, feature and discipline."""
+    args = call.args
+    return TaskList.of(
+        call.services.tasks.list(
+            status=args.filter_status, feature=args.filter_feature, discipline=args.filter_discipline
+        )
+    )
+
+
+@handles("search_tasks")
+def search_tasks(call: ToolCall[Any]) -> TaskList:
+    """Tasks whose title, description or tags contain the query."""
+    return TaskList.of(call.services.tasks.search(call.args.query, call.args.limit))
+
+
+@handles("get_task")
+def get_task(call: ToolCall[Any]) -> TaskDetail:
+    """One task in full."""
+    return TaskDetail.of(call.services.tasks.get(call.args.id))
+
+
+@handles("create_task")
+def create_task(call: ToolCall[Any]) -> TaskDetail:
+    """A new task, draft or pending."""
+    return TaskDetail.of(call.services.tasks.create(**_with_checked_paths(call, call.changes())))
+
+
+@handles("update_task")
+def update_task(call: ToolCall[Any]) -> TaskDetail:
+    """The task after changing the fields the caller gave."""
+    changes = _with_checked_paths(call, call.changes("id"))
+    if not changes:
+        fields = [name for name in type(call.args).model_fields if name != "id"]
+        raise InvalidValueError("arguments", {"id": call.args.id}, "at least one of " + ", ".join(fields))
+    return TaskDetail.of(call.services.tasks.update(call.args.id, **changes))
+
+
+@handles("delete_task")
+def delete_task(call: ToolCall[Any]) -> Deleted:
+    """Delete a task nobody depends on."""
+    call.services.tasks.delete(call.args.id)
+    return Deleted(kind="task", key=call.args.id)
+
+
+@handles("set_task_status")
+def set_task_status(call: ToolCall[Any]) -> TaskBrief:
+    """The task in its new status."""
+    return TaskBrief.of(call.services.tasks.set_status(call.args.id, call.args.status))
+
+
+@handles("enrich_task")
+def enrich_task(call: ToolCall[Any]) -> TaskDetail:
+    """The draft task with its pseudocode, now pending."""
+    args = call.args
+    return TaskDetail.of(
+        call.services.tasks.enrich(
+            args.id,
+            args.pseudocode,
+            acceptance_criteria=args.acceptance_criteria,
+            context_files=call.all_inside_root("context_files", args.context_files),
+        )
+    )
+
+
+@handles("add_task_context_file")
+def add_task_context_file(call: ToolCall[Any]) -> ContextFiles:
+    """Register a context file on a task."""
+    path = call.inside_root("file_path", call.args.file_path)
+    task = call.services.tasks.add_context_file(call.args.task_id, path)
+    return ContextFiles(kind="task", key=task.id, file_path=path, context_files=list(task.context_files))

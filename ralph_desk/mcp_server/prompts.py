@@ -1,0 +1,75 @@
+"""Prompts for IDE clients (seed 003), each mapping to loop-control tool calls and resources."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+from pydantic import Field
+
+from ralph_desk.domain.tools import MAX_ITERATIONS
+
+Iterations = Annotated[str, Field(description="Most iterations to run: a whole number, 0 for no limit.")]
+AllowEdits = Annotated[str, Field(description="true lets the agents change files; false puts changes aside.")]
+Force = Annotated[str, Field(description="true re-creates the configuration, keeping the database.")]
+
+
+def _flag(name: str, value: str) -> str:
+    """A true/false prompt argument (prompt arguments are texts), refused if it is neither."""
+    cleaned = value.strip().lower()
+    if cleaned not in ("true", "false"):
+        raise MCPError(code=INVALID_PARAMS, message=f"invalid {name}: {value!r}; allowed: true or false")
+    return cleaned
+
+
+def _count(name: str, value: str) -> int:
+    """A whole-number prompt argument, refused if it is not one from 0 to MAX_ITERATIONS."""
+    cleaned = value.strip()
+    if not cleaned.isdecimal() or int(cleaned) > MAX_ITERATIONS:
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"invalid {name}: {value!r}; "
+            f"allowed: a whole number from 0 to {MAX_ITERATIONS} (0: no limit)",
+        )
+    return int(cleaned)
+
+
+def register(server: MCPServer) -> None:
+    """Add the three built-in prompts."""
+
+    @server.prompt(name="run_ralph", title="Run Ralph with the current prompt")
+    def run_ralph(max_iterations: Iterations = "5", allow_edits: AllowEdits = "false") -> str:
+        """Start the Ralph loop on this project and report what it did."""
+        iterations = _count("max_iterations", max_iterations)
+        edits = _flag("allow_edits", allow_edits)
+        return (
+            "Run the Ralph loop on this project.\n"
+            "1. Call `ralph_validate`; if it reports problems, show them and stop.\n"
+            f"2. Call `ralph_run` with max_iterations={iterations}, dry_run=false, allow_edits={edits}. "
+            "It returns at once with a loop id; the loop runs on.\n"
+            "3. Call `ralph_status` until the loop is no longer running, then `ralph_history` with limit=10 "
+            "and summarise each iteration: task, closing verb, outcome, cost.\n"
+            "4. Read `ralph://progress` and list any questions waiting for the human."
+        )
+
+    @server.prompt(name="init_ralph", title="Initialize Ralph")
+    def init_ralph(force: Force = "false") -> str:
+        """Create (or re-create) the project's .ralph/ folder."""
+        return (
+            "Initialise Ralph for this project.\n"
+            f"1. Call `ralph_init` with force={_flag('force', force)}.\n"
+            "2. Call `ralph_validate` and report what it says.\n"
+            "3. Read `ralph://prd` and summarise the tasks it holds."
+        )
+
+    @server.prompt(name="understand_ralph", title="Run the understanding loop")
+    def understand_ralph() -> str:
+        """Map the codebase read-only into .ralph/codebase_map.md."""
+        return (
+            "Run the understanding loop on this project (read-only: it changes no files but the map).\n"
+            "1. Call `ralph_understand`.\n"
+            "2. Call `ralph_status` until it has finished.\n"
+            "3. Read `ralph://codebase_map` and summarise the architecture it describes."
+        )

@@ -1,0 +1,126 @@
+"""Read-only resources, readable whatever the session's recipe (DESIGN §2.8).
+
+Tasks, features and disciplines read as the same JSON the tools return (`get_task`, `get_feature`,
+`get_discipline`); a name or id that names nothing is a JSON-RPC "invalid params" error naming it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from pydantic import BaseModel
+
+from ralph_desk import prd as prd_format
+from ralph_desk.mcp_server.binding import ContextResolver
+from ralph_desk.mcp_server.results import DisciplineDetail, FeatureDetail, TaskDetail
+from ralph_desk.services.container import Services
+from ralph_desk.services.errors import NotFoundError, ServiceError
+
+PROMPT_FILE_NAME = "prompt.md"
+NO_CODEBASE_MAP = "No codebase map yet: run `ralph_understand` or `ralph-desk session --recipe understand`."
+NO_PROMPT = (
+    "No session prompt yet: `ralph-desk run --dry-run` or `ralph_run(dry_run=true)` writes the next one."
+)
+
+
+def to_json(model: BaseModel) -> str:
+    """A result model as indented JSON, as its tool would return it."""
+    return json.dumps(model.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False)
+
+
+@contextmanager
+def resource_errors() -> Iterator[None]:
+    """Service refusals as resource errors: not found → invalid params (-32602), others → -32603."""
+    try:
+        yield
+    except NotFoundError as error:
+        raise ResourceNotFoundError(str(error)) from None
+    except ServiceError as error:
+        raise ResourceError(str(error)) from None
+
+
+def task_id_of(text: str) -> int:
+    """The task id of a `ralph://tasks/{task_id}` URI."""
+    if not text.isdecimal() or not 1 <= int(text) <= 2**31 - 1:
+        raise ResourceNotFoundError(f"no task {text!r}; allowed: a task id, a whole number from 1")
+    return int(text)
+
+
+def read_file(path: Path, missing: str) -> str:
+    """A text file of the project, or a note saying what writes it."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return missing
+
+
+def register(server: MCPServer, services: Services, resolve: ContextResolver) -> None:
+    """Add every `ralph://` resource to the server."""
+    paths = services.paths
+    text_resources: dict[str, tuple[str, str, Callable[[], str]]] = {
+        "progress": (
+            "text/plain",
+            "The project's progress log (progress.txt).",
+            services.state_files.read_progress,
+        ),
+        "learnings": (
+            "text/plain",
+            "The project's learnings (learnings.txt).",
+            services.state_files.read_learnings,
+        ),
+        "codebase_map": (
+            "text/markdown",
+            "The map of the codebase written by the understand run.",
+            lambda: read_file(paths.codebase_map, NO_CODEBASE_MAP),
+        ),
+        "prompt": (
+            "text/markdown",
+            "The prompt of the current (or next planned) agent session.",
+            lambda: read_file(paths.mcp_dir / PROMPT_FILE_NAME, NO_PROMPT),
+        ),
+    }
+
+    @server.resource("ralph://tasks/{task_id}", name="task", mime_type="application/json")
+    def task(task_id: str) -> str:
+        """One task with every field, its dependencies and comments."""
+        with resource_errors():
+            return to_json(TaskDetail.of(services.tasks.get(task_id_of(task_id))))
+
+    @server.resource("ralph://features/{name}", name="feature", mime_type="application/json")
+    def feature(name: str) -> str:
+        """One feature with its learnings and context files."""
+        with resource_errors():
+            return to_json(FeatureDetail.of(services.features.get(name)))
+
+    @server.resource("ralph://disciplines/{name}", name="discipline", mime_type="application/json")
+    def discipline(name: str) -> str:
+        """One discipline with its persona, disabled tools and extra MCP servers."""
+        with resource_errors():
+            return to_json(DisciplineDetail.of(services.disciplines.get(name)))
+
+    @server.resource("ralph://prd", name="prd", mime_type="application/json")
+    def prd() -> str:
+        """The project's tasks as a prd.json document (userStories)."""
+        with resource_errors():
+            return json.dumps(prd_format.export_document(services), indent=2, ensure_ascii=False)
+
+    for name, (mime_type, description, read) in text_resources.items():
+        server.resource(f"ralph://{name}", name=name, mime_type=mime_type, description=description)(
+            _text_reader(name, read)
+        )
+
+
+def _text_reader(name: str, read: Callable[[], str]) -> Callable[[], str]:
+    """A static resource function (no parameters) reading one text."""
+
+    def run() -> str:
+        with resource_errors():
+            return read()
+
+    run.__name__ = name
+    return run

@@ -1,0 +1,605 @@
+"""The structured results tools return; each model is also the tool's output schema.
+
+Lists carry briefs, single reads carry the full record (DESIGN §2.4: results are structured and
+short). The loop-control results use seed 004's camelCase keys on the wire.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.records import (
+    Comment,
+    Discipline,
+    Feature,
+    FeatureLearning,
+    LoopRun,
+    McpServerSpec,
+    Project,
+    Task,
+    TaskSummary,
+)
+
+BRIEF_TEXT = 280
+
+
+def utc(moment: datetime) -> datetime:
+    """A stored timestamp (naive UTC) as an aware UTC one, so the wire says which zone it is."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def maybe_utc(moment: datetime | None) -> datetime | None:
+    """`utc` for an optional timestamp."""
+    return None if moment is None else utc(moment)
+
+
+def brief_text(text: str | None) -> str | None:
+    """The start of a long text, for lists (the full text comes with the single read)."""
+    if text is None or len(text) <= BRIEF_TEXT:
+        return text
+    return text[: BRIEF_TEXT - 1].rstrip() + "…"
+
+
+class SignalRecorded(BaseModel):
+    """A verb was stored for the session's task."""
+
+    signal_id: int = Field(description="Id of the stored signal.")
+    verb: str = Field(description="The verb that was recorded.")
+    task_id: int = Field(description="The task the session serves.")
+    session_id: str | None = Field(None, description="The session that sent it.")
+    next: str = Field(description="What to do next.")
+
+
+# --- tasks and comments --------------------------------------------------------------------------
+
+
+class TaskBrief(BaseModel):
+    """A task as listed: enough to choose one and read it with get_task."""
+
+    id: int = Field(description="Task id.")
+    title: str
+    status: TaskStatus
+    priority: Priority
+    feature: str = Field(description="Name of its feature.")
+    discipline: str = Field(description="Name of its discipline.")
+    origin: TaskOrigin = Field(description="Who created it: human, agent or import.")
+
+    @classmethod
+    def of(cls, task: Task | TaskSummary) -> TaskBrief:
+        """The brief of a task record."""
+        return cls(
+            id=task.id,
+            title=task.title,
+            status=task.status,
+            priority=task.priority,
+            feature=task.feature,
+            discipline=task.discipline,
+            origin=task.origin,
+        )
+
+
+class TaskList(BaseModel):
+    """Tasks, as briefs, in id order (search: title matches first)."""
+
+    tasks: list[TaskBrief]
+    count: int = Field(description="How many tasks the list holds.")
+
+    @classmethod
+    def of(cls, tasks: list[TaskSummary]) -> TaskList:
+        """The list of some task summaries."""
+        return cls(tasks=[TaskBrief.of(task) for task in tasks], count=len(tasks))
+
+
+class CommentResult(BaseModel):
+    """A comment on a task."""
+
+    id: int = Field(description="Comment id.")
+    task_id: int
+    author: str
+    body: str
+    discipline: str | None = None
+    priority: str | None = None
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, comment: Comment) -> CommentResult:
+        """The result of a comment record."""
+        return cls(
+            id=comment.id,
+            task_id=comment.task_id,
+            author=comment.author,
+            body=comment.body,
+            discipline=comment.discipline,
+            priority=comment.priority,
+            created_at=utc(comment.created_at),
+            updated_at=utc(comment.updated_at),
+        )
+
+
+class TaskDetail(BaseModel):
+    """A task with every field, the ids it depends on and its comments."""
+
+    id: int = Field(description="Task id.")
+    title: str
+    description: str | None = None
+    status: TaskStatus
+    priority: Priority
+    feature: str
+    discipline: str
+    origin: TaskOrigin
+    acceptance_criteria: list[str]
+    tags: list[str]
+    context_files: list[str]
+    output_artifacts: list[str]
+    hints: str | None = None
+    estimated_turns: int | None = None
+    pseudocode: str | None = None
+    stuck_count: int = Field(description="Sessions in a row that ended stuck.")
+    depends_on: list[int] = Field(description="Ids of the tasks that must be done first.")
+    created_at: datetime
+    updated_at: datetime
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    comments: list[CommentResult] = Field(description="Its comments, oldest first.")
+
+    @classmethod
+    def of(cls, task: Task) -> TaskDetail:
+        """The detail of a task record."""
+        return cls(
+            id=task.id,
+            title=task.title,
+            description=task.description,
+            status=task.status,
+            priority=task.priority,
+            feature=task.feature,
+            discipline=task.discipline,
+            origin=task.origin,
+            acceptance_criteria=list(task.acceptance_criteria),
+            tags=list(task.tags),
+            context_files=list(task.context_files),
+            output_artifacts=list(task.output_artifacts),
+            hints=task.hints,
+            estimated_turns=task.estimated_turns,
+            pseudocode=task.pseudocode,
+            stuck_count=task.stuck_count,
+            depends_on=list(task.depends_on),
+            created_at=utc(task.created_at),
+            updated_at=utc(task.updated_at),
+            started_at=maybe_utc(task.started_at),
+            completed_at=maybe_utc(task.completed_at),
+            comments=[CommentResult.of(comment) for comment in task.comments],
+        )
+
+
+class ContextFiles(BaseModel):
+    """A file was registered as context of a task or feature (once: registering it again changes nothing)."""
+
+    kind: Literal["task", "feature"] = Field(description="What the file was registered on.")
+    key: int | str = Field(description="The task id or feature name.")
+    file_path: str = Field(description="The path as stored, relative to the project root.")
+    context_files: list[str] = Field(description="Every context file it now has.")
+
+
+class Deleted(BaseModel):
+    """Something was deleted."""
+
+    kind: Literal["task", "comment", "feature", "discipline"]
+    key: int | str = Field(description="The id or name of what was deleted.")
+
+
+# --- features ------------------------------------------------------------------------------------
+
+
+class FeatureBrief(BaseModel):
+    """A feature as listed."""
+
+    name: str
+    display_name: str
+    acronym: str | None = None
+    description: str | None = Field(
+        None, description=f"The first {BRIEF_TEXT} characters; get_feature has all of it."
+    )
+
+    @classmethod
+    def of(cls, feature: Feature) -> FeatureBrief:
+        """The brief of a feature record."""
+        return cls(
+            name=feature.name,
+            display_name=feature.display_name,
+            acronym=feature.acronym,
+            description=brief_text(feature.description),
+        )
+
+
+class FeatureList(BaseModel):
+    """Features, as briefs, by name."""
+
+    features: list[FeatureBrief]
+    count: int
+
+    @classmethod
+    def of(cls, features: list[Feature]) -> FeatureList:
+        """The list of some feature records."""
+        return cls(features=[FeatureBrief.of(feature) for feature in features], count=len(features))
+
+
+class LearningResult(BaseModel):
+    """A learning kept on a feature."""
+
+    id: int = Field(description="Learning id.")
+    text: str
+    source: str = Field(description="Who found it: auto, agent or human.")
+    reason: str | None = None
+    task_id: int | None = None
+    hit_count: int = Field(description="How often it was recorded (near duplicates raise it).")
+    created_at: datetime
+
+    @classmethod
+    def of(cls, learning: FeatureLearning) -> LearningResult:
+        """The result of a learning record."""
+        return cls(
+            id=learning.id,
+            text=learning.text,
+            source=learning.source,
+            reason=learning.reason,
+            task_id=learning.task_id,
+            hit_count=learning.hit_count,
+            created_at=utc(learning.created_at),
+        )
+
+
+class FeatureDetail(BaseModel):
+    """A feature with every field and its learnings."""
+
+    name: str
+    display_name: str
+    acronym: str | None = None
+    description: str | None = None
+    architecture: str | None = None
+    boundaries: str | None = None
+    knowledge_paths: list[str]
+    context_files: list[str]
+    dependencies: list[str] = Field(description="Names of the features it builds on.")
+    created_at: datetime
+    learnings: list[LearningResult]
+
+    @classmethod
+    def of(cls, feature: Feature) -> FeatureDetail:
+        """The detail of a feature record."""
+        return cls(
+            name=feature.name,
+            display_name=feature.display_name,
+            acronym=feature.acronym,
+            description=feature.description,
+            architecture=feature.architecture,
+            boundaries=feature.boundaries,
+            knowledge_paths=list(feature.knowledge_paths),
+            context_files=list(feature.context_files),
+            dependencies=list(feature.dependencies),
+            created_at=utc(feature.created_at),
+            learnings=[LearningResult.of(learning) for learning in feature.learnings],
+        )
+
+
+class LearningAdded(BaseModel):
+    """A learning was recorded on a feature, or merged into a near duplicate."""
+
+    learning_id: int
+    feature_name: str
+    text: str = Field(description="The learning as kept (the existing one when merged).")
+    hit_count: int
+    duplicate: bool = Field(description="True when it matched an existing learning, whose hit count rose.")
+
+    @classmethod
+    def of(cls, learning: FeatureLearning, is_new: bool) -> LearningAdded:
+        """The result of appending a learning."""
+        return cls(
+            learning_id=learning.id,
+            feature_name=learning.feature_name,
+            text=learning.text,
+            hit_count=learning.hit_count,
+            duplicate=not is_new,
+        )
+
+
+# --- disciplines ---------------------------------------------------------------------------------
+
+
+class DisciplineBrief(BaseModel):
+    """A discipline as listed."""
+
+    name: str
+    display_name: str
+    icon: str
+    color: str
+    acronym: str | None = None
+
+    @classmethod
+    def of(cls, discipline: Discipline) -> DisciplineBrief:
+        """The brief of a discipline record."""
+        return cls(
+            name=discipline.name,
+            display_name=discipline.display_name,
+            icon=discipline.icon,
+            color=discipline.color,
+            acronym=discipline.acronym,
+        )
+
+
+class DisciplineList(BaseModel):
+    """Disciplines, as briefs, by name."""
+
+    disciplines: list[DisciplineBrief]
+    count: int
+
+    @classmethod
+    def of(cls, disciplines: list[Discipline]) -> DisciplineList:
+        """The list of some discipline records."""
+        return cls(
+            disciplines=[DisciplineBrief.of(discipline) for discipline in disciplines],
+            count=len(disciplines),
+        )
+
+
+class McpServerInfo(BaseModel):
+    """An extra MCP server the discipline's sessions get; environment and header values are withheld."""
+
+    name: str
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    url: str | None = None
+    env_names: list[str] = Field(default_factory=list, description="Names of its environment variables.")
+    header_names: list[str] = Field(default_factory=list, description="Names of its HTTP headers.")
+
+    @classmethod
+    def of(cls, server: McpServerSpec) -> McpServerInfo:
+        """The public view of a server entry (values may hold credentials)."""
+        return cls(
+            name=server.name,
+            command=server.command,
+            args=list(server.args),
+            url=server.url,
+            env_names=sorted(server.env),
+            header_names=sorted(server.headers),
+        )
+
+
+class DisciplineDetail(BaseModel):
+    """A discipline with its persona, conventions, disabled tools and extra MCP servers."""
+
+    name: str
+    display_name: str
+    icon: str
+    color: str
+    acronym: str | None = None
+    system_prompt: str | None = None
+    skills: list[str]
+    conventions: str | None = None
+    disabled_tools: list[str] = Field(description="Tools its sessions never get, whatever the recipe.")
+    mcp_servers: list[McpServerInfo]
+    created_at: datetime
+
+    @classmethod
+    def of(cls, discipline: Discipline) -> DisciplineDetail:
+        """The detail of a discipline record."""
+        return cls(
+            name=discipline.name,
+            display_name=discipline.display_name,
+            icon=discipline.icon,
+            color=discipline.color,
+            acronym=discipline.acronym,
+            system_prompt=discipline.system_prompt,
+            skills=list(discipline.skills),
+            conventions=discipline.conventions,
+            disabled_tools=list(discipline.disabled_tools),
+            mcp_servers=[McpServerInfo.of(server) for server in discipline.mcp_servers],
+            created_at=utc(discipline.created_at),
+        )
+
+
+# --- project and state files ---------------------------------------------------------------------
+
+
+class ProjectInfo(BaseModel):
+    """The project's title, description and creation date."""
+
+    title: str
+    description: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, project: Project) -> ProjectInfo:
+        """The result of the project record."""
+        return cls(title=project.title, description=project.description, created_at=utc(project.created_at))
+
+
+class StatusCounts(BaseModel):
+    """Task counts: total, done and per status (every status, zero included)."""
+
+    total: int
+    done: int
+    by_status: dict[str, int]
+
+
+class ProjectProgress(StatusCounts):
+    """Task counts for the whole project and per feature."""
+
+    percent_done: float = Field(description="Share of tasks done, 0 to 100.")
+    by_feature: dict[str, StatusCounts] = Field(description="Counts per feature name.")
+
+
+StateFileName = Literal["learnings.txt", "progress.txt"]
+
+
+class StateFileText(BaseModel):
+    """The whole text of a state file (empty when nothing was written yet)."""
+
+    file: StateFileName
+    text: str
+
+
+class Appended(BaseModel):
+    """An entry was appended to a state file."""
+
+    file: StateFileName
+    entry: str = Field(description="The entry as written, with its timestamp heading.")
+
+
+# --- loop control (seeds 003 and 004) ------------------------------------------------------------
+
+
+class Sparse(BaseModel):
+    """A seed 004 shape: camelCase keys on the wire, unset (None) keys left out, a runner may add keys."""
+
+    model_config = ConfigDict(extra="allow", validate_by_name=True, validate_by_alias=True)
+
+    @model_serializer(mode="wrap")
+    def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {key: value for key, value in dumped.items() if value is not None}
+
+
+class LoopResult(Sparse):
+    """Common shape of the loop-control results."""
+
+    success: bool = Field(description="Whether the request did what was asked.")
+
+
+class LoopErrorInfo(BaseModel):
+    """A structured loop-control error (seed 003), sent as the JSON text of the tool error."""
+
+    code: Literal["invalid_argument", "execution_failed"]
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class RalphInitResult(LoopResult):
+    """The project's .ralph/ folder was created or its configuration re-created."""
+
+    task_count: int | None = Field(None, alias="taskCount")
+    prd_path: str | None = Field(None, alias="prdPath")
+    initialized: bool | None = None
+    reinitialized: bool | None = None
+
+
+class ValidationProblem(BaseModel):
+    """One thing missing or broken in the project folder."""
+
+    path: str
+    message: str
+
+
+class RalphValidateResult(LoopResult):
+    """What is missing or broken in the project folder (nothing when valid)."""
+
+    valid: bool | None = None
+    problems: list[ValidationProblem] = Field(default_factory=list)
+
+
+class LoopRunInfo(Sparse):
+    """A loop run as reported by status and history."""
+
+    loop_id: int | str | None = Field(None, alias="loopId")
+    status: str | None = None
+    agent: str | None = None
+    started_at: datetime | None = Field(None, alias="startedAt")
+    ended_at: datetime | None = Field(None, alias="endedAt")
+    iterations: int | None = None
+    max_iterations: int | None = Field(None, alias="maxIterations")
+    cost_usd: float | None = Field(None, alias="costUsd")
+    stop_reason: str | None = Field(None, alias="stopReason")
+    allow_edits: bool | None = Field(None, alias="allowEdits")
+
+    @classmethod
+    def of(cls, run: LoopRun) -> LoopRunInfo:
+        """The report of a loop-run record."""
+        return cls(
+            loop_id=run.id,
+            status=run.state,
+            agent=run.agent,
+            started_at=utc(run.started_at),
+            ended_at=maybe_utc(run.ended_at),
+            iterations=run.iterations,
+            max_iterations=run.max_iterations,
+            cost_usd=run.cost_usd,
+            stop_reason=run.stop_reason,
+            allow_edits=run.allow_edits,
+        )
+
+
+class RalphRunResult(LoopResult):
+    """The loop started (it runs on; ralph_status follows it), or a dry run's preview."""
+
+    loop_id: int | str | None = Field(None, alias="loopId")
+    status: str | None = None
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    current_task: Any = Field(None, alias="currentTask")
+    dry_run: bool | None = Field(None, alias="dryRun")
+    tasks_to_attempt: list[Any] | None = Field(None, alias="tasksToAttempt")
+    preview: str | None = None
+
+
+class RalphStatusResult(LoopResult):
+    """Whether the loop runs, where it is, and the last run when none does."""
+
+    status: str = Field(description="running, paused, waiting, … or not_running.")
+    loop_id: int | str | None = Field(None, alias="loopId")
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    current_task: Any = Field(None, alias="currentTask")
+    loop_status: dict[str, Any] | None = Field(None, alias="loopStatus")
+    metrics: dict[str, Any] | None = None
+    last_run: LoopRunInfo | None = Field(None, alias="lastRun")
+
+
+class RalphStopResult(LoopResult):
+    """The loop was asked to stop (or was not running)."""
+
+    status: str | None = None
+    loop_id: int | str | None = Field(None, alias="loopId")
+
+
+class IterationEntry(Sparse):
+    """One loop iteration: one agent session on one task."""
+
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    timestamp: datetime | None = None
+    task_attempted: int | None = Field(None, alias="taskAttempted")
+    result: str | None = Field(None, description="The session's outcome.")
+    quality_metrics: dict[str, Any] = Field(default_factory=dict, alias="qualityMetrics")
+    duration: float | None = Field(None, description="Seconds the session took.")
+    session_id: str | None = Field(None, alias="sessionId")
+    loop_id: int | str | None = Field(None, alias="loopId")
+
+
+class LearningEntry(Sparse):
+    """A learning an agent recorded with the `learned` verb."""
+
+    text: str | None = None
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    tags: list[str] = Field(default_factory=list, description="Its kind and scope.")
+    task_id: int | None = Field(None, alias="taskId")
+    session_id: str | None = Field(None, alias="sessionId")
+    timestamp: datetime | None = None
+
+
+class RalphHistoryResult(LoopResult):
+    """Past iterations (a page, or one in full), or the learnings recorded."""
+
+    iterations: list[IterationEntry] | None = None
+    total: int | None = None
+    has_more: bool | None = Field(None, alias="hasMore")
+    iteration: IterationEntry | None = None
+    learnings: list[LearningEntry] | None = None
+
+
+class RalphUnderstandResult(LoopResult):
+    """The read-only understanding run started."""
+
+    loop_id: int | str | None = Field(None, alias="loopId")
+    status: str | None = None
+    map_path: str | None = Field(None, alias="mapPath")

@@ -1,0 +1,222 @@
+"""The server factory: every registry tool bound to its handler, filtered per session, as an `MCPServer`."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+
+import ralph_desk
+from ralph_desk.domain.recipes import check_fields
+from ralph_desk.domain.session import SessionContext
+from ralph_desk.domain.tools import REGISTRY, ToolCategory, ToolSpec
+from ralph_desk.mcp_server import handlers
+from ralph_desk.mcp_server.binding import (
+    HANDLERS,
+    BoundTool,
+    ContextResolver,
+    LoopControl,
+    StructuredToolError,
+    ToolCall,
+)
+from ralph_desk.services.container import Services
+from ralph_desk.services.errors import NotFoundError, ServiceError
+from ralph_desk.store.database import StoreBusyError
+
+log = logging.getLogger("ralph_desk.mcp")
+
+SERVER_NAME = "ralph"
+CONTEXT_STATE_KEY = "ralph_context"
+INSTRUCTIONS = (
+    "ralph_desk project server. Tools are filtered per session: you see only the tools your "
+    "recipe and discipline allow. Task-execution sessions signal back with the verbs "
+    "done, partial, stuck, ask, flag, learned, suggest and blocked."
+)
+
+
+def context_from_request(request: Any, default: SessionContext) -> SessionContext:
+    """The session context an HTTP gate attached to the request, or the server's default."""
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, Mapping):
+        state = scope.get("state")
+        if isinstance(state, Mapping) and isinstance(state.get(CONTEXT_STATE_KEY), SessionContext):
+            return state[CONTEXT_STATE_KEY]  # type: ignore[no-any-return]
+    return default
+
+
+def describe_validation_error(tool_name: str, error: ValidationError, model: type[BaseModel]) -> str:
+    """A short message naming each bad field, what it got and what is allowed."""
+    problems = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        if item["type"] == "extra_forbidden":
+            allowed = ", ".join(model.model_fields) or "none"
+            problems.append(f"{where}: unexpected argument (allowed arguments: {allowed})")
+            continue
+        got = repr(item.get("input"))
+        if len(got) > 60:
+            got = got[:57] + "..."
+        detail = item["msg"] if item["type"] == "missing" else f"{item['msg']} (got {got})"
+        problems.append(f"{where}: {detail}")
+    return f"invalid arguments for {tool_name!r}: " + "; ".join(problems)
+
+
+def error_result_model(message: str) -> CallToolResult:
+    """A tool-error result with a message meant for the caller."""
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def error_result(message: str) -> dict[str, Any]:
+    """A tool-error result on the wire, with a message meant for the caller."""
+    return error_result_model(message).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+class SessionGate:
+    """Middleware: each session sees only its enabled tools, and calls are checked before they run."""
+
+    def __init__(self, resolve: ContextResolver) -> None:
+        self.resolve = resolve
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method == "initialize":
+            return await call_next(ctx)
+        if ctx.method == "tools/list":
+            result = await call_next(ctx)
+            if isinstance(result, dict):
+                enabled = self.resolve(ctx.request).enabled_tools
+                result["tools"] = [tool for tool in result.get("tools", []) if tool.get("name") in enabled]
+            return result
+        if ctx.method == "tools/call":
+            refusal = self._refusal(ctx)
+            if refusal is not None:
+                log.info("refused call: %s", refusal)
+                return error_result(refusal)
+        return await call_next(ctx)
+
+    def _refusal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        params = ctx.params or {}
+        name = params.get("name")
+        arguments = params.get("arguments") or {}
+        if not isinstance(name, str):
+            return "a tools/call needs a tool name"
+        session = self.resolve(ctx.request)
+        hidden = session.refusal(name)
+        if hidden is not None:
+            return hidden
+        if not isinstance(arguments, dict):
+            return f"invalid arguments for {name!r}: expected an object of named arguments"
+        spec = REGISTRY[name]
+        try:
+            validated = spec.input_model.model_validate(arguments)
+        except ValidationError as error:
+            return argument_error(spec, describe_validation_error(name, error, spec.input_model))
+        return check_fields(session.recipe, name, set(validated.model_dump(exclude_none=True)))
+
+
+def argument_error(spec: ToolSpec, message: str) -> str:
+    """The text of an argument error: seed 003's structured error for loop-control tools, else plain."""
+    if spec.category is not ToolCategory.LOOP:
+        return message
+    return str(StructuredToolError("invalid_argument", message, {"tool": spec.name}))
+
+
+def not_found_message(error: NotFoundError, session: SessionContext) -> str:
+    """A not-found message that also says what is allowed, and which tool lists it."""
+    message = str(error)
+    if error.kind != "task" or "known:" in message:
+        return message
+    lister = next((tool for tool in ("list_tasks", "search_tasks") if tool in session.enabled_tools), None)
+    return f"{message}; allowed: the id of an existing task" + (f" ({lister} shows them)" if lister else "")
+
+
+def _signature(spec: ToolSpec, result_model: type[BaseModel]) -> inspect.Signature:
+    """A function signature mirroring the input model, so the SDK derives the same schema."""
+    parameters = []
+    for field_name, field in spec.input_model.model_fields.items():
+        annotation = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]  # type: ignore[name-defined]
+        default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        parameters.append(
+            inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        )
+    parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
+    return inspect.Signature(parameters, return_annotation=result_model)
+
+
+def _tool_function(
+    spec: ToolSpec, bound: BoundTool, services: Services, resolve: ContextResolver, loop: LoopControl | None
+) -> Callable[..., BaseModel]:
+    """The function the SDK calls for one tool; sync, so the SDK runs it in a worker thread."""
+
+    def run_tool(ctx: Context, **arguments: Any) -> BaseModel:
+        session = resolve(ctx.request_context.request)
+        try:
+            args = spec.input_model.model_validate(arguments)
+            return bound.handler(ToolCall(services, session, args, loop))
+        except StructuredToolError as error:
+            # Sent as is, so that the text stays one JSON document (no "Error executing tool" prefix).
+            return error_result_model(str(error))
+        except ValidationError as error:
+            message = describe_validation_error(spec.name, error, spec.input_model)
+            raise ToolError(argument_error(spec, message)) from None
+        except NotFoundError as error:
+            raise ToolError(not_found_message(error, session)) from None
+        except (ServiceError, StoreBusyError, ValueError) as error:
+            raise ToolError(str(error)) from None
+
+    run_tool.__name__ = spec.name
+    run_tool.__doc__ = spec.description
+    run_tool.__signature__ = _signature(spec, bound.result_model)  # type: ignore[attr-defined]
+    return run_tool
+
+
+def build_server(
+    services: Services,
+    default_context: SessionContext | None = None,
+    loop: LoopControl | None = None,
+    resolve: ContextResolver | None = None,
+) -> MCPServer:
+    """A fresh `ralph` MCP server over these services; sessions come from `resolve` or the default."""
+    handlers.load()
+    fallback = default_context or SessionContext()
+    resolver = resolve or (lambda request: context_from_request(request, fallback))
+    server = MCPServer(
+        SERVER_NAME,
+        version=ralph_desk.__version__,
+        instructions=INSTRUCTIONS,
+        middleware=[SessionGate(resolver)],
+    )
+    for spec in REGISTRY.values():
+        bound = HANDLERS.get(spec.name)
+        if bound is None:
+            continue
+        server.add_tool(
+            _tool_function(spec, bound, services, resolver, loop),
+            name=spec.name,
+            title=spec.name.replace("_", " ").capitalize(),
+            description=spec.description,
+            annotations=ToolAnnotations(
+                read_only_hint=spec.read_only,
+                destructive_hint=spec.destructive,
+                idempotent_hint=spec.idempotent,
+                open_world_hint=False,
+            ),
+            structured_output=True,
+        )
+    from ralph_desk.mcp_server import prompts, resources
+
+    resources.register(server, services, resolver)
+    prompts.register(server)
+    return server
+
+
+def dump(model: BaseModel) -> str:
+    """Compact JSON of a result model (for resources and logs)."""
+    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False)

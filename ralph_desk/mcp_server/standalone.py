@@ -1,0 +1,76 @@
+"""`ralph-desk mcp`: the server as its own process, over stdio or HTTP, logging to stderr and .ralph/logs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import signal
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import anyio
+
+from ralph_desk.domain.session import SessionContext
+from ralph_desk.mcp_server.auth import SessionTokens
+from ralph_desk.mcp_server.binding import LoopControl
+from ralph_desk.mcp_server.hosting import LOOPBACK_HOSTS, HttpHost
+from ralph_desk.mcp_server.server import build_server
+from ralph_desk.services.container import Services
+
+log = logging.getLogger("ralph_desk.mcp")
+
+
+def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
+    """Log to stderr and to `.ralph/logs/YYYYMMDD-HHMMSS_<name>.log`; stdout stays for the protocol."""
+    logs_dir.mkdir(parents=True, exist_ok=True)
+    log_file = logs_dir / f"{datetime.now():%Y%m%d-%H%M%S}_{name}.log"
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    root = logging.getLogger()
+    root.setLevel(level)
+    for handler in (logging.StreamHandler(sys.stderr), logging.FileHandler(log_file, encoding="utf-8")):
+        handler.setFormatter(formatter)
+        root.addHandler(handler)
+    return log_file
+
+
+def serve_stdio(services: Services, context: SessionContext, loop: LoopControl | None = None) -> None:
+    """Serve one client over stdin/stdout until it disconnects."""
+    server = build_server(services, context, loop=loop)
+    log.info("serving %s over stdio (recipe %s, task %s)", services.paths.root, context.recipe.value, context.task_id)
+    anyio.run(server.run_stdio_async)
+
+
+def serve_http(
+    services: Services,
+    context: SessionContext,
+    host: str,
+    port: int,
+    token: str | None,
+    loop: LoopControl | None = None,
+) -> None:
+    """Serve over Streamable HTTP until SIGINT/SIGTERM; prints the endpoint and token to stderr."""
+    if host not in LOOPBACK_HOSTS:
+        log.warning(
+            "binding to %s: the server is reachable from other machines; every request still needs the token",
+            host,
+        )
+    tokens = SessionTokens()
+    chosen = token or secrets.token_urlsafe(32)
+    tokens.register(chosen, context)
+    http = HttpHost(build_server(services, context, loop=loop), tokens, host=host, port=port)
+
+    async def main() -> None:
+        await http.start()
+        print(f"ralph MCP server: {http.url}", file=sys.stderr, flush=True)
+        if token is None:
+            print(f"bearer token: {chosen}", file=sys.stderr, flush=True)
+        stop = asyncio.Event()
+        running = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            running.add_signal_handler(signum, stop.set)
+        await stop.wait()
+        await http.stop()
+
+    asyncio.run(main())

@@ -1,0 +1,428 @@
+"""`prd.json` in the common Ralph format: import its user stories as tasks, export tasks as stories.
+
+The format::
+
+    {"project": "...", "branchName": "...", "description": "...",
+     "userStories": [{"id": "US-001", "title": "...", "description": "...",
+                      "acceptanceCriteria": ["..."], "priority": 1, "passes": false, "notes": "..."}]}
+
+Priorities: a story's whole-number priority (1 = most urgent) maps to our levels as
+1 → critical, 2 → high, 3 → medium, 4 and above → low; on export critical → 1, high → 2,
+medium → 3, low → 4. Stories are imported in priority order (ties in file order), so that an
+export, which orders by level and then task id, keeps their order.
+
+Each imported task keeps its story id as the tag `prd:<id>`, so a second import updates those tasks
+instead of adding new ones. Exported tasks without such a tag get the id `T-<task id>`, which a
+later import matches back to the same task. `passes: true` means done; `notes` are the task's hints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.records import Task
+from ralph_desk.project import ProjectError, read_config, write_config
+from ralph_desk.services.container import Services
+from ralph_desk.services.errors import NotFoundError
+
+TAG_PREFIX = "prd:"
+GENERAL = "general"
+MAX_STORY_ID = 100
+MAX_TITLE = 500
+MAX_TEXT = 20_000
+MAX_ITEMS = 200
+EXPORT_ID = re.compile(r"^T-0*(\d+)$")
+
+LEVEL_BY_RANK: Mapping[int, Priority] = {1: Priority.CRITICAL, 2: Priority.HIGH, 3: Priority.MEDIUM}
+RANK_BY_LEVEL: Mapping[Priority, int] = {
+    Priority.CRITICAL: 1,
+    Priority.HIGH: 2,
+    Priority.MEDIUM: 3,
+    Priority.LOW: 4,
+}
+
+
+class PrdError(ValueError):
+    """A prd.json that cannot be used; the message names the file and the place in it."""
+
+
+def level_of(rank: int) -> Priority:
+    """Our priority level for a story's whole-number priority (1 = most urgent)."""
+    return LEVEL_BY_RANK.get(rank, Priority.LOW)
+
+
+def rank_of(level: Priority) -> int:
+    """A story's whole-number priority for one of our levels."""
+    return RANK_BY_LEVEL[level]
+
+
+@dataclass(frozen=True)
+class Story:
+    """One user story of a prd.json."""
+
+    id: str
+    title: str
+    description: str = ""
+    acceptance_criteria: tuple[str, ...] = ()
+    priority: int = 3
+    passes: bool = False
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class PrdDocument:
+    """A parsed, checked prd.json."""
+
+    project: str | None
+    branch_name: str | None
+    description: str | None
+    stories: tuple[Story, ...]
+
+
+@dataclass
+class ImportResult:
+    """The task ids an import created, updated and left as they were."""
+
+    created: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+class _Checker:
+    """Collects every problem of a document, each named by its JSON path."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[str] = []
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(f"{path}: {message}")
+
+    def text(self, data: Mapping[str, Any], key: str, path: str, required: bool, limit: int) -> str | None:
+        where = f"{path}.{key}" if path else key
+        return self.value_text(data.get(key), where, required, limit)
+
+    def value_text(self, value: Any, where: str, required: bool, limit: int) -> str | None:
+        if value is None:
+            if required:
+                self.problem(where, "missing")
+            return None
+        if not isinstance(value, str):
+            self.problem(where, f"must be a text, not {_kind(value)}")
+            return None
+        if required and not value.strip():
+            self.problem(where, "must not be empty")
+            return None
+        if len(value) > limit:
+            self.problem(where, f"has {len(value)} characters; at most {limit} allowed")
+            return None
+        if "\x00" in value:
+            self.problem(where, "contains a NUL character")
+            return None
+        return value
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            shown = self.problems[:20]
+            more = f" (and {len(self.problems) - 20} more)" if len(self.problems) > 20 else ""
+            raise PrdError(f"{self.source}: " + "; ".join(shown) + more)
+
+
+def _kind(value: Any) -> str:
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "a text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def parse(data: Any, source: str = "prd.json") -> PrdDocument:
+    """Check a loaded prd.json; PrdError lists every problem by its path (e.g. `userStories[3].title`)."""
+    checker = _Checker(source)
+    if not isinstance(data, dict):
+        checker.problem("(top level)", f"must be an object with userStories, not {_kind(data)}")
+        checker.raise_if_any()
+    project = checker.text(data, "project", "", required=False, limit=200)
+    branch = checker.text(data, "branchName", "", required=False, limit=250)
+    description = checker.text(data, "description", "", required=False, limit=MAX_TEXT)
+    raw_stories = data.get("userStories")
+    stories: list[Story] = []
+    if raw_stories is None:
+        checker.problem("userStories", "missing")
+    elif not isinstance(raw_stories, list):
+        checker.problem("userStories", f"must be a list, not {_kind(raw_stories)}")
+    else:
+        seen: dict[str, int] = {}
+        for index, raw in enumerate(raw_stories):
+            story = _story(checker, raw, f"userStories[{index}]")
+            if story is None:
+                continue
+            if story.id in seen:
+                checker.problem(
+                    f"userStories[{index}].id", f"{story.id!r} repeats userStories[{seen[story.id]}].id"
+                )
+            seen.setdefault(story.id, index)
+            stories.append(story)
+    checker.raise_if_any()
+    return PrdDocument(project, branch, description, tuple(stories))
+
+
+def _story(checker: _Checker, raw: Any, path: str) -> Story | None:
+    if not isinstance(raw, dict):
+        checker.problem(path, f"must be an object, not {_kind(raw)}")
+        return None
+    before = len(checker.problems)
+    story_id = checker.text(raw, "id", path, required=True, limit=MAX_STORY_ID)
+    if story_id is not None and (story_id != story_id.strip() or any(c.isspace() for c in story_id)):
+        checker.problem(f"{path}.id", f"{story_id!r} must not contain spaces or line breaks")
+    title = checker.text(raw, "title", path, required=True, limit=MAX_TITLE)
+    description = checker.text(raw, "description", path, required=False, limit=MAX_TEXT)
+    notes = checker.text(raw, "notes", path, required=False, limit=MAX_TEXT)
+    criteria = _criteria(checker, raw.get("acceptanceCriteria"), f"{path}.acceptanceCriteria")
+    priority = raw.get("priority", 3)
+    if isinstance(priority, bool) or not isinstance(priority, int) or priority < 1:
+        checker.problem(
+            f"{path}.priority", f"{json.dumps(priority)} is not allowed; allowed: a whole number ≥ 1"
+        )
+    passes = raw.get("passes", False)
+    if not isinstance(passes, bool):
+        checker.problem(f"{path}.passes", f"{json.dumps(passes)} is not allowed; allowed: true or false")
+    if len(checker.problems) > before:
+        return None
+    assert story_id is not None and title is not None
+    return Story(
+        id=story_id,
+        title=title.strip(),
+        description=description or "",
+        acceptance_criteria=criteria,
+        priority=priority,
+        passes=passes,
+        notes=notes if notes and notes.strip() else None,
+    )
+
+
+def _criteria(checker: _Checker, raw: Any, path: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        checker.problem(path, f"must be a list of texts, not {_kind(raw)}")
+        return ()
+    if len(raw) > MAX_ITEMS:
+        checker.problem(path, f"has {len(raw)} items; at most {MAX_ITEMS} allowed")
+        return ()
+    checked = [
+        checker.value_text(item, f"{path}[{index}]", required=True, limit=MAX_TEXT)
+        for index, item in enumerate(raw)
+    ]
+    return tuple(item for item in checked if item is not None)
+
+
+def load(path: Path) -> PrdDocument:
+    """Read and check a prd.json file."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PrdError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise PrdError(f"{path}: cannot read it: {error}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise PrdError(
+            f"{path}: not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+        ) from None
+    return parse(data, source=str(path))
+
+
+# --- import --------------------------------------------------------------------------------------
+
+
+def story_tag(story_id: str) -> str:
+    """The tag that ties a task to its story."""
+    return f"{TAG_PREFIX}{story_id}"
+
+
+def _story_id_of(task: Task) -> str | None:
+    return next((tag[len(TAG_PREFIX) :] for tag in task.tags if tag.startswith(TAG_PREFIX)), None)
+
+
+def import_document(
+    services: Services, document: PrdDocument, feature: str | None = None, discipline: str | None = None
+) -> ImportResult:
+    """Create or update one task per story (origin `import`); nothing is written if a name is unknown."""
+    feature_name = _known_or_general(services, "feature", feature)
+    discipline_name = _known_or_general(services, "discipline", discipline)
+    tasks = [services.tasks.get(summary.id) for summary in services.tasks.list()]
+    by_story = {story_id: task for task in tasks if (story_id := _story_id_of(task)) is not None}
+    untagged = {task.id: task for task in tasks if _story_id_of(task) is None}
+    ordered = sorted(enumerate(document.stories), key=lambda item: (item[1].priority, item[0]))
+    if ordered:
+        _ensure_general(services, feature_name, discipline_name)
+    result = ImportResult()
+    for _, story in ordered:
+        existing = by_story.get(story.id) or _exported_task(story.id, untagged)
+        if existing is None:
+            task = services.tasks.create(
+                feature=feature_name,
+                discipline=discipline_name,
+                title=story.title,
+                description=story.description or None,
+                priority=level_of(story.priority).value,
+                status=(TaskStatus.DONE if story.passes else TaskStatus.PENDING).value,
+                acceptance_criteria=list(story.acceptance_criteria),
+                tags=[story_tag(story.id)],
+                hints=story.notes,
+                origin=TaskOrigin.IMPORT.value,
+            )
+            result.created.append(task.id)
+        elif _update(services, existing, story):
+            result.updated.append(existing.id)
+        else:
+            result.unchanged.append(existing.id)
+    _adopt_project_details(services, document)
+    return result
+
+
+def _adopt_project_details(services: Services, document: PrdDocument) -> None:
+    """Take the document's description and branch where the project has none yet."""
+    if document.description:
+        project = services.project.get()
+        if not project.description:
+            services.project.set(project.title, document.description)
+    if document.branch_name and document.branch_name.strip():
+        try:
+            config = read_config(services.paths)
+        except ProjectError:
+            return
+        if not config.get("branch_name"):
+            write_config(services.paths, {**config, "branch_name": document.branch_name})
+
+
+def _exported_task(story_id: str, untagged: Mapping[int, Task]) -> Task | None:
+    match = EXPORT_ID.match(story_id)
+    return untagged.get(int(match.group(1))) if match else None
+
+
+def _known_or_general(services: Services, kind: str, name: str | None) -> str:
+    if name is None:
+        return GENERAL
+    known = [
+        item.name for item in (services.features.list() if kind == "feature" else services.disciplines.list())
+    ]
+    if name not in known:
+        raise PrdError(f"--{kind} {name!r}: no such {kind}; known: {', '.join(known) or '(none)'}")
+    return name
+
+
+def _ensure_general(services: Services, feature: str, discipline: str) -> None:
+    if feature == GENERAL:
+        try:
+            services.features.get(GENERAL)
+        except NotFoundError:
+            services.features.create(
+                GENERAL, "General", description="Tasks imported from a prd.json without a feature."
+            )
+    if discipline == GENERAL:
+        try:
+            services.disciplines.get(GENERAL)
+        except NotFoundError:
+            services.disciplines.create(GENERAL, "General", icon="code", color="#64748b", acronym="GEN")
+
+
+def _update(services: Services, task: Task, story: Story) -> bool:
+    """Bring a task in line with its story; whether anything changed."""
+    wanted: dict[str, Any] = {
+        "title": story.title,
+        "description": story.description or None,
+        "priority": level_of(story.priority).value,
+        "acceptance_criteria": list(story.acceptance_criteria),
+        "hints": story.notes,
+    }
+    current: dict[str, Any] = {
+        "title": task.title,
+        "description": task.description,
+        "priority": task.priority.value,
+        "acceptance_criteria": list(task.acceptance_criteria),
+        "hints": task.hints,
+    }
+    changes = {key: value for key, value in wanted.items() if current[key] != value}
+    tag = story_tag(story.id)
+    if tag not in task.tags:
+        changes["tags"] = [*task.tags, tag]
+    if changes:
+        services.tasks.update(task.id, **changes)
+    status = _status_for(task.status, story.passes)
+    if status is not None:
+        services.tasks.set_status(task.id, status.value)
+    return bool(changes) or status is not None
+
+
+def _status_for(current: TaskStatus, passes: bool) -> TaskStatus | None:
+    """The status a story's `passes` asks for, or None to keep the current one."""
+    if passes and current is not TaskStatus.DONE:
+        return TaskStatus.DONE
+    if not passes and current is TaskStatus.DONE:
+        return TaskStatus.PENDING
+    return None
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def export_document(services: Services) -> dict[str, Any]:
+    """Every task but drafts as a prd.json document, most urgent first, then by id."""
+    project = services.project.get()
+    summaries = [summary for summary in services.tasks.list() if summary.status is not TaskStatus.DRAFT]
+    summaries.sort(key=lambda summary: (-summary.priority.rank, summary.id))
+    stories = [_story_of(services.tasks.get(summary.id)) for summary in summaries]
+    return {
+        "project": project.title,
+        "branchName": _branch_name(services, project.title),
+        "description": project.description,
+        "userStories": stories,
+    }
+
+
+def _story_of(task: Task) -> dict[str, Any]:
+    story: dict[str, Any] = {
+        "id": _story_id_of(task) or f"T-{task.id:03d}",
+        "title": task.title,
+        "description": task.description or "",
+        "acceptanceCriteria": list(task.acceptance_criteria),
+        "priority": rank_of(task.priority),
+        "passes": task.status is TaskStatus.DONE,
+    }
+    if task.hints:
+        story["notes"] = task.hints
+    return story
+
+
+def _branch_name(services: Services, title: str) -> str:
+    try:
+        configured = read_config(services.paths).get("branch_name")
+    except ProjectError:
+        configured = None
+    if isinstance(configured, str) and configured:
+        return configured
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return f"ralph/{slug or 'project'}"
+
+
+def write(path: Path, document: Mapping[str, Any]) -> None:
+    """Write a prd.json document (the whole file replaced at once)."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temporary, path)

@@ -1,0 +1,71 @@
+"""All services of one project, built over one database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ralph_desk.project import ProjectPaths
+from ralph_desk.services.comments import CommentService
+from ralph_desk.services.disciplines import DisciplineService
+from ralph_desk.services.features import FeatureService
+from ralph_desk.services.inbox import InboxService
+from ralph_desk.services.project_info import ProjectInfoService
+from ralph_desk.services.sessions import SessionService
+from ralph_desk.services.signals import SignalService
+from ralph_desk.services.state_files import StateFileService
+from ralph_desk.services.tasks import TaskService
+from ralph_desk.store.database import Database
+
+
+@dataclass
+class Services:
+    """The one API the window, the MCP server, the loop and the CLI call."""
+
+    paths: ProjectPaths
+    db: Database
+
+    @classmethod
+    def open(cls, paths: ProjectPaths, db_url: str | None = None, migrate: bool = True) -> Services:
+        """Open (and migrate) the project's database and build the services over it."""
+        return cls(paths, Database(paths.db_url(db_url), migrate_on_open=migrate))
+
+    @cached_property
+    def features(self) -> FeatureService:
+        return FeatureService(self.db)
+
+    @cached_property
+    def disciplines(self) -> DisciplineService:
+        return DisciplineService(self.db)
+
+    @cached_property
+    def tasks(self) -> TaskService:
+        return TaskService(self.db)
+
+    @cached_property
+    def comments(self) -> CommentService:
+        return CommentService(self.db)
+
+    @cached_property
+    def signals(self) -> SignalService:
+        return SignalService(self.db)
+
+    @cached_property
+    def inbox(self) -> InboxService:
+        return InboxService(self.db)
+
+    @cached_property
+    def sessions(self) -> SessionService:
+        return SessionService(self.db)
+
+    @cached_property
+    def project(self) -> ProjectInfoService:
+        return ProjectInfoService(self.db)
+
+    @cached_property
+    def state_files(self) -> StateFileService:
+        return StateFileService(self.paths, self.db)
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.db.dispose()

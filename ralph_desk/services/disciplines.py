@@ -1,0 +1,327 @@
+"""Disciplines: kinds of work, with their persona, the tools they take away and their extra MCP servers."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from ralph_desk.domain.recipes import unknown_tools
+from ralph_desk.domain.records import Discipline, McpServerSpec
+from ralph_desk.domain.tools import closest_tools, in_registry_order
+from ralph_desk.services import validation as check
+from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.store import disciplines as store
+from ralph_desk.store.database import Database, UnitOfWork
+
+UPDATABLE_FIELDS = (
+    "display_name",
+    "icon",
+    "color",
+    "acronym",
+    "system_prompt",
+    "skills",
+    "conventions",
+    "disabled_tools",
+    "mcp_servers",
+)
+RESERVED_SERVER_NAMES = frozenset({"ralph"})
+SHOWN_TASKS = 20
+
+_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+_ICON = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ACRONYM = re.compile(r"^[A-Za-z0-9]{1,10}$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_COMMAND_KEYS = frozenset({"command", "args", "env"})
+_URL_KEYS = frozenset({"url", "headers"})
+_SERVER_SHAPES = (
+    "{'command': str, 'args': [str], 'env': {str: str}} or {'url': 'http(s)://…', 'headers': {str: str}}"
+)
+
+
+def _matching(field: str, value: Any, pattern: re.Pattern[str], allowed: str) -> str:
+    if not isinstance(value, str) or not pattern.match(value):
+        raise InvalidValueError(field, value, allowed)
+    return value
+
+
+def _color(value: Any) -> str:
+    return _matching("color", value, _COLOR, "a hex colour '#rrggbb', e.g. '#3b82f6'").lower()
+
+
+def _icon(value: Any) -> str:
+    return _matching(
+        "icon",
+        value,
+        _ICON,
+        "an icon name: 1-64 letters, digits, '-', '_' or '.', e.g. 'code' or 'book-open'",
+    )
+
+
+def _acronym(value: Any) -> str | None:
+    if value is None:
+        return None
+    return _matching("acronym", value, _ACRONYM, "1-10 letters or digits, e.g. 'FE'")
+
+
+def _optional_text(field: str, value: str | None) -> str | None:
+    """A clearable text: None, empty or blank all clear it."""
+    checked = check.text(field, value)
+    return checked if checked is not None and checked.strip() else None
+
+
+def _skills(values: Sequence[str] | None) -> builtins.list[str]:
+    skills: builtins.list[str] = []
+    for index, skill in enumerate(check.text_list("skills", values)):
+        trimmed = check.required_text(f"skills[{index}]", skill.strip(), limit=500)
+        if trimmed not in skills:
+            skills.append(trimmed)
+    return skills
+
+
+def _disabled_tools(values: Sequence[str] | None) -> builtins.list[str]:
+    """Registered tool names, without repeats, in registry order."""
+    names = check.text_list("disabled_tools", values)
+    unknown = unknown_tools(names)
+    if unknown:
+        close = closest_tools(unknown[0])
+        hint = f" (did you mean: {', '.join(close)}?)" if close else ""
+        raise InvalidValueError(
+            "disabled_tools", unknown[0] if len(unknown) == 1 else unknown, f"names of registered tools{hint}"
+        )
+    return in_registry_order(names)
+
+
+def _plain_text(field: str, value: Any, limit: int, required: bool = True) -> str:
+    """A one-line text: no NUL, no line breaks."""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise InvalidValueError(field, value, "a non-empty text" if required else "a text")
+    if len(value) > limit:
+        raise InvalidValueError(field, f"<{len(value)} characters>", f"at most {limit} characters")
+    if any(character in value for character in "\x00\r\n"):
+        raise InvalidValueError(field, value, "one line of text without NUL characters")
+    return value
+
+
+def _string_map(field: str, value: Any, key_pattern: re.Pattern[str], key_allowed: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidValueError(field, value, "a mapping of text to text")
+    if len(value) > check.MAX_ITEMS:
+        raise InvalidValueError(field, f"<{len(value)} entries>", f"at most {check.MAX_ITEMS} entries")
+    checked: dict[str, str] = {}
+    for key, item in value.items():
+        checked[_matching(f"{field} key", key, key_pattern, key_allowed)] = _plain_text(
+            f"{field}[{key!r}]", item, limit=check.MAX_TEXT, required=False
+        )
+    return checked
+
+
+def _args(field: str, value: Any) -> builtins.list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidValueError(field, value, "a list of texts")
+    if len(value) > check.MAX_ITEMS:
+        raise InvalidValueError(field, f"<{len(value)} items>", f"at most {check.MAX_ITEMS} items")
+    return [
+        _plain_text(f"{field}[{index}]", item, check.MAX_TEXT, required=False)
+        for index, item in enumerate(value)
+    ]
+
+
+def _url(field: str, value: Any) -> str:
+    url = _plain_text(field, value, limit=2000)
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+        raise InvalidValueError(field, value, "an http:// or https:// URL with a host")
+    return url
+
+
+def _spec_entry(spec: McpServerSpec) -> dict[str, Any]:
+    """Every field a spec sets, so that a spec with both a command and a URL is refused, not trimmed."""
+    entry: dict[str, Any] = {}
+    if spec.command is not None or spec.args or spec.env:
+        entry.update(command=spec.command, args=list(spec.args), env=dict(spec.env))
+    if spec.url is not None or spec.headers:
+        entry.update(url=spec.url, headers=dict(spec.headers))
+    return entry
+
+
+def _mcp_server(name: str, entry: Any) -> McpServerSpec:
+    field = f"mcp_servers[{name!r}]"
+    if isinstance(entry, McpServerSpec):
+        entry = _spec_entry(entry)
+    if not isinstance(entry, Mapping):
+        raise InvalidValueError(field, entry, _SERVER_SHAPES)
+    keys = {key for key, value in entry.items() if value is not None}
+    kind = entry.get("type")
+    keys.discard("type")
+    unknown = sorted(str(key) for key in keys - _COMMAND_KEYS - _URL_KEYS)
+    if unknown:
+        raise InvalidValueError(f"{field} key", unknown[0], "command, args, env, url, headers or type")
+    if ("command" in keys) == ("url" in keys):
+        raise InvalidValueError(field, dict(entry), f"exactly one of 'command' or 'url': {_SERVER_SHAPES}")
+    if "command" in keys:
+        if keys - _COMMAND_KEYS:
+            raise InvalidValueError(field, dict(entry), "a command server takes only command, args and env")
+        if kind not in (None, "stdio"):
+            raise InvalidValueError(f"{field}.type", kind, "'stdio' for a command server (or no type)")
+        return McpServerSpec(
+            name=name,
+            command=_plain_text(f"{field}.command", entry["command"], limit=1000),
+            args=tuple(_args(f"{field}.args", entry.get("args"))),
+            env=_string_map(f"{field}.env", entry.get("env"), _ENV_NAME, "a variable name like API_KEY"),
+        )
+    if keys - _URL_KEYS:
+        raise InvalidValueError(field, dict(entry), "an HTTP server takes only url and headers")
+    if kind not in (None, "http"):
+        raise InvalidValueError(f"{field}.type", kind, "'http' for a URL server (or no type)")
+    return McpServerSpec(
+        name=name,
+        url=_url(f"{field}.url", entry["url"]),
+        headers=_string_map(f"{field}.headers", entry.get("headers"), _HEADER_NAME, "an HTTP header name"),
+    )
+
+
+def _mcp_servers(value: Any) -> dict[str, dict[str, Any]]:
+    """Extra MCP servers, by name, in the JSON form they are stored and handed to agents in."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        items = builtins.list(value.items())
+    elif (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and all(isinstance(item, McpServerSpec) for item in value)
+    ):
+        items = [(spec.name, spec) for spec in value]
+    else:
+        raise InvalidValueError("mcp_servers", value, f"a mapping of server name to {_SERVER_SHAPES}")
+    if len(items) > check.MAX_ITEMS:
+        raise InvalidValueError(
+            "mcp_servers", f"<{len(items)} servers>", f"at most {check.MAX_ITEMS} servers"
+        )
+    servers: dict[str, dict[str, Any]] = {}
+    for name, entry in items:
+        check.name("mcp_servers name", name)
+        if name in RESERVED_SERVER_NAMES:
+            raise InvalidValueError(
+                "mcp_servers name", name, "any name but 'ralph', which is ralph-desk's own server"
+            )
+        if name in servers:
+            raise InvalidValueError("mcp_servers name", name, "each name once")
+        servers[name] = _mcp_server(name, entry).to_json()
+    return servers
+
+
+def _field(key: str, value: Any) -> Any:
+    """One updatable field, checked."""
+    if key == "display_name":
+        return check.required_text(key, value, limit=200)
+    if key == "icon":
+        return _icon(value)
+    if key == "color":
+        return _color(value)
+    if key == "acronym":
+        return _acronym(value)
+    if key in ("system_prompt", "conventions"):
+        return _optional_text(key, value)
+    if key == "skills":
+        return _skills(value)
+    if key == "disabled_tools":
+        return _disabled_tools(value)
+    if key == "mcp_servers":
+        return _mcp_servers(value)
+    raise AssertionError(f"unhandled discipline field {key!r}")
+
+
+class DisciplineService:
+    """Create, read, update and delete disciplines, and edit the tools each one takes away."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def list(self) -> builtins.list[Discipline]:
+        """Every discipline, by name."""
+        with self.db.read() as unit:
+            return store.list_all(unit)
+
+    def get(self, name: str) -> Discipline:
+        """One discipline."""
+        with self.db.read() as unit:
+            return self._require(unit, name)
+
+    def create(
+        self,
+        name: str,
+        display_name: str,
+        icon: str,
+        color: str,
+        acronym: str | None = None,
+        system_prompt: str | None = None,
+        skills: Sequence[str] | None = None,
+        conventions: str | None = None,
+        disabled_tools: Sequence[str] | None = None,
+        mcp_servers: Mapping[str, Any] | Sequence[McpServerSpec] | None = None,
+    ) -> Discipline:
+        """Add a discipline; the name must be new."""
+        fields = {"name": check.name("name", name)}
+        given = {
+            "display_name": display_name,
+            "icon": icon,
+            "color": color,
+            "acronym": acronym,
+            "system_prompt": system_prompt,
+            "skills": skills,
+            "conventions": conventions,
+            "disabled_tools": disabled_tools,
+            "mcp_servers": mcp_servers,
+        }
+        fields.update({key: _field(key, value) for key, value in given.items()})
+        with self.db.write() as unit:
+            if store.id_of(unit, name) is not None:
+                raise ConflictError(f"a discipline named {name!r} already exists; choose another name")
+            return store.create(unit, fields)
+
+    def update(self, name: str, **changes: Any) -> Discipline:
+        """Change the given fields (None clears an optional text; lists and servers are replaced whole)."""
+        unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
+        if unknown:
+            raise InvalidValueError("field", unknown[0], "one of " + ", ".join(UPDATABLE_FIELDS))
+        fields = {key: _field(key, value) for key, value in changes.items()}
+        with self.db.write() as unit:
+            discipline = self._require(unit, name)
+            if not fields:
+                return discipline
+            updated = store.update(unit, name, fields)
+            assert updated is not None
+            return updated
+
+    def set_disabled_tools(self, name: str, tools: Sequence[str]) -> Discipline:
+        """Replace the tools this discipline takes away from every recipe."""
+        return self.update(name, disabled_tools=tools)
+
+    def delete(self, name: str) -> None:
+        """Remove a discipline no task uses."""
+        with self.db.write() as unit:
+            self._require(unit, name)
+            using = store.tasks_using(unit, name, limit=SHOWN_TASKS + 1)
+            if using:
+                shown = ", ".join(f"#{task_id}" for task_id in using[:SHOWN_TASKS])
+                more = " and more" if len(using) > SHOWN_TASKS else ""
+                raise ConflictError(
+                    f"discipline {name!r} is used by tasks {shown}{more}; "
+                    "move those tasks to another discipline or delete them first"
+                )
+            store.delete(unit, name)
+
+    def _require(self, unit: UnitOfWork, name: str) -> Discipline:
+        discipline = store.get(unit, name)
+        if discipline is None:
+            raise NotFoundError("discipline", name, store.names(unit))
+        return discipline

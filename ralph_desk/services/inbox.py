@@ -1,0 +1,358 @@
+"""The human's side of the loop: answer questions, review suggested tasks, triage flags."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from ralph_desk.domain.enums import (
+    FlagCategory,
+    FlagResolution,
+    Priority,
+    ReviewDecision,
+    Severity,
+    SuggestionKind,
+    TaskOrigin,
+    TaskStatus,
+    Verb,
+)
+from ralph_desk.domain.records import Signal, Task
+from ralph_desk.services import validation as check
+from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.tasks import TaskService
+from ralph_desk.store import comments as comments_store
+from ralph_desk.store import features as features_store
+from ralph_desk.store import signals as store
+from ralph_desk.store import tasks as tasks_store
+from ralph_desk.store.database import Database, UnitOfWork
+
+TITLE_LENGTH = 120
+ELLIPSIS = "…"
+HUMAN = "human"
+TRIAGE_CHOICES = ("acknowledged", "resolved", "dismissed", "convert")
+
+E = TypeVar("E", bound=StrEnum)
+Filter = str | Sequence[str] | None
+
+
+@dataclass(frozen=True)
+class TriageResult:
+    """A triaged flag, and the task it became when it was converted."""
+
+    flag: Signal
+    task: Task | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def title_from(text: str, limit: int = TITLE_LENGTH) -> str:
+    """A one-line task title from a longer text: its first line, cut at a word within `limit`."""
+    first_line = next((line for line in text.splitlines() if line.strip()), text)
+    line = " ".join(first_line.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - len(ELLIPSIS)]
+    if line[len(cut)] != " " and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.-") + ELLIPSIS
+
+
+def _clip(text: str, limit: int = check.MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
+
+
+def _choices(field: str, value: Filter, enum: type[E]) -> list[str] | None:
+    if value is None:
+        return None
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, Sequence):
+        raise InvalidValueError(field, value, "a value or a list of values")
+    return [check.choice(field, item, enum).value for item in values]
+
+
+def _positive_id(field: str, value: int) -> int:
+    checked = check.positive_int(field, value)
+    if checked is None:
+        raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
+    return checked
+
+
+def _signal_of(unit: UnitOfWork, field: str, signal_id: int, verb: Verb) -> Signal:
+    """The signal `signal_id`, which must be a `verb`."""
+    signal = store.get(unit, _positive_id(field, signal_id), for_update=unit.writable)
+    if signal is None:
+        raise NotFoundError(verb.value, signal_id)
+    if signal.verb is not verb:
+        raise InvalidValueError(
+            field,
+            signal_id,
+            f"the id of a signal of verb {verb.value!r} (signal {signal_id} has verb {signal.verb.value!r})",
+        )
+    return signal
+
+
+def _suggested_draft(unit: UnitOfWork, task_id: int, action: str) -> Task:
+    """The task `task_id`, which must be a draft an agent suggested."""
+    task = tasks_store.get(unit, _positive_id("task_id", task_id))
+    if task is None:
+        raise NotFoundError("task", task_id)
+    if task.origin is not TaskOrigin.AGENT:
+        raise ConflictError(
+            f"task #{task_id} was not suggested by an agent (its origin is {task.origin.value!r}); "
+            f"only agent-suggested draft tasks can be {action} here"
+        )
+    if task.status is not TaskStatus.DRAFT:
+        raise ConflictError(
+            f"task #{task_id} is not a draft (its status is {task.status.value!r}); "
+            f"only agent-suggested draft tasks can be {action}"
+        )
+    return task
+
+
+def _review(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> None:
+    """Record the human's decision on the suggestion a draft task came from, if it came from one."""
+    suggestion = store.suggestion_for_task(unit, task_id)
+    if suggestion is None:
+        unit.touch("inbox")
+        return
+    store.update(unit, suggestion.id, fields)
+    unit.touch("inbox", suggestion.id)
+
+
+class InboxService:
+    """Questions to answer, suggestions to review and flags to triage."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.tasks = TaskService(db)
+
+    def asks(self, open_only: bool = True) -> builtins.list[Signal]:
+        """Open blocking questions of tasks in needs_input, oldest first (or every unanswered one)."""
+        with self.db.read() as unit:
+            return store.asks(unit, open_only=open_only)
+
+    def suggestions(self, pending_only: bool = True) -> builtins.list[Signal]:
+        """Suggestions, oldest first (only those waiting for review when `pending_only`)."""
+        with self.db.read() as unit:
+            return store.suggestions(unit, pending_only=pending_only)
+
+    def flags(
+        self,
+        resolution: Filter = None,
+        severity: Filter = None,
+        category: Filter = None,
+        feature: str | None = None,
+    ) -> builtins.list[Signal]:
+        """Flags (each filter one value or a list): blocking, then warning, then info; newest first within."""
+        resolutions = _choices("resolution", resolution, FlagResolution)
+        severities = _choices("severity", severity, Severity)
+        categories = _choices("category", category, FlagCategory)
+        with self.db.read() as unit:
+            if feature is not None and features_store.id_of(unit, feature) is None:
+                raise NotFoundError("feature", feature, features_store.names(unit))
+            return store.flags(
+                unit, resolutions=resolutions, severities=severities, categories=categories, feature=feature
+            )
+
+    def counts(self) -> dict[str, int]:
+        """How many open questions (`asks`), pending `suggestions` and open `flags` wait."""
+        with self.db.read() as unit:
+            return store.counts(unit)
+
+    def answer(self, ask_id: int, text: str) -> Signal:
+        """Answer a question; its task goes back to pending once none of its blocking questions is open."""
+        answer = check.required_text("text", text)
+        with self.db.write() as unit:
+            ask = _signal_of(unit, "ask_id", ask_id, Verb.ASK)
+            if ask.answered_at is not None:
+                raise ConflictError(
+                    f"ask {ask_id} was already answered (at {ask.answered_at:%Y-%m-%d %H:%M:%S} UTC); "
+                    "an answer is given once — ask a new question through the task's next session"
+                )
+            answered = store.update(unit, ask.id, {"answer": answer, "answered_at": _now()})
+            assert answered is not None
+            unit.touch("inbox", ask.id)
+            status = tasks_store.status_of(unit, ask.task_id)
+            if status is TaskStatus.NEEDS_INPUT and store.open_blocking_ask_count(unit, ask.task_id) == 0:
+                tasks_store.set_status(unit, ask.task_id, TaskStatus.PENDING.value)
+            return answered
+
+    def create_suggested_task(self, signal_id: int) -> Task:
+        """The draft task of a `new_task` suggestion, created on first call (origin agent)."""
+        with self.db.write() as unit:
+            suggestion = _signal_of(unit, "signal_id", signal_id, Verb.SUGGEST)
+            if suggestion.kind != SuggestionKind.NEW_TASK.value:
+                raise ConflictError(
+                    f"suggestion {signal_id} is a {suggestion.kind!r} suggestion; only new_task "
+                    "suggestions become tasks — acknowledge it instead"
+                )
+            if suggestion.created_task_id is not None:
+                existing = tasks_store.get(unit, suggestion.created_task_id)
+                assert existing is not None, "created_task_id is cleared when its task is deleted"
+                return existing
+            if suggestion.review_decision is not ReviewDecision.PENDING:
+                raise ConflictError(
+                    f"suggestion {signal_id} was already reviewed ({suggestion.review_decision}) "
+                    "and its task is gone; nothing to create"
+                )
+            facts = store.task_facts(unit, suggestion.task_id)
+            assert facts is not None, "a signal's task exists (signals are deleted with it)"
+            feature_id = facts.feature_id
+            if suggestion.feature is not None:
+                feature_id = features_store.id_of(unit, suggestion.feature) or feature_id
+            what, why = suggestion.what or "", suggestion.why or ""
+            task = tasks_store.create(
+                unit,
+                {
+                    "feature_id": feature_id,
+                    "discipline_id": facts.discipline_id,
+                    "title": title_from(what),
+                    "description": _clip(f"{what}\n\nWhy: {why}"),
+                    "priority": Priority.MEDIUM.value,
+                    "status": TaskStatus.DRAFT.value,
+                    "origin": TaskOrigin.AGENT.value,
+                },
+            )
+            store.update(unit, suggestion.id, {"created_task_id": task.id})
+            unit.touch("inbox", suggestion.id)
+            return task
+
+    def approve(self, task_id_or_signal: int | Signal) -> Task:
+        """Approve an agent-suggested draft task (by task id, or by its suggestion): it becomes pending."""
+        task_id = self._suggested_task_id(task_id_or_signal)
+        with self.db.write() as unit:
+            _suggested_draft(unit, task_id, "approved")
+            task = tasks_store.set_status(unit, task_id, TaskStatus.PENDING.value)
+            assert task is not None
+            _review(unit, task_id, {"review_decision": ReviewDecision.APPROVED.value})
+            return task
+
+    def edit_and_approve(
+        self,
+        task_id: int,
+        title: str | None = None,
+        description: str | None = None,
+        feature: str | None = None,
+        discipline: str | None = None,
+        priority: str | None = None,
+        acceptance_criteria: Sequence[str] | None = None,
+    ) -> Task:
+        """Change a suggested draft task's fields (those given), then approve it."""
+        with self.db.read() as unit:
+            _suggested_draft(unit, task_id, "edited and approved")
+        changes = {
+            key: value
+            for key, value in {
+                "title": title,
+                "description": description,
+                "feature": feature,
+                "discipline": discipline,
+                "priority": priority,
+                "acceptance_criteria": acceptance_criteria,
+            }.items()
+            if value is not None
+        }
+        if changes:
+            self.tasks.update(task_id, **changes)
+        return self.approve(task_id)
+
+    def reject(self, task_id: int, reason: str) -> Task:
+        """Reject an agent-suggested draft task: it is skipped, and the reason is kept as a comment."""
+        checked_reason = check.required_text("reason", reason)
+        with self.db.write() as unit:
+            _suggested_draft(unit, task_id, "rejected")
+            tasks_store.set_status(unit, task_id, TaskStatus.SKIPPED.value)
+            comments_store.add(unit, task_id, {"author": HUMAN, "body": f"Rejected: {checked_reason}"})
+            _review(
+                unit,
+                task_id,
+                {"review_decision": ReviewDecision.REJECTED.value, "review_reason": checked_reason},
+            )
+            task = tasks_store.get(unit, task_id)
+            assert task is not None
+            return task
+
+    def acknowledge_suggestion(self, signal_id: int) -> Signal:
+        """Mark a suggestion that is not a new task (split, refactor…) as seen."""
+        with self.db.write() as unit:
+            suggestion = _signal_of(unit, "signal_id", signal_id, Verb.SUGGEST)
+            if suggestion.kind == SuggestionKind.NEW_TASK.value:
+                shown = (
+                    f"#{suggestion.created_task_id}" if suggestion.created_task_id else "(not created yet)"
+                )
+                raise ConflictError(
+                    f"suggestion {signal_id} proposes a new task; approve or reject its draft task "
+                    f"{shown} instead of acknowledging it"
+                )
+            if suggestion.review_decision is ReviewDecision.ACKNOWLEDGED:
+                return suggestion
+            acknowledged = store.update(
+                unit, suggestion.id, {"review_decision": ReviewDecision.ACKNOWLEDGED.value}
+            )
+            assert acknowledged is not None
+            unit.touch("inbox", suggestion.id)
+            return acknowledged
+
+    def triage(self, flag_id: int, resolution: str) -> TriageResult:
+        """Settle a flag: acknowledged, resolved, dismissed, or convert (into a pending task)."""
+        if resolution not in TRIAGE_CHOICES:
+            raise InvalidValueError("resolution", resolution, "one of " + ", ".join(TRIAGE_CHOICES))
+        with self.db.write() as unit:
+            flag = _signal_of(unit, "flag_id", flag_id, Verb.FLAG)
+            if flag.resolution is FlagResolution.CONVERTED:
+                raise ConflictError(
+                    f"flag {flag_id} was already converted into task #{flag.created_task_id}; "
+                    "work on that task instead"
+                )
+            fields: dict[str, Any] = {"resolved_at": _now()}
+            task: Task | None = None
+            if resolution == "convert":
+                task = self._task_from_flag(unit, flag)
+                fields.update(resolution=FlagResolution.CONVERTED.value, created_task_id=task.id)
+            else:
+                fields["resolution"] = resolution
+            triaged = store.update(unit, flag.id, fields)
+            assert triaged is not None
+            unit.touch("inbox", flag.id)
+            return TriageResult(flag=triaged, task=task)
+
+    def _task_from_flag(self, unit: UnitOfWork, flag: Signal) -> Task:
+        facts = store.task_facts(unit, flag.task_id)
+        assert facts is not None, "a signal's task exists (signals are deleted with it)"
+        what = flag.what or ""
+        blocking = flag.severity == Severity.BLOCKING.value
+        details = (
+            f"Flagged on task #{facts.id} ({facts.title}) — severity: {flag.severity}, "
+            f"category: {flag.category}."
+        )
+        return tasks_store.create(
+            unit,
+            {
+                "feature_id": facts.feature_id,
+                "discipline_id": facts.discipline_id,
+                "title": title_from(what),
+                "description": _clip(f"{what}\n\n{details}"),
+                "priority": (Priority.HIGH if blocking else Priority.MEDIUM).value,
+                "status": TaskStatus.PENDING.value,
+                "origin": TaskOrigin.HUMAN.value,
+            },
+        )
+
+    def _suggested_task_id(self, target: int | Signal) -> int:
+        if not isinstance(target, Signal):
+            return target
+        if target.verb is not Verb.SUGGEST:
+            raise InvalidValueError(
+                "suggestion",
+                target.id,
+                f"a signal of verb 'suggest' (signal {target.id} has verb {target.verb.value!r})",
+            )
+        if target.created_task_id is not None:
+            return target.created_task_id
+        return self.create_suggested_task(target.id).id

@@ -1,0 +1,67 @@
+"""The project itself: its title and description, and how far its tasks have come."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.records import Project
+from ralph_desk.services import validation as check
+from ralph_desk.services.errors import NotFoundError, ServiceError
+from ralph_desk.store import project_info as store
+from ralph_desk.store import tasks as tasks_store
+from ralph_desk.store.database import Database
+
+MAX_TITLE = 200
+
+
+class ProjectNotInitialisedError(NotFoundError):
+    """The database has no project row: `ralph-desk init` was never run on it."""
+
+    def __init__(self) -> None:
+        ServiceError.__init__(
+            self,
+            "this database has no project yet; run `ralph-desk init` in the project folder to create it",
+        )
+        self.kind = "project"
+        self.key = None
+
+
+def _progress(by_status: dict[str, int]) -> dict[str, Any]:
+    counts = {status.value: by_status.get(status.value, 0) for status in TaskStatus}
+    return {"total": sum(counts.values()), "done": counts[TaskStatus.DONE.value], "by_status": counts}
+
+
+class ProjectInfoService:
+    """Read and set the project's title and description; report task progress."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self) -> Project:
+        """The project (title, description, creation time)."""
+        with self.db.read() as unit:
+            project = store.get(unit)
+        if project is None:
+            raise ProjectNotInitialisedError()
+        return project
+
+    def set(self, title: str, description: str | None = "") -> Project:
+        """Create the project or change its title and description."""
+        checked_title = check.required_text("title", title, limit=MAX_TITLE)
+        checked_description = check.text("description", description) or ""
+        with self.db.write() as unit:
+            return store.upsert(unit, checked_title, checked_description)
+
+    def progress(self) -> dict[str, Any]:
+        """Task counts: total, done, per status (every status), per feature, and the percentage done."""
+        with self.db.read() as unit:
+            by_status = tasks_store.count_by_status(unit)
+            by_feature = tasks_store.count_by_feature(unit)
+        overall = _progress(by_status)
+        total, done = overall["total"], overall["done"]
+        return {
+            **overall,
+            "by_feature": {name: _progress(counts) for name, counts in sorted(by_feature.items())},
+            "percent_done": round(100.0 * done / total, 1) if total else 0.0,
+        }

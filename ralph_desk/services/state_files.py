@@ -1,0 +1,84 @@
+"""The append-only state files of a project: `.ralph/learnings.txt` and `.ralph/progress.txt`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ralph_desk.project import ProjectPaths
+from ralph_desk.services import validation as check
+from ralph_desk.store.database import Database
+
+TOPIC = "state_files"
+LEARNINGS = "learnings"
+PROGRESS = "progress"
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def format_entry(text: str, when: datetime) -> str:
+    """One entry as appended: a `## YYYY-MM-DD HH:MM UTC` heading, then the text."""
+    stamp = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"## {stamp}\n{text.rstrip(chr(10))}\n"
+
+
+class StateFileService:
+    """Append timestamped entries to, and read, the project's learnings and progress files."""
+
+    def __init__(self, paths: ProjectPaths, db: Database, clock: Clock = _utc_now) -> None:
+        self.paths = paths
+        self.db = db
+        self.clock = clock
+
+    def append_learning(self, text: str) -> str:
+        """Add a timestamped entry to `learnings.txt`; returns the entry as written."""
+        return self._append(self.paths.learnings_file, LEARNINGS, text)
+
+    def read_learnings(self) -> str:
+        """The whole of `learnings.txt` (empty when there is none yet)."""
+        return self._read(self.paths.learnings_file)
+
+    def append_progress(self, text: str) -> str:
+        """Add a timestamped entry to `progress.txt`; returns the entry as written."""
+        return self._append(self.paths.progress_file, PROGRESS, text)
+
+    def read_progress(self) -> str:
+        """The whole of `progress.txt` (empty when there is none yet)."""
+        return self._read(self.paths.progress_file)
+
+    def progress_tail(self, lines: int = 40) -> str:
+        """The last `lines` lines of `progress.txt`."""
+        count = check.positive_int("lines", lines)
+        assert count is not None
+        kept = self.read_progress().splitlines(keepends=True)[-count:]
+        return "".join(kept)
+
+    def _append(self, path: Path, name: str, text: str) -> str:
+        entry = format_entry(check.required_text("text", text), self.clock())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = entry.encode("utf-8")
+        # O_APPEND and one write per entry: entries from several processes never interleave.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+        descriptor = os.open(path, flags, 0o644)
+        try:
+            written = os.write(descriptor, data)
+            while written < len(data):
+                written += os.write(descriptor, data[written:])
+        finally:
+            os.close(descriptor)
+        with self.db.write() as unit:
+            unit.touch(TOPIC, name)
+        return entry
+
+    @staticmethod
+    def _read(path: Path) -> str:
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""

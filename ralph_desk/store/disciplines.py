@@ -1,0 +1,88 @@
+"""Discipline queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from ralph_desk.domain.records import Discipline
+from ralph_desk.store import mapping
+from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.schema import DisciplineRow, TaskRow
+
+
+def _row(unit: UnitOfWork, name: str) -> DisciplineRow | None:
+    return unit.session.scalar(select(DisciplineRow).where(DisciplineRow.name == name))
+
+
+def names(unit: UnitOfWork) -> list[str]:
+    """Every discipline name, sorted."""
+    return list(unit.session.scalars(select(DisciplineRow.name).order_by(DisciplineRow.name)))
+
+
+def id_of(unit: UnitOfWork, name: str) -> int | None:
+    """The id of a discipline, by name."""
+    return unit.session.scalar(select(DisciplineRow.id).where(DisciplineRow.name == name))
+
+
+def list_all(unit: UnitOfWork) -> list[Discipline]:
+    """Every discipline, by name."""
+    rows = unit.session.scalars(select(DisciplineRow).order_by(DisciplineRow.name))
+    return [mapping.discipline(row) for row in rows]
+
+
+def get(unit: UnitOfWork, name: str) -> Discipline | None:
+    """One discipline."""
+    row = _row(unit, name)
+    return mapping.discipline(row) if row else None
+
+
+def create(unit: UnitOfWork, fields: dict[str, Any]) -> Discipline:
+    """Insert a discipline."""
+    row = DisciplineRow(**fields)
+    unit.session.add(row)
+    unit.session.flush()
+    unit.touch("disciplines", row.id)
+    return mapping.discipline(row)
+
+
+def update(unit: UnitOfWork, name: str, fields: dict[str, Any]) -> Discipline | None:
+    """Change a discipline's fields (JSON fields are replaced whole)."""
+    row = _row(unit, name)
+    if row is None:
+        return None
+    for key, value in fields.items():
+        setattr(row, key, value)
+    unit.session.flush()
+    unit.touch("disciplines", row.id)
+    return mapping.discipline(row)
+
+
+def tasks_using(unit: UnitOfWork, name: str, limit: int = 20) -> list[int]:
+    """Ids of tasks assigned to a discipline (the first `limit`)."""
+    return list(
+        unit.session.scalars(
+            select(TaskRow.id)
+            .join(DisciplineRow, TaskRow.discipline_id == DisciplineRow.id)
+            .where(DisciplineRow.name == name)
+            .order_by(TaskRow.id)
+            .limit(limit)
+        )
+    )
+
+
+def delete(unit: UnitOfWork, name: str) -> bool:
+    """Remove a discipline (the caller checks that no task uses it)."""
+    row = _row(unit, name)
+    if row is None:
+        return False
+    unit.session.delete(row)
+    unit.session.flush()
+    unit.touch("disciplines", row.id)
+    return True
+
+
+def count(unit: UnitOfWork) -> int:
+    """How many disciplines there are."""
+    return unit.session.scalar(select(func.count(DisciplineRow.id))) or 0

@@ -1,0 +1,106 @@
+"""Agent session and loop run queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from ralph_desk.domain.records import AgentSession, LoopRun
+from ralph_desk.store import mapping
+from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.schema import AgentSessionRow, LoopRunRow, TaskRow
+
+
+def task_exists(unit: UnitOfWork, task_id: int) -> bool:
+    """Whether a task id names a task."""
+    return unit.session.scalar(select(TaskRow.id).where(TaskRow.id == task_id)) is not None
+
+
+def get(unit: UnitOfWork, session_id: str) -> AgentSession | None:
+    """One agent session, by id."""
+    row = unit.session.get(AgentSessionRow, session_id)
+    return mapping.agent_session(row) if row is not None else None
+
+
+def insert(unit: UnitOfWork, fields: dict[str, Any]) -> AgentSession:
+    """Insert an agent session."""
+    row = AgentSessionRow(**fields)
+    unit.session.add(row)
+    unit.session.flush()
+    unit.touch("sessions", row.id)
+    return mapping.agent_session(row)
+
+
+def update(unit: UnitOfWork, session_id: str, fields: dict[str, Any]) -> AgentSession | None:
+    """Change an agent session's fields."""
+    row = unit.session.get(AgentSessionRow, session_id)
+    if row is None:
+        return None
+    for key, value in fields.items():
+        setattr(row, key, value)
+    unit.session.flush()
+    unit.touch("sessions", session_id)
+    return mapping.agent_session(row)
+
+
+def list_sessions(
+    unit: UnitOfWork,
+    task_id: int | None = None,
+    loop_run_id: int | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> list[AgentSession]:
+    """Agent sessions, newest first."""
+    statement = select(AgentSessionRow)
+    if task_id is not None:
+        statement = statement.where(AgentSessionRow.task_id == task_id)
+    if loop_run_id is not None:
+        statement = statement.where(AgentSessionRow.loop_run_id == loop_run_id)
+    statement = (
+        statement.order_by(AgentSessionRow.started_at.desc(), AgentSessionRow.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return [mapping.agent_session(row) for row in unit.session.scalars(statement)]
+
+
+def total_cost(unit: UnitOfWork, loop_run_id: int | None = None) -> float:
+    """The cost of every session (of one loop run), in US dollars."""
+    statement = select(func.coalesce(func.sum(AgentSessionRow.cost_usd), 0.0))
+    if loop_run_id is not None:
+        statement = statement.where(AgentSessionRow.loop_run_id == loop_run_id)
+    return float(unit.session.scalar(statement) or 0.0)
+
+
+def get_loop_run(unit: UnitOfWork, loop_run_id: int) -> LoopRun | None:
+    """One loop run, by id."""
+    row = unit.session.get(LoopRunRow, loop_run_id)
+    return mapping.loop_run(row) if row is not None else None
+
+
+def insert_loop_run(unit: UnitOfWork, fields: dict[str, Any]) -> LoopRun:
+    """Insert a loop run."""
+    row = LoopRunRow(**fields)
+    unit.session.add(row)
+    unit.session.flush()
+    unit.touch("loop", row.id)
+    return mapping.loop_run(row)
+
+
+def update_loop_run(unit: UnitOfWork, loop_run_id: int, fields: dict[str, Any]) -> LoopRun | None:
+    """Change a loop run's fields."""
+    row = unit.session.get(LoopRunRow, loop_run_id)
+    if row is None:
+        return None
+    for key, value in fields.items():
+        setattr(row, key, value)
+    unit.session.flush()
+    unit.touch("loop", loop_run_id)
+    return mapping.loop_run(row)
+
+
+def list_loop_runs(unit: UnitOfWork, limit: int = 20) -> list[LoopRun]:
+    """Loop runs, newest first."""
+    statement = select(LoopRunRow).order_by(LoopRunRow.started_at.desc(), LoopRunRow.id.desc()).limit(limit)
+    return [mapping.loop_run(row) for row in unit.session.scalars(statement)]

@@ -1,0 +1,292 @@
+"""Signal queries: the verbs agents called (`task_signals`) and the human's review of them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, case, exists, func, select
+from sqlalchemy.orm import aliased, joinedload
+
+from ralph_desk.domain.enums import FlagResolution, ReviewDecision, Severity, TaskStatus, Verb
+from ralph_desk.domain.records import Signal
+from ralph_desk.store import mapping
+from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.schema import DisciplineRow, FeatureRow, TaskRow, TaskSignalRow
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """What signal work needs to know about a task: its state, origin, feature and discipline."""
+
+    id: int
+    status: TaskStatus
+    origin: str
+    feature: str
+    feature_id: int
+    discipline: str
+    discipline_id: int
+    title: str
+
+
+def _select() -> Select[TaskSignalRow]:
+    return select(TaskSignalRow).options(
+        joinedload(TaskSignalRow.discipline), joinedload(TaskSignalRow.feature)
+    )
+
+
+def _oldest_first(statement: Select[TaskSignalRow]) -> Select[TaskSignalRow]:
+    return statement.order_by(TaskSignalRow.created, TaskSignalRow.id)
+
+
+def _newest_first(statement: Select[TaskSignalRow]) -> Select[TaskSignalRow]:
+    return statement.order_by(TaskSignalRow.created.desc(), TaskSignalRow.id.desc())
+
+
+def _all(unit: UnitOfWork, statement: Select[TaskSignalRow]) -> list[Signal]:
+    return [mapping.signal(row) for row in unit.session.scalars(statement)]
+
+
+def _not_followed_by_done() -> ColumnElement[bool]:
+    """True for signals of a task that has no `done` after them (they still matter for its next session)."""
+    later = aliased(TaskSignalRow)
+    return ~exists().where(
+        later.task_id == TaskSignalRow.task_id,
+        later.verb == Verb.DONE.value,
+        later.id > TaskSignalRow.id,
+    )
+
+
+def _open_blocking_asks() -> list[ColumnElement[bool]]:
+    return [
+        TaskSignalRow.verb == Verb.ASK.value,
+        TaskSignalRow.blocking.is_(True),
+        TaskSignalRow.answered_at.is_(None),
+        _not_followed_by_done(),
+    ]
+
+
+def task_facts(unit: UnitOfWork, task_id: int) -> TaskFacts | None:
+    """A task's status, origin, feature and discipline (None for an unknown id)."""
+    row = unit.session.execute(
+        select(
+            TaskRow.id,
+            TaskRow.status,
+            TaskRow.origin,
+            TaskRow.title,
+            FeatureRow.name,
+            FeatureRow.id,
+            DisciplineRow.name,
+            DisciplineRow.id,
+        )
+        .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
+        .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
+        .where(TaskRow.id == task_id)
+    ).one_or_none()
+    if row is None:
+        return None
+    return TaskFacts(
+        id=row[0],
+        status=TaskStatus(row[1]),
+        origin=row[2],
+        title=row[3],
+        feature=row[4],
+        feature_id=row[5],
+        discipline=row[6],
+        discipline_id=row[7],
+    )
+
+
+def insert(unit: UnitOfWork, fields: dict[str, Any]) -> Signal:
+    """Insert a signal."""
+    row = TaskSignalRow(**fields)
+    unit.session.add(row)
+    unit.session.flush()
+    unit.touch("signals", row.id)
+    return mapping.signal(row)
+
+
+def get(unit: UnitOfWork, signal_id: int, for_update: bool = False) -> Signal | None:
+    """One signal, by id; `for_update` locks its row until the unit ends (where the backend can)."""
+    if for_update:
+        # A review reads, checks and then changes a signal; on PostgreSQL two reviews of the same
+        # signal must not both pass the check. (A SQLite write unit holds the whole database already.)
+        locked = select(TaskSignalRow.id).where(TaskSignalRow.id == signal_id).with_for_update()
+        if unit.session.scalar(locked) is None:
+            return None
+    row = unit.session.scalar(_select().where(TaskSignalRow.id == signal_id))
+    return mapping.signal(row) if row is not None else None
+
+
+def update(unit: UnitOfWork, signal_id: int, fields: dict[str, Any]) -> Signal | None:
+    """Change a signal's review fields."""
+    row = unit.session.get(TaskSignalRow, signal_id)
+    if row is None:
+        return None
+    for key, value in fields.items():
+        setattr(row, key, value)
+    unit.session.flush()
+    unit.touch("signals", signal_id)
+    return mapping.signal(row)
+
+
+def for_session(unit: UnitOfWork, session_id: str) -> list[Signal]:
+    """Every signal of one agent session, in the order they were called."""
+    return _all(unit, _oldest_first(_select().where(TaskSignalRow.session_id == session_id)))
+
+
+def for_task(unit: UnitOfWork, task_id: int) -> list[Signal]:
+    """Every signal of one task, oldest first."""
+    return _all(unit, _oldest_first(_select().where(TaskSignalRow.task_id == task_id)))
+
+
+def learnings(
+    unit: UnitOfWork, feature: str | None = None, scope: str | None = None, task_id: int | None = None
+) -> list[Signal]:
+    """`learned` signals, oldest first, of tasks in `feature` / of one scope / of one task."""
+    statement = _select().where(TaskSignalRow.verb == Verb.LEARNED.value)
+    if feature is not None:
+        statement = _of_feature(statement, feature)
+    if scope is not None:
+        statement = statement.where(TaskSignalRow.scope == scope)
+    if task_id is not None:
+        statement = statement.where(TaskSignalRow.task_id == task_id)
+    return _all(unit, _oldest_first(statement))
+
+
+def _of_feature(statement: Select[TaskSignalRow], feature: str) -> Select[TaskSignalRow]:
+    """Limit to signals of tasks in a feature (by the task's feature, not a suggestion's)."""
+    task = aliased(TaskRow)
+    task_feature = aliased(FeatureRow)
+    return (
+        statement.join(task, task.id == TaskSignalRow.task_id)
+        .join(task_feature, task_feature.id == task.feature_id)
+        .where(task_feature.name == feature)
+    )
+
+
+def flags(
+    unit: UnitOfWork,
+    resolutions: Sequence[str] | None = None,
+    severities: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    feature: str | None = None,
+    task_id: int | None = None,
+) -> list[Signal]:
+    """`flag` signals: blocking first, then warning, then info; newest first within a severity."""
+    statement = _select().where(TaskSignalRow.verb == Verb.FLAG.value)
+    if resolutions is not None:
+        statement = statement.where(TaskSignalRow.resolution.in_(resolutions))
+    if severities is not None:
+        statement = statement.where(TaskSignalRow.severity.in_(severities))
+    if categories is not None:
+        statement = statement.where(TaskSignalRow.category.in_(categories))
+    if task_id is not None:
+        statement = statement.where(TaskSignalRow.task_id == task_id)
+    if feature is not None:
+        statement = _of_feature(statement, feature)
+    severity_rank = case(
+        *((TaskSignalRow.severity == member.value, -member.rank) for member in Severity), else_=1
+    )
+    return _all(
+        unit,
+        statement.order_by(severity_rank, TaskSignalRow.created.desc(), TaskSignalRow.id.desc()),
+    )
+
+
+def answered_asks(unit: UnitOfWork, task_id: int) -> list[Signal]:
+    """Answered asks of a task that no later `done` has made moot, oldest first."""
+    return _all(
+        unit,
+        _oldest_first(
+            _select().where(
+                TaskSignalRow.task_id == task_id,
+                TaskSignalRow.verb == Verb.ASK.value,
+                TaskSignalRow.answered_at.is_not(None),
+                _not_followed_by_done(),
+            )
+        ),
+    )
+
+
+def latest_partial(unit: UnitOfWork, task_id: int) -> Signal | None:
+    """The newest `partial` of a task unless a `done` came after it."""
+    statement = _newest_first(
+        _select().where(
+            TaskSignalRow.task_id == task_id,
+            TaskSignalRow.verb == Verb.PARTIAL.value,
+            _not_followed_by_done(),
+        )
+    ).limit(1)
+    row = unit.session.scalar(statement)
+    return mapping.signal(row) if row is not None else None
+
+
+def _waiting_asks(statement: Select[Any]) -> Select[Any]:
+    return statement.join(TaskRow, TaskRow.id == TaskSignalRow.task_id).where(
+        *_open_blocking_asks(), TaskRow.status == TaskStatus.NEEDS_INPUT.value
+    )
+
+
+def asks(unit: UnitOfWork, open_only: bool = True) -> list[Signal]:
+    """Open blocking asks of tasks waiting for input (or, with `open_only` false, every unanswered ask)."""
+    if open_only:
+        statement = _waiting_asks(_select())
+    else:
+        statement = _select().where(TaskSignalRow.verb == Verb.ASK.value, TaskSignalRow.answered_at.is_(None))
+    return _all(unit, _oldest_first(statement))
+
+
+def open_blocking_ask_count(unit: UnitOfWork, task_id: int) -> int:
+    """How many blocking asks of a task still wait for an answer."""
+    return (
+        unit.session.scalar(
+            select(func.count(TaskSignalRow.id)).where(
+                TaskSignalRow.task_id == task_id, *_open_blocking_asks()
+            )
+        )
+        or 0
+    )
+
+
+def suggestions(unit: UnitOfWork, pending_only: bool = True) -> list[Signal]:
+    """`suggest` signals, oldest first (only those waiting for review when `pending_only`)."""
+    statement = _select().where(TaskSignalRow.verb == Verb.SUGGEST.value)
+    if pending_only:
+        statement = statement.where(TaskSignalRow.review_decision == ReviewDecision.PENDING.value)
+    return _all(unit, _oldest_first(statement))
+
+
+def suggestion_for_task(unit: UnitOfWork, task_id: int) -> Signal | None:
+    """The `suggest` signal that a draft task was created from, if any."""
+    statement = _oldest_first(
+        _select().where(TaskSignalRow.verb == Verb.SUGGEST.value, TaskSignalRow.created_task_id == task_id)
+    ).limit(1)
+    row = unit.session.scalar(statement)
+    return mapping.signal(row) if row is not None else None
+
+
+def counts(unit: UnitOfWork) -> dict[str, int]:
+    """How many asks, suggestions and flags wait for the human."""
+    session = unit.session
+    ask_count = session.scalar(_waiting_asks(select(func.count(TaskSignalRow.id)))) or 0
+    suggestion_count = (
+        session.scalar(
+            select(func.count(TaskSignalRow.id)).where(
+                TaskSignalRow.verb == Verb.SUGGEST.value,
+                TaskSignalRow.review_decision == ReviewDecision.PENDING.value,
+            )
+        )
+        or 0
+    )
+    flag_count = (
+        session.scalar(
+            select(func.count(TaskSignalRow.id)).where(
+                TaskSignalRow.verb == Verb.FLAG.value,
+                TaskSignalRow.resolution == FlagResolution.OPEN.value,
+            )
+        )
+        or 0
+    )
+    return {"asks": ask_count, "suggestions": suggestion_count, "flags": flag_count}

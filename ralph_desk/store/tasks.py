@@ -1,0 +1,347 @@
+"""Task and task-dependency queries, including the next-task choice and the atomic claim."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    SQLColumnExpression,
+    String,
+    case,
+    cast,
+    delete,
+    func,
+    literal,
+    or_,
+    select,
+)
+from sqlalchemy.orm import aliased, selectinload
+
+from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.records import Task, TaskSummary
+from ralph_desk.store import mapping
+from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.schema import DisciplineRow, FeatureRow, TaskDependencyRow, TaskRow, utcnow
+
+_LIKE_ESCAPE = "\\"
+
+PRIORITY_RANK = case({member.value: member.rank for member in Priority}, value=TaskRow.priority, else_=-1)
+"""Priority as a number (critical highest), portable to every backend."""
+
+
+def _row(unit: UnitOfWork, task_id: int) -> TaskRow | None:
+    return unit.session.get(TaskRow, task_id)
+
+
+def exists(unit: UnitOfWork, task_id: int) -> bool:
+    """Whether a task with this id exists."""
+    return unit.session.scalar(select(TaskRow.id).where(TaskRow.id == task_id)) is not None
+
+
+def existing_ids(unit: UnitOfWork, task_ids: Iterable[int]) -> set[int]:
+    """Which of these ids name tasks."""
+    wanted = set(task_ids)
+    if not wanted:
+        return set()
+    return set(unit.session.scalars(select(TaskRow.id).where(TaskRow.id.in_(wanted))))
+
+
+def depends_on(unit: UnitOfWork, task_id: int) -> tuple[int, ...]:
+    """Ids of the tasks this task depends on, ascending."""
+    return tuple(
+        unit.session.scalars(
+            select(TaskDependencyRow.depends_on_id)
+            .where(TaskDependencyRow.task_id == task_id)
+            .order_by(TaskDependencyRow.depends_on_id)
+        )
+    )
+
+
+def get(unit: UnitOfWork, task_id: int) -> Task | None:
+    """One task with its comments and dependencies."""
+    row = unit.session.scalar(
+        select(TaskRow).where(TaskRow.id == task_id).options(selectinload(TaskRow.comments))
+    )
+    return mapping.task(row, depends_on(unit, task_id)) if row else None
+
+
+def status_of(unit: UnitOfWork, task_id: int) -> TaskStatus | None:
+    """A task's status, without loading the rest of it."""
+    status = unit.session.scalar(select(TaskRow.status).where(TaskRow.id == task_id))
+    return TaskStatus(status) if status is not None else None
+
+
+def _escape_like(text: str) -> str:
+    return (
+        text.replace(_LIKE_ESCAPE, _LIKE_ESCAPE * 2)
+        .replace("%", _LIKE_ESCAPE + "%")
+        .replace("_", _LIKE_ESCAPE + "_")
+    )
+
+
+def _contains(column: SQLColumnExpression[Any], needle: str) -> ColumnElement[bool]:
+    # lower() on both sides, so backends whose lower() only folds ASCII (SQLite) still match exact case.
+    pattern = literal(f"%{_escape_like(needle)}%", String)
+    return func.lower(column).like(func.lower(pattern), escape=_LIKE_ESCAPE)
+
+
+def _title_matches(query: str) -> ColumnElement[bool]:
+    return _contains(TaskRow.title, query)
+
+
+def _matches(query: str) -> ColumnElement[bool]:
+    # Tags are a JSON array: look for the query as JSON would spell it inside one of its strings.
+    json_spelling = json.dumps(query)[1:-1]
+    return or_(
+        _title_matches(query),
+        _contains(TaskRow.description, query),
+        _contains(cast(TaskRow.tags, String), json_spelling),
+    )
+
+
+def list_summaries(
+    unit: UnitOfWork,
+    statuses: Collection[str] | None = None,
+    features: Collection[str] | None = None,
+    disciplines: Collection[str] | None = None,
+    origins: Collection[str] | None = None,
+    search: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[TaskSummary]:
+    """Tasks matching every given filter (each a set of allowed values), by id; title matches first."""
+    query = select(TaskRow)
+    if statuses is not None:
+        query = query.where(TaskRow.status.in_(list(statuses)))
+    if origins is not None:
+        query = query.where(TaskRow.origin.in_(list(origins)))
+    if features is not None:
+        query = query.where(
+            TaskRow.feature_id.in_(select(FeatureRow.id).where(FeatureRow.name.in_(list(features))))
+        )
+    if disciplines is not None:
+        query = query.where(
+            TaskRow.discipline_id.in_(
+                select(DisciplineRow.id).where(DisciplineRow.name.in_(list(disciplines)))
+            )
+        )
+    if search is not None:
+        query = query.where(_matches(search)).order_by(case((_title_matches(search), 0), else_=1))
+    query = query.order_by(TaskRow.id).offset(offset).limit(limit)
+    return [mapping.task_summary(row) for row in unit.session.scalars(query)]
+
+
+def count_by_status(unit: UnitOfWork) -> dict[str, int]:
+    """How many tasks are in each status that has any."""
+    rows = unit.session.execute(select(TaskRow.status, func.count(TaskRow.id)).group_by(TaskRow.status))
+    return {status: count for status, count in rows}
+
+
+def count_by_feature(unit: UnitOfWork) -> dict[str, dict[str, int]]:
+    """For every feature (even one without tasks), how many of its tasks are in each status that has any."""
+    rows = unit.session.execute(
+        select(FeatureRow.name, TaskRow.status, func.count(TaskRow.id))
+        .outerjoin(TaskRow, TaskRow.feature_id == FeatureRow.id)
+        .group_by(FeatureRow.name, TaskRow.status)
+        .order_by(FeatureRow.name)
+    )
+    counts: dict[str, dict[str, int]] = {}
+    for feature_name, status, count in rows:
+        by_status = counts.setdefault(feature_name, {})
+        if status is not None:
+            by_status[status] = count
+    return counts
+
+
+def _stamp(row: TaskRow, status: str) -> None:
+    """Set a status and its timestamps: in_progress starts, done completes, leaving done un-completes."""
+    previous = row.status
+    if status == TaskStatus.IN_PROGRESS and previous != TaskStatus.IN_PROGRESS:
+        row.started_at = utcnow()
+    if status == TaskStatus.DONE and previous != TaskStatus.DONE:
+        row.completed_at = utcnow()
+    elif status != TaskStatus.DONE:
+        row.completed_at = None
+    row.status = status
+
+
+def create(unit: UnitOfWork, fields: dict[str, Any], dependency_ids: Iterable[int] = ()) -> Task:
+    """Insert a task (fields name `feature_id` and `discipline_id`) and its dependencies."""
+    values = dict(fields)
+    status = values.pop("status", TaskStatus.PENDING.value)
+    row = TaskRow(**values)
+    _stamp(row, status)
+    unit.session.add(row)
+    unit.session.flush()
+    unit.touch("tasks", row.id)
+    set_dependencies(unit, row.id, dependency_ids)
+    task = get(unit, row.id)
+    assert task is not None
+    return task
+
+
+def update(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Task | None:
+    """Change a task's fields (`feature_id` and `discipline_id` to move it)."""
+    row = _row(unit, task_id)
+    if row is None:
+        return None
+    for key, value in fields.items():
+        setattr(row, key, value)
+    unit.session.flush()
+    # A changed feature_id or discipline_id leaves the loaded relationship stale until reloaded.
+    unit.session.expire(row)
+    unit.touch("tasks", task_id)
+    return get(unit, task_id)
+
+
+def set_status(unit: UnitOfWork, task_id: int, status: str) -> Task | None:
+    """Change a task's status, stamping started_at / completed_at."""
+    row = _row(unit, task_id)
+    if row is None:
+        return None
+    if row.status != status:
+        _stamp(row, status)
+        unit.session.flush()
+        unit.touch("tasks", task_id)
+    return get(unit, task_id)
+
+
+def increment_stuck(unit: UnitOfWork, task_id: int) -> int | None:
+    """Raise a task's stuck count by one (in SQL, so concurrent raises add up); returns the new count."""
+    row = _row(unit, task_id)
+    if row is None:
+        return None
+    row.stuck_count = TaskRow.stuck_count + 1
+    unit.session.flush()
+    unit.touch("tasks", task_id)
+    return row.stuck_count
+
+
+def reset_stuck(unit: UnitOfWork, task_id: int) -> bool:
+    """Set a task's stuck count back to zero."""
+    row = _row(unit, task_id)
+    if row is None:
+        return False
+    if row.stuck_count != 0:
+        row.stuck_count = 0
+        unit.session.flush()
+        unit.touch("tasks", task_id)
+    return True
+
+
+def delete_task(unit: UnitOfWork, task_id: int) -> bool:
+    """Remove a task, its comments and its own dependencies (the caller checks that none depends on it)."""
+    row = _row(unit, task_id)
+    if row is None:
+        return False
+    had_dependencies = bool(depends_on(unit, task_id))
+    if had_dependencies:
+        unit.session.execute(delete(TaskDependencyRow).where(TaskDependencyRow.task_id == task_id))
+    unit.session.delete(row)
+    unit.session.flush()
+    unit.touch("tasks", task_id)
+    if had_dependencies:
+        unit.touch("dependencies", task_id)
+    return True
+
+
+def edges(unit: UnitOfWork) -> list[tuple[int, int]]:
+    """Every dependency as `(task_id, depends_on_id)`."""
+    rows = unit.session.execute(select(TaskDependencyRow.task_id, TaskDependencyRow.depends_on_id))
+    return [(task_id, depends_on_id) for task_id, depends_on_id in rows]
+
+
+def dependents(unit: UnitOfWork, task_id: int) -> list[int]:
+    """Ids of the tasks that depend on this one, ascending."""
+    return list(
+        unit.session.scalars(
+            select(TaskDependencyRow.task_id)
+            .where(TaskDependencyRow.depends_on_id == task_id)
+            .order_by(TaskDependencyRow.task_id)
+        )
+    )
+
+
+def set_dependencies(unit: UnitOfWork, task_id: int, dependency_ids: Iterable[int]) -> None:
+    """Replace what a task depends on (the caller checks for unknown ids and cycles)."""
+    wanted = set(dependency_ids)
+    current = set(depends_on(unit, task_id))
+    if wanted == current:
+        return
+    gone = current - wanted
+    if gone:
+        unit.session.execute(
+            delete(TaskDependencyRow).where(
+                TaskDependencyRow.task_id == task_id, TaskDependencyRow.depends_on_id.in_(gone)
+            )
+        )
+    unit.session.add_all(
+        TaskDependencyRow(task_id=task_id, depends_on_id=depends_on_id)
+        for depends_on_id in sorted(wanted - current)
+    )
+    unit.session.flush()
+    unit.touch("tasks", task_id)
+    unit.touch("dependencies", task_id)
+
+
+def add_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> bool:
+    """Make a task depend on another; False when it already did."""
+    current = depends_on(unit, task_id)
+    if depends_on_id in current:
+        return False
+    set_dependencies(unit, task_id, [*current, depends_on_id])
+    return True
+
+
+def remove_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> bool:
+    """Drop one dependency; False when there was none."""
+    current = depends_on(unit, task_id)
+    if depends_on_id not in current:
+        return False
+    set_dependencies(unit, task_id, [other for other in current if other != depends_on_id])
+    return True
+
+
+def _runnable_ids(limit: int) -> Select[int]:
+    """Pending tasks whose every dependency is done: most urgent first, then oldest."""
+    blocker = aliased(TaskRow)
+    unmet = (
+        select(TaskDependencyRow.task_id)
+        .join(blocker, blocker.id == TaskDependencyRow.depends_on_id)
+        .where(TaskDependencyRow.task_id == TaskRow.id, blocker.status != TaskStatus.DONE.value)
+    )
+    return (
+        select(TaskRow.id)
+        .where(TaskRow.status == TaskStatus.PENDING.value, ~unmet.exists())
+        .order_by(PRIORITY_RANK.desc(), TaskRow.created_at, TaskRow.id)
+        .limit(limit)
+    )
+
+
+def next_runnable(unit: UnitOfWork, limit: int = 1) -> list[TaskSummary]:
+    """The tasks the loop would run next, in the order it would run them."""
+    ids = list(unit.session.scalars(_runnable_ids(limit)))
+    if not ids:
+        return []
+    rows = {row.id: row for row in unit.session.scalars(select(TaskRow).where(TaskRow.id.in_(ids)))}
+    return [mapping.task_summary(rows[task_id]) for task_id in ids]
+
+
+def claim_next(unit: UnitOfWork) -> Task | None:
+    """Mark the next runnable task in_progress and return it, so that no other unit can claim it too.
+
+    On SQLite a writing unit holds the database's write lock from its start, which serialises
+    claims. On PostgreSQL the candidate row is locked with FOR UPDATE SKIP LOCKED, so that
+    concurrent claims take different tasks instead of waiting on each other.
+    """
+    query = _runnable_ids(1)
+    if unit.session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True, of=TaskRow)
+    task_id = unit.session.scalar(query)
+    if task_id is None:
+        return None
+    return set_status(unit, task_id, TaskStatus.IN_PROGRESS.value)

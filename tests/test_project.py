@@ -1,0 +1,455 @@
+"""The `.ralph/` folder: init creates it as DESIGN §3 says, --force keeps data, validate names problems."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ralph_desk.project import (
+    DEFAULT_MODELS,
+    Problem,
+    ProjectError,
+    ProjectExistsError,
+    ProjectPaths,
+    default_config,
+    init_project,
+    read_config,
+    validate_project,
+    write_config,
+)
+from ralph_desk.services.container import Services
+
+
+@pytest.fixture(autouse=True)
+def _no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RALPH_DB_URL", raising=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> ProjectPaths:
+    return init_project(tmp_path / "harbour", title="Harbour")
+
+
+@pytest.fixture
+def services(project: ProjectPaths) -> Iterator[Services]:
+    opened = Services.open(project)
+    yield opened
+    opened.close()
+
+
+def _messages(problems: list[Problem]) -> list[str]:
+    return [str(problem) for problem in problems]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- init ----------------------------------------------------------------------------------------
+
+
+def test_init_creates_every_folder_and_file_of_the_layout(project: ProjectPaths) -> None:
+    for folder in (
+        project.db_dir,
+        project.mcp_dir,
+        project.sessions_dir,
+        project.clients_dir,
+        project.logs_dir,
+    ):
+        assert folder.is_dir(), folder
+    for file in (project.db_file, project.learnings_file, project.progress_file, project.config_file):
+        assert file.is_file(), file
+    assert project.learnings_file.read_text() == ""
+    assert project.progress_file.read_text() == ""
+
+
+def test_the_sessions_folder_is_private_to_its_owner(project: ProjectPaths) -> None:
+    assert stat.S_IMODE(project.sessions_dir.stat().st_mode) == 0o700
+
+
+def test_the_gitignore_keeps_runtime_state_out_of_version_control(project: ProjectPaths) -> None:
+    ignored = (project.ralph / ".gitignore").read_text().split()
+
+    assert {"db/", "logs/", "mcp/sessions/"} <= set(ignored)
+
+
+def test_init_writes_the_default_settings(project: ProjectPaths) -> None:
+    config = json.loads(project.config_file.read_text())
+
+    assert config == default_config()
+    assert config["agent"] == "claude"
+    assert config["stuck_threshold"] == 3
+    assert config["opus_review_every"] == 0
+    assert set(config["models"]) == set(DEFAULT_MODELS)
+    assert {"max_iterations", "max_cost_usd", "session_timeout_s", "allow_edits"} <= set(config)
+
+
+def test_init_titles_the_project_as_asked(services: Services) -> None:
+    assert services.project.get().title == "Harbour"
+
+
+def test_init_titles_the_project_after_its_folder_by_default(tmp_path: Path) -> None:
+    paths = init_project(tmp_path / "tidewater")
+    services = Services.open(paths)
+    try:
+        assert services.project.get().title == "tidewater"
+    finally:
+        services.close()
+
+
+def test_init_makes_a_missing_project_folder(tmp_path: Path) -> None:
+    paths = init_project(tmp_path / "a" / "b")
+
+    assert paths.ralph.is_dir()
+
+
+def test_init_refuses_a_file_as_the_project_folder(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+
+    with pytest.raises(ProjectError, match="not a folder"):
+        init_project(tmp_path / "file")
+
+
+def test_init_refuses_an_existing_project_without_force(project: ProjectPaths) -> None:
+    with pytest.raises(ProjectExistsError, match="--force"):
+        init_project(project.root)
+
+
+@pytest.mark.parametrize("title", ["", "   ", "x" * 201])
+def test_init_refuses_a_bad_title_and_creates_nothing(tmp_path: Path, title: str) -> None:
+    with pytest.raises(ProjectError, match="invalid title"):
+        init_project(tmp_path, title=title)
+
+    assert not (tmp_path / ".ralph").exists()
+
+
+def test_force_keeps_the_database_progress_and_learnings(project: ProjectPaths, services: Services) -> None:
+    services.features.create("tides", "Tides")
+    services.state_files.append_progress("half-way")
+    services.state_files.append_learning("chart datum")
+    progress, learnings = project.progress_file.read_text(), project.learnings_file.read_text()
+    services.close()
+
+    init_project(project.root, force=True)
+
+    reopened = Services.open(project)
+    try:
+        assert [feature.name for feature in reopened.features.list()] == ["tides"]
+        assert reopened.project.get().title == "Harbour"
+    finally:
+        reopened.close()
+    assert project.progress_file.read_text() == progress
+    assert project.learnings_file.read_text() == learnings
+
+
+def test_force_re_creates_broken_configuration(project: ProjectPaths) -> None:
+    project.config_file.write_text("{broken")
+    (project.ralph / ".gitignore").unlink()
+    project.clients_dir.rmdir()
+
+    init_project(project.root, force=True)
+
+    assert validate_project(project.root) == []
+    assert json.loads(project.config_file.read_text()) == default_config()
+
+
+def test_force_with_a_title_renames_the_project(project: ProjectPaths) -> None:
+    init_project(project.root, title="Harbour Master", force=True)
+
+    services = Services.open(project)
+    try:
+        assert services.project.get().title == "Harbour Master"
+    finally:
+        services.close()
+
+
+def test_force_recreates_a_missing_database(project: ProjectPaths) -> None:
+    project.db_file.unlink()
+
+    init_project(project.root, force=True)
+
+    assert validate_project(project.root) == []
+
+
+def test_init_can_put_the_database_at_another_url(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "shared.db"
+    paths = init_project(tmp_path / "p", title="Shared", db_url=f"sqlite:///{elsewhere}")
+
+    assert elsewhere.is_file()
+    assert not paths.db_file.exists()
+    assert validate_project(paths.root, db_url=f"sqlite:///{elsewhere}") == []
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+def test_read_config_fills_in_defaults_for_missing_keys(project: ProjectPaths) -> None:
+    project.config_file.write_text(json.dumps({"agent": "codex", "models": {"yap": "opus"}}))
+
+    config = read_config(project)
+
+    assert config["agent"] == "codex"
+    assert config["models"]["yap"] == "opus"
+    assert config["models"]["opus_review"] == DEFAULT_MODELS["opus_review"]
+    assert config["stuck_threshold"] == 3
+
+
+def test_read_config_names_every_bad_key(project: ProjectPaths) -> None:
+    project.config_file.write_text(json.dumps({"agent": "gpt", "allow_edits": "yes"}))
+
+    with pytest.raises(ProjectError) as raised:
+        read_config(project)
+
+    assert 'agent: "gpt" is not allowed; allowed: one of claude, codex, command' in str(raised.value)
+    assert 'allow_edits: "yes" is not allowed; allowed: true or false' in str(raised.value)
+
+
+def test_write_config_refuses_invalid_settings(project: ProjectPaths) -> None:
+    with pytest.raises(ProjectError, match="stuck_threshold"):
+        write_config(project, {**default_config(), "stuck_threshold": 0})
+
+    assert json.loads(project.config_file.read_text()) == default_config()
+
+
+# --- validate ------------------------------------------------------------------------------------
+
+
+def test_a_fresh_project_is_valid(project: ProjectPaths) -> None:
+    assert validate_project(project.root) == []
+
+
+def test_a_folder_without_ralph_is_reported(tmp_path: Path) -> None:
+    problems = validate_project(tmp_path)
+
+    assert problems == [Problem(tmp_path.resolve() / ".ralph", problems[0].message)]
+    assert "not a ralph-desk project" in problems[0].message
+
+
+@pytest.mark.parametrize("name", ["logs", "mcp/clients", "mcp/sessions", "db"])
+def test_a_missing_folder_is_named(project: ProjectPaths, name: str) -> None:
+    folder = project.ralph / name
+    for child in folder.iterdir():
+        child.unlink()
+    folder.rmdir()
+
+    messages = _messages(validate_project(project.root))
+
+    assert f"{folder}: missing folder" in messages
+
+
+@pytest.mark.parametrize("name", ["learnings.txt", "progress.txt", ".gitignore"])
+def test_a_missing_file_is_named(project: ProjectPaths, name: str) -> None:
+    (project.ralph / name).unlink()
+
+    assert _messages(validate_project(project.root)) == [f"{project.ralph / name}: missing file"]
+
+
+def test_a_sessions_folder_others_can_read_is_reported(project: ProjectPaths) -> None:
+    project.sessions_dir.chmod(0o755)
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.sessions_dir
+    assert "0755" in problem.message and "0700" in problem.message
+
+
+def test_missing_settings_are_reported(project: ProjectPaths) -> None:
+    project.config_file.unlink()
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.config_file
+    assert problem.message.startswith("missing file")
+
+
+def test_settings_that_are_not_json_are_reported(project: ProjectPaths) -> None:
+    project.config_file.write_text('{"agent": ')
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.config_file
+    assert problem.message.startswith("not valid JSON")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        (
+            "max_iterations",
+            "ten",
+            'max_iterations: "ten" is not allowed; allowed: a whole number ≥ 0 (0: no limit)',
+        ),
+        ("max_iterations", True, "max_iterations: true is not allowed"),
+        ("max_cost_usd", -1, "max_cost_usd: -1 is not allowed; allowed: null (no budget) or a number ≥ 0"),
+        ("session_timeout_s", 0, "session_timeout_s: 0 is not allowed; allowed: a whole number ≥ 1"),
+        ("stuck_threshold", 2.5, "stuck_threshold: 2.5 is not allowed"),
+        ("opus_review_every", -3, "opus_review_every: -3 is not allowed"),
+        ("allow_edits", 1, "allow_edits: 1 is not allowed; allowed: true or false"),
+        ("agent", "gemini", 'agent: "gemini" is not allowed; allowed: one of claude, codex, command'),
+        ("agent_command", [], "agent_command: [] is not allowed"),
+        (
+            "models",
+            ["opus"],
+            'models: ["opus"] is not allowed; allowed: an object of recipe name to model name',
+        ),
+        ("version", 99, "version: 99 is not allowed"),
+    ],
+)
+def test_a_setting_of_the_wrong_type_is_named_with_its_value_and_what_is_allowed(
+    project: ProjectPaths, key: str, value: object, expected: str
+) -> None:
+    write = {**default_config(), key: value}
+    project.config_file.write_text(json.dumps(write))
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.config_file
+    assert problem.message.startswith(expected)
+
+
+def test_unknown_and_missing_settings_are_named(project: ProjectPaths) -> None:
+    config = default_config()
+    del config["agent"]
+    config["max_iteration"] = 5
+    config["models"]["jam"] = "opus"
+    project.config_file.write_text(json.dumps(config))
+
+    messages = [problem.message for problem in validate_project(project.root)]
+
+    assert any(message.startswith("unknown key 'max_iteration'") for message in messages)
+    assert "agent: missing" in messages
+    assert any(message.startswith("models: unknown recipe 'jam'") for message in messages)
+
+
+def test_settings_that_are_not_an_object_are_reported(project: ProjectPaths) -> None:
+    project.config_file.write_text("[1, 2]")
+
+    [problem] = validate_project(project.root)
+
+    assert problem.message == "must be a JSON object, not list"
+
+
+def test_a_missing_database_is_reported(project: ProjectPaths) -> None:
+    project.db_file.unlink()
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.db_file
+    assert problem.message.startswith("missing database")
+
+
+def test_a_file_that_is_not_a_database_is_reported_as_unreadable(project: ProjectPaths) -> None:
+    project.db_file.write_bytes(b"this is not sqlite at all" * 100)
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.db_file
+    assert problem.message.startswith("unreadable")
+
+
+def test_an_empty_database_is_reported(project: ProjectPaths) -> None:
+    project.db_file.unlink()
+    project.db_file.write_bytes(b"")
+
+    [problem] = validate_project(project.root)
+
+    assert "without the ralph-desk schema" in problem.message
+
+
+def test_a_database_of_another_program_is_reported(project: ProjectPaths) -> None:
+    project.db_file.unlink()
+    with sqlite3.connect(project.db_file) as connection:
+        connection.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+    connection.close()
+
+    [problem] = validate_project(project.root)
+
+    assert problem.message.startswith("not a ralph-desk database")
+
+
+def _make_newer(db_file: Path) -> None:
+    connection = sqlite3.connect(db_file)
+    with connection:
+        connection.execute("UPDATE alembic_version SET version_num = 'f00d_from_the_future'")
+    connection.close()
+
+
+def test_a_database_from_a_newer_ralph_desk_is_reported_and_left_untouched(project: ProjectPaths) -> None:
+    _make_newer(project.db_file)
+    before = _digest(project.db_file)
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.db_file
+    assert "'f00d_from_the_future' is newer than this ralph-desk knows" in problem.message
+    assert _digest(project.db_file) == before
+
+
+def test_a_malformed_context_file_is_reported(project: ProjectPaths) -> None:
+    project.context_file.write_text("{nope")
+
+    [problem] = validate_project(project.root)
+
+    assert problem.path == project.context_file
+    assert problem.message.startswith("not valid JSON")
+
+
+@pytest.mark.parametrize(
+    ("context", "expected"),
+    [
+        ([], "must be a JSON object, not list"),
+        ({"task_id": "7"}, 'task_id: "7" is not allowed; allowed: int or null'),
+        ({"recipe": "party"}, "recipe: 'party' is not a recipe"),
+        ({"disabled_tools": "done"}, 'disabled_tools: "done" is not allowed; allowed: list'),
+        ({"disabled_tools": [1]}, "disabled_tools: every item must be a tool name (text)"),
+    ],
+)
+def test_a_context_file_with_wrong_fields_is_reported(
+    project: ProjectPaths, context: object, expected: str
+) -> None:
+    project.context_file.write_text(json.dumps(context))
+
+    [problem] = validate_project(project.root)
+
+    assert problem.message.startswith(expected)
+
+
+def test_a_well_formed_context_file_is_fine(project: ProjectPaths) -> None:
+    project.context_file.write_text(
+        json.dumps(
+            {
+                "session_id": "s1",
+                "recipe": "task_execution",
+                "discipline": "backend",
+                "feature": None,
+                "task_id": 7,
+                "disabled_tools": ["learned"],
+            }
+        )
+    )
+
+    assert validate_project(project.root) == []
+
+
+def test_every_problem_is_reported_at_once(project: ProjectPaths) -> None:
+    project.config_file.write_text("nope")
+    project.progress_file.unlink()
+    project.logs_dir.rmdir()
+
+    assert len(validate_project(project.root)) == 3
+
+
+def test_an_unreachable_database_url_is_reported(project: ProjectPaths) -> None:
+    url = "postgresql+psycopg://ralph:secret@127.0.0.1:1/ralph"
+
+    problems = validate_project(project.root, db_url=url)
+
+    assert len(problems) == 1
+    assert "cannot open the database" in problems[0].message
+    assert "secret" not in str(problems[0])
