@@ -26,7 +26,7 @@ npm:
 		if [ ! -f $(NPM_DIR)/node_modules/.ci-stamp ] \
 			|| [ $(NPM_DIR)/package.json -nt $(NPM_DIR)/node_modules/.ci-stamp ] \
 			|| [ $(NPM_DIR)/package-lock.json -nt $(NPM_DIR)/node_modules/.ci-stamp ]; then \
-			npm ci --prefix $(NPM_DIR) --no-audit --no-fund && touch $(NPM_DIR)/node_modules/.ci-stamp; \
+			npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error && touch $(NPM_DIR)/node_modules/.ci-stamp; \
 		fi; \
 	fi
 

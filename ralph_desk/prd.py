@@ -317,7 +317,7 @@ def _exported_task(story_id: str, untagged: Mapping[int, Task]) -> Task | None:
 
 
 def _known_or_general(services: Services, kind: str, name: str | None) -> str:
-    if name is None:
+    if name is None or name == GENERAL:
         return GENERAL
     known = [
         item.name for item in (services.features.list() if kind == "feature" else services.disciplines.list())

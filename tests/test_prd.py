@@ -347,3 +347,9 @@ def test_the_demo_exports_every_non_draft_task(tmp_path: Path) -> None:
     assert len(exported["userStories"]) == total - drafts
     ranks = [story["priority"] for story in exported["userStories"]]
     assert ranks == sorted(ranks)
+
+
+def test_naming_the_general_feature_creates_it_too(services: Services) -> None:
+    import_data(services, document(story(1)), feature="general", discipline="general")
+
+    assert [feature.name for feature in services.features.list()] == ["general"]

@@ -87,6 +87,7 @@ class Decision:
     """What one session's signals do to its task, and why (the reasons are shown in the window)."""
 
     closing_verb: Verb | None
+    closing_signal_id: int | None
     inferred: bool
     status: TaskStatus
     outcome: SessionOutcome
@@ -136,19 +137,15 @@ def decide(
     stored = _stored(ordered, reasons)
     if closing is not None and closing.verb is Verb.DONE:
         _note_informational(ordered, reasons)
-        return _unjudged(Verb.DONE, TaskStatus.DONE, SessionOutcome.DONE, stuck_count, None, stored, reasons)
-    closing_verb = closing.verb if closing is not None else None
-    if stopped_by_human or (rate_limited and closing_verb is None):
+        return _unjudged(closing, TaskStatus.DONE, SessionOutcome.DONE, stuck_count, stored, reasons)
+    if stopped_by_human or (rate_limited and closing is None):
         outcome = SessionOutcome.STOPPED if stopped_by_human else SessionOutcome.RATE_LIMITED
         reasons.append(
             "stopped by the human: re-queued as pending, not counted as stuck"
             if stopped_by_human
             else "rate-limited before any closing verb: re-queued as pending, not counted as stuck"
         )
-        continuation = _continuation(closing)
-        return _unjudged(
-            closing_verb, TaskStatus.PENDING, outcome, stuck_count, continuation, stored, reasons
-        )
+        return _unjudged(closing, TaskStatus.PENDING, outcome, stuck_count, stored, reasons)
     return _judged(ordered, closing, stuck_count, stuck_threshold, stagnant, stored, reasons)
 
 
@@ -162,23 +159,23 @@ class _Stored:
 
 
 def _unjudged(
-    closing_verb: Verb | None,
+    closing: Signal | None,
     status: TaskStatus,
     outcome: SessionOutcome,
     stuck_count: int,
-    continuation: str | None,
     stored: _Stored,
     reasons: list[str],
 ) -> Decision:
     """A decision that leaves the stuck count alone and lets no blocker or question act."""
     return Decision(
-        closing_verb=closing_verb,
+        closing_verb=closing.verb if closing is not None else None,
+        closing_signal_id=closing.id if closing is not None else None,
         inferred=False,
         status=status,
         outcome=outcome,
         stuck_count=stuck_count,
         counts_as_stuck=False,
-        continuation=continuation,
+        continuation=_continuation(closing),
         blocking_ask_ids=(),
         upstream_blockers=(),
         external_blockers=(),
@@ -211,6 +208,7 @@ def _judged(
     status = _status(counts_as_stuck, new_count, threshold, asks, upstream, external, reasons)
     return Decision(
         closing_verb=closing.verb if closing is not None else None,
+        closing_signal_id=closing.id if closing is not None else None,
         inferred=closing is None,
         status=status,
         outcome=_outcome(status, counts_as_stuck),

@@ -41,12 +41,8 @@ FilePath = Annotated[
 ]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
 Acronym = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[A-Za-z0-9]{1,10}$")]
-Color = Annotated[
-    str,
-    StringConstraints(
-        strip_whitespace=True, pattern=r"^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|[a-zA-Z]{1,32})$"
-    ),
-]
+Color = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^#[0-9a-fA-F]{6}$")]
+Icon = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 Turns = Annotated[int, Field(ge=1, le=MAX_TURNS)]
 TextList = Annotated[list[Text], Field(max_length=MAX_ITEMS)]
@@ -266,8 +262,8 @@ class CreateDisciplineInput(ToolInput):
 
     name: Name = Field(description="Unique slug, e.g. frontend.")
     display_name: ShortText = Field(description="Human-readable name.")
-    icon: ShortText = Field(description="Icon name.")
-    color: Color = Field(description="Colour as #rrggbb or a colour name.")
+    icon: Icon = Field(description="Icon name, e.g. 'code' or 'book-open'.")
+    color: Color = Field(description="Colour as #rrggbb.")
     acronym: Acronym | None = Field(None, description="Short code used in task labels, e.g. FE.")
     system_prompt: Text | None = Field(None, description="Persona and instructions given to its sessions.")
     skills: ShortTextList | None = Field(None, description="Skills and technologies it covers.")
@@ -279,8 +275,8 @@ class UpdateDisciplineInput(ToolInput):
 
     name: Name = Field(description="Discipline name.")
     display_name: ShortText | None = Field(None, description="New human-readable name.")
-    icon: ShortText | None = Field(None, description="New icon name.")
-    color: Color | None = Field(None, description="New colour as #rrggbb or a colour name.")
+    icon: Icon | None = Field(None, description="New icon name.")
+    color: Color | None = Field(None, description="New colour as #rrggbb.")
     system_prompt: ClearableText | None = Field(None, description="New system prompt; empty clears it.")
     skills: ShortTextList | None = Field(None, description="New skills (replaces all).")
     conventions: ClearableText | None = Field(None, description="New conventions; empty clears them.")

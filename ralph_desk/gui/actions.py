@@ -58,6 +58,10 @@ class ActionRunner(QObject):
             self._fail(f"Could not {what}: {type(error).__name__}: {error}")
         return default
 
+    def fail(self, message: str) -> None:
+        """Show a failure found outside a service call."""
+        self._fail(message)
+
     def _fail(self, message: str) -> None:
         self.failures.append(message)
         self.sig_failed.emit(message)

@@ -66,7 +66,7 @@ def duration(start: datetime | None, end: datetime | None) -> str:
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """`1 task`, `3 tasks`."""
-    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
 
 
 def one_line(text: str | None, limit: int = 120) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QIconEngine, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
 import ralph_desk
 
-SIZES = (16, 20, 24, 32, 48, 64, 96)
+DISABLED_OPACITY = 0.35
 APP_ICON = "app"
 
 
@@ -30,17 +30,51 @@ def _svg(name: str) -> str:
     return (resource_dir() / "icons" / f"{name}.svg").read_text(encoding="utf-8")
 
 
-def _render(svg: str, size: int, ratio: float) -> QPixmap:
-    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
-    pixels = round(size * ratio)
-    pixmap = QPixmap(pixels, pixels)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    renderer.render(painter, QRectF(0, 0, pixels, pixels))
-    painter.end()
-    pixmap.setDevicePixelRatio(ratio)
-    return pixmap
+class _SvgEngine(QIconEngine):
+    """Renders an SVG at the size and pixel ratio asked for, once per size (disabled: faded)."""
+
+    def __init__(self, svg: str) -> None:
+        super().__init__()
+        self._svg = svg
+        self._renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+        self._cache: dict[tuple[int, int, int, float], QPixmap] = {}
+
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
+        """Draw into `rect` at the painter's pixel ratio."""
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        painter.drawPixmap(rect, self.scaledPixmap(rect.size(), mode, state, ratio))
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
+        """The icon at `size` logical pixels, ratio 1."""
+        return self.scaledPixmap(size, mode, state, 1.0)
+
+    def scaledPixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State, scale: float) -> QPixmap:
+        """The icon at `size` logical pixels and pixel ratio `scale`."""
+        key = (size.width(), size.height(), int(mode.value), scale)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._render(size, mode, scale)
+            self._cache[key] = cached
+        return cached
+
+    def _render(self, size: QSize, mode: QIcon.Mode, scale: float) -> QPixmap:
+        width, height = max(1, round(size.width() * scale)), max(1, round(size.height() * scale))
+        image = QPixmap(width, height)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if mode == QIcon.Mode.Disabled:
+            painter.setOpacity(DISABLED_OPACITY)
+        side = min(width, height)
+        self._renderer.render(painter, QRectF((width - side) / 2, (height - side) / 2, side, side))
+        painter.end()
+        image.setDevicePixelRatio(scale)
+        return image
+
+    def clone(self) -> QIconEngine:
+        """A copy of the engine."""
+        return _SvgEngine(self._svg)
 
 
 def _text_color() -> QColor:
@@ -50,14 +84,14 @@ def _text_color() -> QColor:
     return QColor("#1f2328")
 
 
+_engines: list[_SvgEngine] = []
+
+
 @cache
 def _icon(name: str, color: str) -> QIcon:
-    svg = _svg(name).replace("currentColor", color)
-    result = QIcon()
-    for size in SIZES:
-        for ratio in (1.0, 2.0):
-            result.addPixmap(_render(svg, size, ratio))
-    return result
+    engine = _SvgEngine(_svg(name).replace("currentColor", color))
+    _engines.append(engine)  # the icon refers to the engine; keep the Python side alive with it
+    return QIcon(engine)
 
 
 def icon(name: str, color: QColor | str | None = None) -> QIcon:
@@ -84,3 +118,4 @@ def dot(color: QColor) -> QIcon:
 def clear_cache() -> None:
     """Forget rendered icons (after the palette changed)."""
     _icon.cache_clear()
+    _engines.clear()

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY
+from ralph_desk.mcp_server.results import ErrorCode, LoopErrorInfo
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError, ServiceError
 
@@ -23,7 +24,9 @@ class LoopControl(Protocol):
 
     def init(self, force: bool) -> dict[str, Any]: ...
     def validate(self) -> dict[str, Any]: ...
-    def run(self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool) -> dict[str, Any]: ...
+    def run(
+        self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
+    ) -> dict[str, Any]: ...
     def status(self) -> dict[str, Any]: ...
     def stop(self) -> dict[str, Any]: ...
     def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> dict[str, Any]: ...
@@ -62,12 +65,9 @@ class ToolCall(Generic[ArgsT]):
 class StructuredToolError(ServiceError):
     """A refusal sent as seed 003's structured error: the tool error's whole text is JSON."""
 
-    def __init__(self, code: str, message: str, details: Mapping[str, Any] | None = None) -> None:
-        self.code = code
-        self.message = message
-        self.details = dict(details or {})
-        document = {"code": code, "message": message, "details": self.details}
-        super().__init__(json.dumps(document, ensure_ascii=False, default=str))
+    def __init__(self, code: ErrorCode, message: str, details: Mapping[str, Any] | None = None) -> None:
+        self.info = LoopErrorInfo(code=code, message=message, details=dict(details or {}))
+        super().__init__(json.dumps(self.info.model_dump(mode="json"), ensure_ascii=False))
 
 
 OUTSIDE_ROOT = (

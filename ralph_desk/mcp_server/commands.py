@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 
-from ralph_desk.domain.session import ContextError
 from ralph_desk.mcp_server import clients
 from ralph_desk.project import ProjectError, ProjectPaths
 
@@ -42,6 +41,7 @@ def _paths(root: str) -> ProjectPaths:
 def run_mcp(args: argparse.Namespace) -> int:
     """Serve until the client goes away (stdio) or a signal arrives (HTTP)."""
     # The SDK takes most of a second to import; only this command pays for it.
+    from ralph_desk.domain.session import ContextError
     from ralph_desk.mcp_server.config import ContextFlags, complete_context, db_url_from_env, resolve_context
     from ralph_desk.mcp_server.standalone import serve_http, serve_stdio, setup_logging
     from ralph_desk.services.container import Services

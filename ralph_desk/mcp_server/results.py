@@ -470,10 +470,13 @@ class LoopResult(Sparse):
     success: bool = Field(description="Whether the request did what was asked.")
 
 
+ErrorCode = Literal["invalid_argument", "execution_failed"]
+
+
 class LoopErrorInfo(BaseModel):
     """A structured loop-control error (seed 003), sent as the JSON text of the tool error."""
 
-    code: Literal["invalid_argument", "execution_failed"]
+    code: ErrorCode
     message: str
     details: dict[str, Any] = Field(default_factory=dict)
 

@@ -64,8 +64,12 @@ def describe_validation_error(tool_name: str, error: ValidationError, model: typ
         got = repr(item.get("input"))
         if len(got) > 60:
             got = got[:57] + "..."
-        detail = item["msg"] if item["type"] == "missing" else f"{item['msg']} (got {got})"
-        problems.append(f"{where}: {detail}")
+        if item["type"] == "missing":
+            field = model.model_fields.get(str(item["loc"][0])) if item["loc"] else None
+            wanted = f" ({field.description})" if field is not None and field.description else ""
+            problems.append(f"{where}: Field required{wanted}")
+            continue
+        problems.append(f"{where}: {item['msg']} (got {got})")
     return f"invalid arguments for {tool_name!r}: " + "; ".join(problems)
 
 
@@ -128,11 +132,13 @@ def argument_error(spec: ToolSpec, message: str) -> str:
     return str(StructuredToolError("invalid_argument", message, {"tool": spec.name}))
 
 
-def not_found_message(error: NotFoundError, session: SessionContext) -> str:
+def not_found_message(error: NotFoundError, spec: ToolSpec, session: SessionContext) -> str:
     """A not-found message that also says what is allowed, and which tool lists it."""
     message = str(error)
     if error.kind != "task" or "known:" in message:
         return message
+    if spec.category is ToolCategory.SIGNAL:
+        return f"{message}: the session's task does not exist; start the session for an existing task"
     lister = next((tool for tool in ("list_tasks", "search_tasks") if tool in session.enabled_tools), None)
     return f"{message}; allowed: the id of an existing task" + (f" ({lister} shows them)" if lister else "")
 
@@ -167,7 +173,7 @@ def _tool_function(
             message = describe_validation_error(spec.name, error, spec.input_model)
             raise ToolError(argument_error(spec, message)) from None
         except NotFoundError as error:
-            raise ToolError(not_found_message(error, session)) from None
+            raise ToolError(not_found_message(error, spec, session)) from None
         except (ServiceError, StoreBusyError, ValueError) as error:
             raise ToolError(str(error)) from None
 

@@ -299,6 +299,11 @@ class TaskService:
                     f"task #{task_id} is not a draft (its status is {task.status.value!r}); "
                     "only draft tasks can be enriched — change its fields with update instead"
                 )
+            if task.origin is TaskOrigin.AGENT:
+                raise ConflictError(
+                    f"task #{task_id} was suggested by an agent and waits for human review; "
+                    "it can be enriched once a human approves it"
+                )
             store.update(unit, task_id, fields)
             enriched = store.set_status(unit, task_id, TaskStatus.PENDING.value)
             assert enriched is not None

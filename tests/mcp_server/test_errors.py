@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from ralph_desk.domain import recipes
 from ralph_desk.domain.enums import Recipe
-from ralph_desk.domain.tools import ALL_TOOLS
 from ralph_desk.services.container import Services
 from tests.mcp_server.conftest import ClientFactory, Demo, error_of, snapshot, structured_error_of
 
@@ -36,11 +34,15 @@ REFUSALS = [
         Recipe.YAP,
         "create_task",
         {"feature": "auth", "discipline": "backend"},
-        ["title: Field required"],
+        ["title: Field required (Short title saying what to do.)"],
         id="missing field",
     ),
     pytest.param(
-        Recipe.YAP, "set_task_status", {"id": 1}, ["status: Field required"], id="missing enum field"
+        Recipe.YAP,
+        "set_task_status",
+        {"id": 1},
+        ["status: Field required (The new status.)"],
+        id="missing enum field",
     ),
     pytest.param(
         Recipe.YAP,
@@ -334,13 +336,6 @@ async def test_a_symlink_inside_the_root_that_stays_inside_is_accepted(
         )
     assert not result.is_error
     assert services.features.get("auth").context_files == ("current/login.py",)
-
-
-@pytest.fixture
-def every_tool_in_ide(monkeypatch: pytest.MonkeyPatch) -> None:
-    widened = dict(recipes.RECIPE_ALLOWED)
-    widened[Recipe.IDE] = ALL_TOOLS
-    monkeypatch.setattr(recipes, "RECIPE_ALLOWED", widened)
 
 
 @pytest.mark.parametrize(

@@ -220,3 +220,13 @@ async def test_a_structured_result_matches_its_output_schema(connect: ClientFact
     assert tool.output_schema is not None
     assert set(tool.output_schema["required"]) <= set(task)
     assert set(task) == set(tool.output_schema["properties"])
+
+
+async def test_a_verb_for_a_session_task_that_does_not_exist_is_refused_naming_it(
+    connect: ClientFactory, services: Services, demo: Demo
+) -> None:
+    before = snapshot(services)
+    async with connect(Recipe.TASK_EXECUTION, task_id=404, session_id="s-404") as client:
+        message = error_of(await client.call_tool("done", {"summary": "Finished."}))
+    assert "no task 404: the session's task does not exist" in message
+    assert snapshot(services) == before

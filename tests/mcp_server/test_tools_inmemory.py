@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from ralph_desk.domain import recipes
 from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.tools import ALL_TOOLS
 from ralph_desk.mcp_server import handlers
@@ -18,15 +16,6 @@ from ralph_desk.services.errors import NotFoundError
 from tests.mcp_server.conftest import ClientFactory, Demo, ok
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def every_tool_in_ide(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Let the ide recipe reach every tool, for the six that no recipe of seed 000 allows."""
-    widened = dict(recipes.RECIPE_ALLOWED)
-    widened[Recipe.IDE] = ALL_TOOLS
-    monkeypatch.setattr(recipes, "RECIPE_ALLOWED", widened)
-    yield
 
 
 def test_every_registry_tool_has_a_handler() -> None:

@@ -6,30 +6,22 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
+from ralph_desk.gui.widgets.card import CardFrame
 from ralph_desk.gui.widgets.empty_state import EmptyState
 
 R = TypeVar("R")
 CARD_SPACING = 10
 
 
-class Card(QFrame):
-    """A framed box showing one record; subclasses fill `set_record` and `focus_input`."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("card")
+class Card(CardFrame):
+    """A framed box showing one record; subclasses say which input `focus_input` focuses."""
 
     def focus_input(self) -> None:
-        """Give the keyboard to the card's main input (its first button by default)."""
+        """Give the keyboard to the card's main input."""
         self.setFocus(Qt.FocusReason.OtherFocusReason)
-
-    def set_selected(self, selected: bool) -> None:
-        """Mark the card as the current one."""
-        self.setProperty("selected", selected)
-        self.style().unpolish(self)
-        self.style().polish(self)
 
 
 C = TypeVar("C", bound=Card)
@@ -53,11 +45,10 @@ class CardList(QStackedWidget, Generic[R, C]):
         self.cards: dict[Hashable, C] = {}
         self.order: list[Hashable] = []
         self.scroll = QScrollArea()
-        self.scroll.setObjectName("cards")
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.viewport().setBackgroundRole(QPalette.ColorRole.Window)
         body = QWidget()
-        body.setObjectName("cardsBody")
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(2, 2, 10, 2)
         self._layout.setSpacing(CARD_SPACING)

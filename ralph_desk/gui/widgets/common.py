@@ -3,19 +3,43 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QFont, QKeyEvent, QPalette
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QToolButton, QWidget
 
-from ralph_desk.gui import icons
+from ralph_desk.gui import icons, theme
 
 BUTTON_ICON = QSize(16, 16)
 
 
+# Font scale and weight per label style; muted styles use the palette's placeholder colour.
+LABEL_STYLES: dict[str, tuple[float, bool, bool]] = {
+    "heading": (1.45, True, False),
+    "subheading": (1.0, True, True),
+    "muted": (1.0, False, True),
+    "tileValue": (1.9, True, False),
+    "emptyTitle": (1.3, True, False),
+    "emptyText": (1.0, False, True),
+}
+
+
+def style_label(widget: QLabel, name: str) -> None:
+    """Give a label one of the `LABEL_STYLES`."""
+    widget.setObjectName(name)
+    scale, bold, muted = LABEL_STYLES[name]
+    if scale != 1.0 or bold:
+        font = QFont(widget.font())
+        font.setPointSizeF(font.pointSizeF() * scale)
+        font.setBold(bold)
+        widget.setFont(font)
+    if muted:
+        widget.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+
+
 def label(text: str = "", name: str | None = None, wrap: bool = False, selectable: bool = False) -> QLabel:
-    """A label with an optional style name (heading, subheading, muted)."""
+    """A label with an optional style (heading, subheading, muted, tileValue, emptyTitle, emptyText)."""
     widget = QLabel(text)
     if name:
-        widget.setObjectName(name)
+        style_label(widget, name)
     widget.setWordWrap(wrap)
     if selectable:
         widget.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -43,6 +67,7 @@ def button(text: str, icon_name: str | None = None, tip: str = "", primary: bool
         widget.setToolTip(tip)
     if primary:
         widget.setObjectName("primary")
+        widget.setStyleSheet(theme.PRIMARY_STYLE)
     return widget
 
 

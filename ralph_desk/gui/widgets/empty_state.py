@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ralph_desk.gui import icons, theme
+from ralph_desk.gui.widgets.common import style_label
 
 ICON_SIZE = 56
 TEXT_WIDTH = 460
@@ -30,10 +31,10 @@ class EmptyState(QWidget):
         self._icon = QLabel()
         self._icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title = QLabel(title)
-        self.title.setObjectName("emptyTitle")
+        style_label(self.title, "emptyTitle")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.text = QLabel(text)
-        self.text.setObjectName("emptyText")
+        style_label(self.text, "emptyText")
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.text.setMaximumWidth(TEXT_WIDTH)

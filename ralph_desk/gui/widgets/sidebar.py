@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
+    QFrame,
     QListWidget,
     QListWidgetItem,
     QStyle,
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
 
 BADGE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -75,7 +77,7 @@ class _SidebarDelegate(QStyledItemDelegate):
         width = max(height, metrics.horizontalAdvance(text) + 10)
         box = QRectF(rect.right() - 8 - width, rect.center().y() - height / 2 + 1, width, height)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(theme.status_color(theme.TaskStatus.NEEDS_INPUT))
+        painter.setBrush(theme.status_color(TaskStatus.NEEDS_INPUT))
         painter.drawRoundedRect(box, height / 2, height / 2)
         painter.setFont(badge_font)
         painter.setPen(QColor("#ffffff") if theme.current_scheme() is theme.Scheme.LIGHT else QColor("#1d2026"))
@@ -107,8 +109,19 @@ class Sidebar(QListWidget):
             item.setToolTip(f"{entry.tooltip} (Ctrl+{number})")
             self.addItem(item)
         self.currentRowChanged.connect(self.sig_pane_requested)
-        self.setContentsMargins(0, 8, 0, 8)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setViewportMargins(0, 10, 0, 10)
+        self.refresh_style()
+
+    def refresh_style(self) -> None:
+        """Take the sidebar colour of the current scheme."""
+        palette = self.palette()
+        shade = QColor(theme.tones().sidebar)
+        palette.setColor(QPalette.ColorRole.Base, shade)
+        palette.setColor(QPalette.ColorRole.Window, shade)
+        self.setPalette(palette)
+        self.setAutoFillBackground(True)
+        self.viewport().update()
 
     def set_badge(self, key: str, count: int) -> None:
         """Show `count` on the pane `key` (nothing when zero)."""

@@ -1,11 +1,10 @@
-"""What every agent adapter offers, and what the adapters share: finding programs, the MCP config, the allow-list."""
+"""The agent adapter interface, and what adapters share: finding programs, the MCP config, the allow-list."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -101,9 +100,7 @@ def mcp_config(endpoint: SessionEndpoint, discipline: Discipline | None) -> dict
     return {"mcpServers": servers}
 
 
-def write_mcp_config(
-    session_dir: Path, plan: SessionPlan, endpoint: SessionEndpoint
-) -> Path:
+def write_mcp_config(session_dir: Path, plan: SessionPlan, endpoint: SessionEndpoint) -> Path:
     """Write `<session>.mcp.json` (mode 0600: it holds the session's credential) and return its path."""
     path = session_dir / f"{safe_file_stem(plan.session_id)}.mcp.json"
     return write_private_text(path, json.dumps(mcp_config(endpoint, plan.discipline), indent=2) + "\n")
@@ -124,8 +121,3 @@ def allowed_mcp_tools(plan: SessionPlan) -> list[str]:
 def prompt_fits_argv(prompt: str) -> bool:
     """Whether the prompt may be passed as one command-line argument."""
     return len(prompt.encode("utf-8")) <= MAX_ARGV_PROMPT_BYTES
-
-
-def elide(argv: Sequence[str], prompt: str) -> list[str]:
-    """argv with the prompt replaced by a short marker (for logs and summaries)."""
-    return [f"<prompt: {len(prompt)} characters>" if arg == prompt else arg for arg in argv]

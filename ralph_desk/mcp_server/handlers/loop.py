@@ -70,7 +70,7 @@ def _ask(
     """Ask the loop runner, mapping whatever it raises onto a structured error."""
     try:
         payload = request()
-    except LoopToolError:
+    except StructuredToolError:
         raise
     except (InvalidValueError, ValueError) as error:
         raise LoopToolError("invalid_argument", str(error), {"tool": tool}) from None

@@ -15,7 +15,7 @@ from ralph_desk.domain.records import TaskSummary
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.panes.inbox.dialogs import ReasonDialog
 from ralph_desk.gui.widgets.card_list import Card, CardList
-from ralph_desk.gui.widgets.common import button, label, link
+from ralph_desk.gui.widgets.common import button, label, link, style_label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill
 
@@ -70,7 +70,7 @@ class SuggestionCard(Card):
         header.addWidget(self.feature, 0, Qt.AlignmentFlag.AlignTop)
         self.why = label(wrap=True, selectable=True)
         self.source = link("")
-        self.source.setObjectName("muted")
+        style_label(self.source, "muted")
         self.source.linkActivated.connect(lambda href: self.sig_open_task_requested.emit(int(href.split(":")[1])))
         self.approve = button("Approve", "approve", "Make the task pending: the loop may run it", primary=True)
         self.edit = button("Edit and approve…", "edit", "Change title, description, feature… then approve")

@@ -1,0 +1,292 @@
+"""The composition root of the desktop app: builds and connects every part in a visible order.
+
+`launch_window(root)` is what `ralph-desk open` calls: a QApplication, one qasync event loop, the
+project's services, the embedded MCP server and the window, started in the order of `Startup.steps`
+and stopped in reverse. `build_window(services)` builds the window alone, for tests and screenshots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
+
+from ralph_desk.gui import icons
+from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
+from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
+from ralph_desk.gui.main_window import APP_NAME, MainWindow
+from ralph_desk.gui.notify import Notifier
+from ralph_desk.gui.settings import DeskSettings
+from ralph_desk.gui.theme import ThemeWatcher
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
+from ralph_desk.services.container import Services
+
+if TYPE_CHECKING:
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
+
+log = logging.getLogger("ralph_desk.app")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+ORGANIZATION = "ralph-desk"
+
+Action = Callable[[], Awaitable[None]]
+
+
+# --- the application object ----------------------------------------------------------------------
+
+
+def prepare_application(argv: list[str] | None = None) -> QApplication:
+    """The QApplication with name, organisation, icon, style and a palette that follows the system."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORGANIZATION)
+    app.setDesktopFileName(APP_NAME)
+    app.setWindowIcon(icons.app_icon())
+    if "Fusion" in QStyleFactory.keys():
+        app.setStyle("Fusion")
+    # The window's close ends the run coroutine; Qt must not stop the loop under it first.
+    app.setQuitOnLastWindowClosed(False)
+    if app.property("ralph_theme") is None:
+        app.setProperty("ralph_theme", True)
+        ThemeWatcher(app)
+    return app
+
+
+def theme_watcher(app: QApplication) -> ThemeWatcher | None:
+    """The palette follower installed by `prepare_application`."""
+    return app.findChild(ThemeWatcher)
+
+
+# --- the window ----------------------------------------------------------------------------------
+
+
+def build_window(
+    services: Services,
+    *,
+    settings: QSettings | None = None,
+    mcp_url: str | None = None,
+    poll_ms: int = POLL_INTERVAL_MS,
+    use_tray: bool = True,
+    live: bool = True,
+    open_file: FileOpener = open_with_desktop,
+) -> MainWindow:
+    """The main window over `services`, filled, following changes (not shown; needs no event loop)."""
+    runner = ActionRunner()
+    title = runner.read("read the project", lambda: services.project.get().title, services.paths.root.name)
+    desk_settings = DeskSettings(settings)
+    window = MainWindow(title, services.paths.root, desk_settings)
+    runner.setParent(window)
+    feed = ChangeFeed(services.db, poll_ms, parent=window)
+    notifier = Notifier(title, use_tray=use_tray, parent=window)
+    window.controller = Controller(window, services, feed, runner, notifier, mcp_url, open_file)
+    window.set_mcp(mcp_url)
+    window.controller.refresh_all()
+    if live:
+        feed.start()
+    desk_settings.add_recent_project(services.paths.root)
+    return window
+
+
+# --- start-up and shut-down ----------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One part of the app: how it starts, how it stops, and whether the app can run without it."""
+
+    name: str
+    start: Action
+    stop: Action | None = None
+    required: bool = True
+
+
+@dataclass
+class Startup:
+    """The parts of the app in start order; what started is stopped in reverse order."""
+
+    steps: list[Step] = field(default_factory=list)
+    started: list[Step] = field(default_factory=list)
+
+    def add(self, name: str, start: Action, stop: Action | None = None, required: bool = True) -> None:
+        """Append a step."""
+        self.steps.append(Step(name, start, stop, required))
+
+    async def run(self) -> list[str]:
+        """Start every step in order; returns the failures of optional steps (a required one raises)."""
+        failures: list[str] = []
+        for number, step in enumerate(self.steps, start=1):
+            log.info("start %d/%d: %s", number, len(self.steps), step.name)
+            try:
+                await step.start()
+            except Exception as error:
+                if step.required:
+                    raise
+                log.warning("could not %s", step.name, exc_info=True)
+                failures.append(f"Could not {step.name}: {error}")
+                continue
+            self.started.append(step)
+        return failures
+
+    async def shutdown(self) -> None:
+        """Stop what started, last first; a failing stop does not keep the others from stopping."""
+        while self.started:
+            step = self.started.pop()
+            if step.stop is None:
+                continue
+            log.info("stop: %s", step.name)
+            try:
+                await step.stop()
+            except Exception:  # shutting down: log it and go on with the next part
+                log.exception("stopping %s failed", step.name)
+
+
+@dataclass
+class Parts:
+    """What the steps build, for the steps that come after them."""
+
+    paths: ProjectPaths
+    services: Services | None = None
+    mcp: EmbeddedMcp | None = None
+    mcp_url: str | None = None
+    window: MainWindow | None = None
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _steps(app: QApplication, parts: Parts) -> Startup:
+    """The app's parts, in the order they start."""
+    startup = Startup()
+
+    async def open_services() -> None:
+        parts.services = Services.open(parts.paths)
+
+    async def close_services() -> None:
+        if parts.services is not None:
+            parts.services.close()
+
+    async def start_mcp() -> None:
+        from ralph_desk.mcp_server.embedded import EmbeddedMcp  # the MCP SDK loads only with the window
+
+        assert parts.services is not None
+        server = EmbeddedMcp(parts.services)
+        await server.start()
+        parts.mcp, parts.mcp_url = server, server.url
+
+    async def stop_mcp() -> None:
+        if parts.mcp is not None:
+            await parts.mcp.stop()
+
+    async def show_window() -> None:
+        assert parts.services is not None
+        window = build_window(parts.services, mcp_url=parts.mcp_url)
+        watcher = theme_watcher(app)
+        if watcher is not None:
+            watcher.sig_changed.connect(window.refresh_style)
+        window.sig_closed.connect(parts.closed.set)
+        window.show()
+        parts.window = window
+
+    async def close_window() -> None:
+        window = parts.window
+        if window is not None and window.controller is not None:
+            window.controller.feed.stop()
+            window.controller.notifier.hide()
+            window.deleteLater()
+
+    async def handle_interrupt() -> None:
+        # Ctrl+C in the terminal closes the window like Quit; the feed's timer lets Python see it.
+        signal.signal(signal.SIGINT, lambda *_: parts.window.close() if parts.window else parts.closed.set())
+
+    async def restore_interrupt() -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    startup.add("open the project's services", open_services, close_services)
+    startup.add("start the embedded MCP server", start_mcp, stop_mcp, required=False)
+    startup.add("show the window", show_window, close_window)
+    startup.add("close the window on Ctrl+C", handle_interrupt, restore_interrupt, required=False)
+    return startup
+
+
+async def _run(app: QApplication, paths: ProjectPaths) -> int:
+    parts = Parts(paths)
+    startup = _steps(app, parts)
+    try:
+        failures = await startup.run()
+    except Exception as error:  # the top of the app: say why it cannot start, in a window
+        log.exception("the window could not start")
+        await startup.shutdown()
+        _critical(f"ralph-desk could not open {paths.root}", f"{type(error).__name__}: {error}")
+        return EXIT_FAILURE
+    if parts.window is not None:
+        parts.window.set_mcp(parts.mcp_url, "; ".join(failures) or None)
+        for failure in failures:
+            parts.window.show_error(failure)
+    await parts.closed.wait()
+    await startup.shutdown()
+    return EXIT_OK
+
+
+# --- opening a folder ----------------------------------------------------------------------------
+
+
+def _critical(title: str, text: str) -> None:
+    box = QMessageBox(QMessageBox.Icon.Critical, APP_NAME, title)
+    box.setInformativeText(text)
+    box.exec()
+
+
+def ready_project(root: Path) -> ProjectPaths | None:
+    """The project at `root`, after offering to initialise a plain folder; None when refused or broken."""
+    paths = ProjectPaths.at(root)
+    if not paths.ralph.is_dir():
+        answer = QMessageBox.question(
+            None,
+            APP_NAME,
+            f"{paths.root} is not a ralph-desk project yet.\n\nCreate its .ralph/ folder and database now?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return None
+        try:
+            init_project(paths.root)
+        except (ProjectError, OSError) as error:
+            _critical(f"Could not create a project in {paths.root}", str(error))
+            return None
+        log.info("initialised %s", paths.ralph)
+    problems = validate_project(paths.root)
+    if problems:
+        shown = "\n".join(f"• {problem}" for problem in problems[:12])
+        _critical(
+            f"{paths.ralph} is not sound",
+            f"{shown}\n\nRun `ralph-desk validate {paths.root}` for details; "
+            f"`ralph-desk init --force {paths.root}` repairs the configuration and keeps the data.",
+        )
+        return None
+    return paths
+
+
+def launch_window(root: Path) -> int:
+    """Open the window on the project at `root` and run until it closes; returns the exit code."""
+    import qasync  # imported here: the CLI's quick commands never load Qt's event loop
+
+    app = prepare_application()
+    paths = ready_project(Path(root))
+    if paths is None:
+        return EXIT_USAGE
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        code: int = loop.run_until_complete(_run(app, paths))
+    return code

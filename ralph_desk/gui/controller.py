@@ -1,0 +1,134 @@
+"""The one controller: connects the panes' requests to the services and the change feed to the panes."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QUrl
+from PySide6.QtGui import QDesktopServices
+
+from ralph_desk.domain.records import Change
+from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.connect import ConnectDialog
+from ralph_desk.gui.directory import TaskDirectory
+from ralph_desk.gui.live import ChangeFeed
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.notify import Notifier
+from ralph_desk.gui.panes.dashboard.wiring import DashboardWiring
+from ralph_desk.gui.panes.inbox.pane import QUESTIONS
+from ralph_desk.gui.panes.inbox.wiring import InboxWiring
+from ralph_desk.gui.panes.tasks.wiring import TasksWiring
+from ralph_desk.services.container import Services
+
+log = logging.getLogger("ralph_desk.gui")
+
+FileOpener = Callable[[str], bool]
+
+
+def open_with_desktop(path: str) -> bool:
+    """Open a file in the desktop's application for it."""
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+
+class Controller(QObject):
+    """Owns the pane wirings; routes change notices to them and window requests to the right place."""
+
+    def __init__(
+        self,
+        window: MainWindow,
+        services: Services,
+        feed: ChangeFeed,
+        runner: ActionRunner,
+        notifier: Notifier,
+        mcp_url: str | None = None,
+        open_file: FileOpener = open_with_desktop,
+    ) -> None:
+        super().__init__(window)
+        self.window = window
+        self.services = services
+        self.feed = feed
+        self.runner = runner
+        self.notifier = notifier
+        self.mcp_url = mcp_url
+        self.open_file = open_file
+        self.directory = TaskDirectory()
+        self.connect_dialog: ConnectDialog | None = None
+        self.tasks = TasksWiring(window.tasks, services, runner, self.directory, self._open_transcript)
+        self.inbox = InboxWiring(window.inbox, services, runner, self.directory, notifier, self._on_counts)
+        self.dashboard = DashboardWiring(window.dashboard, services, runner, self.directory)
+        self._connect()
+
+    def _connect(self) -> None:
+        window = self.window
+        self.feed.sig_changes.connect(self.on_changes)
+        self.feed.sig_health.connect(window.set_live)
+        self.runner.sig_failed.connect(window.show_error)
+        self.runner.sig_succeeded.connect(window.show_notice)
+        window.sig_refresh_requested.connect(self.refresh_all)
+        window.sig_pane_changed.connect(self._on_pane)
+        window.sig_connect_requested.connect(self.show_connect)
+        window.sig_open_project_requested.connect(self.open_project)
+        window.inbox.sig_open_task_requested.connect(self.open_task)
+        window.dashboard.sig_open_task_requested.connect(self.open_task)
+        window.dashboard.sig_open_inbox_requested.connect(self.open_inbox)
+        self.notifier.sig_show_requested.connect(lambda: self.open_inbox(QUESTIONS))
+        self.notifier.sig_quit_requested.connect(window.close)
+
+    def refresh_all(self) -> None:
+        """Read everything every pane shows."""
+        self.tasks.refresh()
+        self.inbox.refresh()
+        self.dashboard.stale = True
+        self.dashboard.set_visible(self.window.current_pane == "dashboard")
+
+    def on_changes(self, changes: list[Change]) -> None:
+        """Give each wiring the changes; the task directory is brought up to date first."""
+        topics = {change.topic for change in changes}
+        log.debug("changes: %s", ", ".join(sorted(topics)))
+        self.tasks.on_changes(changes)
+        self.inbox.on_changes(topics)
+        self.dashboard.on_changes(changes)
+
+    def open_task(self, task_id: int) -> None:
+        """Show a task in the Tasks pane."""
+        self.window.show_pane("tasks")
+        if not self.window.tasks.select_task(task_id):
+            self.runner.fail(f"Task #{task_id} is not there (any more).")
+
+    def open_inbox(self, tab: int) -> None:
+        """Show a tab of the inbox and bring the window forward."""
+        self.window.show_pane("inbox")
+        self.window.inbox.show_tab(tab)
+        self.window.showNormal()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def show_connect(self) -> None:
+        """Show the client configurations."""
+        dialog = ConnectDialog(self.services.paths.root, self.mcp_url, self.window)
+        self.connect_dialog = dialog
+        dialog.open()
+
+    def open_project(self, folder: str) -> None:
+        """Open another project in a window (and process) of its own."""
+        try:
+            subprocess.Popen([sys.executable, "-m", "ralph_desk", "open", folder], start_new_session=True)
+        except OSError as error:
+            self.runner.fail(f"Could not open {folder}: {error}")
+            return
+        self.window.show_notice(f"Opening {folder} in a new window…")
+
+    def _on_pane(self, key: str) -> None:
+        self.dashboard.set_visible(key == "dashboard")
+
+    def _on_counts(self, questions: int, suggestions: int, flags: int) -> None:
+        total = questions + suggestions + flags
+        self.window.set_waiting(total)
+        self.notifier.set_waiting(total)
+
+    def _open_transcript(self, path: str) -> None:
+        if not self.open_file(path):
+            self.runner.fail(f"Could not open {path}: no application is set to open it.")

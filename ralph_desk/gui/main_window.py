@@ -1,0 +1,317 @@
+"""The main window: sidebar of panes, toolbar, menus, message bar and status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk import __version__
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.gui import icons, theme
+from ralph_desk.gui.panes.dashboard.pane import DashboardPane
+from ralph_desk.gui.panes.inbox.pane import InboxPane
+from ralph_desk.gui.panes.placeholder import PlaceholderPane, disciplines_pane, features_pane, loop_pane
+from ralph_desk.gui.panes.tasks.pane import TasksPane
+from ralph_desk.gui.settings import DeskSettings
+from ralph_desk.gui.widgets.message_bar import MessageBar
+from ralph_desk.gui.widgets.sidebar import PaneEntry, Sidebar
+
+if TYPE_CHECKING:
+    from ralph_desk.gui.controller import Controller
+
+APP_NAME = "ralph-desk"
+DEFAULT_SIZE = QSize(1360, 860)
+PANES = (
+    PaneEntry("inbox", "Inbox", "inbox", "Questions, suggestions and flags waiting for you"),
+    PaneEntry("tasks", "Tasks", "tasks", "Every task: filter, sort, read and edit"),
+    PaneEntry("features", "Features", "features", "Features, their context and learnings"),
+    PaneEntry("disciplines", "Disciplines", "disciplines", "Disciplines and the tools their agents may use"),
+    PaneEntry("loop", "Loop", "loop", "Run the loop and watch the current session"),
+    PaneEntry("dashboard", "Dashboard", "dashboard", "Progress, cost and recent activity"),
+)
+TASKS_SPLITTER = "tasks"
+
+
+class MainWindow(QMainWindow):
+    """The window of one project; it shows panes and asks for work through signals."""
+
+    sig_open_project_requested = Signal(str)
+    """Open the project in this folder (in a window of its own)."""
+    sig_connect_requested = Signal()
+    """Show the client configurations."""
+    sig_refresh_requested = Signal()
+    """Read everything again."""
+    sig_pane_changed = Signal(str)
+    """The pane with this key is now shown."""
+    sig_closed = Signal()
+    """The window closed: the application may shut down."""
+
+    def __init__(self, title: str, root: Path, settings: DeskSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project_title = title
+        self.root = root
+        self.settings = settings
+        self.controller: Controller | None = None
+        self.setWindowIcon(icons.app_icon())
+        self.inbox = InboxPane()
+        self.tasks = TasksPane()
+        self.features: PlaceholderPane = features_pane()
+        self.disciplines: PlaceholderPane = disciplines_pane()
+        self.loop: PlaceholderPane = loop_pane()
+        self.dashboard = DashboardPane()
+        self.panes: dict[str, QWidget] = {
+            "inbox": self.inbox,
+            "tasks": self.tasks,
+            "features": self.features,
+            "disciplines": self.disciplines,
+            "loop": self.loop,
+            "dashboard": self.dashboard,
+        }
+        self.sidebar = Sidebar(list(PANES))
+        self.stack = QStackedWidget()
+        for entry in PANES:
+            self.stack.addWidget(self.panes[entry.key])
+        self.message_bar = MessageBar()
+        self.sidebar.sig_pane_requested.connect(self._on_sidebar_row)
+        self._build_central()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status_bar()
+        self.set_waiting(0)
+        self._restore()
+
+    # --- building -----------------------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(0)
+        bar_holder = QWidget()
+        bar_layout = QVBoxLayout(bar_holder)
+        bar_layout.setContentsMargins(16, 10, 16, 0)
+        bar_layout.addWidget(self.message_bar)
+        right_layout.addWidget(bar_holder)
+        right_layout.addWidget(self.stack, 1)
+        self.message_bar.setVisible(False)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        separator = QFrame()
+        separator.setFrameShape(QFrame.Shape.VLine)
+        separator.setFrameShadow(QFrame.Shadow.Plain)
+        separator.setForegroundRole(QPalette.ColorRole.Mid)
+        layout.addWidget(self.sidebar)
+        layout.addWidget(separator)
+        layout.addWidget(right, 1)
+        self.setCentralWidget(central)
+
+    def _action(self, text: str, icon_name: str | None, tip: str, shortcut: QKeySequence | str | None) -> QAction:
+        action = QAction(text, self)
+        if icon_name:
+            action.setIcon(icons.icon(icon_name))
+            action.setData(icon_name)
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        return action
+
+    def _build_actions(self) -> None:
+        self.open_action = self._action("Open project…", "open", "Open another project in its own window", QKeySequence.StandardKey.Open)
+        self.open_action.triggered.connect(self._choose_project)
+        self.refresh_action = self._action("Refresh", "refresh", "Read everything again (F5)", "F5")
+        self.refresh_action.triggered.connect(self.sig_refresh_requested)
+        self.connect_action = self._action(
+            "Connect a client…", "connect", "MCP configurations for Claude Code, VS Code, JetBrains, Cursor…", None
+        )
+        self.connect_action.triggered.connect(self.sig_connect_requested)
+        self.quit_action = self._action("Quit", None, "Close the window and stop its MCP server", QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+        self.pane_actions: list[QAction] = []
+        for number, entry in enumerate(PANES, start=1):
+            action = self._action(entry.title, entry.icon, entry.tooltip, f"Ctrl+{number}")
+            action.triggered.connect(lambda _=False, key=entry.key: self.show_pane(key))
+            self.addAction(action)
+            self.pane_actions.append(action)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self.open_action)
+        self.recent_menu = QMenu("Recent projects", self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(self.connect_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        view_menu = self.menuBar().addMenu("&View")
+        for action in self.pane_actions:
+            view_menu.addAction(action)
+        view_menu.addSeparator()
+        view_menu.addAction(self.refresh_action)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction("About ralph-desk", self._about)
+
+    def _build_toolbar(self) -> None:
+        toolbar = QToolBar("Main")
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setMovable(False)
+        toolbar.setIconSize(QSize(18, 18))
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.addAction(self.refresh_action)
+        toolbar.addAction(self.connect_action)
+        toolbar.addAction(self.open_action)
+        self.addToolBar(toolbar)
+        self.toolbar = toolbar
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.project_label = QLabel(self.project_title)
+        self.project_label.setToolTip(str(self.root))
+        self.mcp_label = QLabel("MCP: not started")
+        self.mcp_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.live_label = QLabel("○ live updates off")
+        bar.addWidget(self.project_label)
+        bar.addPermanentWidget(self.mcp_label)
+        bar.addPermanentWidget(self.live_label)
+
+    def _restore(self) -> None:
+        geometry = self.settings.geometry()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(DEFAULT_SIZE)
+        state = self.settings.window_state()
+        if state is not None:
+            self.restoreState(state)
+        splitter = self.settings.splitter(TASKS_SPLITTER)
+        if splitter is not None:
+            self.tasks.splitter.restoreState(splitter)
+        else:
+            self.tasks.splitter.setSizes([760, 520])
+        last = self.settings.last_pane()
+        self.show_pane(last if last in self.panes else "inbox")
+
+    # --- showing ------------------------------------------------------------------------------
+
+    @property
+    def current_pane(self) -> str:
+        """The key of the pane shown."""
+        return PANES[max(0, self.stack.currentIndex())].key
+
+    def show_pane(self, key: str) -> None:
+        """Show the pane `key` (inbox, tasks, features, disciplines, loop, dashboard)."""
+        row = next(index for index, entry in enumerate(PANES) if entry.key == key)
+        if self.sidebar.currentRow() != row:
+            self.sidebar.setCurrentRow(row)
+        else:
+            self._on_sidebar_row(row)
+
+    def _on_sidebar_row(self, row: int) -> None:
+        if row < 0:
+            return
+        self.stack.setCurrentIndex(row)
+        self.sig_pane_changed.emit(PANES[row].key)
+
+    def set_waiting(self, count: int) -> None:
+        """Show how many inbox items wait: on the Inbox badge and in the title."""
+        self.sidebar.set_badge("inbox", count)
+        waiting = f" ({count})" if count else ""
+        self.setWindowTitle(f"{self.project_title}{waiting} — {APP_NAME}")
+
+    def set_mcp(self, url: str | None, error: str | None = None) -> None:
+        """Show the embedded MCP server's endpoint (or why it is not running)."""
+        if url:
+            self.mcp_label.setText(f"MCP {url}")
+            self.mcp_label.setToolTip("The embedded MCP server the loop's agents connect to")
+        else:
+            self.mcp_label.setText("MCP not running")
+            self.mcp_label.setToolTip(error or "The embedded MCP server is not running")
+
+    def set_live(self, healthy: bool, status: str) -> None:
+        """Show whether live updates work."""
+        color = theme.status_color(TaskStatus.DONE if healthy else TaskStatus.FAILED)
+        self.live_label.setText(f'<span style="color:{color.name()}">●</span> {status}')
+        self.live_label.setToolTip("Changes by any process (agents, CLI, other windows) appear here")
+
+    def show_error(self, text: str) -> None:
+        """Show an error in the message bar."""
+        self.message_bar.error(text)
+
+    def show_notice(self, text: str) -> None:
+        """Show a confirmation in the message bar."""
+        self.message_bar.success(text)
+
+    def refresh_style(self) -> None:
+        """Redraw icons and colours after the palette changed."""
+        icons.clear_cache()
+        self.setWindowIcon(icons.app_icon())
+        for action in [self.open_action, self.refresh_action, self.connect_action, *self.pane_actions]:
+            name = action.data()
+            if isinstance(name, str):
+                action.setIcon(icons.icon(name))
+        self.sidebar.refresh_style()
+        self.message_bar.refresh_style()
+        self.inbox.refresh_style()
+        self.dashboard.refresh_style()
+        for pane in (self.features, self.disciplines, self.loop):
+            pane.refresh_style()
+
+    # --- menus --------------------------------------------------------------------------------
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = [path for path in self.settings.recent_projects() if path != self.root]
+        if not recent:
+            self.recent_menu.addAction("No other recent project").setEnabled(False)
+            return
+        for path in recent:
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(lambda _=False, p=str(path): self.sig_open_project_requested.emit(p))
+
+    def _choose_project(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a ralph-desk project", str(self.root.parent))
+        if folder:
+            self.sig_open_project_requested.emit(folder)
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About ralph-desk",
+            f"<b>ralph-desk {__version__}</b><p>Runs a Ralph loop of coding agents and gives you the "
+            "review side: answer their questions, approve their suggestions, triage their flags.</p>"
+            f"<p>Project: {self.root}</p>",
+        )
+
+    # --- closing ------------------------------------------------------------------------------
+
+    def save_state(self) -> None:
+        """Remember geometry, toolbar state, the pane shown and the splitter."""
+        self.settings.set_geometry(self.saveGeometry())
+        self.settings.set_window_state(self.saveState())
+        self.settings.set_last_pane(self.current_pane)
+        self.settings.set_splitter(TASKS_SPLITTER, self.tasks.splitter.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Remember the window's state, then close."""
+        self.save_state()
+        super().closeEvent(event)
+        self.sig_closed.emit()

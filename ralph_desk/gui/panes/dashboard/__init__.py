@@ -1,0 +1,1 @@
+"""The Dashboard pane: progress, cost, inbox counts and recent activity."""

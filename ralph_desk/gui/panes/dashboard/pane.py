@@ -1,0 +1,268 @@
+"""The Dashboard pane: progress by status and feature, cost to date, inbox counts, recent activity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QMouseEvent, QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.enums import TaskStatus, Verb
+from ralph_desk.domain.records import AgentSession
+from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.gui import fmt, icons, theme
+from ralph_desk.gui.models.signals import describe
+from ralph_desk.gui.widgets.bars import Segment, StackedBar
+from ralph_desk.gui.widgets.card import CardFrame
+from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.widgets.flow import FlowLayout
+
+TILE_ICON = 22
+RECENT_SESSIONS = 8
+
+
+@dataclass(frozen=True)
+class RecentSession:
+    """One recent agent session, the title of its task, and the signals it sent."""
+
+    session: AgentSession
+    task_title: str
+    signals: list[SignalRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DashboardData:
+    """Everything the dashboard shows."""
+
+    progress: dict[str, Any]
+    cost: float
+    sessions: int
+    turns: int
+    inbox: dict[str, int]
+    recent: list[RecentSession] = field(default_factory=list)
+
+
+def _card(title: str) -> tuple[CardFrame, QVBoxLayout]:
+    frame = CardFrame()
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(16, 12, 16, 14)
+    layout.setSpacing(10)
+    layout.addWidget(label(title, name="subheading"))
+    return frame, layout
+
+
+class Tile(CardFrame):
+    """A figure with a caption; clicking it may lead somewhere."""
+
+    sig_clicked = Signal()
+    """The tile was clicked."""
+
+    def __init__(self, icon_name: str, caption: str, tip: str = "", clickable: bool = False) -> None:
+        super().__init__()
+        self._icon_name = icon_name
+        self.icon = QLabel()
+        self.caption = label(caption, name="muted")
+        self.value = label("—", name="tileValue")
+        self.note = label("", name="muted")
+        top = QHBoxLayout()
+        top.addWidget(self.icon)
+        top.addWidget(self.caption, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 12, 16, 12)
+        layout.setSpacing(2)
+        layout.addLayout(top)
+        layout.addWidget(self.value)
+        layout.addWidget(self.note)
+        self.setToolTip(tip)
+        self.clickable = clickable
+        if clickable:
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.refresh_style()
+
+    def set_value(self, value: str, note: str = "", color: Any = None) -> None:
+        """Show a figure and a note under it."""
+        self.value.setText(value)
+        self.note.setText(note)
+        self.icon.setPixmap(icons.pixmap(self._icon_name, TILE_ICON, color or theme.accent()))
+
+    def refresh_style(self) -> None:
+        """Redraw the icon in the current palette."""
+        self.icon.setPixmap(icons.pixmap(self._icon_name, TILE_ICON, theme.accent()))
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        """Report a click."""
+        if self.clickable and event.button() == Qt.MouseButton.LeftButton:
+            self.sig_clicked.emit()
+        super().mouseReleaseEvent(event)
+
+
+class DashboardPane(QScrollArea):
+    """How far the project is, what it cost, what waits, and what happened lately."""
+
+    sig_open_inbox_requested = Signal(int)
+    """Show the inbox tab with this index (0 questions, 1 suggestions, 2 flags)."""
+    sig_open_task_requested = Signal(int)
+    """Show the task with this id."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.viewport().setBackgroundRole(QPalette.ColorRole.Window)
+        self.done = Tile("tasks", "Tasks done", "How many tasks are done, of all")
+        self.cost = Tile("cost", "Cost to date", "What every agent session cost, in US dollars")
+        self.questions = Tile("question", "Questions", "Open questions — click to answer", clickable=True)
+        self.suggestions = Tile("suggestion", "Suggestions", "Suggestions to review — click to see", clickable=True)
+        self.flags = Tile("flag", "Open flags", "Flags to triage — click to see", clickable=True)
+        for index, tile in enumerate((self.questions, self.suggestions, self.flags)):
+            tile.sig_clicked.connect(lambda index=index: self.sig_open_inbox_requested.emit(index))
+        tiles = QHBoxLayout()
+        tiles.setSpacing(12)
+        for tile in (self.done, self.cost, self.questions, self.suggestions, self.flags):
+            tiles.addWidget(tile, 1)
+        status_card, status_layout = _card("Progress by status")
+        self.status_bar = StackedBar(height=18)
+        self.legend = QWidget()
+        self.legend_layout = FlowLayout(self.legend, spacing=14)
+        status_layout.addWidget(self.status_bar)
+        status_layout.addWidget(self.legend)
+        feature_card, feature_layout = _card("Progress by feature")
+        self.features = QWidget()
+        self.features_grid = QGridLayout(self.features)
+        self.features_grid.setContentsMargins(0, 0, 0, 0)
+        self.features_grid.setHorizontalSpacing(14)
+        self.features_grid.setVerticalSpacing(10)
+        self.features_grid.setColumnStretch(1, 1)
+        feature_layout.addWidget(self.features)
+        recent_card, recent_layout = _card("Recent activity")
+        self.recent = QTreeWidget()
+        self.recent.setHeaderLabels(["When", "What", "Outcome", "Cost"])
+        self.recent.setRootIsDecorated(True)
+        self.recent.setAlternatingRowColors(True)
+        self.recent.setIconSize(QSize(12, 12))
+        self.recent.setMinimumHeight(280)
+        self.recent.setColumnWidth(0, 120)
+        self.recent.setColumnWidth(1, 560)
+        self.recent.setColumnWidth(2, 110)
+        self.recent.itemDoubleClicked.connect(self._open_item)
+        self.recent.setToolTip("The latest agent sessions and the signals they sent; double-click opens the task")
+        recent_layout.addWidget(self.recent)
+        self.heading = label("Dashboard", name="heading")
+        self.subtitle = label(name="muted")
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(20, 16, 20, 16)
+        layout.setSpacing(14)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.subtitle)
+        layout.addLayout(tiles)
+        layout.addWidget(status_card)
+        layout.addWidget(feature_card)
+        layout.addWidget(recent_card, 1)
+        self.setWidget(body)
+        self.data: DashboardData | None = None
+
+    def show_data(self, data: DashboardData) -> None:
+        """Show the figures."""
+        self.data = data
+        progress = data.progress
+        total, done = progress["total"], progress["done"]
+        self.subtitle.setText(
+            f"{fmt.plural(total, 'task')}, {progress['percent_done']:g}% done"
+            if total
+            else "No tasks yet: import a prd.json or let agents suggest tasks."
+        )
+        self.done.set_value(f"{done:,} / {total:,}", f"{progress['percent_done']:g}% done")
+        self.cost.set_value(fmt.money(data.cost), f"{fmt.plural(data.sessions, 'session')} · {data.turns:,} turns")
+        counts = data.inbox
+        self.questions.set_value(str(counts.get("asks", 0)), "waiting for an answer")
+        self.suggestions.set_value(str(counts.get("suggestions", 0)), "to approve or reject")
+        flags = counts.get("flags", 0)
+        self.flags.set_value(str(flags), "to triage")
+        self._show_status(progress["by_status"])
+        self._show_features(progress["by_feature"])
+        self._show_recent(data.recent)
+
+    def _show_status(self, by_status: dict[str, int]) -> None:
+        self.status_bar.set_segments(
+            [Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s)) for s in TaskStatus]
+        )
+        while self.legend_layout.count():
+            item = self.legend_layout.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()
+        for status in TaskStatus:
+            count = by_status.get(status.value, 0)
+            entry = QLabel()
+            dot = theme.status_color(status).name()
+            entry.setText(f'<span style="color:{dot}">●</span> {theme.status_label(status)} <b>{count}</b>')
+            entry.setEnabled(count > 0)
+            self.legend_layout.addWidget(entry)
+
+    def _show_features(self, by_feature: dict[str, dict[str, Any]]) -> None:
+        while self.features_grid.count():
+            item = self.features_grid.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()
+        if not by_feature:
+            self.features_grid.addWidget(label("No feature has tasks yet.", name="muted"), 0, 0)
+            return
+        for row, (name, counts) in enumerate(by_feature.items()):
+            bar = StackedBar()
+            by_status = counts["by_status"]
+            bar.set_segments(
+                [Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s)) for s in TaskStatus]
+            )
+            self.features_grid.addWidget(label(name), row, 0)
+            self.features_grid.addWidget(bar, row, 1)
+            done = label(f"{counts['done']}/{counts['total']} done", name="muted")
+            done.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.features_grid.addWidget(done, row, 2)
+
+    def _show_recent(self, recent: list[RecentSession]) -> None:
+        self.recent.clear()
+        if not recent:
+            QTreeWidgetItem(self.recent, ["", "No agent session has run yet."])
+            return
+        for entry in recent:
+            session = entry.session
+            task = f"#{session.task_id} {entry.task_title}" if session.task_id else session.recipe
+            parent = QTreeWidgetItem(
+                self.recent,
+                [fmt.when(session.started_at), task, (session.outcome or "").replace("_", " "), fmt.money(session.cost_usd)],
+            )
+            parent.setIcon(2, icons.dot(theme.outcome_color(session.outcome)))
+            parent.setToolTip(0, fmt.full(session.started_at))
+            parent.setToolTip(1, f"Session {session.id}")
+            parent.setData(0, Qt.ItemDataRole.UserRole, session.task_id or 0)
+            parent.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            for signal in entry.signals:
+                child = QTreeWidgetItem(parent, [fmt.when(signal.created), fmt.one_line(describe(signal), 140), signal.verb.value])
+                child.setIcon(2, icons.dot(theme.verb_color(Verb(signal.verb))))
+                child.setToolTip(1, describe(signal))
+                child.setData(0, Qt.ItemDataRole.UserRole, signal.task_id)
+        self.recent.expandToDepth(0)
+
+    def _open_item(self, item: QTreeWidgetItem, _column: int) -> None:
+        task_id = int(item.data(0, Qt.ItemDataRole.UserRole) or 0)
+        if task_id:
+            self.sig_open_task_requested.emit(task_id)
+
+    def refresh_style(self) -> None:
+        """Redraw icons and colours in the current palette."""
+        for tile in (self.done, self.cost, self.questions, self.suggestions, self.flags):
+            tile.refresh_style()
+        if self.data is not None:
+            self.show_data(self.data)

@@ -1,0 +1,99 @@
+"""The Inbox pane: three tabs with live counts — Questions, Suggestions, Flags."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+from ralph_desk.gui import icons
+from ralph_desk.gui.panes.inbox.flags import FlagsView
+from ralph_desk.gui.panes.inbox.questions import QuestionsView
+from ralph_desk.gui.panes.inbox.suggestions import SuggestionsView
+from ralph_desk.gui.widgets.common import label
+
+QUESTIONS, SUGGESTIONS, FLAGS = range(3)
+TAB_TITLES = ("Questions", "Suggestions", "Flags")
+TAB_ICONS = ("question", "suggestion", "flag")
+
+
+class InboxPane(QWidget):
+    """What waits for the human; its widgets only show and ask, the wiring does the work."""
+
+    sig_answer_requested = Signal(int, str)
+    """Answer the question with this id with this text."""
+    sig_approve_requested = Signal(int)
+    """Approve the new-task suggestion with this signal id."""
+    sig_edit_requested = Signal(int)
+    """Edit the task suggested by this signal id, then approve it."""
+    sig_reject_requested = Signal(int, str)
+    """Reject the suggestion with this signal id, for this reason."""
+    sig_acknowledge_requested = Signal(int)
+    """Mark the suggestion with this signal id as seen."""
+    sig_triage_requested = Signal(int, str)
+    """Set the resolution of the flag with this id."""
+    sig_flag_filters_changed = Signal()
+    """The flag filters changed."""
+    sig_open_task_requested = Signal(int)
+    """Show the task with this id in the Tasks pane."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.questions = QuestionsView()
+        self.suggestions = SuggestionsView()
+        self.flags = FlagsView()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setIconSize(QSize(16, 16))
+        for view, title, icon_name in zip(
+            (self.questions, self.suggestions, self.flags), TAB_TITLES, TAB_ICONS, strict=True
+        ):
+            self.tabs.addTab(view, icons.icon(icon_name), title)
+        self.tabs.setTabToolTip(QUESTIONS, "Questions agents asked: answer them so their tasks can go on")
+        self.tabs.setTabToolTip(SUGGESTIONS, "Tasks and changes agents propose: approve, edit or reject")
+        self.tabs.setTabToolTip(FLAGS, "Problems agents noticed: triage them")
+        self.heading = label("Inbox", name="heading")
+        self.summary = label(name="muted")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 12)
+        layout.setSpacing(6)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tabs, 1)
+        self.counts = (0, 0, 0)
+        self._connect()
+
+    def _connect(self) -> None:
+        self.questions.sig_answer_requested.connect(self.sig_answer_requested)
+        self.suggestions.sig_approve_requested.connect(self.sig_approve_requested)
+        self.suggestions.sig_edit_requested.connect(self.sig_edit_requested)
+        self.suggestions.sig_reject_requested.connect(self.sig_reject_requested)
+        self.suggestions.sig_acknowledge_requested.connect(self.sig_acknowledge_requested)
+        self.flags.sig_triage_requested.connect(self.sig_triage_requested)
+        self.flags.sig_filters_changed.connect(self.sig_flag_filters_changed)
+        for view in (self.questions, self.suggestions, self.flags):
+            view.sig_open_task_requested.connect(self.sig_open_task_requested)
+
+    def set_counts(self, questions: int, suggestions: int, flags: int) -> None:
+        """Show how many questions, pending suggestions and open flags wait."""
+        self.counts = (questions, suggestions, flags)
+        for index, count in enumerate(self.counts):
+            title = TAB_TITLES[index]
+            self.tabs.setTabText(index, f"{title} ({count})" if count else title)
+        total = sum(self.counts)
+        if total:
+            self.summary.setText(
+                f"{questions} question{'s' if questions != 1 else ''} to answer · "
+                f"{suggestions} suggestion{'s' if suggestions != 1 else ''} to review · "
+                f"{flags} open flag{'s' if flags != 1 else ''}"
+            )
+        else:
+            self.summary.setText("Nothing waits for you. Agents' questions, suggestions and flags arrive here.")
+
+    def show_tab(self, index: int) -> None:
+        """Switch to a tab: QUESTIONS, SUGGESTIONS or FLAGS."""
+        self.tabs.setCurrentIndex(index)
+
+    def refresh_style(self) -> None:
+        """Redraw the tab icons in the current palette."""
+        for index, icon_name in enumerate(TAB_ICONS):
+            self.tabs.setTabIcon(index, icons.icon(icon_name))

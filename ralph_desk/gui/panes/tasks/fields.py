@@ -1,0 +1,257 @@
+"""The editable fields of one task, and which of them the person changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.records import Task
+from ralph_desk.gui import fmt, icons, theme
+from ralph_desk.gui.widgets.common import button, label
+
+MAX_TURNS = 1000
+TEXT_HEIGHTS = {"description": 110, "criteria": 90, "context": 64, "hints": 64, "pseudocode": 110}
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _tags(text: str) -> list[str]:
+    return [tag.strip() for tag in text.split(",") if tag.strip()]
+
+
+def _text(height: int, placeholder: str = "") -> QPlainTextEdit:
+    box = QPlainTextEdit()
+    box.setTabChangesFocus(True)
+    box.setFixedHeight(height)
+    box.setPlaceholderText(placeholder)
+    return box
+
+
+class TaskFields(QScrollArea):
+    """Every editable field of a task; Save sends only what changed."""
+
+    sig_save_requested = Signal(int, object)
+    """Save these changes (a dict of field → value; `status` included when it changed) to the task."""
+    sig_dirty_changed = Signal(bool)
+    """Whether the fields differ from the task as loaded."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.task: Task | None = None
+        self._dirty = False
+        self._loading = False
+        self.title = QLineEdit()
+        self.status = QComboBox()
+        for status in TaskStatus:
+            self.status.addItem(icons.dot(theme.status_color(status)), theme.status_label(status), status.value)
+        self.priority = QComboBox()
+        for priority in Priority:
+            self.priority.addItem(priority.value, priority.value)
+        self.feature = QComboBox()
+        self.discipline = QComboBox()
+        self.turns = QSpinBox()
+        self.turns.setRange(0, MAX_TURNS)
+        self.turns.setSpecialValueText("not set")
+        self.turns.setToolTip("How many agent turns the task should take (0: not set)")
+        self.tags = QLineEdit()
+        self.tags.setPlaceholderText("Comma-separated labels")
+        self.description = _text(TEXT_HEIGHTS["description"], "What is to be done, and why")
+        self.criteria = _text(TEXT_HEIGHTS["criteria"], "One acceptance criterion per line")
+        self.context = _text(TEXT_HEIGHTS["context"], "Project files the agent should read, one per line")
+        self.hints = _text(TEXT_HEIGHTS["hints"], "Tips for the agent")
+        self.pseudocode = _text(TEXT_HEIGHTS["pseudocode"], "An outline of the solution")
+        self.pseudocode.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.facts = label(name="muted", wrap=True, selectable=True)
+        self.save = button("Save", "save", "Save the changed fields (Ctrl+S)", primary=True)
+        self.revert = button("Revert", "refresh", "Throw away your edits and show the task as stored")
+        self.save.clicked.connect(self.request_save)
+        self.revert.clicked.connect(self.revert_edits)
+        self.notice = label(name="muted", wrap=True)
+        self.setWidget(self._layout_form())
+        for signal in self._edited_signals():
+            signal.connect(self._on_edit)
+        self._update_buttons()
+
+    def _layout_form(self) -> QWidget:
+        body = QWidget()
+        form = QFormLayout()
+        form.setHorizontalSpacing(14)
+        form.setVerticalSpacing(8)
+        pair = QHBoxLayout()
+        pair.addWidget(self.status, 1)
+        pair.addWidget(label("Priority"))
+        pair.addWidget(self.priority, 1)
+        where = QHBoxLayout()
+        where.addWidget(self.feature, 1)
+        where.addWidget(label("Discipline"))
+        where.addWidget(self.discipline, 1)
+        form.addRow("Title", self.title)
+        form.addRow("Status", pair)
+        form.addRow("Feature", where)
+        form.addRow("Estimated turns", self.turns)
+        form.addRow("Tags", self.tags)
+        form.addRow("Description", self.description)
+        form.addRow("Acceptance criteria", self.criteria)
+        form.addRow("Context files", self.context)
+        form.addRow("Hints", self.hints)
+        form.addRow("Pseudocode", self.pseudocode)
+        actions = QHBoxLayout()
+        actions.addWidget(self.notice, 1)
+        actions.addWidget(self.revert)
+        actions.addWidget(self.save)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.addLayout(form)
+        layout.addWidget(self.facts)
+        layout.addLayout(actions)
+        layout.addStretch(1)
+        return body
+
+    def _edited_signals(self) -> list[Any]:
+        texts = (self.description, self.criteria, self.context, self.hints, self.pseudocode)
+        combos = (self.status, self.priority, self.feature, self.discipline)
+        return [
+            self.title.textChanged,
+            self.tags.textChanged,
+            self.turns.valueChanged,
+            *(box.textChanged for box in texts),
+            *(combo.currentIndexChanged for combo in combos),
+        ]
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the person changed a field since the task was loaded."""
+        return self._dirty
+
+    def set_choices(self, features: list[str], disciplines: list[str]) -> None:
+        """The features and disciplines a task can move to."""
+        self._loading = True
+        for combo, names in ((self.feature, features), (self.discipline, disciplines)):
+            current = combo.currentText()
+            combo.clear()
+            combo.addItems(names)
+            combo.setCurrentText(current)
+        self._loading = False
+
+    def load(self, task: Task, force: bool = False) -> None:
+        """Show `task`; edits in progress on the same task are kept unless `force`."""
+        same = self.task is not None and self.task.id == task.id
+        if same and self._dirty and not force:
+            self.task = task
+            self.notice.setText("Changed elsewhere while you edit: Save overwrites it, Revert shows it.")
+            self._show_facts(task)
+            return
+        self.task = task
+        self._loading = True
+        self.title.setText(task.title)
+        self.status.setCurrentIndex(self.status.findData(task.status.value))
+        self.priority.setCurrentIndex(self.priority.findData(task.priority.value))
+        self._choose(self.feature, task.feature)
+        self._choose(self.discipline, task.discipline)
+        self.turns.setValue(task.estimated_turns or 0)
+        self.tags.setText(", ".join(task.tags))
+        self.description.setPlainText(task.description or "")
+        self.criteria.setPlainText("\n".join(task.acceptance_criteria))
+        self.context.setPlainText("\n".join(task.context_files))
+        self.hints.setPlainText(task.hints or "")
+        self.pseudocode.setPlainText(task.pseudocode or "")
+        self._loading = False
+        self.notice.setText("")
+        self._show_facts(task)
+        self._set_dirty(False)
+
+    def _choose(self, combo: QComboBox, name: str) -> None:
+        if combo.findText(name) < 0:
+            combo.addItem(name)
+        combo.setCurrentText(name)
+
+    def _show_facts(self, task: Task) -> None:
+        facts = [f"origin {task.origin.value}", f"stuck {task.stuck_count}×"]
+        facts.append(f"created {fmt.when(task.created_at)}")
+        facts.append(f"updated {fmt.when(task.updated_at)}")
+        if task.started_at:
+            facts.append(f"started {fmt.when(task.started_at)}")
+        if task.completed_at:
+            facts.append(f"completed {fmt.when(task.completed_at)}")
+        if task.output_artifacts:
+            facts.append("outputs: " + ", ".join(task.output_artifacts))
+        self.facts.setText(" · ".join(facts))
+
+    def changes(self) -> dict[str, Any]:
+        """The fields that differ from the task as loaded, as `tasks.update` takes them (plus `status`)."""
+        task = self.task
+        if task is None:
+            return {}
+        current: dict[str, Any] = {
+            "title": self.title.text().strip(),
+            "priority": self.priority.currentData(),
+            "feature": self.feature.currentText(),
+            "discipline": self.discipline.currentText(),
+            "estimated_turns": self.turns.value() or None,
+            "tags": _tags(self.tags.text()),
+            "description": self.description.toPlainText().strip() or None,
+            "acceptance_criteria": _lines(self.criteria.toPlainText()),
+            "context_files": _lines(self.context.toPlainText()),
+            "hints": self.hints.toPlainText().strip() or None,
+            "pseudocode": self.pseudocode.toPlainText().rstrip() or None,
+            "status": self.status.currentData(),
+        }
+        stored: dict[str, Any] = {
+            "title": task.title,
+            "priority": task.priority.value,
+            "feature": task.feature,
+            "discipline": task.discipline,
+            "estimated_turns": task.estimated_turns,
+            "tags": list(task.tags),
+            "description": task.description,
+            "acceptance_criteria": list(task.acceptance_criteria),
+            "context_files": list(task.context_files),
+            "hints": task.hints,
+            "pseudocode": task.pseudocode,
+            "status": task.status.value,
+        }
+        return {key: value for key, value in current.items() if value != stored[key]}
+
+    def request_save(self) -> None:
+        """Ask to save what changed."""
+        changes = self.changes()
+        if self.task is not None and changes:
+            self.sig_save_requested.emit(self.task.id, changes)
+
+    def revert_edits(self) -> None:
+        """Show the task as loaded again."""
+        if self.task is not None:
+            self.load(self.task, force=True)
+
+    def _on_edit(self, *_args: object) -> None:
+        if not self._loading:
+            self._set_dirty(bool(self.changes()))
+
+    def _set_dirty(self, dirty: bool) -> None:
+        changed = dirty != self._dirty
+        self._dirty = dirty
+        self._update_buttons()
+        if changed:
+            self.sig_dirty_changed.emit(dirty)
+
+    def _update_buttons(self) -> None:
+        self.save.setEnabled(self._dirty and bool(self.title.text().strip()))
+        self.revert.setEnabled(self._dirty)

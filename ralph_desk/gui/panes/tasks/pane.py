@@ -1,0 +1,179 @@
+"""The Tasks pane: the filter bar, the task table and the detail of the selected task."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.records import TaskSummary
+from ralph_desk.gui import fmt
+from ralph_desk.gui.models.base import KEY_ROLE
+from ralph_desk.gui.models.tasks import ID, ORIGIN, PRIORITY, STATUS, TITLE, TaskFilter, TaskFilterProxy, TaskTableModel
+from ralph_desk.gui.panes.tasks.detail import TaskDetail
+from ralph_desk.gui.panes.tasks.filters import TaskFilterBar
+from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.gui.widgets.pill import PillDelegate
+
+ROW_HEIGHT = 28
+COLUMN_WIDTHS = {ID: 64, STATUS: 116, PRIORITY: 92, 4: 130, 5: 110, ORIGIN: 92, 7: 110}
+
+
+class TasksPane(QWidget):
+    """Every task in a table that filters and sorts in the window; the selected one in detail."""
+
+    sig_task_selected = Signal(int)
+    """The person selected the task with this id (0: none)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = TaskTableModel(self)
+        self.proxy = TaskFilterProxy(self.model, self)
+        self.filters = TaskFilterBar()
+        self.filters.sig_filter_changed.connect(self.apply_filter)
+        self.table = self._build_table()
+        self.detail = TaskDetail()
+        self.detail.sig_open_task_requested.connect(self.select_task)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self._table_area())
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+        self.empty = EmptyState(
+            "tasks",
+            "No tasks yet",
+            "Import user stories with <code>ralph-desk import-prd prd.json</code>, create tasks through an "
+            "MCP client (<i>File › Connect a client…</i>), or let agents suggest them.",
+        )
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.splitter)
+        self.stack.addWidget(self.empty)
+        self.heading = label("Tasks", name="heading")
+        self.count = label(name="muted")
+        top = QHBoxLayout()
+        top.addWidget(self.heading)
+        top.addStretch(1)
+        top.addWidget(self.count)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 12)
+        layout.setSpacing(10)
+        layout.addLayout(top)
+        layout.addWidget(self.filters)
+        layout.addWidget(self.stack, 1)
+        QShortcut(QKeySequence.StandardKey.Find, self, self.filters.search.setFocus)
+        QShortcut(QKeySequence.StandardKey.Save, self, self.detail.fields.request_save)
+        for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset):
+            signal.connect(self._update_count)
+        self._update_count()
+
+    def _build_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.proxy)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setItemDelegateForColumn(STATUS, PillDelegate(table))
+        table.setItemDelegateForColumn(PRIORITY, PillDelegate(table))
+        table.setShowGrid(False)
+        table.setAlternatingRowColors(True)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        rows = table.verticalHeader()
+        rows.hide()
+        # A fixed row height keeps a 10,000-row table from measuring every row.
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(ROW_HEIGHT)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
+        header.setHighlightSections(False)
+        for column, width in COLUMN_WIDTHS.items():
+            table.setColumnWidth(column, width)
+        header.setSortIndicator(ID, Qt.SortOrder.AscendingOrder)
+        table.setSortingEnabled(True)
+        table.selectionModel().selectionChanged.connect(self._on_selection)
+        return table
+
+    def _table_area(self) -> QWidget:
+        self.no_match = EmptyState(
+            "filter", "No task matches these filters", "Change or clear the filters.", action="Clear filters"
+        )
+        self.no_match.sig_action_requested.connect(self.filters.clear_filters)
+        self.table_stack = QStackedWidget()
+        self.table_stack.addWidget(self.table)
+        self.table_stack.addWidget(self.no_match)
+        return self.table_stack
+
+    # --- content ------------------------------------------------------------------------------
+
+    def show_tasks(self, tasks: list[TaskSummary]) -> None:
+        """Show exactly these tasks (rows of kept tasks stay, with their selection)."""
+        self.model.set_items(tasks)
+        self._update_count()
+
+    def update_tasks(self, changed: list[TaskSummary], removed: list[int]) -> None:
+        """Replace or add the changed tasks and drop the removed ones."""
+        if removed:
+            self.model.remove_keys(removed)
+        if changed:
+            self.model.upsert(changed)
+        self._update_count()
+
+    def set_choices(self, features: list[str], disciplines: list[str]) -> None:
+        """Offer these features and disciplines in the filters and the editor."""
+        self.filters.set_choices(features, disciplines)
+        self.detail.fields.set_choices(features, disciplines)
+
+    def apply_filter(self, task_filter: TaskFilter) -> None:
+        """Show only the tasks `task_filter` accepts."""
+        self.proxy.set_filter(task_filter)
+        self._update_count()
+
+    def selected_id(self) -> int | None:
+        """The id of the selected task, if any."""
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        key = rows[0].data(KEY_ROLE)
+        return int(key) if key is not None else None
+
+    def select_task(self, task_id: int) -> bool:
+        """Select a task (clearing filters that hide it); whether it exists."""
+        source_row = self.model.row_of(task_id)
+        if source_row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(source_row, 0))
+        if not index.isValid():
+            self.filters.clear_filters()
+            index = self.proxy.mapFromSource(self.model.index(source_row, 0))
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.table.selectionModel().setCurrentIndex(index, flags)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return True
+
+    def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        self.sig_task_selected.emit(self.selected_id() or 0)
+
+    def _update_count(self, *_args: object) -> None:
+        total = self.model.rowCount()
+        shown = self.proxy.rowCount()
+        self.stack.setCurrentWidget(self.splitter if total else self.empty)
+        self.table_stack.setCurrentWidget(self.table if shown or not total else self.no_match)
+        if shown == total:
+            self.count.setText(fmt.plural(total, "task"))
+        else:
+            self.count.setText(f"{shown:,} of {fmt.plural(total, 'task')}")
+
+    def current_index(self) -> QModelIndex:
+        """The table's current index."""
+        return self.table.currentIndex()

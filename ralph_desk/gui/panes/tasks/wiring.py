@@ -1,0 +1,212 @@
+"""The Tasks pane's wiring: loads summaries in one query, re-reads only touched tasks, saves edits."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ralph_desk.domain.records import Change, Task, TaskSummary
+from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.directory import TaskDirectory
+from ralph_desk.gui.panes.tasks.detail import TaskDetailData
+from ralph_desk.gui.panes.tasks.pane import TasksPane
+from ralph_desk.services.container import Services
+from ralph_desk.services.errors import NotFoundError
+
+log = logging.getLogger("ralph_desk.gui")
+
+AUTHOR = "human"
+# Above this many touched tasks one full read is cheaper than one read per task.
+MAX_SINGLE_READS = 200
+DETAIL_TOPICS = frozenset({"tasks", "comments", "signals", "sessions", "dependencies", "inbox"})
+CHOICE_TOPICS = frozenset({"features", "disciplines"})
+
+TranscriptOpener = Callable[[str], None]
+
+
+def summary_of(task: Task) -> TaskSummary:
+    """The summary of a full task."""
+    return TaskSummary(
+        id=task.id,
+        title=task.title,
+        status=task.status,
+        priority=task.priority,
+        feature=task.feature,
+        discipline=task.discipline,
+        origin=task.origin,
+        created_at=task.created_at,
+        updated_at=task.updated_at,
+    )
+
+
+class TasksWiring:
+    """Connects the Tasks pane to the services and keeps the shared task directory current."""
+
+    topics = frozenset({"tasks"}) | DETAIL_TOPICS | CHOICE_TOPICS
+
+    def __init__(
+        self,
+        pane: TasksPane,
+        services: Services,
+        runner: ActionRunner,
+        directory: TaskDirectory,
+        open_transcript: TranscriptOpener | None = None,
+    ) -> None:
+        self.pane = pane
+        self.services = services
+        self.runner = runner
+        self.directory = directory
+        self.open_transcript = open_transcript
+        self.load_seconds = 0.0
+        detail = pane.detail
+        pane.sig_task_selected.connect(self.show_detail)
+        detail.sig_save_requested.connect(self.save)
+        detail.sig_add_dependency_requested.connect(self.add_dependency)
+        detail.sig_remove_dependency_requested.connect(self.remove_dependency)
+        detail.sig_add_comment_requested.connect(self.add_comment)
+        detail.sig_edit_comment_requested.connect(self.edit_comment)
+        detail.sig_delete_comment_requested.connect(self.delete_comment)
+        detail.sig_open_transcript_requested.connect(self._open_transcript)
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read every task summary (one query) and the feature and discipline names."""
+        self.refresh_choices()
+        started = time.perf_counter()
+        summaries = self.runner.read("read the tasks", self.services.tasks.list, [])
+        read = time.perf_counter()
+        self.directory.replace(summaries)
+        self.pane.show_tasks(summaries)
+        self.load_seconds = time.perf_counter() - started
+        log.info(
+            "%d tasks: read in %.3f s, shown in %.3f s", len(summaries), read - started, self.load_seconds
+        )
+        self.show_detail(self.pane.selected_id() or 0)
+
+    def refresh_choices(self) -> None:
+        """Read the names of features and disciplines for the filters and the editor."""
+        features = [feature.name for feature in self.runner.read("read features", self.services.features.list, [])]
+        disciplines = [d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])]
+        self.directory.features, self.directory.disciplines = features, disciplines
+        self.pane.set_choices(features, disciplines)
+
+    def on_changes(self, changes: list[Change]) -> None:
+        """Re-read the touched tasks, the choices, and the detail, as the changes require."""
+        topics = {change.topic for change in changes}
+        if topics & CHOICE_TOPICS:
+            self.refresh_choices()
+        touched = {int(task_id) for change in changes if change.topic == "tasks" for task_id in change.ids}
+        if "tasks" in topics:
+            if len(touched) > MAX_SINGLE_READS or not touched:
+                self.refresh()
+                return
+            self._reread(touched)
+        if topics & DETAIL_TOPICS:
+            self.show_detail(self.pane.selected_id() or 0)
+
+    def _reread(self, task_ids: set[int]) -> None:
+        changed: list[TaskSummary] = []
+        removed: list[int] = []
+        for task_id in sorted(task_ids):
+            try:
+                changed.append(summary_of(self.services.tasks.get(task_id)))
+            except NotFoundError:
+                removed.append(task_id)
+            except Exception:  # one unreadable task must not stop the others
+                log.exception("could not re-read task #%d", task_id)
+        self.directory.update(changed, removed)
+        self.pane.update_tasks(changed, removed)
+
+    def show_detail(self, task_id: int) -> None:
+        """Show the task with this id in the detail view (0: none)."""
+        if not task_id:
+            self.pane.detail.show_task(None)
+            return
+        data = self.runner.read(f"read task #{task_id}", lambda: self._detail(task_id), None)
+        self.pane.detail.show_task(data)
+
+    def _detail(self, task_id: int) -> TaskDetailData:
+        task = self.services.tasks.get(task_id)
+        dependents = self.services.tasks.dependents(task_id)
+        return TaskDetailData(
+            task=task,
+            dependencies=self._summaries(task.depends_on),
+            dependents=self._summaries(dependents),
+            signals=self.services.signals.for_task(task_id),
+            sessions=self.services.sessions.list(task_id=task_id, limit=200),
+        )
+
+    def _summaries(self, task_ids: Any) -> list[TaskSummary]:
+        found = []
+        for task_id in task_ids:
+            summary = self.directory.get(task_id)
+            if summary is None:
+                summary = summary_of(self.services.tasks.get(task_id))
+            found.append(summary)
+        return found
+
+    # --- acting -------------------------------------------------------------------------------
+
+    def save(self, task_id: int, changes: dict[str, Any]) -> None:
+        """Save changed fields (and the status, when it changed) of a task."""
+        fields = dict(changes)
+        status = fields.pop("status", None)
+
+        def apply() -> Task:
+            task = self.services.tasks.update(task_id, **fields) if fields else self.services.tasks.get(task_id)
+            if status is not None:
+                task = self.services.tasks.set_status(task_id, status)
+            return task
+
+        task = self.runner.run(f"save task #{task_id}", apply, done=f"Saved task #{task_id}.")
+        if task is not None:
+            self.pane.detail.fields.load(task, force=True)
+
+    def add_dependency(self, task_id: int, depends_on_id: int) -> None:
+        """Make a task wait for another."""
+        self.runner.run(
+            f"make #{task_id} wait for #{depends_on_id}",
+            lambda: self.services.tasks.add_dependency(task_id, depends_on_id),
+            done=f"Task #{task_id} now waits for #{depends_on_id}.",
+        )
+
+    def remove_dependency(self, task_id: int, depends_on_id: int) -> None:
+        """Stop a task waiting for another."""
+        self.runner.run(
+            f"remove the dependency of #{task_id} on #{depends_on_id}",
+            lambda: self.services.tasks.remove_dependency(task_id, depends_on_id),
+            done=f"Task #{task_id} no longer waits for #{depends_on_id}.",
+        )
+
+    def add_comment(self, task_id: int, text: str) -> None:
+        """Add a comment to a task."""
+        added = self.runner.run(
+            f"comment on task #{task_id}", lambda: self.services.comments.add(task_id, AUTHOR, text)
+        )
+        if added is not None:
+            self.pane.detail.comments.clear_input()
+
+    def edit_comment(self, task_id: int, comment_id: int, text: str) -> None:
+        """Replace a comment's text."""
+        self.runner.run(
+            f"edit comment #{comment_id}", lambda: self.services.comments.update(task_id, comment_id, text)
+        )
+
+    def delete_comment(self, task_id: int, comment_id: int) -> None:
+        """Delete a comment."""
+        self.runner.run(
+            f"delete comment #{comment_id}",
+            lambda: self.services.comments.delete(task_id, comment_id),
+            done="Comment deleted.",
+        )
+
+    def _open_transcript(self, relative: str) -> None:
+        path = self.services.paths.root / relative
+        if not path.is_file():
+            self.runner.fail(f"Could not open the transcript: {path} is not there (any more).")
+            return
+        if self.open_transcript is not None:
+            self.open_transcript(str(path))

@@ -1,0 +1,104 @@
+"""Claude Code (`claude -p … --output-format stream-json`), checked against 2.1.330."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+from ralph_desk.domain.endpoints import SessionEndpoint
+from ralph_desk.loop.agents.base import (
+    AgentUnavailableError,
+    allowed_mcp_tools,
+    find_program,
+    prompt_fits_argv,
+    search_path_text,
+    write_mcp_config,
+)
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.settings import CLAUDE_BIN_ENV
+from ralph_desk.loop.streams import ClaudeStreamParser, StreamParser
+
+CLAUDE_PROGRAM = "claude"
+EDIT_TOOLS = ("Read", "Edit", "Write", "Bash", "Glob", "Grep")
+READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
+HOW_TO_POINT = f"pass --claude-bin PATH, set {CLAUDE_BIN_ENV}, or put `{CLAUDE_PROGRAM}` on PATH"
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        return str(uuid.UUID(text)) == text.lower()
+    except ValueError:
+        return False
+
+
+class ClaudeAdapter:
+    """Runs Claude Code headless with the session's MCP config, allow-list, permission mode and turn limit."""
+
+    name = "claude"
+
+    def locate(self, settings: LoopSettings) -> Path:
+        """The Claude Code executable: `--claude-bin` (settings), else `$RALPH_CLAUDE_BIN`, else PATH."""
+        if settings.agent_bin:
+            wanted, source = settings.agent_bin, "--claude-bin (the agent_bin setting)"
+        elif os.environ.get(CLAUDE_BIN_ENV):
+            wanted, source = os.environ[CLAUDE_BIN_ENV], CLAUDE_BIN_ENV
+        else:
+            wanted, source = CLAUDE_PROGRAM, None
+        found = find_program(wanted)
+        if found is not None:
+            return found
+        if source is None:
+            raise AgentUnavailableError(
+                f"Claude Code was not found: no executable `{CLAUDE_PROGRAM}` on PATH "
+                f"({search_path_text()}); "
+                f"install it (npm install -g @anthropic-ai/claude-code) or {HOW_TO_POINT}"
+            )
+        raise AgentUnavailableError(
+            f"Claude Code was not found at {wanted!r} (given by {source}): no such executable file "
+            f"(relative names are looked up on PATH: {search_path_text()}); {HOW_TO_POINT}"
+        )
+
+    def check_available(self, settings: LoopSettings) -> None:
+        """Raise `AgentUnavailableError` when the executable cannot be found."""
+        self.locate(settings)
+
+    def build(
+        self,
+        plan: SessionPlan,
+        prompt: str,
+        endpoint: SessionEndpoint,
+        settings: LoopSettings,
+        workdir: Path,
+        session_dir: Path,
+        read_only: bool,
+    ) -> AgentCommand:
+        """`claude -p` with stream-json output; the prompt is the last argument, or stdin when very long."""
+        program = self.locate(settings)
+        config = write_mcp_config(session_dir, plan, endpoint)
+        built_in = READ_ONLY_TOOLS if read_only else EDIT_TOOLS
+        argv = [
+            str(program), "-p",
+            "--output-format", "stream-json", "--verbose",
+            "--mcp-config", str(config), "--strict-mcp-config",
+            "--allowedTools", ",".join([*allowed_mcp_tools(plan), *built_in]),
+            # Only the built-in tools it may use are offered at all: no turn is spent on a denial, and
+            # nothing like EnterWorktree can move the session's edits away from the repository.
+            "--tools", ",".join(built_in),
+            "--permission-mode", "dontAsk" if read_only else "acceptEdits",
+            "--max-turns", str(settings.max_turns),
+        ]  # fmt: skip
+        model = settings.model_for(plan.recipe)
+        if model:
+            argv += ["--model", model]
+        if _is_uuid(plan.session_id):
+            argv += ["--session-id", plan.session_id.lower()]
+        if prompt_fits_argv(prompt):
+            # After `--`, a prompt that starts with '-' is not read as an option.
+            return AgentCommand(argv=[*argv, "--", prompt], cwd=workdir, config_files=(config,))
+        # `claude -p` without a prompt argument reads it from standard input.
+        return AgentCommand(argv=argv, cwd=workdir, stdin_text=prompt, config_files=(config,))
+
+    def parser(self) -> StreamParser:
+        """A stream-json parser."""
+        return ClaudeStreamParser()

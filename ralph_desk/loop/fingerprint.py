@@ -1,0 +1,155 @@
+"""The stagnation check's fingerprint: did a session change the project at all?
+
+The runner takes one before and one after each task session; equal fingerprints mean the session
+changed nothing, which seed 002 counts as stuck unless it ended with `done`. The fingerprint covers
+the database content agents' work changes (not the signals or session records themselves),
+progress.txt, learnings.txt and the git working tree — HEAD, the status of every changed or
+untracked file, and each such file's content hash. The project's own `.ralph/` folder is left out
+of the git part: the runner writes the session's prompt and context there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from ralph_desk.services.container import Services
+from ralph_desk.store.fingerprint import content_fingerprint
+
+log = logging.getLogger("ralph_desk.loop")
+
+GIT_TIMEOUT_S = 60
+MISSING = b"\0missing"
+
+
+class _GitFailed(Exception):
+    """A git command failed inside a repository: the tree's state is unknown."""
+
+
+def project_fingerprint(services: Services, repo_root: Path) -> str:
+    """sha256 over the database content, progress.txt, learnings.txt and the git tree of `repo_root`."""
+    with services.db.read() as unit:
+        database = content_fingerprint(unit)
+    digest = hashlib.sha256()
+    digest.update(b"database\0" + database.encode())
+    for name, path in (
+        ("progress", services.paths.progress_file),
+        ("learnings", services.paths.learnings_file),
+    ):
+        digest.update(f"\0{name}\0".encode() + _file_bytes(path))
+    digest.update(b"\0git\0" + git_tree_state(repo_root, exclude=services.paths.ralph))
+    return digest.hexdigest()
+
+
+def git_tree_state(repo_root: Path, exclude: Path | None = None) -> bytes:
+    """HEAD, status and content hashes of the changed files (outside `exclude`); empty outside a repository.
+
+    When git fails inside a repository the result is unique to this call, so that a session is never
+    judged to have changed nothing on missing evidence.
+    """
+    try:
+        top = _git(repo_root, "rev-parse", "--show-toplevel")
+    except _GitFailed:
+        return b""
+    toplevel = Path(os.fsdecode(top.rstrip(b"\n")))
+    try:
+        return _tree_state(toplevel, _excluded_prefix(toplevel, exclude))
+    except _GitFailed as error:
+        log.warning("git failed in %s (%s): the stagnation check treats the tree as changed", toplevel, error)
+        return b"\0unknown\0" + os.urandom(16)
+
+
+def _tree_state(toplevel: Path, excluded: bytes | None) -> bytes:
+    try:
+        head = _git(toplevel, "rev-parse", "--verify", "--quiet", "HEAD").strip()
+    except _GitFailed:
+        head = b"(no commits yet)"
+    status = _git(toplevel, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    entries = [entry for entry in _status_entries(status) if not _is_excluded(entry[1], excluded)]
+    hashes = _content_hashes(toplevel, [path for _, path, _ in entries])
+    parts = [b"HEAD " + head]
+    parts.extend(b"\0".join((code, path, original, hashes[path])) for code, path, original in entries)
+    return b"\n".join(parts)
+
+
+def _git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    try:
+        result = subprocess.run(
+            ["git", "--no-optional-locks", *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise _GitFailed(f"git {args[0]}: {error}") from error
+    if result.returncode != 0:
+        raise _GitFailed(f"git {args[0]} exited with {result.returncode}")
+    return result.stdout
+
+
+def _excluded_prefix(toplevel: Path, exclude: Path | None) -> bytes | None:
+    """`exclude` as a path relative to the repository's top, as git spells paths; None when outside."""
+    if exclude is None:
+        return None
+    try:
+        relative = exclude.resolve().relative_to(toplevel.resolve())
+    except ValueError:
+        return None
+    return os.fsencode(relative.as_posix()) if relative.parts else None
+
+
+def _is_excluded(path: bytes, prefix: bytes | None) -> bool:
+    return prefix is not None and (path == prefix or path.startswith(prefix + b"/"))
+
+
+def _status_entries(status: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    """`(XY, path, original path)` per entry of `git status --porcelain=v1 -z` (original only for renames)."""
+    entries: list[tuple[bytes, bytes, bytes]] = []
+    fields = status.split(b"\0")
+    index = 0
+    while index < len(fields):
+        field = fields[index]
+        index += 1
+        if len(field) < 4:
+            continue
+        code, path, original = field[:2], field[3:], b""
+        if b"R" in code or b"C" in code:
+            original = fields[index] if index < len(fields) else b""
+            index += 1
+        entries.append((code, path, original))
+    return entries
+
+
+def _content_hashes(toplevel: Path, paths: Sequence[bytes]) -> dict[bytes, bytes]:
+    """Each path's blob hash as git computes it; MISSING for a path that is not a file (deleted)."""
+    hashes = dict.fromkeys(paths, MISSING)
+    files = [path for path in paths if (toplevel / os.fsdecode(path)).is_file()]
+    # --stdin-paths reads one path per line: a name with a newline is hashed here instead.
+    listed = [path for path in files if b"\n" not in path]
+    if listed:
+        output = _git(toplevel, "hash-object", "--stdin-paths", stdin=b"".join(p + b"\n" for p in listed))
+        blobs = output.split()
+        if len(blobs) != len(listed):
+            raise _GitFailed(f"git hash-object gave {len(blobs)} hashes for {len(listed)} files")
+        hashes.update(zip(listed, blobs, strict=True))
+    for path in files:
+        if b"\n" in path:
+            hashes[path] = _sha256_of(toplevel / os.fsdecode(path))
+    return hashes
+
+
+def _sha256_of(path: Path) -> bytes:
+    return hashlib.sha256(_file_bytes(path)).hexdigest().encode()
+
+
+def _file_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return MISSING

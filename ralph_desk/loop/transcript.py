@@ -1,0 +1,184 @@
+"""A session's transcript in `.ralph/logs/`: every raw output line and live event, then a JSON summary."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TextIO
+
+from ralph_desk.domain.endpoints import SessionEndpoint
+from ralph_desk.loop.model import AgentCommand, LiveEvent, SessionPlan, StreamSummary
+
+log = logging.getLogger("ralph_desk.loop")
+
+REDACTED = "[redacted]"
+_BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20)[A-Za-z0-9._~+/=:-]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """The text without credentials: every `Bearer <token>` and every known secret replaced."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return _BEARER.sub(lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text)
+
+
+def shown_argv(argv: Sequence[str], prompt: str | None, secrets: Iterable[str] = ()) -> list[str]:
+    """argv as recorded: the prompt replaced by its length, credentials redacted."""
+    kept = list(secrets)
+    return [
+        f"<prompt: {len(prompt)} characters>" if prompt is not None and arg == prompt else redact(arg, kept)
+        for arg in argv
+    ]
+
+
+def _safe_name(name: str) -> str:
+    return _UNSAFE.sub("_", name).strip("._")[:100] or "session"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_plain(item) for item in value]
+    return value
+
+
+class Transcript:
+    """`YYYYMMDD-HHMMSS_<name>.log` (raw lines and rendered events) and, on close, `….json` (the summary).
+
+    Nothing written here carries a credential: `Bearer …` and the secrets it is told about are redacted.
+    """
+
+    def __init__(self, logs_dir: Path, name: str, started: datetime | None = None) -> None:
+        self.started = started or datetime.now().astimezone()
+        self._clock_start = time.monotonic()
+        logs_dir.mkdir(parents=True, exist_ok=True)
+        stem = f"{self.started:%Y%m%d-%H%M%S}_{_safe_name(name)}"
+        self.log_path, self._file = self._open(logs_dir, stem)
+        self.summary_path = self.log_path.with_suffix(".json")
+        self.name = name
+        self._secrets: list[str] = []
+        self._facts: dict[str, Any] = {"name": name}
+        self._closed = False
+
+    @staticmethod
+    def _open(logs_dir: Path, stem: str) -> tuple[Path, TextIO]:
+        for attempt in range(1, 1000):
+            path = logs_dir / (f"{stem}.log" if attempt == 1 else f"{stem}-{attempt}.log")
+            try:
+                return path, path.open("x", encoding="utf-8", buffering=1)
+            except FileExistsError:
+                continue
+        raise FileExistsError(f"no free transcript name for {stem} in {logs_dir}")
+
+    def add_secret(self, secret: str) -> None:
+        """Redact this exact text wherever it would be written."""
+        if secret and secret not in self._secrets:
+            self._secrets.append(secret)
+
+    def describe(
+        self,
+        plan: SessionPlan | None = None,
+        *,
+        agent: str | None = None,
+        model: str | None = None,
+        command: AgentCommand | None = None,
+        prompt: str | None = None,
+        endpoint: SessionEndpoint | None = None,
+    ) -> None:
+        """Record what the session is, for the summary; from now on the endpoint's credential is redacted."""
+        if endpoint is not None:
+            self.add_secret(endpoint.token)
+        if plan is not None:
+            self._facts.update(
+                session_id=plan.session_id,
+                recipe=plan.recipe.value,
+                task_id=plan.task.id if plan.task else None,
+                task=plan.task.title if plan.task else None,
+                feature=plan.feature.name if plan.feature else None,
+                discipline=plan.discipline.name if plan.discipline else None,
+                iteration=plan.iteration,
+                loop_run_id=plan.loop_run_id,
+                tools=sorted(plan.enabled_tools),
+            )
+        if agent is not None:
+            self._facts["agent"] = agent
+        if model is not None:
+            self._facts["model"] = model
+        if command is not None:
+            self._facts["argv"] = shown_argv(command.argv, prompt, self._secrets)
+            self._facts["cwd"] = str(command.cwd) if command.cwd else None
+            self._facts["prompt_on_stdin"] = command.stdin_text is not None
+        if prompt is not None:
+            self._facts["prompt_characters"] = len(prompt)
+
+    def raw(self, line: str) -> None:
+        """One line of the agent's output, as it came (credentials redacted)."""
+        self._write(line.rstrip("\n"))
+
+    def event(self, event: LiveEvent) -> None:
+        """One live event, rendered on one line."""
+        at = (event.at or datetime.now(UTC)).astimezone()
+        text = event.text.replace("\r", " ").replace("\n", " ⏎ ")
+        self._write(f"# {at:%H:%M:%S.%f}"[:-3] + f" {event.kind.value:<17} {text}")
+
+    def note(self, text: str) -> None:
+        """A line of the loop's own (session started, killed, timed out…)."""
+        self._write(f"# {datetime.now().astimezone():%H:%M:%S} note{' ' * 14}{text}")
+
+    def _write(self, line: str) -> None:
+        if self._closed:
+            log.warning("transcript %s is closed; dropped a line", self.log_path.name)
+            return
+        self._file.write(redact(line, self._secrets) + "\n")
+
+    def close(
+        self,
+        summary: StreamSummary | None = None,
+        exit_code: int | None = None,
+        outcome: str | None = None,
+        error: str | None = None,
+        **extra: Any,
+    ) -> Path:
+        """Close the log and write the JSON summary beside it; returns the log's path (again, when closed)."""
+        if self._closed:
+            return self.log_path
+        self._closed = True
+        self._file.close()
+        ended = datetime.now().astimezone()
+        document: dict[str, Any] = {
+            **self._facts,
+            "exit_code": exit_code,
+            "outcome": outcome,
+            "error": error,
+            "started_at": self.started.isoformat(),
+            "ended_at": ended.isoformat(),
+            "duration_s": round(time.monotonic() - self._clock_start, 3),
+            "log": self.log_path.name,
+            "stream": _plain(asdict(summary)) if summary is not None else None,
+            **{key: _plain(value) for key, value in extra.items()},
+        }
+        text = redact(json.dumps(document, indent=2, ensure_ascii=False), self._secrets)
+        self.summary_path.write_text(text + "\n", encoding="utf-8")
+        return self.log_path
+
+    def __enter__(self) -> Transcript:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close(error=str(exc) if exc is not None else None)

@@ -1,0 +1,518 @@
+"""Agent adapters: the command lines, environment and files of Claude Code, Codex and a command template."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tomllib
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ralph_desk.domain.endpoints import SessionEndpoint
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.records import Discipline, McpServerSpec
+from ralph_desk.domain.session import SessionContext
+from ralph_desk.loop.agents import (
+    AgentUnavailableError,
+    ClaudeAdapter,
+    CodexAdapter,
+    CommandTemplateAdapter,
+    adapter_for,
+)
+from ralph_desk.loop.agents.base import MAX_ARGV_PROMPT_BYTES, mcp_config
+from ralph_desk.loop.agents.codex import CODEX_BIN_ENV, TOKEN_ENV, toml_string
+from ralph_desk.loop.model import LoopSettings, SessionPlan
+from ralph_desk.loop.settings import CLAUDE_BIN_ENV
+from ralph_desk.loop.streams import AutoStreamParser, ClaudeStreamParser, CodexStreamParser
+
+SESSION_ID = "3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b"
+TOKEN = "tok_s3cr3t-Abc_123"
+URL = "http://127.0.0.1:8766/mcp"
+TASK_TOOLS = ["ask", "blocked", "done", "flag", "partial", "stuck", "suggest"]  # `learned` is disabled
+SHADCN = McpServerSpec("shadcn-ui", command="npx", args=("-y", "@x/shadcn ui"), env={"API_KEY": 'a"b\\c'})
+DOCS = McpServerSpec("docs", url="http://127.0.0.1:9/mcp", headers={"X-Key": "k"})
+
+
+def discipline(*servers: McpServerSpec) -> Discipline:
+    return Discipline(
+        id=1,
+        name="frontend",
+        display_name="Frontend",
+        icon="browser",
+        color="#d29922",
+        acronym="FE",
+        system_prompt=None,
+        skills=(),
+        conventions=None,
+        disabled_tools=("learned",),
+        mcp_servers=servers,
+        created_at=datetime(2026, 1, 1),
+    )
+
+
+def make_plan(
+    *servers: McpServerSpec, recipe: Recipe = Recipe.TASK_EXECUTION, session_id: str = SESSION_ID
+) -> SessionPlan:
+    context = SessionContext(
+        recipe=recipe,
+        discipline="frontend",
+        task_id=7,
+        session_id=session_id,
+        discipline_disabled=frozenset({"learned"}),
+    )
+    return SessionPlan(
+        session_id=session_id,
+        recipe=recipe,
+        context=context,
+        enabled_tools=context.enabled_tools,
+        discipline=discipline(*servers),
+    )
+
+
+@pytest.fixture
+def endpoint() -> SessionEndpoint:
+    return SessionEndpoint(URL, TOKEN, SessionContext(recipe=Recipe.TASK_EXECUTION))
+
+
+def executable(folder: Path, name: str) -> Path:
+    """A harmless program that exits 0."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def claude(tmp_path: Path) -> Path:
+    return executable(tmp_path / "bin", "claude")
+
+
+@pytest.fixture
+def codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = executable(tmp_path / "bin", "codex")
+    monkeypatch.setenv(CODEX_BIN_ENV, str(path))
+    return path
+
+
+def mode_of(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def build_claude(
+    tmp_path: Path,
+    endpoint: SessionEndpoint,
+    claude: Path,
+    prompt: str = "Work on task 7.",
+    read_only: bool = False,
+    plan: SessionPlan | None = None,
+    **settings: Any,
+) -> tuple[list[str], Any]:
+    command = ClaudeAdapter().build(
+        plan or make_plan(SHADCN, DOCS),
+        prompt,
+        endpoint,
+        LoopSettings(agent_bin=str(claude), **settings),
+        tmp_path / "repo",
+        tmp_path / "sessions",
+        read_only,
+    )
+    return command.argv, command
+
+
+# --- Claude Code -------------------------------------------------------------------------------------
+
+
+def test_claude_argv_with_edits_allowed(tmp_path: Path, endpoint: SessionEndpoint, claude: Path) -> None:
+    argv, command = build_claude(tmp_path, endpoint, claude, max_turns=12, models={"task_execution": "opus"})
+    config = tmp_path / "sessions" / f"{SESSION_ID}.mcp.json"
+    allowed = [f"mcp__ralph__{tool}" for tool in TASK_TOOLS] + ["mcp__shadcn-ui", "mcp__docs"]
+    assert argv == [
+        str(claude), "-p",
+        "--output-format", "stream-json", "--verbose",
+        "--mcp-config", str(config), "--strict-mcp-config",
+        "--allowedTools", ",".join([*allowed, "Read", "Edit", "Write", "Bash", "Glob", "Grep"]),
+        "--tools", "Read,Edit,Write,Bash,Glob,Grep",
+        "--permission-mode", "acceptEdits",
+        "--max-turns", "12",
+        "--model", "opus",
+        "--session-id", SESSION_ID,
+        "--", "Work on task 7.",
+    ]  # fmt: skip
+    assert command.cwd == tmp_path / "repo"
+    assert command.stdin_text is None and command.env == {}
+    assert command.config_files == (config,)
+    assert TOKEN not in " ".join(argv)
+
+
+def test_claude_read_only_gets_dont_ask_and_only_the_reading_tools(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    argv, _ = build_claude(tmp_path, endpoint, claude, read_only=True)
+    assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
+    assert argv[argv.index("--tools") + 1] == "Read,Glob,Grep"
+    allowed = argv[argv.index("--allowedTools") + 1].split(",")
+    assert allowed[-3:] == ["Read", "Glob", "Grep"]
+    assert not {"Bash", "Edit", "Write"} & set(allowed)
+
+
+def test_the_allow_list_holds_only_the_plans_enabled_tools_and_the_extra_servers(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    plan = make_plan(SHADCN)
+    plan = replace(plan, enabled_tools=frozenset({"done", "stuck"}))
+    argv, _ = build_claude(tmp_path, endpoint, claude, plan=plan)
+    allowed = argv[argv.index("--allowedTools") + 1].split(",")
+    assert [name for name in allowed if name.startswith("mcp__")] == [
+        "mcp__ralph__done",
+        "mcp__ralph__stuck",
+        "mcp__shadcn-ui",
+    ]
+
+
+def test_the_mcp_config_file_is_private_and_merges_the_disciplines_servers(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    _, command = build_claude(tmp_path, endpoint, claude)
+    (config,) = command.config_files
+    assert mode_of(config) == 0o600 and mode_of(config.parent) == 0o700
+    assert json.loads(config.read_text(encoding="utf-8")) == {
+        "mcpServers": {
+            "ralph": {
+                "type": "http",
+                "url": URL,
+                "headers": {"Authorization": f"Bearer {TOKEN}"},
+                "timeout": 600000,
+            },
+            "shadcn-ui": {"command": "npx", "args": ["-y", "@x/shadcn ui"], "env": {"API_KEY": 'a"b\\c'}},
+            "docs": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Key": "k"}},
+        }
+    }
+
+
+def test_an_existing_config_file_is_made_private_again(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    stale = sessions / f"{SESSION_ID}.mcp.json"
+    stale.write_text("{}", encoding="utf-8")
+    stale.chmod(0o644)
+    build_claude(tmp_path, endpoint, claude)
+    assert mode_of(stale) == 0o600 and "Bearer" in stale.read_text(encoding="utf-8")
+
+
+def test_a_discipline_server_named_ralph_never_replaces_ralphs_own(endpoint: SessionEndpoint) -> None:
+    impostor = McpServerSpec("ralph", command="evil")
+    servers = mcp_config(endpoint, discipline(impostor, DOCS))["mcpServers"]
+    assert servers["ralph"]["url"] == URL and list(servers) == ["ralph", "docs"]
+
+
+def test_the_model_follows_the_recipe_then_the_default(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    models = {"opus_review": "opus", "default": "sonnet"}
+    review, _ = build_claude(
+        tmp_path, endpoint, claude, models=models, plan=make_plan(recipe=Recipe.OPUS_REVIEW)
+    )
+    task, _ = build_claude(tmp_path, endpoint, claude, models=models)
+    unset, _ = build_claude(tmp_path, endpoint, claude)
+    assert review[review.index("--model") + 1] == "opus"
+    assert task[task.index("--model") + 1] == "sonnet"
+    assert "--model" not in unset
+
+
+def test_only_a_uuid_session_id_is_passed_to_claude(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    argv, command = build_claude(tmp_path, endpoint, claude, plan=make_plan(session_id="loop-3-task-7"))
+    assert "--session-id" not in argv
+    assert command.config_files[0].name == "loop-3-task-7.mcp.json"
+
+
+def test_a_prompt_that_looks_like_an_option_follows_the_double_dash(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    argv, _ = build_claude(tmp_path, endpoint, claude, prompt="--help; $(rm -rf /)")
+    assert argv[-2:] == ["--", "--help; $(rm -rf /)"]
+
+
+def test_a_very_long_prompt_goes_through_stdin(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    prompt = "é" * (MAX_ARGV_PROMPT_BYTES // 2 + 1)  # few characters, too many bytes
+    argv, command = build_claude(tmp_path, endpoint, claude, prompt=prompt)
+    assert command.stdin_text == prompt
+    assert prompt not in argv and "--" not in argv
+    assert argv[-2] == "--session-id"
+    fits = "x" * MAX_ARGV_PROMPT_BYTES
+    argv, command = build_claude(tmp_path, endpoint, claude, prompt=fits)
+    assert argv[-1] == fits and command.stdin_text is None
+
+
+def test_claude_is_found_through_the_env_variable_then_path(
+    tmp_path: Path, claude: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = ClaudeAdapter()
+    monkeypatch.setenv(CLAUDE_BIN_ENV, str(claude))
+    assert adapter.locate(LoopSettings()) == claude
+    monkeypatch.delenv(CLAUDE_BIN_ENV)
+    monkeypatch.setenv("PATH", str(claude.parent))
+    assert adapter.locate(LoopSettings()) == claude
+    other = executable(tmp_path / "other", "claude-2")
+    assert adapter.locate(LoopSettings(agent_bin=str(other))) == other
+
+
+def test_a_missing_claude_says_where_it_looked_and_how_to_point_at_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(CLAUDE_BIN_ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(AgentUnavailableError) as on_path:
+        ClaudeAdapter().check_available(LoopSettings())
+    message = str(on_path.value)
+    assert "`claude` on PATH" in message and str(tmp_path / "empty") in message
+    assert "--claude-bin" in message and CLAUDE_BIN_ENV in message
+    with pytest.raises(
+        AgentUnavailableError, match=r"not found at '/nowhere/claude' \(given by --claude-bin"
+    ):
+        ClaudeAdapter().check_available(LoopSettings(agent_bin="/nowhere/claude"))
+    monkeypatch.setenv(CLAUDE_BIN_ENV, "/nowhere/else")
+    with pytest.raises(
+        AgentUnavailableError, match=rf"not found at '/nowhere/else' \(given by {CLAUDE_BIN_ENV}\)"
+    ):
+        ClaudeAdapter().check_available(LoopSettings())
+
+
+def test_a_file_that_is_not_executable_is_not_taken_for_claude(tmp_path: Path) -> None:
+    plain = tmp_path / "claude"
+    plain.write_text("not a program", encoding="utf-8")
+    with pytest.raises(AgentUnavailableError, match="no such executable file"):
+        ClaudeAdapter().check_available(LoopSettings(agent_bin=str(plain)))
+
+
+def test_a_missing_binary_fails_before_any_file_is_written(tmp_path: Path, endpoint: SessionEndpoint) -> None:
+    with pytest.raises(AgentUnavailableError):
+        ClaudeAdapter().build(
+            make_plan(),
+            "p",
+            endpoint,
+            LoopSettings(agent_bin="/nowhere/claude"),
+            tmp_path,
+            tmp_path / "s",
+            False,
+        )
+    assert not (tmp_path / "s").exists()
+
+
+# --- Codex -------------------------------------------------------------------------------------------
+
+
+def build_codex(
+    tmp_path: Path,
+    endpoint: SessionEndpoint,
+    prompt: str = "Work on task 7.",
+    read_only: bool = False,
+    **kw: Any,
+) -> Any:
+    return CodexAdapter().build(
+        make_plan(SHADCN, DOCS),
+        prompt,
+        endpoint,
+        LoopSettings(**kw),
+        tmp_path,
+        tmp_path / "sessions",
+        read_only,
+    )
+
+
+def overrides(argv: list[str]) -> dict[str, Any]:
+    """Every `-c key=value`, its value parsed as TOML the way codex parses it."""
+    found: dict[str, Any] = {}
+    for flag, value in zip(argv, argv[1:], strict=False):
+        if flag == "-c":
+            key, _, toml_value = value.partition("=")
+            found[key] = tomllib.loads(f"v = {toml_value}")["v"]
+    return found
+
+
+def test_codex_argv_sets_the_sandbox_and_ralphs_server_by_overrides(
+    tmp_path: Path, endpoint: SessionEndpoint, codex: Path
+) -> None:
+    command = build_codex(tmp_path, endpoint, models={"default": "gpt-5"})
+    argv = command.argv
+    assert argv[:6] == [str(codex), "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write"]
+    assert argv[-4:] == ["--model", "gpt-5", "--", "Work on task 7."]
+    assert overrides(argv) == {
+        "approval_policy": "never",
+        "mcp_servers.ralph.url": URL,
+        "mcp_servers.ralph.bearer_token_env_var": TOKEN_ENV,
+        "mcp_servers.ralph.enabled_tools": TASK_TOOLS,
+        "mcp_servers.ralph.tool_timeout_sec": 600,
+        "mcp_servers.shadcn-ui": {
+            "command": "npx",
+            "args": ["-y", "@x/shadcn ui"],
+            "env": {"API_KEY": 'a"b\\c'},
+        },
+        "mcp_servers.docs": {"url": "http://127.0.0.1:9/mcp", "http_headers": {"X-Key": "k"}},
+    }
+    assert command.env == {TOKEN_ENV: TOKEN}
+    assert TOKEN not in " ".join(argv)
+    assert command.stdin_text is None and command.cwd == tmp_path
+    assert not (tmp_path / "sessions").exists()  # Codex takes its config on the command line
+
+
+def test_codex_read_only_uses_the_read_only_sandbox(
+    tmp_path: Path, endpoint: SessionEndpoint, codex: Path
+) -> None:
+    argv = build_codex(tmp_path, endpoint, read_only=True).argv
+    assert argv[argv.index("--sandbox") + 1] == "read-only"
+    assert "--model" not in argv
+
+
+def test_codex_long_prompt_is_read_from_stdin(tmp_path: Path, endpoint: SessionEndpoint, codex: Path) -> None:
+    prompt = "y" * (MAX_ARGV_PROMPT_BYTES + 1)
+    command = build_codex(tmp_path, endpoint, prompt=prompt)
+    assert command.argv[-1] == "-" and command.stdin_text == prompt
+
+
+@pytest.mark.parametrize(
+    "text", ["plain", 'quote " and \\ backslash', "new\nline\ttab", "bell\x07 del\x7f", "ünïcødé 🙂", ""]
+)
+def test_toml_strings_round_trip(text: str) -> None:
+    assert tomllib.loads(f"v = {toml_string(text)}")["v"] == text
+
+
+def test_a_missing_codex_names_the_env_variable_and_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(CODEX_BIN_ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(AgentUnavailableError) as error:
+        CodexAdapter().check_available(LoopSettings(agent="codex", agent_bin="/ignored/claude"))
+    assert "`codex` on PATH" in str(error.value) and CODEX_BIN_ENV in str(error.value)
+    monkeypatch.setenv(CODEX_BIN_ENV, str(tmp_path / "codex"))
+    with pytest.raises(AgentUnavailableError, match=f"given by {CODEX_BIN_ENV}"):
+        CodexAdapter().check_available(LoopSettings(agent="codex"))
+
+
+@pytest.mark.slow
+def test_the_real_codex_reads_the_overrides_as_meant(tmp_path: Path, endpoint: SessionEndpoint) -> None:
+    real = shutil.which(os.environ.get(CODEX_BIN_ENV) or "codex")
+    if real is None:
+        pytest.skip(f"Codex is not installed (set {CODEX_BIN_ENV} or put codex on PATH)")
+    argv = build_codex(tmp_path, endpoint).argv
+    pairs = [
+        arg for flag, value in zip(argv, argv[1:], strict=False) if flag == "-c" for arg in ("-c", value)
+    ]
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    listed = subprocess.run(
+        [real, "mcp", "list", "--json", *pairs],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    servers = {server["name"]: server for server in json.loads(listed.stdout)}
+    assert servers["ralph"]["transport"]["url"] == URL
+    assert servers["ralph"]["transport"]["bearer_token_env_var"] == TOKEN_ENV
+    assert servers["ralph"]["tool_timeout_sec"] == 600
+    assert servers["shadcn-ui"]["transport"]["args"] == ["-y", "@x/shadcn ui"]
+    assert servers["shadcn-ui"]["transport"]["env"] == {"API_KEY": 'a"b\\c'}
+    assert servers["docs"]["transport"]["http_headers"] == {"X-Key": "k"}
+
+
+# --- a command template --------------------------------------------------------------------------------
+
+
+def command_settings(template: str) -> LoopSettings:
+    return LoopSettings(agent="command", agent_command=template)
+
+
+def test_placeholders_are_filled_word_by_word(tmp_path: Path, endpoint: SessionEndpoint) -> None:
+    # `{{x}}` stands for a literal `{x}`; other braces, as in JSON, are kept as they are.
+    tool = executable(tmp_path / "bin", "tool")
+    template = str(tool) + """ --prompt={prompt_file} --mcp {mcp_config} 'id {session_id}' {workdir} {{x}}"""
+    template += """ '{"k": {"n": 1}}'"""
+    command = CommandTemplateAdapter().build(
+        make_plan(DOCS), "the prompt", endpoint, command_settings(template), tmp_path, tmp_path / "s", False
+    )
+    prompt_file = tmp_path / "s" / f"{SESSION_ID}.prompt.md"
+    config = tmp_path / "s" / f"{SESSION_ID}.mcp.json"
+    assert command.argv == [
+        str(tool), f"--prompt={prompt_file}", "--mcp", str(config), f"id {SESSION_ID}", str(tmp_path), "{x}", '{"k": {"n": 1}}',
+    ]  # fmt: skip
+    assert prompt_file.read_text(encoding="utf-8") == "the prompt" and mode_of(prompt_file) == 0o600
+    assert mode_of(config) == 0o600
+    assert json.loads(config.read_text(encoding="utf-8")) == mcp_config(endpoint, discipline(DOCS))
+    assert command.stdin_text is None and command.cwd == tmp_path
+
+
+def test_task_text_reaches_the_agent_as_data_only(tmp_path: Path, endpoint: SessionEndpoint) -> None:
+    workdir = tmp_path / "w $(touch PWNED1); `touch PWNED2` & x"
+    workdir.mkdir()
+    prompt = "Fix the bug; $(touch PWNED3) `touch PWNED4` && touch PWNED5 | cat > PWNED6 \"'"
+    script = 'printf %s "$1" > out_arg; cat "$2" > out_prompt'
+    template = f"sh -c '{script}' ralph-agent {{workdir}} {{prompt_file}}"
+    command = CommandTemplateAdapter().build(
+        make_plan(), prompt, endpoint, command_settings(template), workdir, tmp_path / "s", False
+    )
+    assert command.argv[1:4] == ["-c", script, "ralph-agent"]
+    subprocess.run(command.argv, cwd=command.cwd, stdin=subprocess.DEVNULL, timeout=30, check=True)
+    assert (workdir / "out_arg").read_text(encoding="utf-8") == str(workdir)
+    assert (workdir / "out_prompt").read_text(encoding="utf-8") == prompt
+    assert not [path for path in tmp_path.rglob("PWNED*")]
+
+
+@pytest.mark.parametrize(
+    ("template", "complaint"),
+    [
+        (None, "needs a command template"),
+        ("   ", "needs a command template"),
+        ("tool 'unbalanced", "cannot be split into words"),
+        ("sh {prompt} {mcp_config}", "unknown placeholders {prompt}"),
+        ("{workdir}/tool {prompt_file}", "must start with a program name or path"),
+        ("no-such-tool-here {prompt_file}", "program 'no-such-tool-here' was not found"),
+    ],
+)
+def test_an_unusable_template_is_refused_before_anything_changes(
+    tmp_path: Path, endpoint: SessionEndpoint, template: str | None, complaint: str
+) -> None:
+    settings = command_settings(template) if template is not None else LoopSettings(agent="command")
+    with pytest.raises(AgentUnavailableError, match=complaint.replace("{", r"\{").replace("}", r"\}")):
+        CommandTemplateAdapter().check_available(settings)
+    with pytest.raises(AgentUnavailableError):
+        CommandTemplateAdapter().build(make_plan(), "p", endpoint, settings, tmp_path, tmp_path / "s", False)
+    assert not (tmp_path / "s").exists()
+
+
+# --- the factory ---------------------------------------------------------------------------------------
+
+
+def test_the_factory_picks_the_adapter_and_its_parser() -> None:
+    claude = adapter_for(LoopSettings(agent="claude"))
+    codex = adapter_for(LoopSettings(agent="codex"))
+    command = adapter_for(LoopSettings(agent="command", agent_command="sh x"))
+    assert (claude.name, codex.name, command.name) == ("claude", "codex", "command")
+    assert isinstance(claude.parser(), ClaudeStreamParser)
+    assert isinstance(codex.parser(), CodexStreamParser)
+    assert isinstance(command.parser(), AutoStreamParser)
+    assert claude.parser() is not claude.parser()
+
+
+def test_an_unknown_agent_is_refused_with_the_choices() -> None:
+    with pytest.raises(
+        AgentUnavailableError, match="unknown agent 'gemini'; choose one of claude, codex, command"
+    ):
+        adapter_for(LoopSettings(agent="gemini"))
