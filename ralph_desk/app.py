@@ -54,7 +54,7 @@ def prepare_application(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(APP_NAME)
     app.setWindowIcon(icons.app_icon())
-    if "Fusion" in QStyleFactory.keys():
+    if "Fusion" in QStyleFactory.keys():  # noqa: SIM118 - a list, not a dict
         app.setStyle("Fusion")
     # The window's close ends the run coroutine; Qt must not stop the loop under it first.
     app.setQuitOnLastWindowClosed(False)

@@ -124,7 +124,9 @@ class MainWindow(QMainWindow):
         layout.addWidget(right, 1)
         self.setCentralWidget(central)
 
-    def _action(self, text: str, icon_name: str | None, tip: str, shortcut: QKeySequence | str | None) -> QAction:
+    def _action(
+        self, text: str, icon_name: str | None, tip: str, shortcut: QKeySequence | str | None
+    ) -> QAction:
         action = QAction(text, self)
         if icon_name:
             action.setIcon(icons.icon(icon_name))
@@ -136,15 +138,22 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
-        self.open_action = self._action("Open project…", "open", "Open another project in its own window", QKeySequence.StandardKey.Open)
+        self.open_action = self._action(
+            "Open project…", "open", "Open another project in its own window", QKeySequence.StandardKey.Open
+        )
         self.open_action.triggered.connect(self._choose_project)
         self.refresh_action = self._action("Refresh", "refresh", "Read everything again (F5)", "F5")
         self.refresh_action.triggered.connect(self.sig_refresh_requested)
         self.connect_action = self._action(
-            "Connect a client…", "connect", "MCP configurations for Claude Code, VS Code, JetBrains, Cursor…", None
+            "Connect a client…",
+            "connect",
+            "MCP configurations for Claude Code, VS Code, JetBrains, Cursor…",
+            None,
         )
         self.connect_action.triggered.connect(self.sig_connect_requested)
-        self.quit_action = self._action("Quit", None, "Close the window and stop its MCP server", QKeySequence.StandardKey.Quit)
+        self.quit_action = self._action(
+            "Quit", None, "Close the window and stop its MCP server", QKeySequence.StandardKey.Quit
+        )
         self.quit_action.triggered.connect(self.close)
         self.pane_actions: list[QAction] = []
         for number, entry in enumerate(PANES, start=1):
@@ -205,7 +214,7 @@ class MainWindow(QMainWindow):
         if splitter is not None:
             self.tasks.splitter.restoreState(splitter)
         else:
-            self.tasks.splitter.setSizes([760, 520])
+            self.tasks.splitter.setSizes([780, 480])
         last = self.settings.last_pane()
         self.show_pane(last if last in self.panes else "inbox")
 

@@ -266,7 +266,7 @@ QPushButton:disabled {
 """
 OPTION_STYLE = """
 QPushButton {
-    border: 1px solid rgba(128, 128, 128, 0.55); border-radius: 13px; padding: 4px 12px;
+    border: 1px solid rgba(128, 128, 128, 0.55); border-radius: 11px; padding: 4px 12px;
     background: transparent;
 }
 QPushButton:hover { border-color: #2f6fdb; background: rgba(47, 111, 219, 0.10); }

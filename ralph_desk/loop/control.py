@@ -1,4 +1,4 @@
-"""Loop control for IDE clients (seeds 003, 004): init, validate, run in the background, status, stop, history."""
+"""Loop control for IDE clients (seeds 003, 004): init, validate, background runs, status, stop, history."""
 
 from __future__ import annotations
 
@@ -71,7 +71,9 @@ class LoopController:
         problems = validate_project(self.services.paths.root)
         return {"success": not problems, "problems": [str(problem) for problem in problems]}
 
-    def run(self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool) -> dict[str, Any]:
+    def run(
+        self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
+    ) -> dict[str, Any]:
         """Start the loop in the background (returns at once), or preview it."""
         paths = self.services.paths
         try:
@@ -86,7 +88,9 @@ class LoopController:
             return {
                 "success": True,
                 "dryRun": True,
-                "tasksToAttempt": [{"id": t.id, "title": t.title, "priority": t.priority.value} for t in queue],
+                "tasksToAttempt": [
+                    {"id": t.id, "title": t.title, "priority": t.priority.value} for t in queue
+                ],
                 "preview": preview.prompt if preview else "nothing is runnable",
                 "mcpConfig": preview.mcp_config if preview else None,
                 "tools": sorted(preview.tools) if preview else [],
@@ -102,7 +106,13 @@ class LoopController:
             self.task = asyncio.get_running_loop().create_task(self._run(settings), name="ralph-loop")
 
         self._call_in_loop(start)
-        return {"success": True, "loopId": None, "iterationNumber": 0, "currentTask": None, "status": "running"}
+        return {
+            "success": True,
+            "loopId": None,
+            "iterationNumber": 0,
+            "currentTask": None,
+            "status": "running",
+        }
 
     async def _run(self, settings: Any) -> None:
         issuer = await self.make_issuer()
@@ -118,7 +128,9 @@ class LoopController:
     def status(self) -> dict[str, Any]:
         """The running loop's state and metrics, or the last run's."""
         counts = self.services.tasks.count_by_status()
-        remaining = sum(counts.get(status.value, 0) for status in (TaskStatus.PENDING, TaskStatus.IN_PROGRESS))
+        remaining = sum(
+            counts.get(status.value, 0) for status in (TaskStatus.PENDING, TaskStatus.IN_PROGRESS)
+        )
         runner = self.runner
         if runner is not None and self.task is not None and not self.task.done():
             state = runner.status
@@ -162,7 +174,13 @@ class LoopController:
             return {
                 "success": True,
                 "learnings": [
-                    {"text": s.text, "kind": s.kind, "scope": s.scope, "taskId": s.task_id, "session": s.session_id}
+                    {
+                        "text": s.text,
+                        "kind": s.kind,
+                        "scope": s.scope,
+                        "taskId": s.task_id,
+                        "session": s.session_id,
+                    }
                     for s in learnings
                 ],
             }
@@ -177,8 +195,10 @@ class LoopController:
                 "success": True,
                 "iteration": {
                     **json.loads(json.dumps(asdict(session), default=str)),
-                    "signals": [{"verb": s.verb.value, "summary": s.summary or s.what or s.text or s.question}
-                                for s in signals],
+                    "signals": [
+                        {"verb": s.verb.value, "summary": s.summary or s.what or s.text or s.question}
+                        for s in signals
+                    ],
                     "learnings": [s.text for s in signals if s.verb is Verb.LEARNED],
                 },
             }

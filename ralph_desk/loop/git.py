@@ -22,9 +22,17 @@ class GitState:
         return dict(self.contents).get(path)
 
 
-def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _git(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    # surrogateescape keeps file names that are not UTF-8 round-trippable instead of failing on them.
     return subprocess.run(
-        ["git", *args], cwd=repo, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
+        ["git", "--no-optional-locks", *args],
+        cwd=repo,
+        input=stdin,
+        capture_output=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=GIT_TIMEOUT_S,
+        check=False,
     )
 
 
@@ -69,8 +77,12 @@ def _hashes(repo: Path, paths: frozenset[str]) -> tuple[tuple[str, str], ...]:
     existing = sorted(path for path in paths if (repo / path).is_file())
     hashes = dict.fromkeys(sorted(paths), "")
     if existing:
-        result = _git(repo, "hash-object", "--", *existing)
-        hashes.update(zip(existing, result.stdout.split(), strict=False))
+        result = _git(repo, "hash-object", "--stdin-paths", stdin="\n".join(existing) + "\n")
+        blobs = result.stdout.split()
+        if result.returncode == 0 and len(blobs) == len(existing):
+            hashes.update(zip(existing, blobs, strict=True))
+        else:
+            hashes.update((path, f"unreadable:{path}") for path in existing)
     return tuple(sorted(hashes.items()))
 
 
@@ -80,7 +92,9 @@ def changed_files(repo: Path, before: GitState, after: GitState) -> list[str]:
     if before.head and after.head and before.head != after.head:
         diff = _git(repo, "diff", "--name-only", "-z", before.head, after.head)
         changed.update(path for path in diff.stdout.split("\0") if path and not path.startswith(".ralph/"))
-    changed.update(path for path in after.dirty & before.dirty if after.content_of(path) != before.content_of(path))
+    changed.update(
+        path for path in after.dirty & before.dirty if after.content_of(path) != before.content_of(path)
+    )
     return sorted(changed)
 
 

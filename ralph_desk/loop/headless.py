@@ -7,8 +7,8 @@ import asyncio
 import json
 import signal
 import sys
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,7 +39,9 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     """Arguments of `run`."""
     parser.add_argument("--agent", choices=("claude", "codex", "command"), default=None)
     parser.add_argument("--agent-command", default=None, help="e.g. 'tool {prompt_file} {mcp_config}'")
-    parser.add_argument("--claude-bin", default=None, help="the Claude Code binary (default: RALPH_CLAUDE_BIN or PATH)")
+    parser.add_argument(
+        "--claude-bin", default=None, help="the Claude Code binary (default: RALPH_CLAUDE_BIN or PATH)"
+    )
     parser.add_argument("--model", default=None, help="model for task sessions (default: config.json)")
     parser.add_argument("--max-iterations", type=int, default=None)
     parser.add_argument("--max-cost", type=float, default=None, metavar="USD")
@@ -55,7 +57,9 @@ def configure_session(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recipe", choices=RECIPES_FOR_SESSION, required=True)
     parser.add_argument("--feature", default=None)
     parser.add_argument("--discipline", default=None)
-    parser.add_argument("--input", default=None, metavar="FILE", help="text handed to the session (e.g. a braindump)")
+    parser.add_argument(
+        "--input", default=None, metavar="FILE", help="text handed to the session (e.g. a braindump)"
+    )
     parser.add_argument("--agent", choices=("claude", "codex", "command"), default=None)
     parser.add_argument("--agent-command", default=None)
     parser.add_argument("--claude-bin", default=None)
@@ -89,15 +93,31 @@ class EventPrinter:
 
     def __call__(self, event: LiveEvent) -> None:
         if self.as_json:
-            print(json.dumps({"event": event.kind.value, "text": event.text, "session": event.session_id,
-                              **{k: v for k, v in event.data.items() if _plain(v)}}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "event": event.kind.value,
+                        "text": event.text,
+                        "session": event.session_id,
+                        **{k: v for k, v in event.data.items() if _plain(v)},
+                    }
+                ),
+                flush=True,
+            )
             return
         text = event.text.replace("\n", " ")[:200]
         labels = {
-            EventKind.SESSION_STARTED: "▶ session", EventKind.SESSION_ENDED: "■ session",
-            EventKind.ASSISTANT_TEXT: "  agent", EventKind.TOOL_CALL: "  tool ", EventKind.TOOL_RESULT: "  result",
-            EventKind.RATE_LIMIT: "  rate-limit", EventKind.RETRY: "  retry", EventKind.LOOP_STATE: "● loop",
-            EventKind.ERROR: "  error", EventKind.PERMISSION_DENIED: "  denied", EventKind.COST: "  cost",
+            EventKind.SESSION_STARTED: "▶ session",
+            EventKind.SESSION_ENDED: "■ session",
+            EventKind.ASSISTANT_TEXT: "  agent",
+            EventKind.TOOL_CALL: "  tool ",
+            EventKind.TOOL_RESULT: "  result",
+            EventKind.RATE_LIMIT: "  rate-limit",
+            EventKind.RETRY: "  retry",
+            EventKind.LOOP_STATE: "● loop",
+            EventKind.ERROR: "  error",
+            EventKind.PERMISSION_DENIED: "  denied",
+            EventKind.COST: "  cost",
         }
         label = labels.get(event.kind)
         if label:
@@ -110,12 +130,26 @@ def _plain(value: Any) -> bool:
 
 def _print_status(status: LoopStatus, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"event": "finished", "state": status.state.value, "iterations": status.iteration,
-                          "cost_usd": round(status.cost_usd, 6), "completed": status.completed,
-                          "failed": status.failed, "reason": status.stop_reason}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "event": "finished",
+                    "state": status.state.value,
+                    "iterations": status.iteration,
+                    "cost_usd": round(status.cost_usd, 6),
+                    "completed": status.completed,
+                    "failed": status.failed,
+                    "reason": status.stop_reason,
+                }
+            ),
+            flush=True,
+        )
     else:
-        print(f"Loop {status.state.value} after {status.iteration} iteration(s), ${status.cost_usd:.4f}: "
-              f"{status.stop_reason or ''}", flush=True)
+        print(
+            f"Loop {status.state.value} after {status.iteration} iteration(s), ${status.cost_usd:.4f}: "
+            f"{status.stop_reason or ''}",
+            flush=True,
+        )
 
 
 def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: IssuerFactory) -> int:
@@ -147,13 +181,20 @@ def _dry_run(services: Services, settings: LoopSettings, as_json: bool) -> int:
     queue = describe_queue(services, limit=20)
     preview = preview_next_session(services, settings, services.paths.root)
     if as_json:
-        print(json.dumps({
-            "dryRun": True,
-            "tasksToAttempt": [{"id": t.id, "title": t.title, "priority": t.priority.value} for t in queue],
-            "prompt": preview.prompt if preview else None,
-            "mcpConfig": preview.mcp_config if preview else None,
-            "tools": sorted(preview.tools) if preview else [],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "dryRun": True,
+                    "tasksToAttempt": [
+                        {"id": t.id, "title": t.title, "priority": t.priority.value} for t in queue
+                    ],
+                    "prompt": preview.prompt if preview else None,
+                    "mcpConfig": preview.mcp_config if preview else None,
+                    "tools": sorted(preview.tools) if preview else [],
+                },
+                indent=2,
+            )
+        )
         return 0
     print("Tasks it would attempt, in order:")
     for task in queue:
@@ -177,7 +218,9 @@ def run_session_command(args: argparse.Namespace, services: Services, make_issue
         settings = replace(settings, allow_edits=False)
     extra = Path(args.input).read_text(encoding="utf-8") if args.input else None
     adapter_for(settings).check_available(settings)
-    plan = plan_recipe_session(services, recipe, feature=args.feature, discipline=args.discipline, extra_input=extra)
+    plan = plan_recipe_session(
+        services, recipe, feature=args.feature, discipline=args.discipline, extra_input=extra
+    )
 
     async def main() -> int | None:
         issuer = make_issuer(services)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.recipes import enabled_tools
-from ralph_desk.domain.records import Discipline, Feature, TaskSummary
+from ralph_desk.domain.records import Discipline, Feature, Task, TaskSummary
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.model import LoopSettings, SessionPlan
 from ralph_desk.services.container import Services
@@ -56,13 +56,32 @@ def plan_next_task(
     if task is None:
         return None
     try:
-        feature = services.features.get(task.feature)
-        discipline = services.disciplines.get(task.discipline)
+        return plan_task_session(services, task, loop_run_id=loop_run_id, iteration=iteration)
     except Exception:
         # A claimed task that cannot be planned goes back to the queue rather than stay in_progress.
         log.exception("could not plan task #%s; returning it to the queue", task.id)
         services.tasks.set_status(task.id, TaskStatus.PENDING.value)
         raise
+
+
+def peek_next_task(services: Services) -> SessionPlan | None:
+    """The plan the loop's next session would get, without claiming its task (for dry runs and previews)."""
+    queue = services.tasks.next_runnable(limit=1)
+    if not queue:
+        return None
+    return plan_task_session(services, services.tasks.get(queue[0].id))
+
+
+def plan_task_session(
+    services: Services,
+    task: Task,
+    *,
+    loop_run_id: int | None = None,
+    iteration: int | None = None,
+) -> SessionPlan:
+    """The task_execution plan of a task (claimed or not): its feature, discipline, tools and a new id."""
+    feature = services.features.get(task.feature)
+    discipline = services.disciplines.get(task.discipline)
     session_id = new_session_id(f"t{task.id}")
     return SessionPlan(
         session_id=session_id,

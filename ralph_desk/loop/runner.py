@@ -149,8 +149,11 @@ class LoopRunner:
                 max_iterations=self.settings.max_iterations,
                 max_cost_usd=self.settings.max_cost_usd,
                 allow_edits=self.settings.allow_edits,
-                settings={"session_timeout_s": self.settings.session_timeout_s,
-                          "stuck_threshold": self.settings.stuck_threshold, "max_turns": self.settings.max_turns},
+                settings={
+                    "session_timeout_s": self.settings.session_timeout_s,
+                    "stuck_threshold": self.settings.stuck_threshold,
+                    "max_turns": self.settings.max_turns,
+                },
             )
             self.status = LoopStatus(loop_run_id=run.id)
             self._set_state(LoopState.RUNNING)
@@ -173,7 +176,10 @@ class LoopRunner:
                 return
             unblock_ready(self.services)
             plan = plan_next_task(
-                self.services, self.settings, loop_run_id=self.status.loop_run_id, iteration=self.status.iteration + 1
+                self.services,
+                self.settings,
+                loop_run_id=self.status.loop_run_id,
+                iteration=self.status.iteration + 1,
             )
             if plan is None:
                 if self.exit_when_idle:
@@ -197,7 +203,9 @@ class LoopRunner:
         if settings.max_iterations and self.status.iteration >= settings.max_iterations:
             return f"reached the maximum of {settings.max_iterations} iterations"
         if settings.max_cost_usd is not None and self.status.cost_usd >= settings.max_cost_usd:
-            return f"reached the cost budget of ${settings.max_cost_usd:.2f} (spent ${self.status.cost_usd:.2f})"
+            return (
+                f"reached the cost budget of ${settings.max_cost_usd:.2f} (spent ${self.status.cost_usd:.2f})"
+            )
         return None
 
     async def _wait_paused(self) -> None:
@@ -244,7 +252,9 @@ class LoopRunner:
         for session in self.services.sessions.list(limit=20):
             if session.ended_at is None:
                 self.services.sessions.finish_session(
-                    session.id, outcome=SessionOutcome.STOPPED.value, error="recovered: the loop stopped mid-session"
+                    session.id,
+                    outcome=SessionOutcome.STOPPED.value,
+                    error="recovered: the loop stopped mid-session",
                 )
 
     async def _maybe_review(self, plan: SessionPlan) -> None:
@@ -273,7 +283,9 @@ class LoopRunner:
             prompt = render_prompt(gather_inputs(services, plan, self.repo_root))
             (services.paths.mcp_dir / PROMPT_FILE_NAME).write_text(prompt, encoding="utf-8")
             session_dir = services.paths.sessions_dir
-            command = self.adapter.build(plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only)
+            command = self.adapter.build(
+                plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only
+            )
             services.sessions.start_session(
                 plan.session_id,
                 task_id=plan.task.id if plan.task else None,
@@ -286,9 +298,14 @@ class LoopRunner:
                 feature=plan.feature.name if plan.feature else None,
                 head_before=git_before.head,
             )
-            self._emit(LiveEvent(EventKind.SESSION_STARTED, plan.task.title if plan.task else plan.recipe.value,
-                                 {"task_id": self.status.current_task_id, "recipe": plan.recipe.value},
-                                 session_id=plan.session_id))
+            self._emit(
+                LiveEvent(
+                    EventKind.SESSION_STARTED,
+                    plan.task.title if plan.task else plan.recipe.value,
+                    {"task_id": self.status.current_task_id, "recipe": plan.recipe.value},
+                    session_id=plan.session_id,
+                )
+            )
             parser = self.adapter.parser()
             exit_code, timed_out = await self._run_process(command, parser, transcript, plan.session_id)
             summary = parser.summary
@@ -300,8 +317,13 @@ class LoopRunner:
         git_after = git.state(self.repo_root)
         changed = git.changed_files(self.repo_root, git_before, git_after)
         result = self._post_process(plan, summary, exit_code, timed_out, changed, fingerprint_before)
-        if read_only and changed and git.stash_changes(
-            self.repo_root, f"ralph-desk: session {plan.session_id} made edits while edits were not allowed"
+        if (
+            read_only
+            and changed
+            and git.stash_changes(
+                self.repo_root,
+                f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
+            )
         ):
             result.outcome = SessionOutcome.REJECTED
             if plan.task and result.decision and result.decision.status is TaskStatus.DONE:
@@ -311,7 +333,9 @@ class LoopRunner:
         services.sessions.finish_session(
             plan.session_id,
             exit_code=exit_code,
-            closing_verb=result.decision.closing_verb.value if result.decision and result.decision.closing_verb else None,
+            closing_verb=result.decision.closing_verb.value
+            if result.decision and result.decision.closing_verb
+            else None,
             outcome=result.outcome.value,
             cost_usd=summary.cost_usd,
             input_tokens=summary.input_tokens,
@@ -322,14 +346,24 @@ class LoopRunner:
             head_after=git_after.head,
             error=summary.error or ("timed out" if timed_out else None),
         )
-        if result.decision is not None:
+        if result.decision is not None and result.outcome is not SessionOutcome.REJECTED:
             if result.decision.status is TaskStatus.DONE:
                 self.status.completed += 1
             elif result.decision.status is TaskStatus.FAILED:
                 self.status.failed += 1
-        self._emit(LiveEvent(EventKind.SESSION_ENDED, result.outcome.value,
-                             {"task_id": self.status.current_task_id, "cost_usd": summary.cost_usd,
-                              "turns": summary.turns, "exit_code": exit_code}, session_id=plan.session_id))
+        self._emit(
+            LiveEvent(
+                EventKind.SESSION_ENDED,
+                result.outcome.value,
+                {
+                    "task_id": self.status.current_task_id,
+                    "cost_usd": summary.cost_usd,
+                    "turns": summary.turns,
+                    "exit_code": exit_code,
+                },
+                session_id=plan.session_id,
+            )
+        )
         self.status.current_task_id = None
         self.status.current_session_id = None
         self.results.append(result)
@@ -348,8 +382,10 @@ class LoopRunner:
             return SessionResult(plan, summary, exit_code, None, SessionOutcome.DONE, changed, timed_out)
         task = self.services.tasks.get(plan.task.id)
         signals = self.services.signals.for_session(plan.session_id)
-        stagnant = fingerprint_before is not None and not changed and (
-            project_fingerprint(self.services, self.repo_root) == fingerprint_before
+        stagnant = (
+            fingerprint_before is not None
+            and not changed
+            and (project_fingerprint(self.services, self.repo_root) == fingerprint_before)
         )
         decision = decide(
             signals,
@@ -360,8 +396,16 @@ class LoopRunner:
             stagnant=stagnant,
         )
         apply_decision(self.services, plan.task.id, plan.session_id, decision)
-        return SessionResult(plan, summary, exit_code, decision, decision.outcome, changed, timed_out,
-                             stopped=self._stop_requested)
+        return SessionResult(
+            plan,
+            summary,
+            exit_code,
+            decision,
+            decision.outcome,
+            changed,
+            timed_out,
+            stopped=self._stop_requested,
+        )
 
     async def _run_process(
         self, command: object, parser: object, transcript: Transcript, session_id: str

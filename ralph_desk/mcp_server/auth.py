@@ -57,7 +57,7 @@ class SessionTokens:
 
 
 class BearerGate:
-    """ASGI middleware: 401 without a live bearer credential; the credential's context goes into scope state."""
+    """ASGI middleware: 401 without a live bearer credential; its session context goes into scope state."""
 
     def __init__(self, app: ASGIApp, tokens: SessionTokens, state_key: str) -> None:
         self.app = app
@@ -79,9 +79,9 @@ class BearerGate:
     def _bearer(scope: Scope) -> str | None:
         for key, value in scope.get("headers", []):
             if key == b"authorization":
-                scheme, _, token = value.decode("latin-1").partition(" ")
+                scheme, _, token = bytes(value).decode("latin-1").partition(" ")
                 if scheme.lower() == "bearer" and token:
-                    return token.strip()
+                    return str(token.strip())
         return None
 
     @staticmethod
@@ -93,7 +93,10 @@ class BearerGate:
             {
                 "type": "http.response.start",
                 "status": 401,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
             }
         )
         await send({"type": "http.response.body", "body": body})

@@ -82,26 +82,38 @@ def _codex(launch: ServerLaunch) -> str:
 
 def render(client: str, launch: ServerLaunch) -> ClientConfig:
     """The configuration of `client` for this launch."""
+
     def as_json(document: dict[str, Any]) -> str:
         return json.dumps(document, indent=2) + "\n"
 
     match client:
         case "claude":
             text = as_json({"mcpServers": {"ralph": _entry(launch, "http", "stdio")}})
-            return ClientConfig(client, "claude.mcp.json", text, ".mcp.json in the project, or `claude --mcp-config FILE`")
+            return ClientConfig(
+                client, "claude.mcp.json", text, ".mcp.json in the project, or `claude --mcp-config FILE`"
+            )
         case "vscode":
             text = as_json({"servers": {"ralph": _entry(launch, "http", "stdio")}})
             return ClientConfig(client, "vscode.mcp.json", text, ".vscode/mcp.json in the workspace")
         case "jetbrains":
             text = as_json({"servers": {"ralph": _entry(launch, None, None)}})
-            return ClientConfig(client, "jetbrains.mcp.json", text, "Copilot: mcp.json (Settings › Tools › MCP)")
+            return ClientConfig(
+                client, "jetbrains.mcp.json", text, "Copilot: mcp.json (Settings › Tools › MCP)"
+            )
         case "cursor":
             text = as_json({"mcpServers": {"ralph": _entry(launch, None, None)}})
             return ClientConfig(client, "cursor.mcp.json", text, ".cursor/mcp.json in the project")
         case "copilot":
             entry = {**_entry(launch, "http", "local"), "tools": ["*"]}
             text = as_json({"mcpServers": {"ralph": entry}})
-            return ClientConfig(client, "copilot.mcp-config.json", text, "~/.copilot/mcp-config.json or --additional-mcp-config")
+            return ClientConfig(
+                client,
+                "copilot.mcp-config.json",
+                text,
+                "~/.copilot/mcp-config.json or --additional-mcp-config",
+            )
         case "codex":
-            return ClientConfig(client, "codex.config.toml", _codex(launch), "$CODEX_HOME/config.toml (default ~/.codex)")
+            return ClientConfig(
+                client, "codex.config.toml", _codex(launch), "$CODEX_HOME/config.toml (default ~/.codex)"
+            )
     raise ValueError(f"unknown client {client!r}; allowed: {', '.join(CLIENTS)}")

@@ -15,12 +15,18 @@ def configure_mcp(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: loopback only)")
     parser.add_argument("--port", type=int, default=0, help="HTTP port (default: any free port)")
-    parser.add_argument("--token", default=None, help="HTTP bearer token (default: a random one, printed on stderr)")
-    parser.add_argument("--recipe", default=None, help="tool recipe (default: ide, or task_execution with a task)")
+    parser.add_argument(
+        "--token", default=None, help="HTTP bearer token (default: a random one, printed on stderr)"
+    )
+    parser.add_argument(
+        "--recipe", default=None, help="tool recipe (default: ide, or task_execution with a task)"
+    )
     parser.add_argument("--discipline", default=None)
     parser.add_argument("--task-id", type=int, default=None)
     parser.add_argument("--session-id", default=None)
-    parser.add_argument("--context", default=None, help="a session context file (seed 000's context.json shape)")
+    parser.add_argument(
+        "--context", default=None, help="a session context file (seed 000's context.json shape)"
+    )
 
 
 def configure_connect(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +81,9 @@ def run_connect(args: argparse.Namespace) -> int:
 
     paths = _paths(args.root)
     launch = (
-        clients.http_launch(args.port, args.token) if args.transport == "http" else clients.stdio_launch(paths.root)
+        clients.http_launch(args.port, args.token)
+        if args.transport == "http"
+        else clients.stdio_launch(paths.root)
     )
     config = clients.render(args.client, launch)
     target = paths.clients_dir / config.file_name

@@ -35,7 +35,9 @@ def write_private_json(path: Path, document: object) -> None:
 class EmbeddedMcp:
     """Starts with the window (or a headless run), issues per-session endpoints, stops on quit."""
 
-    def __init__(self, services: Services, loop: LoopControl | None = None, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self, services: Services, loop: LoopControl | None = None, host: str = "127.0.0.1", port: int = 0
+    ):
         self.services = services
         self.tokens = SessionTokens()
         self.server = build_server(services, loop=loop)
@@ -61,7 +63,10 @@ class EmbeddedMcp:
         document = {**context.to_json(), "url": endpoint.url}
         write_private_json(paths.context_file, context.to_json())
         if context.session_id:
-            write_private_json(paths.sessions_dir / f"{_safe(context.session_id)}.json", {**document, "token": endpoint.token})
+            write_private_json(
+                paths.sessions_dir / f"{_safe(context.session_id)}.json",
+                {**document, "token": endpoint.token},
+            )
         log.info("session %s opened (%s, task %s)", context.session_id, context.recipe.value, context.task_id)
         return endpoint
 

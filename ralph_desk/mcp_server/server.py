@@ -148,9 +148,13 @@ def _signature(spec: ToolSpec, result_model: type[BaseModel]) -> inspect.Signatu
     parameters = []
     for field_name, field in spec.input_model.model_fields.items():
         annotation = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]  # type: ignore[name-defined]
-        default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        default = (
+            inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        )
         parameters.append(
-            inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            inspect.Parameter(
+                field_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
         )
     parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
     return inspect.Signature(parameters, return_annotation=result_model)

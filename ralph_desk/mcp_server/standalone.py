@@ -29,7 +29,11 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level)
-    for handler in (logging.StreamHandler(sys.stderr), logging.FileHandler(log_file, encoding="utf-8")):
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    handlers: list[logging.Handler] = [logging.FileHandler(log_file, encoding="utf-8")]
+    if not any(isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler) for h in root.handlers):
+        handlers.append(logging.StreamHandler(sys.stderr))
+    for handler in handlers:
         handler.setFormatter(formatter)
         root.addHandler(handler)
     return log_file
@@ -38,7 +42,12 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
 def serve_stdio(services: Services, context: SessionContext, loop: LoopControl | None = None) -> None:
     """Serve one client over stdin/stdout until it disconnects."""
     server = build_server(services, context, loop=loop)
-    log.info("serving %s over stdio (recipe %s, task %s)", services.paths.root, context.recipe.value, context.task_id)
+    log.info(
+        "serving %s over stdio (recipe %s, task %s)",
+        services.paths.root,
+        context.recipe.value,
+        context.task_id,
+    )
     anyio.run(server.run_stdio_async)
 
 

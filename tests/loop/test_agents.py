@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -336,7 +337,7 @@ def build_codex(
 def overrides(argv: list[str]) -> dict[str, Any]:
     """Every `-c key=value`, its value parsed as TOML the way codex parses it."""
     found: dict[str, Any] = {}
-    for flag, value in zip(argv, argv[1:], strict=False):
+    for flag, value in itertools.pairwise(argv):
         if flag == "-c":
             key, _, toml_value = value.partition("=")
             found[key] = tomllib.loads(f"v = {toml_value}")["v"]
@@ -409,9 +410,7 @@ def test_the_real_codex_reads_the_overrides_as_meant(tmp_path: Path, endpoint: S
     if real is None:
         pytest.skip(f"Codex is not installed (set {CODEX_BIN_ENV} or put codex on PATH)")
     argv = build_codex(tmp_path, endpoint).argv
-    pairs = [
-        arg for flag, value in zip(argv, argv[1:], strict=False) if flag == "-c" for arg in ("-c", value)
-    ]
+    pairs = [arg for flag, value in itertools.pairwise(argv) if flag == "-c" for arg in ("-c", value)]
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
@@ -451,7 +450,8 @@ def test_placeholders_are_filled_word_by_word(tmp_path: Path, endpoint: SessionE
     prompt_file = tmp_path / "s" / f"{SESSION_ID}.prompt.md"
     config = tmp_path / "s" / f"{SESSION_ID}.mcp.json"
     assert command.argv == [
-        str(tool), f"--prompt={prompt_file}", "--mcp", str(config), f"id {SESSION_ID}", str(tmp_path), "{x}", '{"k": {"n": 1}}',
+        str(tool), f"--prompt={prompt_file}", "--mcp", str(config), f"id {SESSION_ID}", str(tmp_path),
+        "{x}", '{"k": {"n": 1}}',
     ]  # fmt: skip
     assert prompt_file.read_text(encoding="utf-8") == "the prompt" and mode_of(prompt_file) == 0o600
     assert mode_of(config) == 0o600

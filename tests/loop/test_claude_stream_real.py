@@ -10,13 +10,14 @@ import asyncio
 import json
 import stat
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from ralph_desk.loop.agents.claude import ClaudeAdapter
-from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.streams import ClaudeStreamParser
 from ralph_desk.loop.transcript import Transcript
 from tests.loop.fixtures.record import (
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
+def project(tmp_path: Path) -> Iterator[Project]:
     if claude_bin() is None:
         pytest.skip(missing_reason("Claude Code (or $RALPH_CLAUDE_BIN)"))
     made = make_project(tmp_path)
@@ -43,11 +44,19 @@ def project(tmp_path: Path) -> Project:
 
 
 def run(
-    project: Project, tmp_path: Path, script: Script, prompt: str, **options: object
+    project: Project,
+    tmp_path: Path,
+    script: Script,
+    prompt: str,
+    settings: LoopSettings | None = None,
+    read_only: bool = False,
 ) -> tuple[RealRun, FakeModelApi]:
-    settings = options.pop("settings", real_settings())
     with FakeModelApi(script) as api:
-        result = asyncio.run(run_session(project, api, prompt, settings, tmp_path / "home", **options))  # type: ignore[arg-type]
+        result = asyncio.run(
+            run_session(
+                project, api, prompt, settings or real_settings(), tmp_path / "home", read_only=read_only
+            )
+        )
     return result, api
 
 
@@ -61,7 +70,7 @@ def parse(result: RealRun) -> tuple[ClaudeStreamParser, list[LiveEvent]]:
 def test_a_real_session_calls_ralphs_verbs_and_the_disciplines_server(
     project: Project, tmp_path: Path
 ) -> None:
-    script = [
+    script: Script = [
         ToolCalls([(f"mcp__{EXTRA_SERVER}__note", {"text": "plan: parse lines"})], text="Starting."),
         ToolCalls([("mcp__ralph__done", {"summary": "Parser written and tested."})]),
         Text("Finished."),
@@ -109,7 +118,10 @@ def test_a_real_session_calls_ralphs_verbs_and_the_disciplines_server(
 
 
 def test_the_transcript_of_a_real_session_holds_no_credential(project: Project, tmp_path: Path) -> None:
-    script = [ToolCalls([("mcp__ralph__stuck", {"reason": "cannot reach the database"})]), Text("Stopped.")]
+    script: Script = [
+        ToolCalls([("mcp__ralph__stuck", {"reason": "cannot reach the database"})]),
+        Text("Stopped."),
+    ]
     result, _ = run(project, tmp_path, script, "Work on the task.")
     parser = ClaudeStreamParser()
     transcript = Transcript(project.paths.logs_dir, project.plan.session_id)
@@ -137,7 +149,7 @@ def test_a_very_long_prompt_reaches_claude_through_stdin(project: Project, tmp_p
 
 def test_a_read_only_session_cannot_change_files(project: Project, tmp_path: Path) -> None:
     target = project.paths.root / "made-by-agent.txt"
-    script = [
+    script: Script = [
         ToolCalls(
             [("Bash", {"command": f"touch {target}"}), ("Write", {"file_path": str(target), "content": "x"})]
         ),
@@ -156,7 +168,9 @@ def test_a_read_only_session_cannot_change_files(project: Project, tmp_path: Pat
 
 
 def test_max_turns_ends_the_session_as_an_error(project: Project, tmp_path: Path) -> None:
-    script = [ToolCalls([("mcp__ralph__flag", {"what": "odd", "severity": "info", "category": "bug"})])]
+    script: Script = [
+        ToolCalls([("mcp__ralph__flag", {"what": "odd", "severity": "info", "category": "bug"})])
+    ]
     result, _ = run(project, tmp_path, script, "Work.", settings=replace(real_settings(), max_turns=1))
     assert result.returncode == 1
     parser, _ = parse(result)

@@ -16,7 +16,13 @@ from ralph_desk.domain.recipes import RECIPE_ALLOWED
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.tools import VERB_TOOLS
 from ralph_desk.loop.model import LoopSettings, SessionPlan
-from ralph_desk.loop.planner import describe_queue, new_session_id, plan_next_task, plan_recipe_session
+from ralph_desk.loop.planner import (
+    describe_queue,
+    new_session_id,
+    peek_next_task,
+    plan_next_task,
+    plan_recipe_session,
+)
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
@@ -275,3 +281,39 @@ def test_the_queue_shows_what_would_run_in_order_without_claiming(services: Serv
     assert blocked.id not in [task.id for task in queue]
     assert services.tasks.count_by_status()[TaskStatus.IN_PROGRESS.value] == 0
     assert [task.id for task in describe_queue(services, limit=1)] == [high.id]
+
+
+def test_peeking_plans_the_next_task_without_claiming_it(services: Services) -> None:
+    _task(services, "Low", "low")
+    high = _task(services, "High", "high")
+
+    peeked = peek_next_task(services)
+
+    assert peeked is not None and peeked.task is not None
+    assert peeked.task.id == high.id
+    assert services.tasks.get(high.id).status is TaskStatus.PENDING
+    claimed = plan_next_task(services, SETTINGS)
+    assert claimed is not None and claimed.task is not None and claimed.task.id == high.id
+    assert claimed.enabled_tools == peeked.enabled_tools
+    assert claimed.session_id != peeked.session_id
+
+
+def test_peeking_at_an_empty_queue_gives_nothing(services: Services) -> None:
+    _task(services, "Draft", status="draft")
+
+    assert peek_next_task(services) is None
+
+
+def test_a_claimed_task_that_cannot_be_planned_goes_back_to_the_queue(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = _task(services, "Draw the chart")
+
+    def broken(name: str) -> object:
+        raise RuntimeError("the feature table is unreadable")
+
+    monkeypatch.setattr(services.features, "get", broken)
+
+    with pytest.raises(RuntimeError, match="unreadable"):
+        plan_next_task(services, SETTINGS)
+    assert services.tasks.get(task.id).status is TaskStatus.PENDING

@@ -21,7 +21,7 @@ from ralph_desk.domain.records import Task
 from ralph_desk.domain.tools import VERB_TOOLS
 from ralph_desk.loop.gather import gather_inputs, merge_learnings
 from ralph_desk.loop.model import LoopSettings, SessionPlan
-from ralph_desk.loop.planner import describe_queue, plan_next_task, plan_recipe_session
+from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_next_task, plan_recipe_session
 from ralph_desk.loop.prompt import (
     MAX_LEARNINGS_PER_SCOPE,
     PROGRESS_TAIL_LINES,
@@ -393,6 +393,18 @@ def test_rendering_the_same_inputs_twice_gives_identical_text(services: Services
 
     assert render_prompt(inputs) == render_prompt(inputs)
     assert render_prompt(gather_inputs(services, plan, services.paths.root)) == render_prompt(inputs)
+
+
+def test_a_dry_run_preview_renders_the_prompt_the_claimed_session_gets(services: Services) -> None:
+    _pin_times(services)
+    peeked = peek_next_task(services)
+    assert peeked is not None
+    preview = _prompt(services, peeked)
+
+    claimed = plan_next_task(services, SETTINGS)
+
+    assert claimed is not None
+    assert _prompt(services, claimed) == preview
 
 
 def test_the_order_of_gathered_lists_does_not_change_the_prompt(services: Services) -> None:

@@ -252,8 +252,8 @@ def test_malformed_and_foreign_lines_become_raw_events_and_never_raise() -> None
         "[1, 2, 3]",
         '{"no_type": true}',
         '{"type": "assistant", "message": {"content": "a string, not blocks"}}',
-        '{"type": "user", "message": {"content": [{"type": "tool_result", "content": 42, "is_error": "yes"}]}}',
-        '{"type": "result", "num_turns": "many", "total_cost_usd": "lots", "usage": [], "permission_denials": 7}',
+        '{"type": "user", "message": {"content": [{"type": "tool_result", "content": 4, "is_error": "y"}]}}',
+        '{"type": "result", "num_turns": "9", "total_cost_usd": "x", "usage": [], "permission_denials": 7}',
         '{"type": "something_new", "subtype": "x"}',
         "",
         "   ",
@@ -264,7 +264,7 @@ def test_malformed_and_foreign_lines_become_raw_events_and_never_raise() -> None
     assert all(event.data["raw"] for event in raw)
     result = of_kind(events, EventKind.TOOL_RESULT)[0]
     assert result.data["is_error"] is False and result.data["tool"] == "?"
-    assert parser.summary.saw_result and parser.summary.turns == 0 and parser.summary.cost_usd == 0
+    assert parser.summary.saw_result and parser.summary.turns == 9 and parser.summary.cost_usd == 0
 
 
 def test_result_keys_in_any_order_are_read() -> None:

@@ -32,7 +32,8 @@ def describe(signal: Signal) -> str:
             return f"({signal.kind}) {signal.what or ''} — why: {signal.why or ''}"
         case Verb.BLOCKED:
             detail = f" — {signal.detail}" if signal.detail else ""
-            return f"on {signal.on or ''} ({signal.kind}){detail}"
+            kind = (signal.kind or "").replace("_", " ")
+            return f"waits on {signal.on or ''} ({kind}){detail}"
     return ""
 
 
@@ -124,7 +125,11 @@ FLAG_COLUMNS: list[Column[FlagItem]] = [
         sort_key=_severity_rank,
         color=lambda i: theme.severity_color(i.flag.severity),
     ),
-    Column("Category", lambda i: (i.flag.category or "").replace("_", " "), sort_key=lambda i: i.flag.category or ""),
+    Column(
+        "Category",
+        lambda i: (i.flag.category or "").replace("_", " "),
+        sort_key=lambda i: i.flag.category or "",
+    ),
     Column(
         "What",
         lambda i: fmt.one_line(i.flag.what, 160),

@@ -12,7 +12,7 @@ from ralph_desk.domain.records import TaskSummary
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
 
-ID, TITLE, STATUS, PRIORITY, FEATURE, DISCIPLINE, ORIGIN, UPDATED = range(8)
+ID, TITLE, STATUS, PRIORITY, FEATURE, DISCIPLINE, ORIGIN = range(7)
 
 
 def _origin_icon(task: TaskSummary) -> Any:
@@ -29,7 +29,12 @@ def _origin_tip(task: TaskSummary) -> str:
 
 TASK_COLUMNS: list[Column[TaskSummary]] = [
     Column("ID", lambda t: f"#{t.id}", sort_key=lambda t: t.id, align_right=True),
-    Column("Title", lambda t: t.title, sort_key=lambda t: t.title.casefold(), tooltip=lambda t: t.title),
+    Column(
+        "Title",
+        lambda t: t.title,
+        sort_key=lambda t: t.title.casefold(),
+        tooltip=lambda t: f"{t.title}\nupdated {fmt.full(t.updated_at)}",
+    ),
     Column(
         "Status",
         lambda t: theme.status_label(t.status),
@@ -47,23 +52,17 @@ TASK_COLUMNS: list[Column[TaskSummary]] = [
     Column("Discipline", lambda t: t.discipline, sort_key=lambda t: t.discipline),
     Column(
         "Origin",
-        lambda t: t.origin.value,
+        lambda t: "" if t.origin is TaskOrigin.HUMAN else t.origin.value,
         sort_key=lambda t: t.origin.value,
         icon=_origin_icon,
         tooltip=_origin_tip,
         header_tip="Who created the task; the robot marks agent-suggested tasks",
     ),
-    Column(
-        "Updated",
-        lambda t: fmt.when(t.updated_at),
-        sort_key=lambda t: t.updated_at,
-        tooltip=lambda t: fmt.full(t.updated_at),
-    ),
 ]
 
 
 class TaskTableModel(RecordTableModel[TaskSummary]):
-    """Task summaries as rows: id, title, status, priority, feature, discipline, origin, updated."""
+    """Task summaries as rows: id, title, status, priority, feature, discipline, origin."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(TASK_COLUMNS, key=lambda task: task.id, parent=parent)

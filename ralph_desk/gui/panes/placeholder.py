@@ -11,7 +11,9 @@ from ralph_desk.gui.widgets.empty_state import EmptyState
 class PlaceholderPane(QWidget):
     """A heading over an empty state."""
 
-    def __init__(self, heading: str, icon_name: str, title: str, text: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, heading: str, icon_name: str, title: str, text: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.heading = label(heading, name="heading")
         self.empty = EmptyState(icon_name, title, text)

@@ -36,9 +36,7 @@ class StackedBar(QWidget):
         """Show these segments (zero counts take no room)."""
         self.segments = [segment for segment in segments if segment.count > 0]
         total = self.total
-        self.setToolTip(
-            "\n".join(f"{s.label}: {s.count}" for s in self.segments) if total else "nothing yet"
-        )
+        self.setToolTip("\n".join(f"{s.label}: {s.count}" for s in self.segments) if total else "nothing yet")
         self.update()
 
     @property
@@ -91,6 +89,8 @@ class StackedBar(QWidget):
             for segment, rect in self._rects():
                 if rect.left() <= point.x() <= rect.right():
                     share = 100.0 * segment.count / self.total
-                    QToolTip.showText(event.globalPos(), f"{segment.label}: {segment.count} ({share:.0f}%)", self)
+                    QToolTip.showText(
+                        event.globalPos(), f"{segment.label}: {segment.count} ({share:.0f}%)", self
+                    )
                     return True
         return super().event(event)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from ralph_desk.gui import theme
@@ -40,23 +40,23 @@ class Pill(QLabel):
         )
 
 
-def paint_pill(painter: QPainter, rect: QRect, text: str, color: QColor, bold: bool = True) -> None:
-    """Draw a pill with `text` at the left of `rect`, vertically centred."""
+def paint_pill(painter: QPainter, rect: QRect, text: str, color: QColor, on_selection: bool = False) -> None:
+    """Draw a pill with `text` at the left of `rect`, vertically centred (lighter on a selected row)."""
+    painter.save()
     font = painter.font()
-    font.setBold(bold)
-    metrics = QFontMetrics(font)
-    width = min(metrics.horizontalAdvance(text) + 2 * PAD_X, rect.width())
+    font.setBold(True)
+    painter.setFont(font)
+    metrics = painter.fontMetrics()
+    shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(0, rect.width() - 2 * PAD_X))
+    width = min(metrics.horizontalAdvance(shown) + 2 * PAD_X + 2, rect.width())
     height = min(metrics.height() + 2 * PAD_Y, rect.height())
     box = QRectF(rect.left(), rect.top() + (rect.height() - height) / 2, width, height)
-    painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(theme.pill_background(color))
+    painter.setBrush(QColor(255, 255, 255, 235) if on_selection else theme.pill_background(color))
     painter.drawRoundedRect(box, height / 2, height / 2)
-    painter.setFont(font)
-    painter.setPen(color)
-    elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width - 2 * PAD_X))
-    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, elided)
+    painter.setPen(color.darker(135) if on_selection and color.lightness() > 150 else color)
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, shown)
     painter.restore()
 
 
@@ -78,7 +78,8 @@ class PillDelegate(QStyledItemDelegate):
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
         rect = option.rect.adjusted(6, 3, -4, -3)
-        paint_pill(painter, rect, text, color)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        paint_pill(painter, rect, text, color, on_selection=selected)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         """Room for the pill's padding."""

@@ -20,7 +20,7 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
 
 BADGE_ROLE = Qt.ItemDataRole.UserRole + 1
-WIDTH = 200
+WIDTH = 188
 ROW_HEIGHT = 40
 ICON_SIZE = 20
 
@@ -80,7 +80,9 @@ class _SidebarDelegate(QStyledItemDelegate):
         painter.setBrush(theme.status_color(TaskStatus.NEEDS_INPUT))
         painter.drawRoundedRect(box, height / 2, height / 2)
         painter.setFont(badge_font)
-        painter.setPen(QColor("#ffffff") if theme.current_scheme() is theme.Scheme.LIGHT else QColor("#1d2026"))
+        painter.setPen(
+            QColor("#ffffff") if theme.current_scheme() is theme.Scheme.LIGHT else QColor("#1d2026")
+        )
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:

@@ -31,7 +31,11 @@ def record(verb: Verb, call: ToolCall[Any]) -> SignalRecorded:
         )
     signal = call.services.signals.record(task_id, call.context.session_id, verb, **call.args.model_dump())
     return SignalRecorded(
-        signal_id=signal.id, verb=verb.value, task_id=task_id, session_id=signal.session_id, next=NEXT_STEP[verb]
+        signal_id=signal.id,
+        verb=verb.value,
+        task_id=task_id,
+        session_id=signal.session_id,
+        next=NEXT_STEP[verb],
     )
 
 

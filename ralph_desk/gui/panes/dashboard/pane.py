@@ -124,7 +124,9 @@ class DashboardPane(QScrollArea):
         self.done = Tile("tasks", "Tasks done", "How many tasks are done, of all")
         self.cost = Tile("cost", "Cost to date", "What every agent session cost, in US dollars")
         self.questions = Tile("question", "Questions", "Open questions — click to answer", clickable=True)
-        self.suggestions = Tile("suggestion", "Suggestions", "Suggestions to review — click to see", clickable=True)
+        self.suggestions = Tile(
+            "suggestion", "Suggestions", "Suggestions to review — click to see", clickable=True
+        )
         self.flags = Tile("flag", "Open flags", "Flags to triage — click to see", clickable=True)
         for index, tile in enumerate((self.questions, self.suggestions, self.flags)):
             tile.sig_clicked.connect(lambda index=index: self.sig_open_inbox_requested.emit(index))
@@ -157,7 +159,9 @@ class DashboardPane(QScrollArea):
         self.recent.setColumnWidth(1, 560)
         self.recent.setColumnWidth(2, 110)
         self.recent.itemDoubleClicked.connect(self._open_item)
-        self.recent.setToolTip("The latest agent sessions and the signals they sent; double-click opens the task")
+        self.recent.setToolTip(
+            "The latest agent sessions and the signals they sent; double-click opens the task"
+        )
         recent_layout.addWidget(self.recent)
         self.heading = label("Dashboard", name="heading")
         self.subtitle = label(name="muted")
@@ -185,7 +189,9 @@ class DashboardPane(QScrollArea):
             else "No tasks yet: import a prd.json or let agents suggest tasks."
         )
         self.done.set_value(f"{done:,} / {total:,}", f"{progress['percent_done']:g}% done")
-        self.cost.set_value(fmt.money(data.cost), f"{fmt.plural(data.sessions, 'session')} · {data.turns:,} turns")
+        self.cost.set_value(
+            fmt.money(data.cost), f"{fmt.plural(data.sessions, 'session')} · {data.turns:,} turns"
+        )
         counts = data.inbox
         self.questions.set_value(str(counts.get("asks", 0)), "waiting for an answer")
         self.suggestions.set_value(str(counts.get("suggestions", 0)), "to approve or reject")
@@ -197,7 +203,10 @@ class DashboardPane(QScrollArea):
 
     def _show_status(self, by_status: dict[str, int]) -> None:
         self.status_bar.set_segments(
-            [Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s)) for s in TaskStatus]
+            [
+                Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s))
+                for s in TaskStatus
+            ]
         )
         while self.legend_layout.count():
             item = self.legend_layout.takeAt(0)
@@ -223,7 +232,10 @@ class DashboardPane(QScrollArea):
             bar = StackedBar()
             by_status = counts["by_status"]
             bar.set_segments(
-                [Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s)) for s in TaskStatus]
+                [
+                    Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s))
+                    for s in TaskStatus
+                ]
             )
             self.features_grid.addWidget(label(name), row, 0)
             self.features_grid.addWidget(bar, row, 1)
@@ -241,7 +253,12 @@ class DashboardPane(QScrollArea):
             task = f"#{session.task_id} {entry.task_title}" if session.task_id else session.recipe
             parent = QTreeWidgetItem(
                 self.recent,
-                [fmt.when(session.started_at), task, (session.outcome or "").replace("_", " "), fmt.money(session.cost_usd)],
+                [
+                    fmt.when(session.started_at),
+                    task,
+                    (session.outcome or "").replace("_", " "),
+                    fmt.money(session.cost_usd),
+                ],
             )
             parent.setIcon(2, icons.dot(theme.outcome_color(session.outcome)))
             parent.setToolTip(0, fmt.full(session.started_at))
@@ -249,7 +266,9 @@ class DashboardPane(QScrollArea):
             parent.setData(0, Qt.ItemDataRole.UserRole, session.task_id or 0)
             parent.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             for signal in entry.signals:
-                child = QTreeWidgetItem(parent, [fmt.when(signal.created), fmt.one_line(describe(signal), 140), signal.verb.value])
+                child = QTreeWidgetItem(
+                    parent, [fmt.when(signal.created), fmt.one_line(describe(signal), 140), signal.verb.value]
+                )
                 child.setIcon(2, icons.dot(theme.verb_color(Verb(signal.verb))))
                 child.setToolTip(1, describe(signal))
                 child.setData(0, Qt.ItemDataRole.UserRole, signal.task_id)

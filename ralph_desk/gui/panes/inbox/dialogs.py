@@ -59,7 +59,9 @@ class EditSuggestionDialog(QDialog):
         form.addRow("Priority", self.priority)
         form.addRow("Acceptance criteria", self.criteria)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.approve: QPushButton = buttons.addButton("Save and approve", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.approve: QPushButton = buttons.addButton(
+            "Save and approve", QDialogButtonBox.ButtonRole.AcceptRole
+        )
         self.approve.setDefault(True)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)

@@ -84,7 +84,7 @@ class FlagsView(QWidget):
         self.feature = _combo("Show flags raised on one feature's tasks", [("Any feature", ANY)])
         self.resolution = _combo(
             "Show open flags, or those triaged one way",
-            [(r.value, r.value) for r in FlagResolution] + [("Any resolution", ANY)],
+            [(r.value.capitalize(), r.value) for r in FlagResolution] + [("Any resolution", ANY)],
         )
         self.count = label(name="muted")
         filters = QHBoxLayout()
@@ -263,7 +263,7 @@ class FlagsView(QWidget):
         flag = item.flag
         self.detail_severity.set_pill(flag.severity or "", theme.severity_color(flag.severity))
         self.detail_task.setText(
-            f'{escape((flag.category or "").replace("_", " "))} on '
+            f"{escape((flag.category or '').replace('_', ' '))} on "
             f'<a href="task:{flag.task_id}">#{flag.task_id}</a> {escape(item.task_title)}'
         )
         resolution = (flag.resolution or FlagResolution.OPEN).value

@@ -87,7 +87,9 @@ class InboxPane(QWidget):
                 f"{flags} open flag{'s' if flags != 1 else ''}"
             )
         else:
-            self.summary.setText("Nothing waits for you. Agents' questions, suggestions and flags arrive here.")
+            self.summary.setText(
+                "Nothing waits for you. Agents' questions, suggestions and flags arrive here."
+            )
 
     def show_tab(self, index: int) -> None:
         """Switch to a tab: QUESTIONS, SUGGESTIONS or FLAGS."""

@@ -71,8 +71,12 @@ class SuggestionCard(Card):
         self.why = label(wrap=True, selectable=True)
         self.source = link("")
         style_label(self.source, "muted")
-        self.source.linkActivated.connect(lambda href: self.sig_open_task_requested.emit(int(href.split(":")[1])))
-        self.approve = button("Approve", "approve", "Make the task pending: the loop may run it", primary=True)
+        self.source.linkActivated.connect(
+            lambda href: self.sig_open_task_requested.emit(int(href.split(":")[1]))
+        )
+        self.approve = button(
+            "Approve", "approve", "Make the task pending: the loop may run it", primary=True
+        )
         self.edit = button("Edit and approve…", "edit", "Change title, description, feature… then approve")
         self.reject_button = button("Reject…", "reject", "Skip the task; your reason is kept as a comment")
         self.acknowledge = button("Acknowledge", "acknowledge", "Mark as seen; nothing else changes")
@@ -134,7 +138,9 @@ class SuggestionCard(Card):
             f"Why is “{fmt.one_line(self.item.suggestion.what, 80)}” not wanted?",
             self,
         )
-        dialog.accepted.connect(lambda: self.sig_reject_requested.emit(self.item.suggestion.id, dialog.text()))
+        dialog.accepted.connect(
+            lambda: self.sig_reject_requested.emit(self.item.suggestion.id, dialog.text())
+        )
         self.reason_dialog = dialog
         dialog.open()
 

@@ -139,7 +139,9 @@ class InboxWiring:
 
     def answer(self, ask_id: int, text: str) -> None:
         """Answer a question; its task goes back to pending once no blocking question is left."""
-        answered = self.runner.run(f"answer question #{ask_id}", lambda: self.services.inbox.answer(ask_id, text))
+        answered = self.runner.run(
+            f"answer question #{ask_id}", lambda: self.services.inbox.answer(ask_id, text)
+        )
         if answered is not None:
             self.runner.sig_succeeded.emit(
                 f"Answered “{fmt.one_line(answered.question, 60)}” — task #{answered.task_id} gets it next."
@@ -159,8 +161,12 @@ class InboxWiring:
         task = self.runner.run("open the suggested task", lambda: self._draft(signal_id))
         if task is None:
             return
-        features = [feature.name for feature in self.runner.read("read features", self.services.features.list, [])]
-        disciplines = [d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])]
+        features = [
+            feature.name for feature in self.runner.read("read features", self.services.features.list, [])
+        ]
+        disciplines = [
+            d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])
+        ]
         dialog = EditSuggestionDialog(task, features, disciplines, self.pane)
         dialog.accepted.connect(lambda: self._edit_and_approve(task.id, dialog.values()))
         self.edit_dialog = dialog
@@ -174,7 +180,8 @@ class InboxWiring:
 
     def _edit_and_approve(self, task_id: int, values: dict[str, Any]) -> None:
         task = self.runner.run(
-            f"save and approve task #{task_id}", lambda: self.services.inbox.edit_and_approve(task_id, **values)
+            f"save and approve task #{task_id}",
+            lambda: self.services.inbox.edit_and_approve(task_id, **values),
         )
         if task is not None:
             self.runner.sig_succeeded.emit(f"Approved task #{task.id}: {task.title}")
@@ -197,10 +204,14 @@ class InboxWiring:
 
     def triage(self, flag_id: int, resolution: str) -> None:
         """Settle a flag; `convert` makes a pending task of it."""
-        result = self.runner.run(f"triage flag #{flag_id}", lambda: self.services.inbox.triage(flag_id, resolution))
+        result = self.runner.run(
+            f"triage flag #{flag_id}", lambda: self.services.inbox.triage(flag_id, resolution)
+        )
         if result is None:
             return
         if result.task is not None:
-            self.runner.sig_succeeded.emit(f"Flag #{flag_id} became task #{result.task.id}: {result.task.title}")
+            self.runner.sig_succeeded.emit(
+                f"Flag #{flag_id} became task #{result.task.id}: {result.task.title}"
+            )
         else:
             self.runner.sig_succeeded.emit(f"Flag #{flag_id} {resolution}.")

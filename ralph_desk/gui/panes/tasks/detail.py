@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -91,8 +91,10 @@ class TaskDetail(QStackedWidget):
         super().__init__(parent)
         self.data: TaskDetailData | None = None
         self.empty = EmptyState(
-            "tasks", "No task selected", "Select a task in the table to read and edit it, its comments, "
-            "the signals of its sessions and what they cost."
+            "tasks",
+            "No task selected",
+            "Select a task in the table to read and edit it, its comments, "
+            "the signals of its sessions and what they cost.",
         )
         self.fields = TaskFields()
         self.comments = CommentsView()
@@ -100,13 +102,18 @@ class TaskDetail(QStackedWidget):
         self.sessions_model = SessionTableModel(self)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.setIconSize(QSize(16, 16))
-        self.tabs.addTab(self.fields, icons.icon("edit"), "Details")
-        self.tabs.addTab(self._build_dependencies(), icons.icon("link"), "Dependencies")
-        self.tabs.addTab(self.comments, icons.icon("comment"), "Comments")
-        self.tabs.addTab(self._build_timeline(), icons.icon("timeline"), "Signals")
-        self.tabs.addTab(self._build_sessions(), icons.icon("session"), "Sessions")
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.addTab(self.fields, "Details")
+        self.tabs.addTab(self._build_dependencies(), "Depends on")
+        self.tabs.addTab(self.comments, "Comments")
+        self.tabs.addTab(self._build_timeline(), "Signals")
+        self.tabs.addTab(self._build_sessions(), "Sessions")
+        self.tabs.setTabToolTip(FIELDS, "Every field of the task, editable")
+        self.tabs.setTabToolTip(DEPENDENCIES, "The tasks this one waits for, and those waiting for it")
+        self.tabs.setTabToolTip(COMMENTS, "Notes on the task")
         self.tabs.setTabToolTip(TIMELINE, "Every verb the agents called on this task, across sessions")
+        self.tabs.setTabToolTip(SESSIONS, "The agent sessions that worked on it: cost, outcome, transcript")
         self.heading = label(name="heading", wrap=True, selectable=True)
         self.status = Pill()
         self.priority = Pill()
@@ -236,7 +243,9 @@ class TaskDetail(QStackedWidget):
         self.status.setToolTip("Status")
         self.priority.set_pill(f"{task.priority.value} priority", theme.priority_color(task.priority))
         agent = task.origin is TaskOrigin.AGENT
-        self.origin.setPixmap(icons.pixmap("robot", 20, theme.origin_color(task.origin)) if agent else QPixmap())
+        self.origin.setPixmap(
+            icons.pixmap("robot", 20, theme.origin_color(task.origin)) if agent else QPixmap()
+        )
         self.origin.setToolTip("Suggested by an agent" if agent else "")
         self.fields.load(task)
         self._show_dependencies(data)
@@ -249,7 +258,7 @@ class TaskDetail(QStackedWidget):
         self.tabs.setTabText(TIMELINE, f"Signals ({len(data.signals)})" if data.signals else "Signals")
         self.tabs.setTabText(SESSIONS, f"Sessions ({len(data.sessions)})" if data.sessions else "Sessions")
         deps = len(task.depends_on)
-        self.tabs.setTabText(DEPENDENCIES, f"Dependencies ({deps})" if deps else "Dependencies")
+        self.tabs.setTabText(DEPENDENCIES, f"Depends on ({deps})" if deps else "Depends on")
 
     def _show_dependencies(self, data: TaskDetailData) -> None:
         for widget, summaries in ((self.dependencies, data.dependencies), (self.dependents, data.dependents)):
@@ -292,7 +301,9 @@ class TaskDetail(QStackedWidget):
     def _remove_selected_dependency(self) -> None:
         item = self.dependencies.currentItem()
         if item is not None and self.data is not None:
-            self.sig_remove_dependency_requested.emit(self.data.task.id, int(item.data(Qt.ItemDataRole.UserRole)))
+            self.sig_remove_dependency_requested.emit(
+                self.data.task.id, int(item.data(Qt.ItemDataRole.UserRole))
+            )
 
     def _open_transcript_at(self, index: QModelIndex) -> None:
         """Open the transcript of the session at `index` (none selected: the newest that has one)."""

@@ -61,7 +61,9 @@ class TaskFields(QScrollArea):
         self.title = QLineEdit()
         self.status = QComboBox()
         for status in TaskStatus:
-            self.status.addItem(icons.dot(theme.status_color(status)), theme.status_label(status), status.value)
+            self.status.addItem(
+                icons.dot(theme.status_color(status)), theme.status_label(status), status.value
+            )
         self.priority = QComboBox()
         for priority in Priority:
             self.priority.addItem(priority.value, priority.value)
@@ -96,10 +98,12 @@ class TaskFields(QScrollArea):
         form.setHorizontalSpacing(14)
         form.setVerticalSpacing(8)
         pair = QHBoxLayout()
+        pair.setSpacing(10)
         pair.addWidget(self.status, 1)
         pair.addWidget(label("Priority"))
         pair.addWidget(self.priority, 1)
         where = QHBoxLayout()
+        where.setSpacing(10)
         where.addWidget(self.feature, 1)
         where.addWidget(label("Discipline"))
         where.addWidget(self.discipline, 1)
@@ -162,6 +166,7 @@ class TaskFields(QScrollArea):
         self.task = task
         self._loading = True
         self.title.setText(task.title)
+        self.title.setCursorPosition(0)
         self.status.setCurrentIndex(self.status.findData(task.status.value))
         self.priority.setCurrentIndex(self.priority.findData(task.priority.value))
         self._choose(self.feature, task.feature)

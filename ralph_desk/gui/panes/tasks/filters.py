@@ -42,7 +42,9 @@ class TaskFilterBar(QWidget):
         self.status.addItem("Any status", ANY)
         self.status.addItem("Open (not done or skipped)", OPEN)
         for status in TaskStatus:
-            self.status.addItem(icons.dot(theme.status_color(status)), theme.status_label(status), status.value)
+            self.status.addItem(
+                icons.dot(theme.status_color(status)), theme.status_label(status), status.value
+            )
         self.feature = _combo("Show the tasks of one feature")
         self.discipline = _combo("Show the tasks of one discipline")
         self.set_choices([], [])

@@ -18,7 +18,18 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.records import TaskSummary
 from ralph_desk.gui import fmt
 from ralph_desk.gui.models.base import KEY_ROLE
-from ralph_desk.gui.models.tasks import ID, ORIGIN, PRIORITY, STATUS, TITLE, TaskFilter, TaskFilterProxy, TaskTableModel
+from ralph_desk.gui.models.tasks import (
+    DISCIPLINE,
+    FEATURE,
+    ID,
+    ORIGIN,
+    PRIORITY,
+    STATUS,
+    TITLE,
+    TaskFilter,
+    TaskFilterProxy,
+    TaskTableModel,
+)
 from ralph_desk.gui.panes.tasks.detail import TaskDetail
 from ralph_desk.gui.panes.tasks.filters import TaskFilterBar
 from ralph_desk.gui.widgets.common import label
@@ -26,7 +37,7 @@ from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import PillDelegate
 
 ROW_HEIGHT = 28
-COLUMN_WIDTHS = {ID: 64, STATUS: 116, PRIORITY: 92, 4: 130, 5: 110, ORIGIN: 92, 7: 110}
+COLUMN_WIDTHS = {ID: 52, STATUS: 114, PRIORITY: 82, FEATURE: 108, DISCIPLINE: 86, ORIGIN: 74}
 
 
 class TasksPane(QWidget):

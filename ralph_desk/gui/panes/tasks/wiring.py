@@ -88,8 +88,12 @@ class TasksWiring:
 
     def refresh_choices(self) -> None:
         """Read the names of features and disciplines for the filters and the editor."""
-        features = [feature.name for feature in self.runner.read("read features", self.services.features.list, [])]
-        disciplines = [d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])]
+        features = [
+            feature.name for feature in self.runner.read("read features", self.services.features.list, [])
+        ]
+        disciplines = [
+            d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])
+        ]
         self.directory.features, self.directory.disciplines = features, disciplines
         self.pane.set_choices(features, disciplines)
 
@@ -156,7 +160,9 @@ class TasksWiring:
         status = fields.pop("status", None)
 
         def apply() -> Task:
-            task = self.services.tasks.update(task_id, **fields) if fields else self.services.tasks.get(task_id)
+            task = (
+                self.services.tasks.update(task_id, **fields) if fields else self.services.tasks.get(task_id)
+            )
             if status is not None:
                 task = self.services.tasks.set_status(task_id, status)
             return task
