@@ -512,9 +512,51 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
+    from ralph_desk.loop.control import LoopController
     from ralph_desk.mcp_server.commands import run_mcp
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
-    return run_mcp(args)
+    def make_loop(services: Services) -> LoopController:
+        hosts: list[EmbeddedMcp] = []
+
+        async def issuer() -> EmbeddedMcp:
+            if not hosts:
+                host = EmbeddedMcp(services)
+                await host.start()
+                hosts.append(host)
+            return hosts[0]
+
+        return LoopController(services, issuer)
+
+    return run_mcp(args, make_loop)
+
+
+def _configure_run(parser: argparse.ArgumentParser) -> None:
+    from ralph_desk.loop.headless import configure_run
+
+    configure_run(parser)
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from ralph_desk.loop.headless import run_loop_command
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
+
+    with _services(args) as services:
+        return run_loop_command(args, services, EmbeddedMcp)
+
+
+def _configure_session(parser: argparse.ArgumentParser) -> None:
+    from ralph_desk.loop.headless import configure_session
+
+    configure_session(parser)
+
+
+def _run_session(args: argparse.Namespace) -> int:
+    from ralph_desk.loop.headless import run_session_command
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
+
+    with _services(args) as services:
+        return run_session_command(args, services, EmbeddedMcp)
 
 
 def _configure_connect(parser: argparse.ArgumentParser) -> None:
@@ -548,6 +590,8 @@ COMMANDS: list[Command] = [
     Command("export-prd", "write the tasks as a prd.json", _configure_export_prd, _run_export_prd),
     Command("mcp", "serve the project's MCP tools over stdio or HTTP", _configure_mcp, _run_mcp),
     Command("connect", "write and print a ready MCP config for a client", _configure_connect, _run_connect),
+    Command("run", "run the Ralph loop headless until a limit, a stop or idleness", _configure_run, _run_run),
+    Command("session", "run one agent session with a recipe's tools", _configure_session, _run_session),
 ]
 
 

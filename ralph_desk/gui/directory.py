@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from ralph_desk.domain.records import TaskSummary
+from ralph_desk.domain.records import Discipline, Feature, TaskSummary
+
+if TYPE_CHECKING:
+    from ralph_desk.gui.actions import ActionRunner
+    from ralph_desk.services.container import Services
 
 
 class TaskDirectory:
-    """A plain index of task summaries (Qt-free); the Tasks wiring keeps it current."""
+    """A plain index of task summaries; the Tasks wiring keeps it current."""
 
     def __init__(self) -> None:
         self.by_id: dict[int, TaskSummary] = {}
@@ -38,3 +43,10 @@ class TaskDirectory:
     def summaries(self) -> list[TaskSummary]:
         """Every task, by id."""
         return [self.by_id[task_id] for task_id in sorted(self.by_id)]
+
+
+def names_of(services: Services, runner: ActionRunner) -> tuple[list[str], list[str]]:
+    """The names of every feature and every discipline (empty when they cannot be read)."""
+    features: list[Feature] = runner.read("read the features", services.features.list, [])
+    disciplines: list[Discipline] = runner.read("read the disciplines", services.disciplines.list, [])
+    return [feature.name for feature in features], [discipline.name for discipline in disciplines]

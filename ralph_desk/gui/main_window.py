@@ -125,7 +125,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _action(
-        self, text: str, icon_name: str | None, tip: str, shortcut: QKeySequence | str | None
+        self,
+        text: str,
+        icon_name: str | None,
+        tip: str,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
     ) -> QAction:
         action = QAction(text, self)
         if icon_name:

@@ -51,9 +51,10 @@ class DeskSettings:
     def recent_projects(self) -> list[Path]:
         """Projects opened lately, newest first (those that still exist)."""
         value = self.store.value("projects/recent", [])
-        if isinstance(value, str):
-            value = [value]
-        paths = [Path(str(item)) for item in (value or [])]
+        items: list[object] = (
+            [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
+        )
+        paths = [Path(str(item)) for item in items]
         return [path for path in paths if path.is_dir()][:MAX_RECENT]
 
     def add_recent_project(self, root: Path) -> None:

@@ -22,9 +22,17 @@ from ralph_desk.loop.apply import apply_decision, unblock_ready
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.lock import LoopLock
-from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings, SessionPlan, StreamSummary
+from ralph_desk.loop.model import (
+    AgentCommand,
+    EventKind,
+    LiveEvent,
+    LoopSettings,
+    SessionPlan,
+    StreamSummary,
+)
 from ralph_desk.loop.planner import plan_next_task, plan_recipe_session
 from ralph_desk.loop.prompt import render_prompt
+from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.transcript import Transcript
 from ralph_desk.services.container import Services
 
@@ -286,6 +294,14 @@ class LoopRunner:
             command = self.adapter.build(
                 plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only
             )
+            transcript.describe(
+                plan,
+                agent=self.adapter.name,
+                model=settings.model_for(plan.recipe),
+                command=command,
+                prompt=prompt,
+                endpoint=endpoint,
+            )
             services.sessions.start_session(
                 plan.session_id,
                 task_id=plan.task.id if plan.task else None,
@@ -408,11 +424,8 @@ class LoopRunner:
         )
 
     async def _run_process(
-        self, command: object, parser: object, transcript: Transcript, session_id: str
+        self, command: AgentCommand, parser: StreamParser, transcript: Transcript, session_id: str
     ) -> tuple[int | None, bool]:
-        from ralph_desk.loop.model import AgentCommand
-
-        assert isinstance(command, AgentCommand)
         env = {**os.environ, **command.env}
         self._process = await asyncio.create_subprocess_exec(
             *command.argv,
@@ -435,7 +448,7 @@ class LoopRunner:
             async for raw in process.stdout:
                 line = raw.decode("utf-8", errors="replace").rstrip("\n")
                 transcript.raw(line)
-                for event in parser.feed(line):  # type: ignore[attr-defined]
+                for event in parser.feed(line):
                     stamped = LiveEvent(event.kind, event.text, event.data, session_id, event.at)
                     transcript.event(stamped)
                     self._emit(stamped)

@@ -145,9 +145,7 @@ _MONTHS = {
 }
 
 
-def _zone(name: str | None) -> tzinfo | None:
-    if not name:
-        return datetime.now().astimezone().tzinfo
+def _zone(name: str) -> tzinfo | None:
     if name.strip().upper() in ("UTC", "GMT"):
         return UTC
     try:
@@ -174,17 +172,16 @@ def parse_resets_at(text: str, now: datetime | None = None) -> datetime | None:
     absolute = _TRY_AGAIN_AT.search(text)
     if absolute:
         month = _MONTHS.get(absolute["month"][:3].lower())
-        zone = _zone(None)
         if month is None:
             return None
         try:
+            # Naive means local time; astimezone() applies the offset in force on that date.
             local = datetime(
                 int(absolute["year"]),
                 month,
                 int(absolute["day"]),
                 _hour24(int(absolute["hour"]), absolute["ampm"]),
                 int(absolute["minute"]),
-                tzinfo=zone,
             )
         except ValueError:
             return None
@@ -203,11 +200,17 @@ def parse_resets_at(text: str, now: datetime | None = None) -> datetime | None:
 
 
 def _next_clock_time(match: re.Match[str], now: datetime) -> datetime | None:
-    zone = _zone(match["zone"])
+    """The next moment at the message's clock time: in its zone, or local (naive) time without one."""
     hour = int(match["hour"])
-    if zone is None or not 1 <= hour <= 12:
+    if not 1 <= hour <= 12:
         return None
-    local_now = now.astimezone(zone)
+    if match["zone"]:
+        zone = _zone(match["zone"])
+        if zone is None:
+            return None
+        local_now = now.astimezone(zone)
+    else:
+        local_now = now.astimezone().replace(tzinfo=None)
     try:
         if match["month"]:
             month = _MONTHS.get(match["month"][:3].lower())
@@ -234,8 +237,9 @@ def is_usage_limit_text(text: str) -> bool:
 
 
 def _mark_rate_limited(summary: StreamSummary, resets_at: datetime | None) -> None:
+    # The first time heard wins: streams say it first as an epoch (rate_limit_event), later as text.
     summary.rate_limited = True
-    if resets_at is not None and (summary.resets_at is None or resets_at > summary.resets_at):
+    if summary.resets_at is None:
         summary.resets_at = resets_at
 
 

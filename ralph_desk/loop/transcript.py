@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from ralph_desk.domain.endpoints import SessionEndpoint
-from ralph_desk.loop.model import AgentCommand, LiveEvent, SessionPlan, StreamSummary
+from ralph_desk.loop.model import AgentCommand, EventKind, LiveEvent, SessionPlan, StreamSummary
 
 log = logging.getLogger("ralph_desk.loop")
 
@@ -130,7 +130,13 @@ class Transcript:
         self._write(line.rstrip("\n"))
 
     def event(self, event: LiveEvent) -> None:
-        """One live event, rendered on one line."""
+        """One live event, rendered on one line (the agent's own session id and model go to the summary)."""
+        if event.kind is EventKind.INIT:
+            agent_session = event.data.get("session_id") or event.data.get("thread_id")
+            if agent_session:
+                self._facts["agent_session_id"] = agent_session
+            if event.data.get("model"):
+                self._facts["agent_model"] = event.data["model"]
         at = (event.at or datetime.now(UTC)).astimezone()
         text = event.text.replace("\r", " ").replace("\n", " ⏎ ")
         self._write(f"# {at:%H:%M:%S.%f}"[:-3] + f" {event.kind.value:<17} {text}")

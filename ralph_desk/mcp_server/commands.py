@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ralph_desk.mcp_server import clients
 from ralph_desk.project import ProjectError, ProjectPaths
+
+if TYPE_CHECKING:
+    from ralph_desk.mcp_server.binding import LoopControl
+    from ralph_desk.services.container import Services
 
 
 def configure_mcp(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +50,7 @@ def _paths(root: str) -> ProjectPaths:
     return paths
 
 
-def run_mcp(args: argparse.Namespace) -> int:
+def run_mcp(args: argparse.Namespace, make_loop: Callable[[Services], LoopControl] | None = None) -> int:
     """Serve until the client goes away (stdio) or a signal arrives (HTTP)."""
     # The SDK takes most of a second to import; only this command pays for it.
     from ralph_desk.domain.session import ContextError
@@ -66,10 +72,11 @@ def run_mcp(args: argparse.Namespace) -> int:
         services.close()
         raise ProjectError(f"refusing to start: {error}") from None
     try:
+        loop = make_loop(services) if make_loop is not None else None
         if args.transport == "stdio":
-            serve_stdio(services, context)
+            serve_stdio(services, context, loop)
         else:
-            serve_http(services, context, args.host, args.port, args.token)
+            serve_http(services, context, args.host, args.port, args.token, loop)
     finally:
         services.close()
     return 0

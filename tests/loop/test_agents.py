@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
 import shutil
 import stat
 import subprocess
+import threading
 import tomllib
 from dataclasses import replace
 from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -430,6 +433,97 @@ def test_the_real_codex_reads_the_overrides_as_meant(tmp_path: Path, endpoint: S
     assert servers["shadcn-ui"]["transport"]["args"] == ["-y", "@x/shadcn ui"]
     assert servers["shadcn-ui"]["transport"]["env"] == {"API_KEY": 'a"b\\c'}
     assert servers["docs"]["transport"]["http_headers"] == {"X-Key": "k"}
+
+
+class _RefusingResponsesApi(BaseHTTPRequestHandler):
+    """A stand-in for the OpenAI Responses API that keeps each request body and answers 429."""
+
+    bodies: list[Any]
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.bodies.append(json.loads(raw) if raw.startswith(b"{") else raw.decode(errors="replace"))
+        answer = (
+            b'{"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}'
+        )
+        self.send_response(429)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+
+@pytest.mark.slow
+def test_the_real_codex_reaches_ralph_with_the_credential_from_its_environment(tmp_path: Path) -> None:
+    real = shutil.which(os.environ.get(CODEX_BIN_ENV) or "codex")
+    if real is None:
+        pytest.skip(f"Codex is not installed (set {CODEX_BIN_ENV} or put codex on PATH)")
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
+    from tests.loop.fixtures.record import EXTRA_SERVER, make_project
+
+    class Handler(_RefusingResponsesApi):
+        bodies: list[Any] = []
+
+    model_api = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=model_api.serve_forever, daemon=True).start()
+    project = make_project(tmp_path)
+    home = tmp_path / "home" / ".codex"
+    home.mkdir(parents=True)
+    provider = (
+        f'model_providers.fake={{name="fake", base_url="http://127.0.0.1:{model_api.server_address[1]}/v1", '
+        'wire_api="responses", request_max_retries=0, stream_max_retries=0}'
+    )
+
+    async def session() -> tuple[int | None, str]:
+        embedded = EmbeddedMcp(project.services)
+        await embedded.start()
+        endpoint = embedded.open_session(project.plan.context)
+        try:
+            command = CodexAdapter().build(
+                project.plan,
+                "Work.",
+                endpoint,
+                LoopSettings(agent="codex"),
+                project.paths.root,
+                tmp_path,
+                False,
+            )
+            argv = [*command.argv[:2], "-c", 'model_provider="fake"', "-c", provider, *command.argv[2:]]
+            env = {
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": str(home.parent),
+                "CODEX_HOME": str(home),
+                "OPENAI_API_KEY": "sk-dummy",
+                **command.env,
+            }
+            process = await asyncio.create_subprocess_exec(
+                *argv, cwd=command.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+        finally:
+            embedded.close_session(endpoint)
+            await embedded.stop()
+        return process.returncode, out.decode()
+
+    try:
+        returncode, out = asyncio.run(session())
+    finally:
+        model_api.shutdown()
+        model_api.server_close()
+        project.services.close()
+    first_request = json.dumps(Handler.bodies[0])
+    # The namespaces offered to the model name ralph's server only when its bearer check passed.
+    assert "mcp__ralph: ralph_desk project server" in first_request
+    assert f"mcp__{EXTRA_SERVER}" in first_request
+    parser = CodexStreamParser()
+    for line in out.splitlines():
+        parser.feed(line)
+    assert returncode == 1 and parser.summary.rate_limited and parser.summary.api_error_status == 429
 
 
 # --- a command template --------------------------------------------------------------------------------

@@ -320,6 +320,13 @@ def test_reset_times_are_read_from_limit_messages(text: str, expected: datetime 
     assert parse_resets_at(text, NOW) == expected
 
 
+def test_a_clock_time_without_a_zone_is_local_time() -> None:
+    found = parse_resets_at("You've hit your limit · resets 11pm", NOW)
+    assert found is not None
+    assert (found.astimezone().hour, found.astimezone().minute) == (23, 0)
+    assert timedelta(0) < found - NOW <= timedelta(days=1)
+
+
 def test_codex_absolute_reset_time_is_local_time() -> None:
     local = datetime(2030, 3, 17, 17, 46).astimezone()
     found = parse_resets_at("…or try again at Mar 17th, 2030 5:46 PM.", NOW)

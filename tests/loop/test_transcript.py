@@ -64,6 +64,10 @@ def test_a_whole_recorded_stream_can_be_read_back_from_the_log(tmp_path: Path) -
         for event in parser.feed(line):
             transcript.event(event)
     log = transcript.close(summary=parser.summary, exit_code=0).read_text(encoding="utf-8")
+    document = json.loads(transcript.summary_path.read_text(encoding="utf-8"))
+    first = json.loads((FIXTURES / "claude_success.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert document["agent_session_id"] == first["session_id"] == parser.agent_session_id
+    assert document["agent_model"] == "claude-opus-5-5"
     again = ClaudeStreamParser()
     for line in log.splitlines():
         if not line.startswith("# "):

@@ -44,18 +44,18 @@ class CardList(QStackedWidget, Generic[R, C]):
         self._update = update
         self.cards: dict[Hashable, C] = {}
         self.order: list[Hashable] = []
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.viewport().setBackgroundRole(QPalette.ColorRole.Window)
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller.viewport().setBackgroundRole(QPalette.ColorRole.Window)
         body = QWidget()
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(2, 2, 10, 2)
         self._layout.setSpacing(CARD_SPACING)
         self._layout.addStretch(1)
-        self.scroll.setWidget(body)
+        self.scroller.setWidget(body)
         self.empty = empty
-        self.addWidget(self.scroll)
+        self.addWidget(self.scroller)
         self.addWidget(empty)
         self.setCurrentWidget(empty)
 
@@ -63,7 +63,7 @@ class CardList(QStackedWidget, Generic[R, C]):
         """Show exactly `records`: update kept cards, add new ones, drop gone ones; keep focus and scroll."""
         focused_index = self._focused_index()
         focused_key = self.order[focused_index] if focused_index is not None else None
-        scroll_value = self.scroll.verticalScrollBar().value()
+        scroll_value = self.scroller.verticalScrollBar().value()
         keys = [self._key(record) for record in records]
         for gone in set(self.cards) - set(keys):
             card = self.cards.pop(gone)
@@ -71,18 +71,19 @@ class CardList(QStackedWidget, Generic[R, C]):
             card.hide()
             card.deleteLater()
         for position, (key, record) in enumerate(zip(keys, records, strict=True)):
-            card = self.cards.get(key)
-            if card is None:
+            existing = self.cards.get(key)
+            if existing is None:
                 card = self._create(record)
                 self.cards[key] = card
             else:
+                card = existing
                 self._update(card, record)
             if self._layout.indexOf(card) != position:
                 self._layout.removeWidget(card)
                 self._layout.insertWidget(position, card)
         self.order = keys
-        self.setCurrentWidget(self.scroll if keys else self.empty)
-        self.scroll.verticalScrollBar().setValue(scroll_value)
+        self.setCurrentWidget(self.scroller if keys else self.empty)
+        self.scroller.verticalScrollBar().setValue(scroll_value)
         if focused_index is not None and focused_key not in self.cards and keys:
             self.card_at(min(focused_index, len(keys) - 1)).focus_input()
 

@@ -23,11 +23,11 @@ class FlowLayout(QLayout):
         """How many items."""
         return len(self._items)
 
-    def itemAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+    def itemAt(self, index: int) -> QLayoutItem | None:
         """The item at `index`, if any."""
         return self._items[index] if 0 <= index < len(self._items) else None
 
-    def takeAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+    def takeAt(self, index: int) -> QLayoutItem | None:
         """Remove and return the item at `index`."""
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 

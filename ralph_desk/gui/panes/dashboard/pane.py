@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QScrollArea,
     QTreeWidget,
     QTreeWidgetItem,
@@ -61,6 +62,14 @@ def _card(title: str) -> tuple[CardFrame, QVBoxLayout]:
     layout.setSpacing(10)
     layout.addWidget(label(title, name="subheading"))
     return frame, layout
+
+
+def _clear(layout: QLayout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        widget = item.widget() if item is not None else None
+        if widget is not None:
+            widget.deleteLater()
 
 
 class Tile(CardFrame):
@@ -208,10 +217,7 @@ class DashboardPane(QScrollArea):
                 for s in TaskStatus
             ]
         )
-        while self.legend_layout.count():
-            item = self.legend_layout.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+        _clear(self.legend_layout)
         for status in TaskStatus:
             count = by_status.get(status.value, 0)
             entry = QLabel()
@@ -221,10 +227,7 @@ class DashboardPane(QScrollArea):
             self.legend_layout.addWidget(entry)
 
     def _show_features(self, by_feature: dict[str, dict[str, Any]]) -> None:
-        while self.features_grid.count():
-            item = self.features_grid.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+        _clear(self.features_grid)
         if not by_feature:
             self.features_grid.addWidget(label("No feature has tasks yet.", name="muted"), 0, 0)
             return

@@ -44,9 +44,8 @@ class InboxPane(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setIconSize(QSize(16, 16))
-        for view, title, icon_name in zip(
-            (self.questions, self.suggestions, self.flags), TAB_TITLES, TAB_ICONS, strict=True
-        ):
+        views: tuple[QWidget, ...] = (self.questions, self.suggestions, self.flags)
+        for view, title, icon_name in zip(views, TAB_TITLES, TAB_ICONS, strict=True):
             self.tabs.addTab(view, icons.icon(icon_name), title)
         self.tabs.setTabToolTip(QUESTIONS, "Questions agents asked: answer them so their tasks can go on")
         self.tabs.setTabToolTip(SUGGESTIONS, "Tasks and changes agents propose: approve, edit or reject")

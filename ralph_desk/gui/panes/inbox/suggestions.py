@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from ralph_desk.domain.enums import SuggestionKind
+from ralph_desk.domain.enums import SuggestionKind, TaskOrigin
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.domain.records import TaskSummary
 from ralph_desk.gui import fmt, icons, theme
@@ -103,7 +103,7 @@ class SuggestionCard(Card):
         """Show `item`."""
         self.item = item
         suggestion = item.suggestion
-        agent = theme.origin_color(theme.TaskOrigin.AGENT)
+        agent = theme.origin_color(TaskOrigin.AGENT)
         self.robot.setPixmap(icons.pixmap("robot", ROBOT_SIZE, agent))
         self.what.setText(suggestion.what or "")
         self.kind.set_pill((suggestion.kind or "").replace("_", " "), agent)

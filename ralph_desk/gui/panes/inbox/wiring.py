@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ralph_desk.domain.records import Signal, Task
+from ralph_desk.domain.records import Feature, Signal, Task
 from ralph_desk.gui import fmt
 from ralph_desk.gui.actions import ActionRunner
-from ralph_desk.gui.directory import TaskDirectory
+from ralph_desk.gui.directory import TaskDirectory, names_of
 from ralph_desk.gui.models.signals import FlagItem
 from ralph_desk.gui.notify import Notifier
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog
@@ -69,7 +69,9 @@ class InboxWiring:
 
     def refresh_questions(self) -> list[Signal]:
         """Read the open questions, with their tasks and what the agents were doing."""
-        asks = self.runner.read("read the questions", lambda: self.services.inbox.asks(open_only=False), [])
+        asks: list[Signal] = self.runner.read(
+            "read the questions", lambda: self.services.inbox.asks(open_only=False), []
+        )
         items = [self._question(ask) for ask in asks]
         self.pane.questions.show_items(items)
         if self.notifier is not None:
@@ -90,7 +92,7 @@ class InboxWiring:
 
     def refresh_suggestions(self) -> None:
         """Read the suggestions waiting for review."""
-        suggestions = self.runner.read(
+        suggestions: list[Signal] = self.runner.read(
             "read the suggestions", lambda: self.services.inbox.suggestions(pending_only=True), []
         )
         items = []
@@ -102,7 +104,7 @@ class InboxWiring:
     def refresh_flags(self) -> None:
         """Read the flags the filters ask for."""
         filters = self.pane.flags.filters()
-        flags = self.runner.read(
+        flags: list[Signal] = self.runner.read(
             "read the flags",
             lambda: self.services.inbox.flags(
                 resolution=filters.resolution,
@@ -119,7 +121,7 @@ class InboxWiring:
         self.pane.flags.show_items(items, self._counts().get("flags", 0))
 
     def _refresh_features(self) -> None:
-        features = self.runner.read("read the features", self.services.features.list, [])
+        features: list[Feature] = self.runner.read("read the features", self.services.features.list, [])
         names = [feature.name for feature in features]
         if names != self._features:
             self._features = names
@@ -161,12 +163,7 @@ class InboxWiring:
         task = self.runner.run("open the suggested task", lambda: self._draft(signal_id))
         if task is None:
             return
-        features = [
-            feature.name for feature in self.runner.read("read features", self.services.features.list, [])
-        ]
-        disciplines = [
-            d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])
-        ]
+        features, disciplines = names_of(self.services, self.runner)
         dialog = EditSuggestionDialog(task, features, disciplines, self.pane)
         dialog.accepted.connect(lambda: self._edit_and_approve(task.id, dialog.values()))
         self.edit_dialog = dialog

@@ -9,7 +9,7 @@ from typing import Any
 
 from ralph_desk.domain.records import Change, Task, TaskSummary
 from ralph_desk.gui.actions import ActionRunner
-from ralph_desk.gui.directory import TaskDirectory
+from ralph_desk.gui.directory import TaskDirectory, names_of
 from ralph_desk.gui.panes.tasks.detail import TaskDetailData
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.services.container import Services
@@ -59,6 +59,7 @@ class TasksWiring:
         self.runner = runner
         self.directory = directory
         self.open_transcript = open_transcript
+        self.read_seconds = 0.0
         self.load_seconds = 0.0
         detail = pane.detail
         pane.sig_task_selected.connect(self.show_detail)
@@ -76,24 +77,18 @@ class TasksWiring:
         """Read every task summary (one query) and the feature and discipline names."""
         self.refresh_choices()
         started = time.perf_counter()
-        summaries = self.runner.read("read the tasks", self.services.tasks.list, [])
+        summaries: list[TaskSummary] = self.runner.read("read the tasks", self.services.tasks.list, [])
         read = time.perf_counter()
         self.directory.replace(summaries)
         self.pane.show_tasks(summaries)
+        self.read_seconds = read - started
         self.load_seconds = time.perf_counter() - started
-        log.info(
-            "%d tasks: read in %.3f s, shown in %.3f s", len(summaries), read - started, self.load_seconds
-        )
+        log.info("%d tasks: read in %.3f s, shown in %.3f s", len(summaries), self.read_seconds, self.load_seconds)
         self.show_detail(self.pane.selected_id() or 0)
 
     def refresh_choices(self) -> None:
         """Read the names of features and disciplines for the filters and the editor."""
-        features = [
-            feature.name for feature in self.runner.read("read features", self.services.features.list, [])
-        ]
-        disciplines = [
-            d.name for d in self.runner.read("read disciplines", self.services.disciplines.list, [])
-        ]
+        features, disciplines = names_of(self.services, self.runner)
         self.directory.features, self.directory.disciplines = features, disciplines
         self.pane.set_choices(features, disciplines)
 

@@ -1,0 +1,317 @@
+"""The Inbox pane, driven like a person would, over real services on the demo database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.domain.enums import FlagResolution, ReviewDecision, TaskOrigin, TaskStatus
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
+from ralph_desk.services.container import Services
+from tests.gui.conftest import controller
+
+WAIT_MS = 3000
+REPO = Path(__file__).resolve().parents[2]
+BLOCKING_FLAG = 17
+NEW_TASK_SUGGESTION = 5
+SUGGESTED_TASK = 23
+
+
+def run_elsewhere(*args: str) -> None:
+    """Run a Python command line in another process, as an agent's server or the CLI would."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, *args], check=True, timeout=60, cwd=REPO, env=env, capture_output=True)
+
+
+def question_texts(window: MainWindow) -> list[str]:
+    view = window.inbox.questions
+    return [view.cards[key].item.ask.question or "" for key in view.order]
+
+
+# --- questions -------------------------------------------------------------------------------
+
+
+def test_the_questions_tab_shows_each_open_question_with_options_and_what_the_agent_was_doing(
+    window: MainWindow, services: Services
+) -> None:
+    asks = services.inbox.asks(open_only=False)
+    card = window.inbox.questions.card(asks[0].id)
+
+    assert card is not None
+    assert [button.property("option") for button in card.option_buttons] == list(asks[0].options)
+    preferred = [button.text() for button in card.option_buttons if button.property("preferred")]
+    assert preferred == [f"★ {asks[0].preferred}"]
+    assert "What the agent was doing" in card.doing.text()
+    assert window.inbox.tabs.tabText(QUESTIONS) == f"Questions ({len(asks)})"
+
+
+def test_ctrl_enter_answers_returns_the_task_to_pending_and_the_next_question_gets_focus(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    first, second = services.inbox.asks(open_only=False)[:2]
+    window.activateWindow()
+    qtbot.waitActive(window)
+    card = window.inbox.questions.card(first.id)
+    assert card is not None
+    card.focus_input()
+    qtbot.keyClicks(card.answer, "Station local time, with the offset shown.")
+
+    qtbot.keyClick(card.answer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+    qtbot.waitUntil(lambda: window.inbox.questions.card(first.id) is None, timeout=WAIT_MS)
+    assert services.signals.get(first.id).answer == "Station local time, with the offset shown."
+    assert services.tasks.get(first.task_id).status is TaskStatus.PENDING
+    following = window.inbox.questions.card(second.id)
+    assert following is not None
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is following.answer, timeout=WAIT_MS)
+
+
+def test_clicking_an_option_answers_with_it(qtbot: QtBot, window: MainWindow, services: Services) -> None:
+    ask = services.inbox.asks(open_only=False)[1]
+    card = window.inbox.questions.card(ask.id)
+    assert card is not None
+
+    qtbot.mouseClick(card.option_buttons[0], Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: window.inbox.questions.card(ask.id) is None, timeout=WAIT_MS)
+    assert services.signals.get(ask.id).answer == ask.options[0]
+    assert services.tasks.get(ask.task_id).status is TaskStatus.PENDING
+
+
+def test_answering_lowers_the_inbox_badge_and_the_tab_count(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    before = window.sidebar.badge("inbox")
+    ask = services.inbox.asks()[0]
+
+    controller(window).inbox.answer(ask.id, "Yes.")
+
+    qtbot.waitUntil(lambda: window.sidebar.badge("inbox") == before - 1, timeout=WAIT_MS)
+    assert window.inbox.tabs.tabText(QUESTIONS) == "Questions (2)"
+    assert "(10)" in window.windowTitle()
+
+
+def test_a_refused_answer_is_shown_in_the_message_bar(window: MainWindow, services: Services) -> None:
+    ask = services.inbox.asks()[0]
+    services.inbox.answer(ask.id, "Answered elsewhere first.")
+
+    controller(window).inbox.answer(ask.id, "Too late.")
+
+    assert window.message_bar.isVisible()
+    assert window.message_bar.level == "error"
+    assert "already answered" in window.message_bar.text
+
+
+# --- suggestions -----------------------------------------------------------------------------
+
+
+def test_a_suggestion_card_shows_the_robot_what_why_kind_feature_and_session(
+    window: MainWindow, services: Services
+) -> None:
+    suggestion = services.signals.get(NEW_TASK_SUGGESTION)
+    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+
+    assert card is not None
+    assert card.robot.pixmap() is not None and not card.robot.pixmap().isNull()
+    assert card.what.text() == suggestion.what
+    assert suggestion.why is not None and suggestion.why in card.why.text()
+    assert card.kind.text() == "new task"
+    assert card.feature.text() == suggestion.feature
+    assert suggestion.session_id is not None and suggestion.session_id in card.source.text()
+    assert card.approve.isVisibleTo(card) and not card.acknowledge.isVisibleTo(card)
+
+
+def test_approving_a_suggestion_makes_its_task_pending(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    window.inbox.show_tab(SUGGESTIONS)
+    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    assert card is not None
+
+    qtbot.mouseClick(card.approve, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(NEW_TASK_SUGGESTION) is None, timeout=WAIT_MS)
+    assert services.tasks.get(SUGGESTED_TASK).status is TaskStatus.PENDING
+    assert services.signals.get(NEW_TASK_SUGGESTION).review_decision is ReviewDecision.APPROVED
+    assert window.message_bar.level == "success"
+
+
+def test_editing_then_approving_saves_the_changed_fields_and_makes_the_task_pending(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    assert card is not None
+    qtbot.mouseClick(card.edit, Qt.MouseButton.LeftButton)
+    dialog = controller(window).inbox.edit_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.title.setText("Regression test for the 2027 spring equinox tides")
+    dialog.priority.setCurrentText("high")
+    dialog.discipline.setCurrentText("testing")
+    dialog.criteria.setPlainText("Heights match the almanac to 1 cm\nTimes match to the minute")
+
+    qtbot.mouseClick(dialog.approve, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(NEW_TASK_SUGGESTION) is None, timeout=WAIT_MS)
+    task = services.tasks.get(SUGGESTED_TASK)
+    assert task.title == "Regression test for the 2027 spring equinox tides"
+    assert task.priority.value == "high"
+    assert task.discipline == "testing"
+    assert task.acceptance_criteria == ("Heights match the almanac to 1 cm", "Times match to the minute")
+    assert task.status is TaskStatus.PENDING
+
+
+def test_rejecting_a_suggestion_skips_its_task_and_keeps_the_reason_as_a_comment(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    assert card is not None
+    qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+    dialog = card.reason_dialog
+    assert dialog is not None and not dialog.ok.isEnabled()
+    qtbot.keyClicks(dialog.reason, "The almanac test already covers it.")
+
+    qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(NEW_TASK_SUGGESTION) is None, timeout=WAIT_MS)
+    task = services.tasks.get(SUGGESTED_TASK)
+    assert task.status is TaskStatus.SKIPPED
+    assert task.comments[-1].body == "Rejected: The almanac test already covers it."
+    assert services.signals.get(NEW_TASK_SUGGESTION).review_decision is ReviewDecision.REJECTED
+
+
+def test_a_suggestion_that_is_not_a_task_is_acknowledged(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    refactor = services.signals.record(
+        8, "s-refactor", "suggest", what="Split the chart module", kind="refactor", why="It is 900 lines"
+    )
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(refactor.id) is not None, timeout=WAIT_MS)
+    card = window.inbox.suggestions.card(refactor.id)
+    assert card is not None and card.acknowledge.isVisibleTo(card) and not card.approve.isVisibleTo(card)
+
+    qtbot.mouseClick(card.acknowledge, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(refactor.id) is None, timeout=WAIT_MS)
+    assert services.signals.get(refactor.id).review_decision is ReviewDecision.ACKNOWLEDGED
+
+
+# --- flags -----------------------------------------------------------------------------------
+
+
+def test_flags_are_listed_blocking_first(window: MainWindow, services: Services) -> None:
+    model = window.inbox.flags.model
+
+    severities = [model.record(row).flag.severity for row in range(model.rowCount())]
+
+    assert severities[0] == "blocking"
+    assert severities == sorted(severities, key=lambda s: {"blocking": 0, "warning": 1, "info": 2}[s or ""])
+    assert model.rowCount() == len(services.inbox.flags(resolution="open"))
+
+
+@pytest.mark.parametrize("resolution", ["acknowledged", "resolved", "dismissed"])
+def test_triaging_a_flag_sets_its_resolution_and_selects_the_next_one(
+    qtbot: QtBot, window: MainWindow, services: Services, resolution: str
+) -> None:
+    flags = window.inbox.flags
+    window.inbox.show_tab(FLAGS)
+    assert flags.select_flag(BLOCKING_FLAG)
+    following = flags.model.record(1).flag.id
+
+    qtbot.mouseClick(flags.triage_buttons[resolution], Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: flags.model.row_of(BLOCKING_FLAG) is None, timeout=WAIT_MS)
+    assert services.signals.get(BLOCKING_FLAG).resolution is FlagResolution(resolution)
+    selected = flags.selected()
+    assert selected is not None and selected.flag.id == following
+
+
+def test_converting_a_flag_makes_a_pending_high_priority_task_that_the_task_table_shows(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    flags = window.inbox.flags
+    assert flags.select_flag(BLOCKING_FLAG)
+
+    qtbot.mouseClick(flags.triage_buttons["convert"], Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: flags.model.row_of(BLOCKING_FLAG) is None, timeout=WAIT_MS)
+    flag = services.signals.get(BLOCKING_FLAG)
+    assert flag.resolution is FlagResolution.CONVERTED and flag.created_task_id is not None
+    task = services.tasks.get(flag.created_task_id)
+    assert task.status is TaskStatus.PENDING and task.priority.value == "high"
+    assert task.origin is TaskOrigin.HUMAN
+    qtbot.waitUntil(lambda: window.tasks.model.row_of(task.id) is not None, timeout=WAIT_MS)
+
+
+def test_flag_filters_narrow_the_table_and_an_empty_result_says_so(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    flags = window.inbox.flags
+
+    flags.set_filter(flags.severity, "warning")
+
+    assert {flags.model.record(row).flag.severity for row in range(flags.model.rowCount())} == {"warning"}
+    flags.set_filter(flags.category, "security")
+    assert flags.model.rowCount() == 0
+    assert flags.stack.currentWidget() is flags.empty
+    assert flags.empty.title.text() == "No flag matches these filters"
+    flags.show_all()
+    assert flags.model.rowCount() == len(services.inbox.flags())
+
+
+def test_the_feature_filter_shows_the_flags_raised_on_that_features_tasks(
+    window: MainWindow, services: Services
+) -> None:
+    flags = window.inbox.flags
+
+    flags.set_filter(flags.feature, "tide-charts")
+
+    shown = {flags.model.record(row).flag.id for row in range(flags.model.rowCount())}
+    assert shown == {flag.id for flag in services.inbox.flags(resolution="open", feature="tide-charts")}
+    assert shown
+
+
+# --- live ------------------------------------------------------------------------------------
+
+
+def test_a_question_asked_in_another_process_appears_in_the_open_inbox_without_losing_the_selection(
+    qtbot: QtBot, window: MainWindow, project: Path
+) -> None:
+    window.inbox.show_tab(FLAGS)
+    flags = window.inbox.flags
+    assert flags.select_flag(32)
+    script = (
+        "import sys; from ralph_desk.project import ProjectPaths; "
+        "from ralph_desk.services.container import Services; "
+        "s = Services.open(ProjectPaths.at(sys.argv[1])); "
+        "s.signals.record(9, 'elsewhere-1', 'ask', question='Label heights in metres or feet?', "
+        "options=['metres', 'feet'], preferred='metres', blocking=True); "
+        "s.tasks.set_status(9, 'needs_input'); s.close()"
+    )
+
+    run_elsewhere("-c", script, str(project))
+
+    qtbot.waitUntil(lambda: "Label heights in metres or feet?" in question_texts(window), timeout=WAIT_MS)
+    selected = flags.selected()
+    assert selected is not None and selected.flag.id == 32
+    assert window.inbox.tabs.currentIndex() == FLAGS
+    notifications = controller(window).notifier.sent
+    assert notifications == [("Task #9 needs your answer", "Label heights in metres or feet?")]
+
+
+def test_an_answer_given_with_the_cli_removes_the_question_from_the_open_inbox(
+    qtbot: QtBot, window: MainWindow, services: Services, project: Path
+) -> None:
+    ask = services.inbox.asks()[0]
+
+    run_elsewhere("-m", "ralph_desk", "answer", str(ask.id), "Metres.", "--root", str(project))
+
+    qtbot.waitUntil(lambda: window.inbox.questions.card(ask.id) is None, timeout=WAIT_MS)
+    assert window.inbox.tabs.tabText(QUESTIONS) == "Questions (2)"

@@ -1,0 +1,126 @@
+"""The Qt models: thin adapters over plain lists that pass qtmodeltester and update row by row."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from PySide6.QtCore import QPersistentModelIndex, Qt
+from pytestqt.modeltest import ModelTester
+
+from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.records import TaskSummary
+from ralph_desk.gui.models.base import KEY_ROLE, RECORD_ROLE
+from ralph_desk.gui.models.sessions import SessionTableModel
+from ralph_desk.gui.models.signals import FlagItem, FlagTableModel, SignalTimelineModel
+from ralph_desk.gui.models.tasks import PRIORITY, STATUS, TaskFilter, TaskFilterProxy, TaskTableModel
+from ralph_desk.services.container import Services
+
+
+def keys(model: TaskTableModel | TaskFilterProxy) -> list[int]:
+    return [model.index(row, 0).data(KEY_ROLE) for row in range(model.rowCount())]
+
+
+def test_the_task_model_passes_the_model_tester(qtmodeltester: ModelTester, services: Services) -> None:
+    model = TaskTableModel()
+    model.set_items(services.tasks.list())
+
+    qtmodeltester.check(model)
+
+
+def test_the_filtered_task_proxy_passes_the_model_tester(qtmodeltester: ModelTester, services: Services) -> None:
+    model = TaskTableModel()
+    model.set_items(services.tasks.list())
+    proxy = TaskFilterProxy(model)
+    proxy.set_filter(TaskFilter(statuses=frozenset({TaskStatus.PENDING, TaskStatus.DRAFT})))
+
+    qtmodeltester.check(proxy)
+
+
+def test_the_flag_model_passes_the_model_tester(qtmodeltester: ModelTester, services: Services) -> None:
+    model = FlagTableModel()
+    model.set_items([FlagItem(flag, "a task", "a feature") for flag in services.inbox.flags()])
+
+    qtmodeltester.check(model)
+
+
+def test_the_timeline_model_passes_the_model_tester(qtmodeltester: ModelTester, services: Services) -> None:
+    model = SignalTimelineModel()
+    model.set_items(services.signals.for_task(5))
+
+    qtmodeltester.check(model)
+
+
+def test_the_session_model_passes_the_model_tester(qtmodeltester: ModelTester, services: Services) -> None:
+    model = SessionTableModel()
+    model.set_items(services.sessions.list(limit=100))
+
+    qtmodeltester.check(model)
+
+
+def test_an_empty_model_passes_the_model_tester(qtmodeltester: ModelTester) -> None:
+    qtmodeltester.check(TaskTableModel())
+
+
+def test_updating_items_removes_inserts_and_changes_rows_without_a_reset(services: Services) -> None:
+    model = TaskTableModel()
+    tasks = services.tasks.list()
+    model.set_items(tasks)
+    kept = QPersistentModelIndex(model.index(4, 1))
+    resets: list[bool] = []
+    model.modelReset.connect(lambda: resets.append(True))
+    changed = replace(tasks[4], title="Renamed")
+
+    model.set_items([tasks[0], *tasks[2:4], changed, *tasks[5:]])
+
+    assert resets == []
+    assert kept.isValid() and kept.row() == 3
+    assert kept.data() == "Renamed"
+    assert keys(model) == [tasks[0].id, *(task.id for task in tasks[2:])]
+
+
+def test_sorting_moves_persistent_indexes_with_their_rows(services: Services) -> None:
+    model = TaskTableModel()
+    model.set_items(services.tasks.list())
+    watched = QPersistentModelIndex(model.index(0, 0))
+    task = model.index(0, 0).data(RECORD_ROLE)
+
+    model.sort(PRIORITY, Qt.SortOrder.AscendingOrder)
+
+    ranks = [model.record(row).priority.rank for row in range(model.rowCount())]
+    assert ranks == sorted(ranks, reverse=True)
+    assert watched.data(RECORD_ROLE) == task
+
+
+def test_new_items_follow_the_current_sort(services: Services) -> None:
+    model = TaskTableModel()
+    tasks = services.tasks.list()
+    model.set_items(tasks)
+    model.sort(STATUS, Qt.SortOrder.AscendingOrder)
+    late = replace(tasks[0], id=999, status=TaskStatus.DRAFT, priority=Priority.LOW, origin=TaskOrigin.AGENT)
+
+    model.upsert([late])
+
+    assert model.record(0).status is TaskStatus.DRAFT
+    assert model.row_of(999) is not None
+
+
+def test_the_task_filter_combines_every_field_and_matches_words_or_an_id() -> None:
+    task = TaskSummary(
+        id=42,
+        title="Shade the band below keel clearance",
+        status=TaskStatus.PENDING,
+        priority=Priority.HIGH,
+        feature="tide-charts",
+        discipline="frontend",
+        origin=TaskOrigin.AGENT,
+        created_at=datetime(2026, 1, 1),
+        updated_at=datetime(2026, 1, 1),
+    )
+
+    assert TaskFilter(text="keel band").accepts(task)
+    assert TaskFilter(text="#42").accepts(task)
+    assert not TaskFilter(text="#4").accepts(task)
+    assert TaskFilter(feature="tide-charts", origin=TaskOrigin.AGENT, priority=Priority.HIGH).accepts(task)
+    assert not TaskFilter(discipline="backend").accepts(task)
+    assert not TaskFilter(statuses=frozenset({TaskStatus.DONE})).accepts(task)
