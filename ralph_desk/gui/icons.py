@@ -33,11 +33,12 @@ def _svg(name: str) -> str:
 class _SvgEngine(QIconEngine):
     """Renders an SVG at the size and pixel ratio asked for, once per size (disabled: faded)."""
 
-    def __init__(self, svg: str) -> None:
+    def __init__(self, svg: str, color: str | None) -> None:
         super().__init__()
         self._svg = svg
-        self._renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
-        self._cache: dict[tuple[int, int, int, float], QPixmap] = {}
+        self._color = color
+        self._renderers: dict[str, QSvgRenderer] = {}
+        self._cache: dict[tuple[int, int, int, float, str], QPixmap] = {}
 
     def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         """Draw into `rect` at the painter's pixel ratio."""
@@ -51,14 +52,22 @@ class _SvgEngine(QIconEngine):
 
     def scaledPixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State, scale: float) -> QPixmap:
         """The icon at `size` logical pixels and pixel ratio `scale`."""
-        key = (size.width(), size.height(), int(mode.value), scale)
+        color = self._color or _text_color().name()
+        key = (size.width(), size.height(), int(mode.value), scale, color)
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._render(size, mode, scale)
+            cached = self._render(self._renderer(color), size, mode, scale)
             self._cache[key] = cached
         return cached
 
-    def _render(self, size: QSize, mode: QIcon.Mode, scale: float) -> QPixmap:
+    def _renderer(self, color: str) -> QSvgRenderer:
+        renderer = self._renderers.get(color)
+        if renderer is None:
+            renderer = QSvgRenderer(QByteArray(self._svg.replace("currentColor", color).encode("utf-8")))
+            self._renderers[color] = renderer
+        return renderer
+
+    def _render(self, renderer: QSvgRenderer, size: QSize, mode: QIcon.Mode, scale: float) -> QPixmap:
         width, height = max(1, round(size.width() * scale)), max(1, round(size.height() * scale))
         image = QPixmap(width, height)
         image.fill(Qt.GlobalColor.transparent)
@@ -67,14 +76,14 @@ class _SvgEngine(QIconEngine):
         if mode == QIcon.Mode.Disabled:
             painter.setOpacity(DISABLED_OPACITY)
         side = min(width, height)
-        self._renderer.render(painter, QRectF((width - side) / 2, (height - side) / 2, side, side))
+        renderer.render(painter, QRectF((width - side) / 2, (height - side) / 2, side, side))
         painter.end()
         image.setDevicePixelRatio(scale)
         return image
 
     def clone(self) -> QIconEngine:
         """A copy of the engine."""
-        return _SvgEngine(self._svg)
+        return _SvgEngine(self._svg, self._color)
 
 
 def _text_color() -> QColor:
@@ -88,15 +97,17 @@ _engines: list[_SvgEngine] = []
 
 
 @cache
-def _icon(name: str, color: str) -> QIcon:
-    engine = _SvgEngine(_svg(name).replace("currentColor", color))
+def _icon(name: str, color: str | None) -> QIcon:
+    engine = _SvgEngine(_svg(name), color)
     _engines.append(engine)  # the icon refers to the engine; keep the Python side alive with it
     return QIcon(engine)
 
 
 def icon(name: str, color: QColor | str | None = None) -> QIcon:
-    """The icon `resources/icons/<name>.svg`, its strokes in `color` (default: the text colour)."""
-    shade = QColor(color) if color is not None else _text_color()
+    """The icon `resources/icons/<name>.svg` in `color` (default: the palette's text colour when drawn)."""
+    if color is None:
+        return _icon(name, None)
+    shade = QColor(color)
     return _icon(name, shade.name(QColor.NameFormat.HexArgb) if shade.alpha() < 255 else shade.name())
 
 

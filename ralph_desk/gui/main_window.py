@@ -203,6 +203,8 @@ class MainWindow(QMainWindow):
         self.mcp_label = QLabel("MCP: not started")
         self.mcp_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.live_label = QLabel("○ live updates off")
+        for widget in (self.project_label, self.mcp_label, self.live_label):
+            widget.setContentsMargins(8, 2, 8, 2)
         bar.addWidget(self.project_label)
         bar.addPermanentWidget(self.mcp_label)
         bar.addPermanentWidget(self.live_label)

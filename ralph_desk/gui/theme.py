@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from enum import StrEnum
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from ralph_desk.domain.enums import Priority, SessionOutcome, Severity, TaskOrigin, TaskStatus, Verb
 
@@ -35,6 +36,9 @@ class Tones:
     highlighted_text: str
     accent: str
     button: str
+    light: str
+    dark: str
+    shadow: str
 
 
 TONES: dict[Scheme, Tones] = {
@@ -51,6 +55,9 @@ TONES: dict[Scheme, Tones] = {
         highlighted_text="#ffffff",
         accent="#2f6fdb",
         button="#ffffff",
+        light="#ffffff",
+        dark="#a3aab5",
+        shadow="#6b7280",
     ),
     Scheme.DARK: Tones(
         window="#1d2026",
@@ -65,6 +72,9 @@ TONES: dict[Scheme, Tones] = {
         highlighted_text="#ffffff",
         accent="#6ea0ff",
         button="#2a2e36",
+        light="#3c424c",
+        dark="#121418",
+        shadow="#000000",
     ),
 }
 
@@ -240,6 +250,9 @@ def palette(scheme: Scheme) -> QPalette:
         pal.setColor(group, role.Link, QColor(t.accent))
         pal.setColor(group, role.Mid, QColor(t.border))
         pal.setColor(group, role.Midlight, QColor(t.border))
+        pal.setColor(group, role.Light, QColor(t.light))
+        pal.setColor(group, role.Dark, QColor(t.dark))
+        pal.setColor(group, role.Shadow, QColor(t.shadow))
     disabled = QPalette.ColorGroup.Disabled
     for item in (role.WindowText, role.Text, role.ButtonText):
         pal.setColor(disabled, item, QColor(t.muted))
@@ -275,6 +288,23 @@ QPushButton[preferred="true"] { border: 1px solid #2f6fdb; font-weight: 600; }
 """
 
 
+_styled: weakref.WeakSet[QWidget] = weakref.WeakSet()
+
+
+def style(widget: QWidget, sheet: str) -> None:
+    """Give `widget` its own style sheet, re-applied whenever the scheme changes."""
+    widget.setStyleSheet(sheet)
+    _styled.add(widget)
+
+
+def restyle_all() -> None:
+    """Polish again every widget with its own style sheet (they keep the old palette otherwise)."""
+    for widget in list(_styled):
+        sheet = widget.styleSheet()
+        widget.setStyleSheet("")
+        widget.setStyleSheet(sheet)
+
+
 class ThemeWatcher(QObject):
     """Applies the palette of the system's scheme, and again whenever the system switches."""
 
@@ -293,4 +323,5 @@ class ThemeWatcher(QObject):
 
     def _on_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:
         self.apply()
+        restyle_all()
         self.sig_changed.emit()

@@ -35,6 +35,7 @@ from ralph_desk.loop.prompt import render_prompt
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.transcript import Transcript
 from ralph_desk.services.container import Services
+from ralph_desk.services.errors import ServiceError
 
 log = logging.getLogger("ralph_desk.loop")
 
@@ -100,6 +101,7 @@ class LoopRunner:
         self._pause_requested = False
         self._wake = asyncio.Event()
         self._process: asyncio.subprocess.Process | None = None
+        self._killer: asyncio.Task[None] | None = None
         self._lock = LoopLock(services.paths.ralph / "loop.lock")
 
     def subscribe(self, listener: EventListener) -> None:
@@ -323,8 +325,17 @@ class LoopRunner:
                 )
             )
             parser = self.adapter.parser()
+        except Exception as error:
+            self._abandon(plan, transcript, error)
+            self.issuer.close_session(endpoint)
+            raise
+        try:
             exit_code, timed_out = await self._run_process(command, parser, transcript, plan.session_id)
             summary = parser.summary
+        except OSError as error:
+            # The agent could not even be started (a vanished binary, a bad working directory).
+            summary.error = f"could not start the agent: {error}"
+            transcript.note(summary.error)
         finally:
             self.issuer.close_session(endpoint)
         if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
@@ -385,6 +396,20 @@ class LoopRunner:
         self.results.append(result)
         return result
 
+    def _abandon(self, plan: SessionPlan, transcript: Transcript, error: Exception) -> None:
+        """A session that failed before its agent started: its task goes back to the queue, uncounted."""
+        log.exception("session %s could not be prepared", plan.session_id)
+        transcript.note(f"the session could not be prepared: {error}")
+        transcript.close(outcome=SessionOutcome.STOPPED.value, error=str(error))
+        if plan.task is not None:
+            self.services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+        with contextlib.suppress(ServiceError):
+            self.services.sessions.finish_session(
+                plan.session_id, outcome=SessionOutcome.STOPPED.value, error=f"not started: {error}"
+            )
+        self.status.current_task_id = None
+        self.status.current_session_id = None
+
     def _post_process(
         self,
         plan: SessionPlan,
@@ -439,9 +464,13 @@ class LoopRunner:
         )
         process = self._process
         if command.stdin_text is not None and process.stdin is not None:
-            process.stdin.write(command.stdin_text.encode())
-            await process.stdin.drain()
-            process.stdin.close()
+            try:
+                process.stdin.write(command.stdin_text.encode())
+                await asyncio.wait_for(process.stdin.drain(), timeout=self.settings.session_timeout_s)
+                process.stdin.close()
+            except (BrokenPipeError, ConnectionResetError, TimeoutError) as error:
+                # An agent that exits before reading its prompt ends like any session without a closing verb.
+                transcript.note(f"the agent did not take its prompt: {error!r}")
 
         async def read_stdout() -> None:
             assert process.stdout is not None
@@ -487,4 +516,4 @@ class LoopRunner:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
 
-        asyncio.get_event_loop().create_task(kill_later())
+        self._killer = asyncio.get_running_loop().create_task(kill_later())

@@ -17,7 +17,8 @@ def settings_from_config(config: dict[str, Any]) -> LoopSettings:
     return LoopSettings(
         agent=str(config.get("agent") or "claude"),
         agent_command=config.get("agent_command"),
-        agent_bin=config.get("agent_bin") or os.environ.get(CLAUDE_BIN_ENV),
+        agent_bin=config.get("agent_bin")
+        or (os.environ.get(CLAUDE_BIN_ENV) if config.get("agent", "claude") == "claude" else None),
         models=dict(config.get("models") or {}),
         max_iterations=config.get("max_iterations") or None,
         max_cost_usd=config.get("max_cost_usd"),
@@ -26,6 +27,7 @@ def settings_from_config(config: dict[str, Any]) -> LoopSettings:
         max_turns=int(config.get("max_turns") or 50),
         opus_review_every=int(config.get("opus_review_every") or 0),
         allow_edits=bool(config.get("allow_edits", True)),
+        rate_limit_wait_s=float(config.get("rate_limit_wait_s") or 60.0),
     )
 
 

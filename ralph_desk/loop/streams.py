@@ -243,23 +243,14 @@ def _mark_rate_limited(summary: StreamSummary, resets_at: datetime | None) -> No
         summary.resets_at = resets_at
 
 
-# --- Claude Code stream-json -------------------------------------------------------------------------
+class _JsonLinesParser:
+    """One JSON object a line: blank lines are skipped, anything else that is no event comes back raw."""
 
+    agent = "agent"
 
-class ClaudeStreamParser:
-    """Claude Code's `--output-format stream-json --verbose` events (checked against 2.1.330).
-
-    Event keys are not ordered (the `result` event's `type` comes late), so each line is parsed as JSON.
-    """
-
-    def __init__(self, summary: StreamSummary | None = None, clock: Clock = _now) -> None:
+    def __init__(self, summary: StreamSummary | None, clock: Clock) -> None:
         self.summary = summary if summary is not None else StreamSummary()
-        self.model: str | None = None
-        self.agent_session_id: str | None = None
         self._clock = clock
-        self._tool_names: dict[str, str] = {}  # tool_use id -> full tool name
-        self._denied: set[str] = set()  # tool_use ids already reported as denied
-        self._retry_status: int | None = None
 
     def feed(self, line: str) -> list[LiveEvent]:
         """The events of one stdout line; a line that is not an event comes back as a STDERR-kind event."""
@@ -275,8 +266,35 @@ class ClaudeStreamParser:
         try:
             return self.handle(document)
         except Exception:  # one odd event must not end the reading of a session
-            log.exception("could not read a Claude Code event: %.200s", text)
+            log.exception("could not read a %s event: %.200s", self.agent, text)
             return [self._event(EventKind.STDERR, _preview(text), {"raw": True, "unreadable": True})]
+
+    def handle(self, event: dict[str, Any]) -> list[LiveEvent]:
+        """The live events of one parsed event object."""
+        raise NotImplementedError
+
+    def _event(self, kind: EventKind, text: str, data: dict[str, Any] | None = None) -> LiveEvent:
+        return LiveEvent(kind, text, data or {}, at=self._clock())
+
+
+# --- Claude Code stream-json -------------------------------------------------------------------------
+
+
+class ClaudeStreamParser(_JsonLinesParser):
+    """Claude Code's `--output-format stream-json --verbose` events (checked against 2.1.330).
+
+    Event keys are not ordered (the `result` event's `type` comes late), so each line is parsed as JSON.
+    """
+
+    agent = "Claude Code"
+
+    def __init__(self, summary: StreamSummary | None = None, clock: Clock = _now) -> None:
+        super().__init__(summary, clock)
+        self.model: str | None = None
+        self.agent_session_id: str | None = None
+        self._tool_names: dict[str, str] = {}  # tool_use id -> full tool name
+        self._denied: set[str] = set()  # tool_use ids already reported as denied
+        self._retry_status: int | None = None
 
     def handle(self, event: dict[str, Any]) -> list[LiveEvent]:
         """The events of one parsed stream-json object."""
@@ -292,9 +310,6 @@ class ClaudeStreamParser:
         if kind == "rate_limit_event":
             return self._rate_limit(event)
         return []
-
-    def _event(self, kind: EventKind, text: str, data: dict[str, Any] | None = None) -> LiveEvent:
-        return LiveEvent(kind, text, data or {}, at=self._clock())
 
     # system ------------------------------------------------------------------------------------------
 
@@ -582,31 +597,15 @@ def _status_in(message: str) -> int | None:
     return int(found["status"]) if found else None
 
 
-class CodexStreamParser:
+class CodexStreamParser(_JsonLinesParser):
     """Codex's `exec --json` events (checked against codex-cli 0.169.0): items, turns, errors; no cost."""
 
-    def __init__(self, summary: StreamSummary | None = None, clock: Clock = _now) -> None:
-        self.summary = summary if summary is not None else StreamSummary()
-        self.thread_id: str | None = None
-        self._clock = clock
-        self._started: set[str] = set()  # item ids whose start was reported
+    agent = "Codex"
 
-    def feed(self, line: str) -> list[LiveEvent]:
-        """The events of one stdout line; a line that is not an event comes back as a STDERR-kind event."""
-        text = line.strip()
-        if not text:
-            return []
-        try:
-            document = json.loads(text)
-        except ValueError:
-            return [self._event(EventKind.STDERR, _preview(text), {"raw": True})]
-        if not isinstance(document, dict) or not isinstance(document.get("type"), str):
-            return [self._event(EventKind.STDERR, _preview(text), {"raw": True})]
-        try:
-            return self.handle(document)
-        except Exception:  # one odd event must not end the reading of a session
-            log.exception("could not read a Codex event: %.200s", text)
-            return [self._event(EventKind.STDERR, _preview(text), {"raw": True, "unreadable": True})]
+    def __init__(self, summary: StreamSummary | None = None, clock: Clock = _now) -> None:
+        super().__init__(summary, clock)
+        self.thread_id: str | None = None
+        self._started: set[str] = set()  # item ids whose start was reported
 
     def handle(self, event: dict[str, Any]) -> list[LiveEvent]:
         """The events of one parsed Codex JSON object."""
@@ -627,9 +626,6 @@ class CodexStreamParser:
         if kind == "error":
             return [self._error(_str(event.get("message")) or "error")]
         return []
-
-    def _event(self, kind: EventKind, text: str, data: dict[str, Any] | None = None) -> LiveEvent:
-        return LiveEvent(kind, text, data or {}, at=self._clock())
 
     def _tool_call(self, item: dict[str, Any]) -> LiveEvent:
         tool = _str(item.get("tool")) or "?"

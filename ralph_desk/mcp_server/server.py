@@ -64,12 +64,13 @@ def describe_validation_error(tool_name: str, error: ValidationError, model: typ
         got = repr(item.get("input"))
         if len(got) > 60:
             got = got[:57] + "..."
+        field = model.model_fields.get(str(item["loc"][0])) if item["loc"] else None
+        wanted = f"; allowed: {field.description}" if field is not None and field.description else ""
         if item["type"] == "missing":
-            field = model.model_fields.get(str(item["loc"][0])) if item["loc"] else None
-            wanted = f" ({field.description})" if field is not None and field.description else ""
-            problems.append(f"{where}: Field required{wanted}")
+            described = f" ({field.description})" if field is not None and field.description else ""
+            problems.append(f"{where}: Field required{described}")
             continue
-        problems.append(f"{where}: {item['msg']} (got {got})")
+        problems.append(f"{where}: {item['msg']} (got {got}){wanted}")
     return f"invalid arguments for {tool_name!r}: " + "; ".join(problems)
 
 
@@ -202,6 +203,8 @@ def build_server(
         version=ralph_desk.__version__,
         instructions=INSTRUCTIONS,
         middleware=[SessionGate(resolver)],
+        # The SDK configures root logging when nothing else has; the app's own setup decides the level.
+        log_level="WARNING",
     )
     for spec in REGISTRY.values():
         bound = HANDLERS.get(spec.name)

@@ -31,7 +31,8 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
     root.setLevel(level)
     logging.getLogger("alembic").setLevel(logging.WARNING)
     handlers: list[logging.Handler] = [logging.FileHandler(log_file, encoding="utf-8")]
-    if not any(isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler) for h in root.handlers):
+    consoles = [h for h in root.handlers if type(h) is logging.StreamHandler]
+    if not consoles:
         handlers.append(logging.StreamHandler(sys.stderr))
     for handler in handlers:
         handler.setFormatter(formatter)

@@ -28,7 +28,9 @@ def test_the_task_model_passes_the_model_tester(qtmodeltester: ModelTester, serv
     qtmodeltester.check(model)
 
 
-def test_the_filtered_task_proxy_passes_the_model_tester(qtmodeltester: ModelTester, services: Services) -> None:
+def test_the_filtered_task_proxy_passes_the_model_tester(
+    qtmodeltester: ModelTester, services: Services
+) -> None:
     model = TaskTableModel()
     model.set_items(services.tasks.list())
     proxy = TaskFilterProxy(model)

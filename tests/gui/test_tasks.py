@@ -13,7 +13,7 @@ from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.base import KEY_ROLE
 from ralph_desk.gui.models.tasks import PRIORITY, TaskFilter
-from ralph_desk.gui.panes.tasks.detail import COMMENTS, SESSIONS, TIMELINE
+from ralph_desk.gui.panes.tasks.detail import ACTIVITY, COMMENTS
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
@@ -39,7 +39,9 @@ def select(qtbot: QtBot, window: MainWindow, task_id: int) -> None:
 # --- the table -------------------------------------------------------------------------------
 
 
-def test_the_table_shows_every_task_with_the_robot_on_agent_tasks(window: MainWindow, services: Services) -> None:
+def test_the_table_shows_every_task_with_the_robot_on_agent_tasks(
+    window: MainWindow, services: Services
+) -> None:
     pane = window.tasks
     tasks = services.tasks.list()
 
@@ -67,9 +69,9 @@ def test_each_filter_narrows_the_table(window: MainWindow, services: Services) -
     assert shown_ids(window.tasks) == [task.id for task in services.tasks.list(origin="agent")]
     bar.clear_filters()
     bar.choose(bar.priority, "critical")
-    assert {window.tasks.model.record(window.tasks.model.row_of(i) or 0).priority for i in shown_ids(window.tasks)} == {
-        Priority.CRITICAL
-    }
+    assert {
+        window.tasks.model.record(window.tasks.model.row_of(i) or 0).priority for i in shown_ids(window.tasks)
+    } == {Priority.CRITICAL}
 
 
 def test_search_text_filters_after_a_short_pause_and_no_match_offers_to_clear(
@@ -78,7 +80,9 @@ def test_search_text_filters_after_a_short_pause_and_no_match_offers_to_clear(
     pane = window.tasks
     qtbot.keyClicks(pane.filters.search, "keel")
     qtbot.waitUntil(lambda: pane.proxy.filter.text == "keel", timeout=WAIT_MS)
-    assert shown_ids(pane) and all("keel" in pane.model.record(pane.model.row_of(i) or 0).title.lower() for i in shown_ids(pane))
+    assert shown_ids(pane) and all(
+        "keel" in pane.model.record(pane.model.row_of(i) or 0).title.lower() for i in shown_ids(pane)
+    )
 
     pane.filters.search.setText("no task is called this")
     qtbot.waitUntil(lambda: pane.table_stack.currentWidget() is pane.no_match, timeout=WAIT_MS)
@@ -93,11 +97,15 @@ def test_the_open_status_choice_hides_done_and_skipped_tasks(window: MainWindow)
 
     bar.choose(bar.status, "open")
 
-    statuses = {window.tasks.model.record(window.tasks.model.row_of(i) or 0).status for i in shown_ids(window.tasks)}
+    statuses = {
+        window.tasks.model.record(window.tasks.model.row_of(i) or 0).status for i in shown_ids(window.tasks)
+    }
     assert statuses and not statuses & {TaskStatus.DONE, TaskStatus.SKIPPED}
 
 
-def test_clicking_a_header_sorts_and_the_selection_stays_on_its_task(qtbot: QtBot, window: MainWindow) -> None:
+def test_clicking_a_header_sorts_and_the_selection_stays_on_its_task(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     pane = window.tasks
     select(qtbot, window, 11)
 
@@ -121,8 +129,9 @@ def test_selecting_a_task_shows_its_fields_timeline_and_sessions(
     assert detail.fields.status.currentData() == "needs_input"
     assert detail.timeline_model.rowCount() == len(services.signals.for_task(5)) > 0
     assert detail.sessions_model.rowCount() == len(services.sessions.list(task_id=5)) > 0
-    assert detail.tabs.tabText(TIMELINE).startswith("Signals (")
-    assert detail.tabs.tabText(SESSIONS).startswith("Sessions (")
+    assert detail.tabs.tabText(ACTIVITY) == f"Activity ({detail.sessions_model.rowCount()})"
+    first = min(detail.sessions_model.items, key=lambda session: session.started_at)
+    assert detail.sessions_model.index(detail.sessions_model.row_of(first.id) or 0, 0).data() == "#1"
 
 
 def test_open_transcript_asks_the_desktop_to_open_the_sessions_log(
@@ -130,7 +139,7 @@ def test_open_transcript_asks_the_desktop_to_open_the_sessions_log(
 ) -> None:
     select(qtbot, window, 5)
     detail = window.tasks.detail
-    detail.tabs.setCurrentIndex(SESSIONS)
+    detail.tabs.setCurrentIndex(ACTIVITY)
     detail.sessions.selectRow(0)
 
     qtbot.mouseClick(detail.open_transcript, Qt.MouseButton.LeftButton)
@@ -180,7 +189,9 @@ def test_editing_every_kind_of_field_and_saving_stores_them(
     assert task.hints == "Reuse the axis formatter."
     assert task.pseudocode == "for extreme in extremes:\n    label(extreme)"
     assert not fields.dirty
-    qtbot.waitUntil(lambda: window.tasks.model.record(window.tasks.model.row_of(9) or 0).priority is Priority.CRITICAL)
+    qtbot.waitUntil(
+        lambda: window.tasks.model.record(window.tasks.model.row_of(9) or 0).priority is Priority.CRITICAL
+    )
 
 
 def test_revert_throws_edits_away(qtbot: QtBot, window: MainWindow, services: Services) -> None:
@@ -218,22 +229,32 @@ def test_a_refused_save_shows_why_in_the_message_bar(qtbot: QtBot, window: MainW
     assert "no-such-feature" in window.message_bar.text
 
 
-def test_dependencies_are_added_and_removed_by_id(qtbot: QtBot, window: MainWindow, services: Services) -> None:
+def test_dependencies_are_added_and_removed_by_id(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     select(qtbot, window, 9)
     detail = window.tasks.detail
     detail.dependency_id.setValue(2)
 
     qtbot.mouseClick(detail.add_dependency, Qt.MouseButton.LeftButton)
 
-    qtbot.waitUntil(lambda: detail.dependencies.count() == len(services.tasks.get(9).depends_on), timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: detail.dependencies.count() == len(services.tasks.get(9).depends_on), timeout=WAIT_MS
+    )
     assert 2 in services.tasks.get(9).depends_on
-    row = next(r for r in range(detail.dependencies.count()) if detail.dependencies.item(r).data(Qt.ItemDataRole.UserRole) == 2)
+    row = next(
+        r
+        for r in range(detail.dependencies.count())
+        if detail.dependencies.item(r).data(Qt.ItemDataRole.UserRole) == 2
+    )
     detail.dependencies.setCurrentRow(row)
     qtbot.mouseClick(detail.remove_dependency, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: 2 not in services.tasks.get(9).depends_on, timeout=WAIT_MS)
 
 
-def test_a_dependency_cycle_is_refused_with_a_message(qtbot: QtBot, window: MainWindow, services: Services) -> None:
+def test_a_dependency_cycle_is_refused_with_a_message(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     select(qtbot, window, 3)
     window.tasks.detail.dependency_id.setValue(5)
 
@@ -287,7 +308,9 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
     services.tasks.create("tide-data", "backend", "A new task from elsewhere")
 
     qtbot.waitUntil(lambda: pane.model.rowCount() == len(services.tasks.list()), timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: pane.model.record(pane.model.row_of(3) or 0).status is TaskStatus.FAILED, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: pane.model.record(pane.model.row_of(3) or 0).status is TaskStatus.FAILED, timeout=WAIT_MS
+    )
     assert pane.selected_id() == 20
     assert scroll.value() == position
 

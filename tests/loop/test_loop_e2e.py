@@ -7,123 +7,18 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph_desk.domain.enums import LoopState, SessionOutcome, TaskStatus, Verb
-from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
-from ralph_desk.loop.runner import LoopRunner, LoopStatus
-from ralph_desk.mcp_server.embedded import EmbeddedMcp
-from ralph_desk.project import init_project
+from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.services.container import Services
-from tests.support.fake_model_api import FakeModelApi, Hang, HttpError, Text, ToolCalls, Turn
-from tests.support.npm_tools import claude_bin, missing_reason
+from tests.loop.conftest import StartApi, heading, run_loop, session, settings, verb
+from tests.support.fake_model_api import Hang, HttpError
 
 pytestmark = [pytest.mark.slow]
-
-LOOP_TIMEOUT_S = 240
-
-
-def verb(name: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
-    """A scripted call of one of ralph's tools, as Claude names it."""
-    return (f"mcp__ralph__{name}", arguments)
-
-
-def heading(task_id: int) -> str:
-    """The marker that only task `task_id`'s own prompt carries (its heading), to key its script."""
-    return f"# Task #{task_id}: "
-
-
-def session(*calls: tuple[str, dict[str, Any]]) -> list[Turn]:
-    """One agent session: the tool calls in one turn, then a closing text turn."""
-    return [ToolCalls(list(calls)), Text("Session over.")]
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = claude_bin()
-    if binary is None:
-        pytest.skip(missing_reason("Claude Code"))
-    return binary
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Iterator[Services]:
-    """A git repository with a project: feature `core`, disciplines `backend` and `docs` (no `learned`)."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    (root / "README.md").write_text("# repo\n")
-    paths = init_project(root, title="Loop e2e")
-    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True)
-    services = Services.open(paths)
-    services.features.create("core", "Core")
-    services.disciplines.create("backend", "Backend", "server", "#336699")
-    services.disciplines.create("docs", "Docs", "book", "#996633", disabled_tools=["learned"])
-    yield services
-    services.close()
-
-
-StartApi = Callable[..., FakeModelApi]
-
-
-@pytest.fixture
-def start_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[StartApi]:
-    """Start the scripted model API (scripts keyed by task title) and point the agents' environment at it."""
-    started: list[FakeModelApi] = []
-
-    def start(**scripts: Sequence[Turn]) -> FakeModelApi:
-        api = FakeModelApi(sessions=dict(scripts)).start()
-        started.append(api)
-        home = tmp_path / "home"
-        home.mkdir(exist_ok=True)
-        for key, value in {**api.env(), "HOME": str(home), "CLAUDE_CODE_MAX_RETRIES": "0"}.items():
-            monkeypatch.setenv(key, value)
-        return api
-
-    yield start
-    for api in started:
-        api.stop()
-
-
-def settings(claude: Path, **changes: Any) -> LoopSettings:
-    base = LoopSettings(
-        agent="claude", agent_bin=str(claude), max_turns=8, session_timeout_s=120, rate_limit_wait_s=0.5
-    )
-    return replace(base, **changes)
-
-
-def run_loop(
-    services: Services,
-    loop_settings: LoopSettings,
-    events: list[LiveEvent] | None = None,
-    runner_hook: Any = None,
-) -> LoopStatus:
-    """Run the loop until nothing is runnable (or a limit), with the embedded MCP server."""
-
-    async def main() -> LoopStatus:
-        embedded = EmbeddedMcp(services)
-        await embedded.start()
-        runner = LoopRunner(services, embedded, loop_settings, exit_when_idle=True)
-        if events is not None:
-            runner.subscribe(events.append)
-        try:
-            if runner_hook is not None:
-                hook = asyncio.create_task(runner_hook(runner))
-            status = await asyncio.wait_for(runner.run(), LOOP_TIMEOUT_S)
-            if runner_hook is not None:
-                await hook
-            return status
-        finally:
-            await embedded.stop()
-
-    return asyncio.run(main())
 
 
 def task_status(services: Services, task_id: int) -> TaskStatus:

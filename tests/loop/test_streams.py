@@ -454,3 +454,15 @@ def test_json_lines_are_read_as_claude_or_codex_events_into_one_summary() -> Non
     assert of_kind(events, EventKind.TOOL_CALL)[0].data["tool"] == "flag"
     assert parser.summary.output_tokens > 2 and parser.summary.turns == 3
     assert parser.feed('{"type": 1}')[0].kind is EventKind.ASSISTANT_TEXT
+
+
+def test_a_bug_in_reading_one_event_is_logged_and_the_line_kept(caplog: pytest.LogCaptureFixture) -> None:
+    class Broken(ClaudeStreamParser):
+        def handle(self, event: dict[str, object]) -> list[LiveEvent]:
+            raise KeyError("surprise")
+
+    parser = Broken()
+    (event,) = parser.feed('{"type": "assistant"}')
+    assert event.kind is EventKind.STDERR and event.data == {"raw": True, "unreadable": True}
+    assert event.text == '{"type": "assistant"}'
+    assert "could not read a Claude Code event" in caplog.text and "KeyError" in caplog.text

@@ -133,6 +133,11 @@ class RecordTableModel(QAbstractTableModel, Generic[T]):
         gone = set(keys)
         self._remove_rows(lambda key: key in gone)
 
+    def refresh_all(self) -> None:
+        """Tell views every cell may read differently (the records are the same)."""
+        if self._items:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._items) - 1, len(self.columns) - 1))
+
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Order the rows by a column (its sort key, else its text); selections follow their rows."""
         if not 0 <= column < len(self.columns):

@@ -13,12 +13,29 @@ def _model(session: AgentSession) -> str:
     return f"{session.agent} · {session.model}" if session.model else session.agent
 
 
+def session_columns(numbers: dict[str, int]) -> list[Column[AgentSession]]:
+    """The sessions table's columns; the first is the session's number in `numbers`."""
+    return [
+        Column(
+            "#",
+            lambda s: f"#{numbers[s.id]}" if s.id in numbers else "",
+            sort_key=lambda s: numbers.get(s.id, 0),
+            tooltip=lambda s: s.id,
+            align_right=True,
+        ),
+        *SESSION_COLUMNS,
+    ]
+
+
 SESSION_COLUMNS: list[Column[AgentSession]] = [
     Column(
         "Started",
         lambda s: fmt.when(s.started_at),
         sort_key=lambda s: s.started_at,
-        tooltip=lambda s: f"{s.id}\nstarted {fmt.full(s.started_at)}",
+        tooltip=lambda s: (
+            f"{s.id}\n{s.recipe.replace('_', ' ')} by {_model(s)}\nstarted {fmt.full(s.started_at)}"
+            + (f", ran {fmt.duration(s.started_at, s.ended_at)}" if s.ended_at else ", still running")
+        ),
     ),
     Column("Recipe", lambda s: s.recipe.replace("_", " "), sort_key=lambda s: s.recipe),
     Column("Agent", _model, sort_key=_model),
@@ -36,7 +53,7 @@ SESSION_COLUMNS: list[Column[AgentSession]] = [
         lambda s: fmt.money(s.cost_usd),
         sort_key=lambda s: s.cost_usd,
         align_right=True,
-        tooltip=lambda s: f"{s.input_tokens:,} tokens in, {s.output_tokens:,} out",
+        tooltip=lambda s: f"{s.turns} turns; {s.input_tokens:,} tokens in, {s.output_tokens:,} out",
     ),
     Column(
         "Duration",
@@ -55,7 +72,8 @@ SESSION_COLUMNS: list[Column[AgentSession]] = [
 
 
 class SessionTableModel(RecordTableModel[AgentSession]):
-    """The agent sessions of a task, newest first."""
+    """The agent sessions of a task, newest first, numbered in the order they started."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(SESSION_COLUMNS, key=lambda session: session.id, parent=parent)
+    def __init__(self, numbers: dict[str, int] | None = None, parent: QObject | None = None) -> None:
+        self.numbers: dict[str, int] = numbers if numbers is not None else {}
+        super().__init__(session_columns(self.numbers), key=lambda session: session.id, parent=parent)

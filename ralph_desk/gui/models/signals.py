@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject
@@ -69,33 +70,52 @@ def describe_long(signal: Signal) -> str:
     return "\n".join(f"{name}: {value}" for name, value in fields if value)
 
 
-def _session(signal: Signal) -> str:
-    return signal.session_id or "—"
+def session_numbers(session_ids: Iterable[str | None]) -> dict[str, int]:
+    """Number sessions 1, 2, 3… in the order given (the first time each appears)."""
+    numbers: dict[str, int] = {}
+    for session_id in session_ids:
+        if session_id and session_id not in numbers:
+            numbers[session_id] = len(numbers) + 1
+    return numbers
 
 
-TIMELINE_COLUMNS: list[Column[Signal]] = [
-    Column(
-        "When",
-        lambda s: fmt.when(s.created),
-        sort_key=lambda s: (s.created, s.id),
-        tooltip=lambda s: fmt.full(s.created),
-    ),
-    Column("Session", _session, sort_key=_session, tooltip=_session),
-    Column(
-        "Verb",
-        lambda s: s.verb.value,
-        sort_key=lambda s: s.verb.value,
-        color=lambda s: theme.verb_color(s.verb),
-    ),
-    Column("Detail", lambda s: fmt.one_line(describe(s), 200), tooltip=lambda s: describe_long(s)),
-]
+def timeline_columns(numbers: dict[str, int]) -> list[Column[Signal]]:
+    """The timeline's columns; sessions show as their number in `numbers` (a dict kept up to date)."""
+
+    def session(signal: Signal) -> str:
+        number = numbers.get(signal.session_id or "")
+        return f"#{number}" if number else "—"
+
+    return [
+        Column(
+            "When",
+            lambda s: fmt.when(s.created),
+            sort_key=lambda s: (s.created, s.id),
+            tooltip=lambda s: fmt.full(s.created),
+        ),
+        Column(
+            "Session",
+            session,
+            sort_key=lambda s: numbers.get(s.session_id or "", 0),
+            tooltip=lambda s: s.session_id,
+            header_tip="The session that sent it, numbered as in the sessions table",
+        ),
+        Column(
+            "Verb",
+            lambda s: s.verb.value,
+            sort_key=lambda s: s.verb.value,
+            color=lambda s: theme.verb_color(s.verb),
+        ),
+        Column("Detail", lambda s: fmt.one_line(describe(s), 200), tooltip=describe_long),
+    ]
 
 
 class SignalTimelineModel(RecordTableModel[Signal]):
-    """Every signal of a task, oldest first: when, session, verb, what it says."""
+    """Every signal of a task, oldest first: when, which session, verb, what it says."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(TIMELINE_COLUMNS, key=lambda signal: signal.id, parent=parent)
+    def __init__(self, numbers: dict[str, int] | None = None, parent: QObject | None = None) -> None:
+        self.numbers: dict[str, int] = numbers if numbers is not None else {}
+        super().__init__(timeline_columns(self.numbers), key=lambda signal: signal.id, parent=parent)
 
 
 @dataclass(frozen=True)

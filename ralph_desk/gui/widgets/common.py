@@ -67,7 +67,7 @@ def button(text: str, icon_name: str | None = None, tip: str = "", primary: bool
         widget.setToolTip(tip)
     if primary:
         widget.setObjectName("primary")
-        widget.setStyleSheet(theme.PRIMARY_STYLE)
+        theme.style(widget, theme.PRIMARY_STYLE)
     return widget
 
 

@@ -76,9 +76,10 @@ class MessageBar(QFrame):
     def _restyle(self) -> None:
         color = theme.level_color(self.level)
         background = theme.pill_background(color).name(QColor.NameFormat.HexArgb)
-        self.setStyleSheet(
+        theme.style(
+            self,
             f"QFrame#messageBar {{ background: {background}; border: 1px solid {color.name()};"
-            " border-radius: 6px; }"
+            " border-radius: 6px; }",
         )
         self._icon.setPixmap(icons.pixmap(LEVEL_ICONS.get(self.level, "info"), 18, color))
         self._close.setIcon(icons.icon("close"))

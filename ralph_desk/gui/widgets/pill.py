@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent
+from PySide6.QtWidgets import QSizePolicy, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from ralph_desk.gui import theme
 
@@ -17,27 +17,38 @@ PAD_X = 8
 PAD_Y = 2
 
 
-class Pill(QLabel):
-    """A rounded label tinted with a colour."""
+class Pill(QWidget):
+    """A rounded label tinted with a colour, drawn like the pills in tables."""
 
     def __init__(self, text: str = "", color: QColor | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(text, parent)
+        super().__init__(parent)
+        self._text = text
         self._color = color or theme.muted()
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._restyle()
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    def text(self) -> str:
+        """The text shown."""
+        return self._text
 
     def set_pill(self, text: str, color: QColor) -> None:
         """Change the text and colour."""
-        self.setText(text)
+        self._text = text
         self._color = color
-        self._restyle()
+        self.updateGeometry()
+        self.update()
 
-    def _restyle(self) -> None:
-        background = theme.pill_background(self._color).name(QColor.NameFormat.HexArgb)
-        self.setStyleSheet(
-            f"QLabel {{ background: {background}; color: {self._color.name()}; border-radius: 9px;"
-            f" padding: 1px {PAD_X}px; font-weight: 600; }}"
-        )
+    def sizeHint(self) -> QSize:
+        """Room for the bold text and the padding."""
+        font = QFont(self.font())
+        font.setBold(True)
+        metrics = QFontMetrics(font)
+        return QSize(metrics.horizontalAdvance(self._text) + 2 * PAD_X + 4, metrics.height() + 2 * PAD_Y + 2)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Draw the pill."""
+        painter = QPainter(self)
+        paint_pill(painter, self.rect(), self._text, self._color)
+        painter.end()
 
 
 def paint_pill(painter: QPainter, rect: QRect, text: str, color: QColor, on_selection: bool = False) -> None:
@@ -55,7 +66,7 @@ def paint_pill(painter: QPainter, rect: QRect, text: str, color: QColor, on_sele
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(QColor(255, 255, 255, 235) if on_selection else theme.pill_background(color))
     painter.drawRoundedRect(box, height / 2, height / 2)
-    painter.setPen(color.darker(135) if on_selection and color.lightness() > 150 else color)
+    painter.setPen(color.darker(200) if on_selection and color.lightness() > 140 else color)
     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, shown)
     painter.restore()
 

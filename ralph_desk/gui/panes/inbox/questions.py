@@ -137,7 +137,7 @@ class QuestionCard(Card):
             shown = f"{STAR} {option}" if preferred else option
             option_button = QPushButton(shown)
             option_button.setObjectName("option")
-            option_button.setStyleSheet(theme.OPTION_STYLE)
+            theme.style(option_button, theme.OPTION_STYLE)
             option_button.setProperty("option", option)
             option_button.setProperty("preferred", preferred)
             tip = "Answer with this option"

@@ -29,14 +29,14 @@ from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.models.base import RECORD_ROLE
 from ralph_desk.gui.models.sessions import SessionTableModel
-from ralph_desk.gui.models.signals import SignalTimelineModel, describe_long
+from ralph_desk.gui.models.signals import SignalTimelineModel, describe_long, session_numbers
 from ralph_desk.gui.panes.tasks.comments import CommentsView
 from ralph_desk.gui.panes.tasks.fields import TaskFields
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill, PillDelegate
 
-FIELDS, DEPENDENCIES, COMMENTS, TIMELINE, SESSIONS = range(5)
+FIELDS, DEPENDENCIES, COMMENTS, ACTIVITY = range(4)
 MAX_TASK_ID = 2**31 - 1
 
 
@@ -63,6 +63,7 @@ def _table(model: SignalTimelineModel | SessionTableModel, pill_columns: tuple[i
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
     table.horizontalHeader().setStretchLastSection(True)
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     return table
 
@@ -98,8 +99,9 @@ class TaskDetail(QStackedWidget):
         )
         self.fields = TaskFields()
         self.comments = CommentsView()
-        self.timeline_model = SignalTimelineModel(self)
-        self.sessions_model = SessionTableModel(self)
+        self.session_numbers: dict[str, int] = {}
+        self.timeline_model = SignalTimelineModel(self.session_numbers, self)
+        self.sessions_model = SessionTableModel(self.session_numbers, self)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setUsesScrollButtons(False)
@@ -107,13 +109,14 @@ class TaskDetail(QStackedWidget):
         self.tabs.addTab(self.fields, "Details")
         self.tabs.addTab(self._build_dependencies(), "Depends on")
         self.tabs.addTab(self.comments, "Comments")
-        self.tabs.addTab(self._build_timeline(), "Signals")
-        self.tabs.addTab(self._build_sessions(), "Sessions")
+        self.tabs.addTab(self._build_activity(), "Activity")
         self.tabs.setTabToolTip(FIELDS, "Every field of the task, editable")
         self.tabs.setTabToolTip(DEPENDENCIES, "The tasks this one waits for, and those waiting for it")
         self.tabs.setTabToolTip(COMMENTS, "Notes on the task")
-        self.tabs.setTabToolTip(TIMELINE, "Every verb the agents called on this task, across sessions")
-        self.tabs.setTabToolTip(SESSIONS, "The agent sessions that worked on it: cost, outcome, transcript")
+        self.tabs.setTabToolTip(
+            ACTIVITY,
+            "The agent sessions that worked on it (cost, outcome, transcript) and every signal they sent",
+        )
         self.heading = label(name="heading", wrap=True, selectable=True)
         self.status = Pill()
         self.priority = Pill()
@@ -186,33 +189,12 @@ class TaskDetail(QStackedWidget):
         layout.addWidget(self.dependents, 1)
         return page
 
-    def _build_timeline(self) -> QWidget:
-        self.timeline = _table(self.timeline_model, (2,))
-        for column, width in ((0, 100), (1, 230), (2, 90)):
-            self.timeline.setColumnWidth(column, width)
-        self.signal_text = QPlainTextEdit()
-        self.signal_text.setReadOnly(True)
-        self.signal_text.setPlaceholderText("Select a signal to read all it says")
-        self.timeline.selectionModel().currentRowChanged.connect(self._show_signal)
-        self.timeline_empty = EmptyState(
-            "timeline",
-            "No signals yet",
-            "When an agent works on this task, each verb it calls (done, partial, ask, flag…) "
-            "appears here, session after session.",
-        )
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.timeline)
-        splitter.addWidget(self.signal_text)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        self.timeline_stack = QStackedWidget()
-        self.timeline_stack.addWidget(splitter)
-        self.timeline_stack.addWidget(self.timeline_empty)
-        return self.timeline_stack
-
-    def _build_sessions(self) -> QWidget:
-        self.sessions = _table(self.sessions_model, (3,))
-        for column, width in ((0, 100), (1, 110), (2, 130), (3, 100), (4, 90), (5, 60), (6, 70), (7, 90)):
+    def _build_activity(self) -> QWidget:
+        self.sessions = _table(self.sessions_model, (4,))
+        # Recipe, agent, turns and duration are in tooltips: the pane is narrow.
+        for column in (2, 3, 6, 8):
+            self.sessions.setColumnHidden(column, True)
+        for column, width in ((0, 30), (1, 64), (4, 106), (5, 80), (7, 58)):
             self.sessions.setColumnWidth(column, width)
         self.sessions.doubleClicked.connect(self._open_transcript_at)
         self.open_transcript = button("Open transcript", "external", "Open the selected session's log")
@@ -221,12 +203,46 @@ class TaskDetail(QStackedWidget):
         row = QHBoxLayout()
         row.addWidget(self.sessions_summary, 1)
         row.addWidget(self.open_transcript)
+        sessions = QWidget()
+        sessions_layout = QVBoxLayout(sessions)
+        sessions_layout.setContentsMargins(0, 0, 0, 4)
+        sessions_layout.addWidget(label("Sessions", name="subheading"))
+        sessions_layout.addWidget(self.sessions, 1)
+        sessions_layout.addLayout(row)
+        self.timeline = _table(self.timeline_model, (2,))
+        for column, width in ((0, 90), (1, 64), (2, 84)):
+            self.timeline.setColumnWidth(column, width)
+        self.timeline.selectionModel().currentRowChanged.connect(self._show_signal)
+        self.signal_text = QPlainTextEdit()
+        self.signal_text.setReadOnly(True)
+        self.signal_text.setPlaceholderText("Select a signal to read all it says")
+        signals = QWidget()
+        signals_layout = QVBoxLayout(signals)
+        signals_layout.setContentsMargins(0, 4, 0, 0)
+        signals_layout.addWidget(label("Signals", name="subheading"))
+        signals_layout.addWidget(self.timeline, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(sessions)
+        splitter.addWidget(signals)
+        splitter.addWidget(self.signal_text)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(2, 1)
+        splitter.setChildrenCollapsible(False)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(8, 8, 8, 8)
-        layout.addWidget(self.sessions, 1)
-        layout.addLayout(row)
-        return page
+        layout.addWidget(splitter)
+        self.activity_empty = EmptyState(
+            "timeline",
+            "No agent has worked on it yet",
+            "Each session on this task appears here with its cost and transcript, and each verb it "
+            "called (done, partial, ask, flag…) in order.",
+        )
+        self.activity = QStackedWidget()
+        self.activity.addWidget(page)
+        self.activity.addWidget(self.activity_empty)
+        return self.activity
 
     # --- showing ------------------------------------------------------------------------------
 
@@ -250,13 +266,10 @@ class TaskDetail(QStackedWidget):
         self.fields.load(task)
         self._show_dependencies(data)
         self.comments.show_comments(list(task.comments))
-        self.timeline_model.set_items(data.signals)
-        self.timeline_stack.setCurrentIndex(0 if data.signals else 1)
-        self.sessions_model.set_items(data.sessions)
-        self._show_sessions_summary(data.sessions)
+        self._show_activity(data)
         self.tabs.setTabText(COMMENTS, f"Comments ({len(task.comments)})" if task.comments else "Comments")
-        self.tabs.setTabText(TIMELINE, f"Signals ({len(data.signals)})" if data.signals else "Signals")
-        self.tabs.setTabText(SESSIONS, f"Sessions ({len(data.sessions)})" if data.sessions else "Sessions")
+        sessions = len(data.sessions)
+        self.tabs.setTabText(ACTIVITY, f"Activity ({sessions})" if sessions else "Activity")
         deps = len(task.depends_on)
         self.tabs.setTabText(DEPENDENCIES, f"Depends on ({deps})" if deps else "Depends on")
 
@@ -274,6 +287,22 @@ class TaskDetail(QStackedWidget):
                 if summary.id == selected:
                     widget.setCurrentItem(item)
         self.remove_dependency.setEnabled(self.dependencies.currentItem() is not None)
+
+    def _show_activity(self, data: TaskDetailData) -> None:
+        started = sorted(data.sessions, key=lambda session: session.started_at)
+        numbers = session_numbers(
+            [*(session.id for session in started), *(s.session_id for s in data.signals)]
+        )
+        renumbered = numbers != self.session_numbers
+        self.session_numbers.clear()
+        self.session_numbers.update(numbers)
+        self.timeline_model.set_items(data.signals)
+        self.sessions_model.set_items(data.sessions)
+        if renumbered:
+            self.timeline_model.refresh_all()
+            self.sessions_model.refresh_all()
+        self.activity.setCurrentIndex(0 if data.signals or data.sessions else 1)
+        self._show_sessions_summary(data.sessions)
 
     def _show_sessions_summary(self, sessions: list[AgentSession]) -> None:
         if not sessions:

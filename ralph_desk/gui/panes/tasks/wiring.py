@@ -83,7 +83,9 @@ class TasksWiring:
         self.pane.show_tasks(summaries)
         self.read_seconds = read - started
         self.load_seconds = time.perf_counter() - started
-        log.info("%d tasks: read in %.3f s, shown in %.3f s", len(summaries), self.read_seconds, self.load_seconds)
+        log.info(
+            "%d tasks: read in %.3f s, shown in %.3f s", len(summaries), self.read_seconds, self.load_seconds
+        )
         self.show_detail(self.pane.selected_id() or 0)
 
     def refresh_choices(self) -> None:

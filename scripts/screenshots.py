@@ -1,0 +1,146 @@
+"""Render each pane of the window on the demo project into docs/screenshots/ (light, and a few dark).
+
+    QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [--out docs/screenshots]
+
+Runs offscreen by default; under Xvfb (`xvfb-run -s '-screen 0 1400x900x24' python scripts/screenshots.py`)
+the same code draws through a real X server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+if "DISPLAY" not in os.environ:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ralph_desk.app import build_window, prepare_application
+from ralph_desk.demo import create_demo
+from ralph_desk.gui import icons, theme
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
+from ralph_desk.gui.panes.tasks.detail import ACTIVITY
+from ralph_desk.project import ProjectPaths
+from ralph_desk.services.container import Services
+
+WIDTH, HEIGHT = 1400, 900
+SELECTED_TASK = 5
+SELECTED_FLAG_ROW = 0
+
+Scene = Callable[[MainWindow], None]
+
+
+def _inbox(tab: int) -> Scene:
+    def arrange(window: MainWindow) -> None:
+        window.show_pane("inbox")
+        window.inbox.show_tab(tab)
+        if tab == FLAGS:
+            window.inbox.flags.select_row(SELECTED_FLAG_ROW)
+
+    return arrange
+
+
+def _tasks(tab: int | None = None) -> Scene:
+    def arrange(window: MainWindow) -> None:
+        window.show_pane("tasks")
+        window.tasks.select_task(SELECTED_TASK)
+        if tab is not None:
+            window.tasks.detail.tabs.setCurrentIndex(tab)
+            if tab == ACTIVITY:
+                window.tasks.detail.timeline.selectRow(0)
+
+    return arrange
+
+
+def _pane(key: str) -> Scene:
+    return lambda window: window.show_pane(key)
+
+
+SCENES: dict[str, Scene] = {
+    "inbox": _inbox(QUESTIONS),
+    "inbox-suggestions": _inbox(SUGGESTIONS),
+    "inbox-flags": _inbox(FLAGS),
+    "tasks": _tasks(),
+    "tasks-activity": _tasks(ACTIVITY),
+    "dashboard": _pane("dashboard"),
+    "features": _pane("features"),
+    "disciplines": _pane("disciplines"),
+    "loop": _pane("loop"),
+}
+DARK_SCENES = ("inbox", "tasks", "dashboard")
+
+
+def _settle(app: QApplication) -> None:
+    for _ in range(3):
+        app.processEvents()
+
+
+def _render(
+    window: MainWindow, app: QApplication, names: tuple[str, ...], out: Path, suffix: str
+) -> list[Path]:
+    written = []
+    for name in names:
+        SCENES[name](window)
+        _settle(app)
+        path = out / f"{name}{suffix}.png"
+        window.grab().save(str(path))
+        written.append(path)
+    return written
+
+
+def _apply_scheme(app: QApplication, window: MainWindow, scheme: theme.Scheme) -> None:
+    theme.force_scheme(scheme)
+    app.setPalette(theme.palette(scheme))
+    icons.clear_cache()
+    theme.restyle_all()
+    window.refresh_style()
+    if window.controller is not None:
+        window.controller.refresh_all()
+    _settle(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Render the screenshots; print where they went."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("docs/screenshots"), help="where to write the PNGs")
+    parser.add_argument("--no-dark", action="store_true", help="skip the dark-scheme pictures")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    app = prepare_application([sys.argv[0]])
+    with tempfile.TemporaryDirectory(prefix="ralph-desk-shots-") as scratch:
+        root = create_demo(Path(scratch) / "tidewater").root
+        services = Services.open(ProjectPaths.at(root))
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+        try:
+            theme.force_scheme(theme.Scheme.LIGHT)
+            app.setPalette(theme.palette(theme.Scheme.LIGHT))
+            window = build_window(
+                services, settings=settings, mcp_url="http://127.0.0.1:49152/mcp", use_tray=False
+            )
+            window.resize(WIDTH, HEIGHT)
+            window.show()
+            _settle(app)
+            written = _render(window, app, tuple(SCENES), args.out, "")
+            if not args.no_dark:
+                _apply_scheme(app, window, theme.Scheme.DARK)
+                written += _render(window, app, DARK_SCENES, args.out, "-dark")
+            window.close()
+        finally:
+            services.close()
+            theme.force_scheme(None)
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

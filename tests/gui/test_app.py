@@ -1,0 +1,157 @@
+"""The composition root: steps start in order and stop in reverse; folders are checked before opening."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from ralph_desk import app as desk_app
+from ralph_desk.app import Startup, prepare_application, ready_project
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.project import ProjectPaths
+
+
+def recorder(log: list[str], name: str, fail: bool = False) -> desk_app.Action:
+    async def act() -> None:
+        log.append(name)
+        if fail:
+            raise OSError(f"{name} broke")
+
+    return act
+
+
+def test_steps_start_in_order_and_stop_in_reverse() -> None:
+    log: list[str] = []
+    startup = Startup()
+    startup.add("services", recorder(log, "open"), recorder(log, "close"))
+    startup.add("server", recorder(log, "serve"), recorder(log, "unserve"), required=False)
+    startup.add("window", recorder(log, "show"), recorder(log, "hide"))
+
+    failures = asyncio.run(startup.run())
+    asyncio.run(startup.shutdown())
+
+    assert failures == []
+    assert log == ["open", "serve", "show", "hide", "unserve", "close"]
+
+
+def test_an_optional_step_that_fails_is_reported_and_not_stopped() -> None:
+    log: list[str] = []
+    startup = Startup()
+    startup.add("services", recorder(log, "open"), recorder(log, "close"))
+    startup.add(
+        "start the server", recorder(log, "serve", fail=True), recorder(log, "unserve"), required=False
+    )
+
+    failures = asyncio.run(startup.run())
+    asyncio.run(startup.shutdown())
+
+    assert failures == ["Could not start the server: serve broke"]
+    assert log == ["open", "serve", "close"]
+
+
+def test_a_required_step_that_fails_stops_the_start() -> None:
+    log: list[str] = []
+    startup = Startup()
+    startup.add("services", recorder(log, "open", fail=True), recorder(log, "close"))
+    startup.add("window", recorder(log, "show"))
+
+    with pytest.raises(OSError, match="open broke"):
+        asyncio.run(startup.run())
+    assert log == ["open"]
+
+
+def test_a_plain_folder_is_initialised_when_the_person_agrees(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(QMessageBox, "question", lambda *_args: QMessageBox.StandardButton.Yes)
+
+    paths = ready_project(tmp_path / "fresh")
+
+    assert paths is not None and paths.ralph.is_dir()
+
+
+def test_a_plain_folder_stays_untouched_when_the_person_declines(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(QMessageBox, "question", lambda *_args: QMessageBox.StandardButton.No)
+
+    assert ready_project(tmp_path / "fresh") is None
+    assert not (tmp_path / "fresh" / ".ralph").exists()
+
+
+def test_a_broken_project_is_refused_with_the_validation_message(
+    qapp: QApplication, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(desk_app, "_critical", lambda title, text: shown.append((title, text)))
+    ProjectPaths.at(project).config_file.write_text("{ not json", encoding="utf-8")
+
+    assert ready_project(project) is None
+
+    ((title, text),) = shown
+    assert "is not sound" in title
+    assert "config.json" in text and "not valid JSON" in text
+
+
+def _accepts(port: int) -> bool:
+    """Whether something listens on this loopback port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def isolated_settings(tmp_path: Path) -> Iterator[None]:
+    """Default QSettings in the test's folder, never the user's."""
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "config"))
+    yield
+    QSettings.setDefaultFormat(QSettings.Format.NativeFormat)
+
+
+def test_the_app_runs_the_mcp_server_with_the_window_and_stops_both_when_it_closes(
+    qapp: QApplication, project: Path, isolated_settings: None
+) -> None:
+    app = prepare_application()
+    loop = qasync.QEventLoop(app)
+    seen: dict[str, object] = {}
+
+    async def scenario() -> int:
+        running = asyncio.ensure_future(desk_app._run(app, ProjectPaths.at(project)))
+        window = None
+        for _ in range(500):
+            window = next(
+                (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
+            )
+            if window is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert window is not None
+        seen["mcp"] = window.mcp_label.text()
+        port = int(str(seen["mcp"]).rsplit(":", 1)[1].split("/")[0])
+        seen["listening"] = _accepts(port)
+        seen["port"] = port
+        window.close()
+        return await asyncio.wait_for(running, timeout=20)
+
+    try:
+        code = loop.run_until_complete(scenario())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+
+    assert code == 0
+    assert str(seen["mcp"]).startswith("MCP http://127.0.0.1:")
+    assert seen["listening"] is True
+    assert _accepts(int(str(seen["port"]))) is False
+    assert not any(isinstance(w, MainWindow) for w in app.topLevelWidgets())
+    recent = json.dumps(QSettings().value("projects/recent"))
+    assert str(project.resolve()) in recent

@@ -1,0 +1,79 @@
+"""The change feed: what any process writes reaches the window once, within a poll."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.domain.records import Change
+from ralph_desk.gui.live import FAILING_INTERVAL_MS, ChangeFeed
+from ralph_desk.project import ProjectPaths
+from ralph_desk.services.container import Services
+
+
+@pytest.fixture
+def feed(services: Services) -> Iterator[ChangeFeed]:
+    """A running feed over the demo database."""
+    running = ChangeFeed(services.db, interval_ms=50)
+    running.start()
+    yield running
+    running.stop()
+
+
+def test_a_write_in_this_process_is_reported_at_once_with_its_topics(
+    qtbot: QtBot, feed: ChangeFeed, services: Services
+) -> None:
+    with qtbot.waitSignal(feed.sig_changed, timeout=1000) as blocker:
+        services.comments.add(3, "human", "A note")
+
+    assert blocker.args == [{"comments", "tasks"}]
+
+
+def test_a_write_by_another_connection_is_found_by_polling(
+    qtbot: QtBot, feed: ChangeFeed, project: Path
+) -> None:
+    other = Services.open(ProjectPaths.at(project))
+    try:
+        with qtbot.waitSignal(feed.sig_changes, timeout=2000) as blocker:
+            other.tasks.set_status(9, "blocked")
+    finally:
+        other.close()
+
+    changes: list[Change] = blocker.args[0]
+    assert Change("tasks", (9,)) in changes
+
+
+def test_each_change_is_reported_once(qtbot: QtBot, feed: ChangeFeed, services: Services) -> None:
+    seen: list[Change] = []
+    feed.sig_changes.connect(seen.extend)
+
+    services.tasks.set_status(9, "blocked")
+    services.tasks.set_status(9, "pending")
+    qtbot.waitUntil(lambda: len(seen) >= 2, timeout=1000)
+    polls = feed.polls
+    qtbot.waitUntil(lambda: feed.polls >= polls + 3, timeout=1000)
+
+    assert seen == [Change("tasks", (9,)), Change("tasks", (9,))]
+
+
+def test_a_failing_poll_says_so_slows_down_and_recovers(
+    qtbot: QtBot, feed: ChangeFeed, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    health: list[tuple[bool, str]] = []
+    feed.sig_health.connect(lambda ok, text: health.append((ok, text)))
+
+    def broken(_change_id: int) -> tuple[int, list[Change]]:
+        raise RuntimeError("disk unplugged")
+
+    monkeypatch.setattr(services.db, "changes_since", broken)
+    feed.poll()
+    assert health == [(False, "live updates failing: disk unplugged")]
+    assert feed._timer.interval() == FAILING_INTERVAL_MS
+
+    monkeypatch.undo()
+    feed.poll()
+    assert health[-1][0] is True and feed.healthy
+    assert feed._timer.interval() == 50

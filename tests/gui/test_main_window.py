@@ -1,0 +1,164 @@
+"""The main window: panes and shortcuts, what it remembers, empty states, the dashboard, dialogs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.app import build_window
+from ralph_desk.gui.main_window import PANES, MainWindow
+from ralph_desk.gui.panes.inbox.pane import SUGGESTIONS
+from ralph_desk.project import ProjectPaths, init_project
+from ralph_desk.services.container import Services
+from tests.gui.conftest import controller
+
+
+def test_ctrl_and_a_number_switch_panes(qtbot: QtBot, window: MainWindow) -> None:
+    window.activateWindow()
+    qtbot.waitActive(window)
+    for number, entry in enumerate(PANES, start=1):
+        qtbot.keyClick(window, Qt.Key(Qt.Key.Key_0.value + number), Qt.KeyboardModifier.ControlModifier)
+        assert window.current_pane == entry.key
+        assert window.sidebar.currentRow() == number - 1
+
+
+def test_the_inbox_badge_counts_questions_suggestions_and_open_flags(
+    window: MainWindow, services: Services
+) -> None:
+    counts = services.inbox.counts()
+    questions = len(services.inbox.asks(open_only=False))
+
+    assert window.sidebar.badge("inbox") == questions + counts["suggestions"] + counts["flags"]
+    assert window.windowTitle().startswith(
+        f"{services.project.get().title} ({window.sidebar.badge('inbox')})"
+    )
+
+
+def test_the_status_bar_shows_project_endpoint_and_live_updates(window: MainWindow) -> None:
+    assert window.project_label.text() == "Tidewater"
+    assert window.mcp_label.text() == "MCP not running"
+    assert "live" in window.live_label.text()
+
+
+def test_the_pane_geometry_and_splitter_are_remembered(
+    qtbot: QtBot, services: Services, settings: QSettings
+) -> None:
+    first = build_window(services, settings=settings, use_tray=False, live=False)
+    qtbot.addWidget(first)
+    first.resize(701, 503)
+    first.show_pane("dashboard")
+    first.close()
+
+    second = build_window(services, settings=settings, use_tray=False, live=False)
+    qtbot.addWidget(second)
+
+    assert second.current_pane == "dashboard"
+    assert (second.width(), second.height()) == (701, 503)
+    assert [Path(p) for p in settings.value("projects/recent")] == [services.paths.root]
+
+
+def test_an_empty_project_says_what_to_do_in_every_pane(
+    qtbot: QtBot, tmp_path: Path, settings: QSettings
+) -> None:
+    paths = init_project(tmp_path / "empty", title="Empty")
+    services = Services.open(ProjectPaths.at(paths.root))
+    try:
+        window = build_window(services, settings=settings, use_tray=False, live=False)
+        qtbot.addWidget(window)
+
+        assert window.tasks.stack.currentWidget() is window.tasks.empty
+        assert "import-prd" in window.tasks.empty.text.text()
+        assert window.inbox.questions.currentWidget() is window.inbox.questions.empty
+        assert window.inbox.suggestions.currentWidget() is window.inbox.suggestions.empty
+        assert window.inbox.flags.stack.currentWidget() is window.inbox.flags.empty
+        assert window.sidebar.badge("inbox") == 0
+        assert "Nothing waits for you" in window.inbox.summary.text()
+        window.show_pane("dashboard")
+        assert "No tasks yet" in window.dashboard.subtitle.text()
+        assert window.loop.empty.title.text() == "The loop is not running"
+    finally:
+        window.close()
+        services.close()
+
+
+def test_the_dashboard_shows_progress_cost_counts_and_recent_sessions(
+    window: MainWindow, services: Services
+) -> None:
+    window.show_pane("dashboard")
+    dashboard = window.dashboard
+    progress = services.project.progress()
+
+    assert dashboard.done.value.text() == f"{progress['done']} / {progress['total']}"
+    assert dashboard.cost.value.text() == f"${services.sessions.total_cost():,.2f}"
+    assert dashboard.flags.value.text() == str(services.inbox.counts()["flags"])
+    assert dashboard.status_bar.total == progress["total"]
+    assert dashboard.recent.topLevelItemCount() == 8
+    feature_labels = {
+        item.widget().text()
+        for index in range(dashboard.features_grid.count())
+        if (item := dashboard.features_grid.itemAt(index)) is not None and isinstance(item.widget(), QLabel)
+    }
+    assert set(progress["by_feature"]) <= feature_labels
+
+
+def test_dashboard_tiles_lead_to_the_inbox_and_recent_sessions_to_their_task(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    window.show_pane("dashboard")
+    qtbot.mouseClick(window.dashboard.suggestions, Qt.MouseButton.LeftButton)
+    assert window.current_pane == "inbox"
+    assert window.inbox.tabs.currentIndex() == SUGGESTIONS
+
+    window.show_pane("dashboard")
+    item = window.dashboard.recent.topLevelItem(0)
+    assert item is not None
+    window.dashboard.recent.itemDoubleClicked.emit(item, 0)
+    assert window.current_pane == "tasks"
+    assert window.tasks.selected_id() == item.data(0, Qt.ItemDataRole.UserRole)
+
+
+def test_the_dashboard_is_read_again_only_when_shown(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    window.show_pane("dashboard")
+    window.show_pane("tasks")
+    services.tasks.set_status(9, "done")
+    wiring = controller(window).dashboard
+    qtbot.waitUntil(lambda: wiring.stale, timeout=3000)
+
+    window.show_pane("dashboard")
+
+    assert not wiring.stale
+    assert window.dashboard.done.value.text().startswith(f"{services.project.progress()['done']} /")
+
+
+def test_connect_a_client_shows_a_configuration_per_client(window: MainWindow) -> None:
+    window.connect_action.trigger()
+
+    dialog = controller(window).connect_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.tabs.count() == len(dialog.texts) >= 5
+    assert all("mcp" in text for text in dialog.texts.values())
+    dialog.close()
+
+
+def test_a_task_link_in_the_inbox_opens_the_task(window: MainWindow, services: Services) -> None:
+    ask = services.inbox.asks()[0]
+    card = window.inbox.questions.card(ask.id)
+    assert card is not None
+
+    card.task.linkActivated.emit(f"task:{ask.task_id}")
+
+    assert window.current_pane == "tasks"
+    assert window.tasks.selected_id() == ask.task_id
+
+
+def test_notices_hide_by_themselves_and_errors_stay(qtbot: QtBot, window: MainWindow) -> None:
+    window.message_bar.success("Saved.")
+    assert window.message_bar.isVisible()
+    window.message_bar.error("Could not save: the disk is full")
+    assert window.message_bar.level == "error"
+    assert not window.message_bar._timer.isActive()

@@ -1,0 +1,281 @@
+"""The loop's limits and faults: one loop per project, recovery, timeouts, stop, pause, other recipes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
+from ralph_desk.loop.agents.base import AgentUnavailableError
+from ralph_desk.loop.lock import LoopAlreadyRunningError, LoopLock
+from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.services.container import Services
+from tests.loop.conftest import StartApi, heading, run_loop, session, settings, verb
+from tests.support.fake_model_api import Hang, Text
+
+pytestmark = pytest.mark.slow
+
+
+def state_reached(runner: LoopRunner, state: LoopState) -> asyncio.Event:
+    """An event set when the runner reports `state` (its listeners run on the loop's own thread)."""
+    reached = asyncio.Event()
+
+    def listen(event: LiveEvent) -> None:
+        if event.kind is EventKind.LOOP_STATE and event.text == state.value:
+            reached.set()
+
+    runner.subscribe(listen)
+    return reached
+
+
+def sessions_ended(runner: LoopRunner, count: int) -> asyncio.Event:
+    """An event set once `count` sessions have ended."""
+    ended = asyncio.Event()
+    seen: list[LiveEvent] = []
+
+    def listen(event: LiveEvent) -> None:
+        if event.kind is EventKind.SESSION_ENDED:
+            seen.append(event)
+            if len(seen) >= count:
+                ended.set()
+
+    runner.subscribe(listen)
+    return ended
+
+
+def test_a_second_loop_on_the_same_project_is_refused(claude: Path, project: Services) -> None:
+    lock = LoopLock(project.paths.ralph / "loop.lock")
+    lock.acquire()
+    try:
+        with pytest.raises(LoopAlreadyRunningError, match=f"pid {os.getpid()}"):
+            run_loop(project, settings(claude))
+    finally:
+        lock.release()
+    assert project.sessions.latest_loop_run() is None
+
+
+def test_a_missing_agent_binary_is_a_clear_error_before_anything_changes(
+    project: Services, tmp_path: Path
+) -> None:
+    task = project.tasks.create("core", "backend", "Anything")
+    missing = tmp_path / "no-such-claude"
+    with pytest.raises(AgentUnavailableError, match="no-such-claude"):
+        run_loop(project, settings(missing))
+    assert project.tasks.get(task.id).status is TaskStatus.PENDING
+    assert project.sessions.latest_loop_run() is None
+
+
+def test_a_task_left_in_progress_by_a_dead_loop_is_recovered_at_start(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Interrupted job")
+    project.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    project.sessions.start_session("dead-session", task_id=task.id, recipe="task_execution", agent="claude")
+    start_api(**{heading(task.id): session(verb("done", summary="finished after recovery"))})
+    run_loop(project, settings(claude))
+    assert project.tasks.get(task.id).status is TaskStatus.DONE
+    assert project.tasks.get(task.id).stuck_count == 0
+    dead = project.sessions.get("dead-session")
+    assert dead.outcome == SessionOutcome.STOPPED.value and dead.ended_at is not None
+
+
+def test_a_session_over_its_time_limit_is_ended_and_counted_stuck(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Never answers")
+    start_api(**{heading(task.id): [Hang()]})
+    run_loop(project, settings(claude, session_timeout_s=3, max_iterations=1))
+    reloaded = project.tasks.get(task.id)
+    assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 1
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.error == "timed out" and recorded.outcome == SessionOutcome.STUCK.value
+
+
+def test_a_human_stop_ends_the_agent_without_counting_stuck(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Stop me")
+    api = start_api(**{heading(task.id): [Hang()]})
+
+    async def stop_when_waiting(runner: LoopRunner) -> None:
+        await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))
+        runner.stop()
+
+    status = run_loop(project, settings(claude), runner_hook=stop_when_waiting)
+    reloaded = project.tasks.get(task.id)
+    assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 0
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.outcome == SessionOutcome.STOPPED.value
+    assert status.state is LoopState.STOPPED
+
+
+def test_pause_holds_the_loop_after_the_current_session_until_resumed(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    first = project.tasks.create("core", "backend", "First", priority="high")
+    second = project.tasks.create("core", "backend", "Second")
+    start_api(
+        **{
+            heading(first.id): session(verb("done", summary="1")),
+            heading(second.id): session(verb("done", summary="2")),
+        }
+    )
+    events: list[LiveEvent] = []
+
+    async def pause_then_resume(runner: LoopRunner) -> None:
+        paused = state_reached(runner, LoopState.PAUSED)
+        first_started = asyncio.Event()
+        runner.subscribe(lambda e: first_started.set() if e.kind is EventKind.SESSION_STARTED else None)
+        await asyncio.wait_for(first_started.wait(), 120)
+        runner.pause()
+        await asyncio.wait_for(paused.wait(), 120)
+        assert project.tasks.get(first.id).status is TaskStatus.DONE
+        assert project.tasks.get(second.id).status is TaskStatus.PENDING
+        runner.resume()
+
+    run_loop(project, settings(claude), events, runner_hook=pause_then_resume)
+    states = [e.text for e in events if e.kind is EventKind.LOOP_STATE]
+    assert states.index(LoopState.PAUSED.value) < len(states) - 1
+    assert project.tasks.get(second.id).status is TaskStatus.DONE
+
+
+def test_a_waiting_loop_wakes_when_a_question_is_answered(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Needs a decision")
+    script = [
+        *session(
+            verb("ask", question="Which chart library?", options=["uPlot", "Chart.js"], blocking=True),
+            verb("partial", summary="data ready", remaining="draw the chart"),
+        ),
+        *session(verb("done", summary="chart drawn")),
+    ]
+    api = start_api(**{heading(task.id): script})
+
+    async def answer_when_waiting(runner: LoopRunner) -> None:
+        waiting = state_reached(runner, LoopState.WAITING)
+        two_sessions = sessions_ended(runner, 2)
+        await asyncio.wait_for(waiting.wait(), 120)
+        (ask,) = project.inbox.asks()
+        project.inbox.answer(ask.id, "uPlot")
+        await asyncio.wait_for(two_sessions.wait(), 120)
+        runner.stop()
+
+    run_loop(project, settings(claude), runner_hook=answer_when_waiting, exit_when_idle=False)
+    assert "ANSWER to your question 'Which chart library?': uPlot" in api.user_text(2)
+
+
+def test_an_opus_review_runs_after_every_n_tasks_done_in_a_feature(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Reviewed work")
+    api = start_api(
+        [Text("Reviewed: all good.")], **{heading(task.id): session(verb("done", summary="work"))}
+    )
+    run_loop(project, settings(claude, opus_review_every=1))
+    reviews = [s for s in project.sessions.list() if s.recipe == Recipe.OPUS_REVIEW.value]
+    assert len(reviews) == 1 and reviews[0].feature == "core"
+    review_request = next(i for i in range(len(api.requests)) if "# Review of a feature" in api.user_text(i))
+    offered = set(api.offered_tools(review_request))
+    assert "mcp__ralph__get_project_progress" in offered and "mcp__ralph__done" not in offered
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ralph_desk", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_the_understand_session_writes_the_codebase_map_read_only(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    start_api([Text("# Codebase map\n\nOne README, nothing else yet.")])
+    run = run_cli(
+        "session", "--root", str(project.paths.root), "--recipe", "understand", "--claude-bin", str(claude)
+    )
+    assert run.returncode == 0, run.stderr
+    assert project.paths.codebase_map.read_text().startswith("# Codebase map")
+    (recorded,) = project.sessions.list()
+    assert recorded.recipe == "understand"
+
+
+def test_cli_dry_run_shows_tasks_prompt_and_config_and_starts_nothing(project: Services) -> None:
+    task = project.tasks.create("core", "backend", "Dry run target")
+    run = run_cli("run", "--root", str(project.paths.root), "--dry-run", "--json")
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert [t["id"] for t in document["tasksToAttempt"]] == [task.id]
+    assert heading(task.id) in document["prompt"]
+    assert document["mcpConfig"]["mcpServers"]["ralph"]["type"] == "http"
+    assert set(document["tools"]) == {
+        "done",
+        "partial",
+        "stuck",
+        "ask",
+        "flag",
+        "learned",
+        "suggest",
+        "blocked",
+    }
+    assert project.tasks.get(task.id).status is TaskStatus.PENDING
+    assert project.sessions.list() == []
+
+
+def test_cli_run_works_through_the_queue_headless(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Headless job")
+    start_api(**{heading(task.id): session(verb("done", summary="headless"))})
+    run = run_cli(
+        "run", "--root", str(project.paths.root), "--claude-bin", str(claude), "--exit-when-idle", "--json"
+    )
+    assert run.returncode == 0, run.stderr
+    finished = json.loads(run.stdout.strip().splitlines()[-1])
+    assert finished["event"] == "finished" and finished["completed"] == 1
+    assert project.tasks.get(task.id).status is TaskStatus.DONE
+
+
+def test_the_app_killed_mid_loop_leaves_a_task_the_next_start_recovers(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Survives a crash")
+    api = start_api(**{heading(task.id): [Hang(), *session(verb("done", summary="after the crash"))]})
+    loop = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ralph_desk",
+            "run",
+            "--root",
+            str(project.paths.root),
+            "--claude-bin",
+            str(claude),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        api.wait_turns(1, timeout=120, key=heading(task.id))
+        assert project.tasks.get(task.id).status is TaskStatus.IN_PROGRESS
+        loop.kill()
+        loop.wait(timeout=30)
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+    api.release()  # the orphaned agent gets its answer and exits on its own
+    run = run_cli("run", "--root", str(project.paths.root), "--claude-bin", str(claude), "--exit-when-idle")
+    assert run.returncode == 0, run.stderr
+    assert project.tasks.get(task.id).status is TaskStatus.DONE
+    assert project.tasks.get(task.id).stuck_count == 0
