@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import replace
 from typing import Any
 
@@ -12,11 +13,18 @@ from ralph_desk.project import ProjectPaths, read_config
 CLAUDE_BIN_ENV = "RALPH_CLAUDE_BIN"
 
 
+def _template(command: Any) -> str | None:
+    """config.json keeps the command template as a list of words; the adapter takes one string."""
+    if isinstance(command, list):
+        return shlex.join(str(word) for word in command)
+    return str(command) if command else None
+
+
 def settings_from_config(config: dict[str, Any]) -> LoopSettings:
     """The settings a config.json describes."""
     return LoopSettings(
         agent=str(config.get("agent") or "claude"),
-        agent_command=config.get("agent_command"),
+        agent_command=_template(config.get("agent_command")),
         agent_bin=config.get("agent_bin")
         or (os.environ.get(CLAUDE_BIN_ENV) if config.get("agent", "claude") == "claude" else None),
         models=dict(config.get("models") or {}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ralph_desk.gui import icons, theme
@@ -37,7 +38,6 @@ class EmptyState(QWidget):
         style_label(self.text, "emptyText")
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.text.setMaximumWidth(TEXT_WIDTH)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.button = QPushButton(action or "")
@@ -49,10 +49,16 @@ class EmptyState(QWidget):
         layout.addStretch(2)
         layout.addWidget(self._icon)
         layout.addWidget(self.title)
-        layout.addWidget(self.text, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(self.text)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(3)
         self.refresh_style()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Keep the text in a readable column, centred."""
+        side = max(0, (event.size().width() - 48 - TEXT_WIDTH) // 2)
+        self.text.setContentsMargins(side, 0, side, 0)
+        super().resizeEvent(event)
 
     def set_text(self, title: str, text: str) -> None:
         """Change what the empty state says."""

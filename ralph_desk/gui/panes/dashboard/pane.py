@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLayout,
     QScrollArea,
@@ -164,9 +165,15 @@ class DashboardPane(QScrollArea):
         self.recent.setAlternatingRowColors(True)
         self.recent.setIconSize(QSize(12, 12))
         self.recent.setMinimumHeight(280)
-        self.recent.setColumnWidth(0, 120)
-        self.recent.setColumnWidth(1, 560)
-        self.recent.setColumnWidth(2, 110)
+        header = self.recent.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.recent.headerItem().setTextAlignment(
+            3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        )
+        for column, width in ((0, 120), (2, 130), (3, 80)):
+            self.recent.setColumnWidth(column, width)
         self.recent.itemDoubleClicked.connect(self._open_item)
         self.recent.setToolTip(
             "The latest agent sessions and the signals they sent; double-click opens the task"

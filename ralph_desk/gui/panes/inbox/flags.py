@@ -144,6 +144,7 @@ class FlagsView(QWidget):
         top.addWidget(self.detail_task, 1)
         top.addWidget(self.detail_meta)
         self.detail_what = label(wrap=True, selectable=True)
+        self.detail_what.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.triage_buttons: dict[str, QPushButton] = {}
         actions = QHBoxLayout()
         actions.setSpacing(8)
