@@ -92,9 +92,9 @@ def build_window(
     notifier = Notifier(title, use_tray=use_tray, parent=window)
     window.controller = Controller(window, services, feed, runner, notifier, mcp_url, open_file)
     window.set_mcp(mcp_url)
-    window.controller.refresh_all()
     if live:
-        feed.start()
+        feed.start()  # before reading: a change made meanwhile is then read twice, never missed
+    window.controller.refresh_all()
     desk_settings.add_recent_project(services.paths.root)
     return window
 
@@ -133,8 +133,8 @@ class Startup:
             except Exception as error:
                 if step.required:
                     raise
-                log.warning("could not %s", step.name, exc_info=True)
-                failures.append(f"Could not {step.name}: {error}")
+                log.warning("could not start %s", step.name, exc_info=True)
+                failures.append(f"Could not start {step.name}: {error}")
                 continue
             self.started.append(step)
         return failures
@@ -211,14 +211,15 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
     async def restore_interrupt() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    startup.add("open the project's services", open_services, close_services)
-    startup.add("start the embedded MCP server", start_mcp, stop_mcp, required=False)
-    startup.add("show the window", show_window, close_window)
-    startup.add("close the window on Ctrl+C", handle_interrupt, restore_interrupt, required=False)
+    startup.add("the project's services", open_services, close_services)
+    startup.add("the embedded MCP server", start_mcp, stop_mcp, required=False)
+    startup.add("the window", show_window, close_window)
+    startup.add("the Ctrl+C handler", handle_interrupt, restore_interrupt, required=False)
     return startup
 
 
 async def _run(app: QApplication, paths: ProjectPaths) -> int:
+    """Start every part, wait for the window to close, stop every part; the exit code."""
     parts = Parts(paths)
     startup = _steps(app, parts)
     try:

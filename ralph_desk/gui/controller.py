@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QMessageBox
 
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.actions import ActionRunner
@@ -21,6 +22,7 @@ from ralph_desk.gui.panes.dashboard.wiring import DashboardWiring
 from ralph_desk.gui.panes.inbox.pane import QUESTIONS
 from ralph_desk.gui.panes.inbox.wiring import InboxWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
+from ralph_desk.project import ProjectPaths, init_project, validate_project
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui")
@@ -113,7 +115,22 @@ class Controller(QObject):
         dialog.open()
 
     def open_project(self, folder: str) -> None:
-        """Open another project in a window (and process) of its own."""
+        """Open another project in a window (and process) of its own; offer to initialise a plain folder."""
+        paths = ProjectPaths.at(folder)
+        if not paths.ralph.is_dir():
+            answer = QMessageBox.question(
+                self.window,
+                "Open a project",
+                f"{paths.root} is not a ralph-desk project yet.\n\nCreate its .ralph/ folder and database now?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+            if self.runner.run(f"create a project in {paths.root}", lambda: init_project(paths.root)) is None:
+                return
+        problems = validate_project(paths.root)
+        if problems:
+            self.runner.fail(f"Could not open {paths.root}: {problems[0]}")
+            return
         try:
             subprocess.Popen([sys.executable, "-m", "ralph_desk", "open", folder], start_new_session=True)
         except OSError as error:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status_bar()
         self.set_waiting(0)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.message_bar.hide)
         self._restore()
 
     # --- building -----------------------------------------------------------------------------

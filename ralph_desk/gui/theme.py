@@ -85,13 +85,13 @@ STATUS_COLORS: dict[TaskStatus, tuple[str, str]] = {
     TaskStatus.IN_PROGRESS: ("#7c3aed", "#b197fc"),
     TaskStatus.DONE: ("#15803d", "#5ad17f"),
     TaskStatus.BLOCKED: ("#c2410c", "#fb9a5a"),
-    TaskStatus.NEEDS_INPUT: ("#b45309", "#f5c04a"),
+    TaskStatus.NEEDS_INPUT: ("#be185d", "#f472b6"),
     TaskStatus.SKIPPED: ("#8a919c", "#7d8590"),
     TaskStatus.FAILED: ("#dc2626", "#f87171"),
 }
 SEVERITY_COLORS: dict[Severity, tuple[str, str]] = {
     Severity.INFO: ("#2563eb", "#6ea8fe"),
-    Severity.WARNING: ("#b45309", "#f5c04a"),
+    Severity.WARNING: ("#a16207", "#facc15"),
     Severity.BLOCKING: ("#dc2626", "#f87171"),
 }
 PRIORITY_COLORS: dict[Priority, tuple[str, str]] = {

@@ -47,7 +47,7 @@ def test_an_optional_step_that_fails_is_reported_and_not_stopped() -> None:
     startup = Startup()
     startup.add("services", recorder(log, "open"), recorder(log, "close"))
     startup.add(
-        "start the server", recorder(log, "serve", fail=True), recorder(log, "unserve"), required=False
+        "the server", recorder(log, "serve", fail=True), recorder(log, "unserve"), required=False
     )
 
     failures = asyncio.run(startup.run())

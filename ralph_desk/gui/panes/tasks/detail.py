@@ -194,7 +194,7 @@ class TaskDetail(QStackedWidget):
         # Recipe, agent, turns and duration are in tooltips: the pane is narrow.
         for column in (2, 3, 6, 8):
             self.sessions.setColumnHidden(column, True)
-        for column, width in ((0, 30), (1, 64), (4, 106), (5, 80), (7, 58)):
+        for column, width in ((0, 30), (1, 62), (4, 114), (5, 76), (7, 56)):
             self.sessions.setColumnWidth(column, width)
         self.sessions.doubleClicked.connect(self._open_transcript_at)
         self.open_transcript = button("Open transcript", "external", "Open the selected session's log")
