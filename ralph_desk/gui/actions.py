@@ -9,6 +9,7 @@ from typing import TypeVar
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 
+from ralph_desk.project import ProjectError
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.store.database import StoreBusyError
 
@@ -34,7 +35,7 @@ class ActionRunner(QObject):
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             result = call()
-        except (ServiceError, StoreBusyError) as error:
+        except (ServiceError, StoreBusyError, ProjectError) as error:
             self._fail(f"Could not {what}: {error}")
             return None
         except Exception as error:  # the top of a user action: show it, log the traceback
@@ -51,7 +52,7 @@ class ActionRunner(QObject):
         """`call()`, or `default` when reading failed (the failure is shown)."""
         try:
             return call()
-        except (ServiceError, StoreBusyError) as error:
+        except (ServiceError, StoreBusyError, ProjectError) as error:
             self._fail(f"Could not {what}: {error}")
         except Exception as error:  # the top of a refresh: show it, log the traceback
             log.exception("could not %s", what)

@@ -46,9 +46,7 @@ def test_an_optional_step_that_fails_is_reported_and_not_stopped() -> None:
     log: list[str] = []
     startup = Startup()
     startup.add("services", recorder(log, "open"), recorder(log, "close"))
-    startup.add(
-        "the server", recorder(log, "serve", fail=True), recorder(log, "unserve"), required=False
-    )
+    startup.add("the server", recorder(log, "serve", fail=True), recorder(log, "unserve"), required=False)
 
     failures = asyncio.run(startup.run())
     asyncio.run(startup.shutdown())

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel
@@ -162,3 +165,29 @@ def test_notices_hide_by_themselves_and_errors_stay(qtbot: QtBot, window: MainWi
     window.message_bar.error("Could not save: the disk is full")
     assert window.message_bar.level == "error"
     assert not window.message_bar._timer.isActive()
+
+
+def test_opening_another_project_starts_a_window_of_its_own(
+    window: MainWindow, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
+
+    window.sig_open_project_requested.emit(str(project))
+
+    assert started and started[0][-2:] == ["open", str(project)]
+    assert "new window" in window.message_bar.text
+
+
+def test_opening_a_broken_project_says_why_in_the_window(
+    window: MainWindow, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
+    ProjectPaths.at(project).config_file.write_text("[]", encoding="utf-8")
+
+    window.sig_open_project_requested.emit(str(project))
+
+    assert started == []
+    assert window.message_bar.level == "error"
+    assert "config.json" in window.message_bar.text

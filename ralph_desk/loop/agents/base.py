@@ -61,6 +61,22 @@ def search_path_text() -> str:
     return os.environ.get("PATH") or "(PATH is empty)"
 
 
+def locate_program(label: str, program: str, given: tuple[str, str] | None, install: str, how: str) -> Path:
+    """An agent's executable: the path `given` as (path, where it came from), else `program` on PATH."""
+    found = find_program(given[0] if given else program)
+    if found is not None:
+        return found
+    if given is not None:
+        raise AgentUnavailableError(
+            f"{label} was not found at {given[0]!r} (given by {given[1]}): no such executable file "
+            f"(relative names are looked up on PATH: {search_path_text()}); {how}"
+        )
+    raise AgentUnavailableError(
+        f"{label} was not found: no executable `{program}` on PATH ({search_path_text()}); "
+        f"install it ({install}) or {how}"
+    )
+
+
 def safe_file_stem(session_id: str) -> str:
     """A session id made safe to use as a file name (no separators, no leading dot)."""
     stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in session_id)[:120].lstrip(".")

@@ -8,11 +8,9 @@ from pathlib import Path
 
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.loop.agents.base import (
-    AgentUnavailableError,
     allowed_mcp_tools,
-    find_program,
+    locate_program,
     prompt_fits_argv,
-    search_path_text,
     write_mcp_config,
 )
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
@@ -39,24 +37,13 @@ class ClaudeAdapter:
 
     def locate(self, settings: LoopSettings) -> Path:
         """The Claude Code executable: `--claude-bin` (settings), else `$RALPH_CLAUDE_BIN`, else PATH."""
+        given: tuple[str, str] | None = None
         if settings.agent_bin:
-            wanted, source = settings.agent_bin, "--claude-bin (the agent_bin setting)"
+            given = (settings.agent_bin, "--claude-bin (the agent_bin setting)")
         elif os.environ.get(CLAUDE_BIN_ENV):
-            wanted, source = os.environ[CLAUDE_BIN_ENV], CLAUDE_BIN_ENV
-        else:
-            wanted, source = CLAUDE_PROGRAM, None
-        found = find_program(wanted)
-        if found is not None:
-            return found
-        if source is None:
-            raise AgentUnavailableError(
-                f"Claude Code was not found: no executable `{CLAUDE_PROGRAM}` on PATH "
-                f"({search_path_text()}); "
-                f"install it (npm install -g @anthropic-ai/claude-code) or {HOW_TO_POINT}"
-            )
-        raise AgentUnavailableError(
-            f"Claude Code was not found at {wanted!r} (given by {source}): no such executable file "
-            f"(relative names are looked up on PATH: {search_path_text()}); {HOW_TO_POINT}"
+            given = (os.environ[CLAUDE_BIN_ENV], CLAUDE_BIN_ENV)
+        return locate_program(
+            "Claude Code", CLAUDE_PROGRAM, given, "npm install -g @anthropic-ai/claude-code", HOW_TO_POINT
         )
 
     def check_available(self, settings: LoopSettings) -> None:

@@ -12,12 +12,10 @@ from ralph_desk.domain.records import McpServerSpec
 from ralph_desk.loop.agents.base import (
     MCP_TOOL_TIMEOUT_MS,
     RALPH_SERVER,
-    AgentUnavailableError,
     extra_servers,
-    find_program,
+    locate_program,
     prompt_fits_argv,
     ralph_tool_names,
-    search_path_text,
 )
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
 from ralph_desk.loop.streams import CodexStreamParser, StreamParser
@@ -81,18 +79,8 @@ class CodexAdapter:
     def locate(self, settings: LoopSettings) -> Path:
         """The Codex executable: `$RALPH_CODEX_BIN`, else `codex` on PATH."""
         wanted = os.environ.get(CODEX_BIN_ENV)
-        found = find_program(wanted or CODEX_PROGRAM)
-        if found is not None:
-            return found
-        if wanted:
-            raise AgentUnavailableError(
-                f"Codex was not found at {wanted!r} (given by {CODEX_BIN_ENV}): no such executable file "
-                f"(relative names are looked up on PATH: {search_path_text()}); {HOW_TO_POINT}"
-            )
-        raise AgentUnavailableError(
-            f"Codex was not found: no executable `{CODEX_PROGRAM}` on PATH ({search_path_text()}); "
-            f"install it (npm install -g @openai/codex) or {HOW_TO_POINT}"
-        )
+        given = (wanted, CODEX_BIN_ENV) if wanted else None
+        return locate_program("Codex", CODEX_PROGRAM, given, "npm install -g @openai/codex", HOW_TO_POINT)
 
     def check_available(self, settings: LoopSettings) -> None:
         """Raise `AgentUnavailableError` when the executable cannot be found."""
