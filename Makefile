@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NPM_DIR := tools/npm
 
-.PHONY: venv install npm demo test lint clean
+.PHONY: venv install npm demo test test-postgres lint clean wheel app package-test
 
 venv: $(BIN)/python
 
@@ -35,7 +35,32 @@ demo: install
 
 test: install npm
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	@if [ -n "$$RALPH_DESK_TEST_POSTGRES_URL" ] || .ci/postgres --check; then $(MAKE) test-postgres; \
+	else echo "PostgreSQL is not installed: skipped make test-postgres (.ci/postgres installs it)"; fi
+	$(MAKE) package-test
 	$(MAKE) lint
+
+# The database suites again with every test on a fresh PostgreSQL database of its own, plus
+# tests/postgres: on the server at $RALPH_DESK_TEST_POSTGRES_URL, else on the one .ci/postgres starts.
+POSTGRES_SUITES := tests/store tests/services tests/mcp_server tests/loop tests/postgres
+
+test-postgres: install npm
+	@url="$${RALPH_DESK_TEST_POSTGRES_URL:-}"; [ -n "$$url" ] || url="$$(.ci/postgres)" || exit 1; \
+	echo "PostgreSQL suites on the server at $${url#*@}"; \
+	RALPH_TEST_DB=postgres RALPH_DESK_TEST_POSTGRES_URL="$$url" QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest -q --durations=5 $(POSTGRES_SUITES)
+
+# The installable forms: the wheel and sdist in dist/, and the one-folder app dist/ralph-desk/.
+wheel: install
+	$(BIN)/python -m build --outdir dist .
+
+app: install
+	bash packaging/build
+
+# Build the wheel (into a temporary folder) and the app, then install and run both as a user would.
+package-test: app
+	RALPH_PACKAGING_TESTS=1 RALPH_DESK_APP=dist/ralph-desk/ralph-desk QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest -q --durations=5 tests/packaging/test_wheel.py tests/packaging/test_frozen_app.py
 
 lint: install
 	$(BIN)/ruff check
@@ -43,4 +68,4 @@ lint: install
 	$(BIN)/lint-imports
 
 clean:
-	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache build dist

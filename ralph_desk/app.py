@@ -25,12 +25,16 @@ from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
 from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
 from ralph_desk.gui.main_window import APP_NAME, MainWindow
 from ralph_desk.gui.notify import Notifier
+from ralph_desk.gui.panes.disciplines.wiring import DisciplinesWiring
+from ralph_desk.gui.panes.features.wiring import FeaturesWiring
+from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.theme import ThemeWatcher
 from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
 from ralph_desk.services.container import Services
 
 if TYPE_CHECKING:
+    from ralph_desk.domain.endpoints import EndpointIssuer
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
 log = logging.getLogger("ralph_desk.app")
@@ -81,8 +85,13 @@ def build_window(
     use_tray: bool = True,
     live: bool = True,
     open_file: FileOpener = open_with_desktop,
+    issuer: EndpointIssuer | None = None,
 ) -> MainWindow:
-    """The main window over `services`, filled, following changes (not shown; needs no event loop)."""
+    """The main window over `services`, filled, following changes (not shown; needs no event loop).
+
+    `issuer` (the embedded MCP server) gives the loop's agents their endpoints; without it the Loop
+    pane says why it cannot start.
+    """
     runner = ActionRunner()
     title = runner.read("read the project", lambda: services.project.get().title, services.paths.root.name)
     desk_settings = DeskSettings(settings)
@@ -95,8 +104,31 @@ def build_window(
     if live:
         feed.start()  # before reading: a change made meanwhile is then read twice, never missed
     window.controller.refresh_all()
+    _wire_editors(window, services, issuer, open_file)
     desk_settings.add_recent_project(services.paths.root)
     return window
+
+
+def _wire_editors(
+    window: MainWindow, services: Services, issuer: EndpointIssuer | None, open_file: FileOpener
+) -> None:
+    """Connect the Features, Disciplines and Loop panes (their wirings live as children of the window)."""
+    controller = window.controller
+    assert controller is not None
+    runner, feed = controller.runner, controller.feed
+    features = FeaturesWiring(window.features, services, runner, parent=window)
+    disciplines = DisciplinesWiring(window.disciplines, services, runner, parent=window)
+    loop = LoopWiring(
+        window.loop, services, runner, controller.directory, issuer, window.settings.store, open_file, window
+    )
+    for refresh, on_changes in (
+        (features.refresh, features.on_changes),
+        (disciplines.refresh, disciplines.on_changes),
+        (loop.refresh, loop.on_changes),
+    ):
+        feed.sig_changes.connect(on_changes)
+        window.sig_refresh_requested.connect(refresh)
+        refresh()
 
 
 # --- start-up and shut-down ----------------------------------------------------------------------
@@ -189,7 +221,7 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
 
     async def show_window() -> None:
         assert parts.services is not None
-        window = build_window(parts.services, mcp_url=parts.mcp_url)
+        window = build_window(parts.services, mcp_url=parts.mcp_url, issuer=parts.mcp)
         watcher = theme_watcher(app)
         if watcher is not None:
             watcher.sig_changed.connect(window.refresh_style)
@@ -199,6 +231,9 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
 
     async def close_window() -> None:
         window = parts.window
+        loop = window.findChild(LoopWiring) if window is not None else None
+        if loop is not None:
+            await loop.shutdown()  # the agent ends before the MCP server it talks to
         if window is not None and window.controller is not None:
             window.controller.feed.stop()
             window.controller.notifier.hide()

@@ -571,6 +571,36 @@ def _run_connect(args: argparse.Namespace) -> int:
     return run_connect(args)
 
 
+def _configure_migrate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--from", dest="source", metavar="URL", help="the database to copy (default: the project's)"
+    )
+    parser.add_argument("--to", dest="target", metavar="URL", required=True, help="the database to fill")
+    parser.add_argument("--force", action="store_true", help="replace the rows a target already holds")
+
+
+def _run_migrate(args: argparse.Namespace) -> int:
+    from ralph_desk.store import transfer
+
+    source = args.source or ProjectPaths.at(_root(args)).db_url(args.db_url)
+    print(f"Copying {transfer.shown(source)}\n     to {transfer.shown(args.target)}", flush=True)
+    try:
+        report = transfer.copy_database(source, args.target, force=args.force)
+    except transfer.TransferMismatchError as error:
+        print("\n".join(transfer.report_lines(error.report)))
+        raise CommandFailed(f"{error}; nothing was copied") from None
+    except transfer.TransferRequestError as error:
+        raise UsageError(str(error)) from None
+    except transfer.TransferError as error:
+        raise CommandFailed(str(error)) from None
+    print("\n".join(transfer.report_lines(report)))
+    print(f"All {len(report.tables)} tables match: {report.rows} rows copied, ids kept.")
+    if report.sequences_reset:
+        print(f"Id sequences moved past the copied ids: {', '.join(report.sequences_reset)}.")
+    print(f"Use it with --db-url {transfer.shown(args.target)} (or set {DB_URL_ENV}).")
+    return EXIT_OK
+
+
 # --- the table and the parser --------------------------------------------------------------------
 
 COMMANDS: list[Command] = [
@@ -592,6 +622,7 @@ COMMANDS: list[Command] = [
     Command("connect", "write and print a ready MCP config for a client", _configure_connect, _run_connect),
     Command("run", "run the Ralph loop headless until a limit, a stop or idleness", _configure_run, _run_run),
     Command("session", "run one agent session with a recipe's tools", _configure_session, _run_session),
+    Command("migrate", "copy a project's database to another URL, checked", _configure_migrate, _run_migrate),
 ]
 
 

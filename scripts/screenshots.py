@@ -26,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ralph_desk.app import build_window, prepare_application
 from ralph_desk.demo import create_demo
 from ralph_desk.gui import icons, theme
+from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
 from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.disciplines.pane import TOOLS
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
 from ralph_desk.project import ProjectPaths
@@ -35,6 +37,10 @@ from ralph_desk.services.container import Services
 WIDTH, HEIGHT = 1400, 900
 SELECTED_TASK = 5
 SELECTED_FLAG_ROW = 0
+SELECTED_FEATURE = "tide-data"
+SELECTED_DISCIPLINE = "docs"
+SHOWN_TOOL = "read_progress"  # the signal verbs below it, two of them taken away by docs
+CONNECT_SIZE = (880, 560)
 
 Scene = Callable[[MainWindow], None]
 
@@ -65,6 +71,33 @@ def _pane(key: str) -> Scene:
     return lambda window: window.show_pane(key)
 
 
+def _features(window: MainWindow) -> None:
+    window.show_pane("features")
+    window.features.select_feature(SELECTED_FEATURE)
+
+
+def _disciplines(window: MainWindow) -> None:
+    window.show_pane("disciplines")
+    window.disciplines.select_discipline(SELECTED_DISCIPLINE)
+    window.disciplines.detail.tabs.setCurrentIndex(TOOLS)
+    window.disciplines.detail.tools.view.show_tool(SHOWN_TOOL)
+
+
+def _connect(window: MainWindow, app: QApplication, out: Path) -> Path:
+    """The Connect-a-client dialog, Claude Code over HTTP (a picture of its own: it is not in the window)."""
+    dialog = ConnectDialog(window.root, "http://127.0.0.1:49152/mcp")
+    dialog.choose("claude", HTTP)
+    dialog.resize(*CONNECT_SIZE)
+    dialog.show()
+    _settle(app)
+    path = out / "connect.png"
+    dialog.grab().save(str(path))
+    dialog.close()
+    dialog.deleteLater()
+    _settle(app)
+    return path
+
+
 SCENES: dict[str, Scene] = {
     "inbox": _inbox(QUESTIONS),
     "inbox-suggestions": _inbox(SUGGESTIONS),
@@ -72,8 +105,8 @@ SCENES: dict[str, Scene] = {
     "tasks": _tasks(),
     "tasks-activity": _tasks(ACTIVITY),
     "dashboard": _pane("dashboard"),
-    "features": _pane("features"),
-    "disciplines": _pane("disciplines"),
+    "features": _features,
+    "disciplines": _disciplines,
     "loop": _pane("loop"),
 }
 DARK_SCENES = ("inbox", "tasks", "dashboard")
@@ -130,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             window.show()
             _settle(app)
             written = _render(window, app, tuple(SCENES), args.out, "")
+            written.append(_connect(window, app, args.out))
             if not args.no_dark:
                 _apply_scheme(app, window, theme.Scheme.DARK)
                 written += _render(window, app, DARK_SCENES, args.out, "-dark")

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.actions import ActionRunner
-from ralph_desk.gui.connect import ConnectDialog
+from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.live import ChangeFeed
 from ralph_desk.gui.main_window import MainWindow
@@ -121,7 +121,8 @@ class Controller(QObject):
             answer = QMessageBox.question(
                 self.window,
                 "Open a project",
-                f"{paths.root} is not a ralph-desk project yet.\n\nCreate its .ralph/ folder and database now?",
+                f"{paths.root} is not a ralph-desk project yet.\n\n"
+                "Create its .ralph/ folder and database now?",
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return

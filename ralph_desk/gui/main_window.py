@@ -25,8 +25,10 @@ from ralph_desk import __version__
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.panes.dashboard.pane import DashboardPane
+from ralph_desk.gui.panes.disciplines.pane import DisciplinesPane
+from ralph_desk.gui.panes.features.pane import FeaturesPane
 from ralph_desk.gui.panes.inbox.pane import InboxPane
-from ralph_desk.gui.panes.placeholder import PlaceholderPane, disciplines_pane, features_pane, loop_pane
+from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.widgets.message_bar import MessageBar
@@ -71,9 +73,9 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(icons.app_icon())
         self.inbox = InboxPane()
         self.tasks = TasksPane()
-        self.features: PlaceholderPane = features_pane()
-        self.disciplines: PlaceholderPane = disciplines_pane()
-        self.loop: PlaceholderPane = loop_pane()
+        self.features = FeaturesPane()
+        self.disciplines = DisciplinesPane()
+        self.loop = LoopPane()
         self.dashboard = DashboardPane()
         self.panes: dict[str, QWidget] = {
             "inbox": self.inbox,
@@ -287,8 +289,9 @@ class MainWindow(QMainWindow):
         self.message_bar.refresh_style()
         self.inbox.refresh_style()
         self.dashboard.refresh_style()
-        for pane in (self.features, self.disciplines, self.loop):
-            pane.refresh_style()
+        self.features.refresh_style()
+        self.disciplines.refresh_style()
+        self.loop.refresh_style()
 
     # --- menus --------------------------------------------------------------------------------
 

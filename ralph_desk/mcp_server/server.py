@@ -11,6 +11,8 @@ from typing import Annotated, Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
@@ -89,22 +91,40 @@ class SessionGate:
 
     def __init__(self, resolve: ContextResolver) -> None:
         self.resolve = resolve
+        # The whole tool list on the wire, per protocol version: the server's tool table is fixed once
+        # built, and shaping all of it (every schema validated and dumped) costs ~8 ms per tools/list
+        # for 45 tools, of which a session keeps a handful.
+        self._listed: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method == "initialize":
             return await call_next(ctx)
         if ctx.method == "tools/list":
-            result = await call_next(ctx)
-            if isinstance(result, dict):
-                enabled = self.resolve(ctx.request).enabled_tools
-                result["tools"] = [tool for tool in result.get("tools", []) if tool.get("name") in enabled]
-            return result
+            return await self._list_tools(ctx, call_next)
         if ctx.method == "tools/call":
             refusal = self._refusal(ctx)
             if refusal is not None:
                 log.info("refused call: %s", refusal)
                 return error_result(refusal)
         return await call_next(ctx)
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """The session's enabled tools, cut from the whole list (shaped once per protocol version)."""
+        enabled = self.resolve(ctx.request).enabled_tools
+        paginated = bool(ctx.params and ctx.params.get("cursor") is not None)
+        cached = None if paginated else self._listed.get(ctx.protocol_version)
+        if cached is None:
+            result = await call_next(ctx)
+            if not isinstance(result, dict):
+                return result
+            tools = result.get("tools")
+            if paginated or result.get("nextCursor") or not isinstance(tools, list):
+                result["tools"] = [tool for tool in tools or [] if tool.get("name") in enabled]
+                return result
+            envelope = {key: value for key, value in result.items() if key != "tools"}
+            cached = self._listed[ctx.protocol_version] = (envelope, list(tools))
+        envelope, tools = cached
+        return {**envelope, "tools": [dict(tool) for tool in tools if tool.get("name") in enabled]}
 
     def _refusal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         params = ctx.params or {}
@@ -142,6 +162,27 @@ def not_found_message(error: NotFoundError, spec: ToolSpec, session: SessionCont
         return f"{message}: the session's task does not exist; start the session for an existing task"
     lister = next((tool for tool in ("list_tasks", "search_tasks") if tool in session.enabled_tools), None)
     return f"{message}; allowed: the id of an existing task" + (f" ({lister} shows them)" if lister else "")
+
+
+class VerbatimArguments(FuncMetadata):
+    """The SDK's argument handling without its JSON pre-parsing of text arguments.
+
+    The SDK turns a text argument that reads as a JSON array, object or null into that value
+    (`'[0]'` → `[0]`, `'null'` → `None`) unless the parameter is exactly `str`. `SessionGate` has
+    validated the arguments as sent, so a description that reads `null` or `{"a": 1}` stays that text.
+    """
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return dict(data)
+
+    @classmethod
+    def of(cls, metadata: FuncMetadata) -> VerbatimArguments:
+        return cls(
+            arg_model=metadata.arg_model,
+            output_schema=metadata.output_schema,
+            output_model=metadata.output_model,
+            wrap_output=metadata.wrap_output,
+        )
 
 
 def _signature(spec: ToolSpec, result_model: type[BaseModel]) -> inspect.Signature:
@@ -193,24 +234,23 @@ def build_server(
     default_context: SessionContext | None = None,
     loop: LoopControl | None = None,
     resolve: ContextResolver | None = None,
+    only: frozenset[str] | None = None,
 ) -> MCPServer:
-    """A fresh `ralph` MCP server over these services; sessions come from `resolve` or the default."""
+    """A fresh `ralph` MCP server over these services; sessions come from `resolve` or the default.
+
+    `only` registers just those tools: a process that serves one fixed context (`ralph-desk mcp`)
+    never lists or runs any other, and each registration costs the SDK a few milliseconds of
+    schema building at start-up. Calls of other tools are refused by the gate as before.
+    """
     handlers.load()
     fallback = default_context or SessionContext()
     resolver = resolve or (lambda request: context_from_request(request, fallback))
-    server = MCPServer(
-        SERVER_NAME,
-        version=ralph_desk.__version__,
-        instructions=INSTRUCTIONS,
-        middleware=[SessionGate(resolver)],
-        # The SDK configures root logging when nothing else has; the app's own setup decides the level.
-        log_level="WARNING",
-    )
+    tools: list[Tool] = []
     for spec in REGISTRY.values():
         bound = HANDLERS.get(spec.name)
-        if bound is None:
+        if bound is None or (only is not None and spec.name not in only):
             continue
-        server.add_tool(
+        tool = Tool.from_function(
             _tool_function(spec, bound, services, resolver, loop),
             name=spec.name,
             title=spec.name.replace("_", " ").capitalize(),
@@ -223,6 +263,17 @@ def build_server(
             ),
             structured_output=True,
         )
+        tool.fn_metadata = VerbatimArguments.of(tool.fn_metadata)
+        tools.append(tool)
+    server = MCPServer(
+        SERVER_NAME,
+        version=ralph_desk.__version__,
+        instructions=INSTRUCTIONS,
+        middleware=[SessionGate(resolver)],
+        # The SDK configures root logging when nothing else has; the app's own setup decides the level.
+        log_level="WARNING",
+        tools=tools,
+    )
     from ralph_desk.mcp_server import prompts, resources
 
     resources.register(server, services, resolver)

@@ -42,7 +42,7 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
 
 def serve_stdio(services: Services, context: SessionContext, loop: LoopControl | None = None) -> None:
     """Serve one client over stdin/stdout until it disconnects."""
-    server = build_server(services, context, loop=loop)
+    server = build_server(services, context, loop=loop, only=context.enabled_tools)
     log.info(
         "serving %s over stdio (recipe %s, task %s)",
         services.paths.root,
@@ -69,7 +69,8 @@ def serve_http(
     tokens = SessionTokens()
     chosen = token or secrets.token_urlsafe(32)
     tokens.register(chosen, context)
-    http = HttpHost(build_server(services, context, loop=loop), tokens, host=host, port=port)
+    server = build_server(services, context, loop=loop, only=context.enabled_tools)
+    http = HttpHost(server, tokens, host=host, port=port)
 
     async def main() -> None:
         await http.start()

@@ -27,7 +27,7 @@ def is_sqlite(url: str) -> bool:
 def create_db_engine(url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
     """An engine for `url`; SQLite gets WAL, foreign keys, a busy timeout and BEGIN IMMEDIATE for writes."""
     if not is_sqlite(url):
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, connect_args=_lock_timeout(url, busy_timeout_s))
     parsed = make_url(url)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
@@ -38,6 +38,16 @@ def create_db_engine(url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -
     )
     _arm_sqlite(engine, busy_timeout_s)
     return engine
+
+
+def _lock_timeout(url: str, busy_timeout_s: float) -> dict[str, Any]:
+    """On PostgreSQL (libpq drivers), wait for another connection's lock no longer than the busy timeout."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql" or parsed.get_driver_name() not in ("psycopg", "psycopg2"):
+        return {}
+    given = parsed.query.get("options", ())
+    words = [given] if isinstance(given, str) else list(given)
+    return {"options": " ".join([*words, f"-c lock_timeout={int(busy_timeout_s * 1000)}"])}
 
 
 def _arm_sqlite(engine: Engine, busy_timeout_s: float) -> None:

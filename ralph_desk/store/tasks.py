@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased, selectinload
 
-from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
@@ -114,7 +114,14 @@ def list_summaries(
     offset: int = 0,
 ) -> list[TaskSummary]:
     """Tasks matching every given filter (each a set of allowed values), by id; title matches first."""
-    query = select(TaskRow)
+    # Only the listed columns: loading whole rows (descriptions, JSON lists) for 10,000 tasks cost
+    # the window ~1.5 s at start-up; these columns make the same summaries in a fraction of that.
+    query = (
+        select(*_SUMMARY_COLUMNS)
+        .select_from(TaskRow)
+        .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
+        .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
+    )
     if statuses is not None:
         query = query.where(TaskRow.status.in_(list(statuses)))
     if origins is not None:
@@ -132,7 +139,35 @@ def list_summaries(
     if search is not None:
         query = query.where(_matches(search)).order_by(case((_title_matches(search), 0), else_=1))
     query = query.order_by(TaskRow.id).offset(offset).limit(limit)
-    return [mapping.task_summary(row) for row in unit.session.scalars(query)]
+    return [_summary(row) for row in unit.session.execute(query)]
+
+
+_SUMMARY_COLUMNS = (
+    TaskRow.id,
+    TaskRow.title,
+    TaskRow.status,
+    TaskRow.priority,
+    FeatureRow.name,
+    DisciplineRow.name,
+    TaskRow.origin,
+    TaskRow.created_at,
+    TaskRow.updated_at,
+)
+
+
+def _summary(row: Any) -> TaskSummary:
+    """A task summary from the `_SUMMARY_COLUMNS` of one row (the same as `mapping.task_summary`)."""
+    return TaskSummary(
+        id=row[0],
+        title=row[1],
+        status=TaskStatus(row[2]),
+        priority=Priority(row[3]),
+        feature=row[4],
+        discipline=row[5],
+        origin=TaskOrigin(row[6]),
+        created_at=row[7],
+        updated_at=row[8],
+    )
 
 
 def count_by_status(unit: UnitOfWork) -> dict[str, int]:

@@ -1,0 +1,50 @@
+"""The reference server: a bare `MCPServer` with one tool that reads a task from a SQLite file.
+
+It is what any MCP server written with the Python SDK costs: the SDK, one tool, one query through
+the standard library's `sqlite3`. The benchmarks serve it exactly as they serve ralph-desk's server
+(the same stdio spawn, the same embedded HTTP host behind the same bearer gate), so that the ratio
+between the two is ralph-desk's own cost.
+
+    python bench/bare_server.py --db .ralph/db/ralph.db      # serves over stdio
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+
+def build_bare_server(db_path: str) -> MCPServer:
+    """An MCPServer with one SQLite-reading tool, `get_task(id)`."""
+    server = MCPServer("bare", log_level="WARNING")
+
+    @server.tool()
+    def get_task(id: int) -> dict[str, Any]:
+        """Get one task by id."""
+        connection = sqlite3.connect(db_path, timeout=15)
+        try:
+            connection.row_factory = sqlite3.Row
+            row = connection.execute(
+                "SELECT id, title, description, status, priority, stuck_count FROM tasks WHERE id = ?", (id,)
+            ).fetchone()
+        finally:
+            connection.close()
+        if row is None:
+            raise ValueError(f"no task {id}")
+        return dict(row)
+
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--db", required=True)
+    args = parser.parse_args()
+    build_bare_server(args.db).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Row 1: `ralph-desk mcp` over stdio, spawn → `initialize` answered, against the bare server spawned alike.
+
+Each run starts the process with pipes, writes the `initialize` request at once (the server reads
+it when it is ready) and stops the clock when the answer's line arrives on stdout. Runs of the two
+servers alternate, after one warm-up each, so that drift on this 2-core machine hits both alike.
+
+    python bench/stdio_startup.py [--runs 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from _common import (
+    BENCH_DIR,
+    PYTHON,
+    RALPH_DESK,
+    Row,
+    db_file,
+    emit,
+    env_for_children,
+    fmt_ms,
+    make_project,
+    median,
+    ms,
+    say,
+    scratch_dir,
+)
+
+TARGET_RATIO = 1.15
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+
+
+@dataclass
+class Spawn:
+    """One spawn: seconds to the `initialize` answer, to the `tools/list` answer, and CPU seconds used."""
+
+    initialize: float
+    tools_list: float
+    cpu: float
+    tools: int
+
+
+def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(
+                f"the server exited before answering request {request_id} (code {process.wait()})"
+            )
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == request_id:
+            if "result" not in message:
+                raise RuntimeError(f"request {request_id} failed: {message}")
+            return message
+
+
+def spawn(argv: list[str], env: dict[str, str]) -> Spawn:
+    """Spawn `argv`, ask `initialize` at once, then `tools/list` as a client does; time both answers."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    assert process.stdin is not None
+    try:
+        process.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        process.stdin.flush()
+        _answer(process, 1)
+        initialized = time.perf_counter() - start
+        process.stdin.write((json.dumps(INITIALIZED) + "\n" + json.dumps(TOOLS_LIST) + "\n").encode())
+        process.stdin.flush()
+        tools = _answer(process, 2)["result"]["tools"]
+        listed = time.perf_counter() - start
+    finally:
+        process.stdin.close()
+        cpu = float("nan")
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            cpu = usage.ru_utime + usage.ru_stime
+        except ChildProcessError:
+            pass
+    return Spawn(initialized, listed, cpu, len(tools))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    env = env_for_children()
+    with scratch_dir("stdio") as tmp:
+        root = make_project(tmp / "project", tasks=5)
+        commands = {
+            "ralph": [RALPH_DESK, "mcp", "--root", str(root)],
+            "bare": [PYTHON, str(BENCH_DIR / "bare_server.py"), "--db", str(db_file(root))],
+        }
+        for argv in commands.values():  # warm-up: page cache, .pyc files
+            spawn(argv, env)
+        runs: dict[str, list[Spawn]] = {"ralph": [], "bare": []}
+        for run in range(args.runs):
+            for name in ("ralph", "bare") if run % 2 == 0 else ("bare", "ralph"):
+                runs[name].append(spawn(commands[name], env))
+    figures: dict[str, Any] = {"runs": args.runs}
+    for name, spawns in runs.items():
+        init = [ms(s.initialize) for s in spawns]
+        listed = [ms(s.tools_list) for s in spawns]
+        cpu = [ms(s.cpu) for s in spawns]
+        say(f"{name:5s} spawn→initialize ms: " + " ".join(f"{v:.0f}" for v in init))
+        say(
+            f"{name:5s} spawn→tools/list ms: "
+            + " ".join(f"{v:.0f}" for v in listed)
+            + f"  ({spawns[0].tools} tools)"
+        )
+        say(f"{name:5s} process CPU ms:      " + " ".join(f"{v:.0f}" for v in cpu))
+        figures[name] = {
+            "initialize_ms": init,
+            "tools_list_ms": listed,
+            "cpu_ms": cpu,
+            "initialize_median_ms": median(init),
+            "initialize_min_ms": min(init),
+            "tools_list_median_ms": median(listed),
+            "cpu_median_ms": median(cpu),
+            "tools": spawns[0].tools,
+        }
+    ralph, bare = figures["ralph"], figures["bare"]
+    ratio = ralph["initialize_median_ms"] / bare["initialize_median_ms"]
+    figures["ratio"] = ratio
+    figures["ratio_min"] = ralph["initialize_min_ms"] / bare["initialize_min_ms"]
+    figures["ratio_tools_list"] = ralph["tools_list_median_ms"] / bare["tools_list_median_ms"]
+    figures["ratio_cpu"] = ralph["cpu_median_ms"] / bare["cpu_median_ms"]
+    say(
+        f"ratios ralph/bare: initialize median {ratio:.2f}×, min {figures['ratio_min']:.2f}×; "
+        f"tools/list {figures['ratio_tools_list']:.2f}×; process CPU {figures['ratio_cpu']:.2f}×"
+    )
+    emit(
+        Row(
+            key="stdio_startup",
+            what="`ralph-desk mcp` stdio: spawn → initialize (median / min)",
+            measured=f"{fmt_ms(ralph['initialize_median_ms'])} / {fmt_ms(ralph['initialize_min_ms'])}",
+            target=f"≤ {TARGET_RATIO}× bare",
+            reference=(
+                f"bare MCPServer {fmt_ms(bare['initialize_median_ms'])} / {fmt_ms(bare['initialize_min_ms'])}"
+            ),
+            ratio=f"{ratio:.2f}×",
+            passed=ratio <= TARGET_RATIO,
+            figures=figures,
+            note=f"spawn → tools/list {fmt_ms(ralph['tools_list_median_ms'])} vs "
+            f"{fmt_ms(bare['tools_list_median_ms'])} ({figures['ratio_tools_list']:.2f}×); "
+            f"CPU {figures['ratio_cpu']:.2f}×",
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Dialogs shared by the panes: confirmations and the client configurations."""

@@ -1,0 +1,1 @@
+"""The Disciplines pane: fields, extra MCP servers and the recipe × tool matrix."""

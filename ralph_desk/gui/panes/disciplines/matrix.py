@@ -1,0 +1,291 @@
+"""The tool matrix of a discipline: a check per recipe and tool, and the effective tool set per recipe."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.recipes import RECIPE_ALLOWED
+from ralph_desk.gui import theme
+from ralph_desk.gui.models.tool_matrix import (
+    HEADER_ROLE,
+    RECIPE_TITLES,
+    ToolMatrixModel,
+    band_color,
+    recipe_name,
+)
+from ralph_desk.gui.widgets.common import label
+
+Index = QModelIndex | QPersistentModelIndex
+
+ROW_HEIGHT = 24
+CHECK_SIZE = 14
+COLUMN_WIDTH = 50
+TOOL_COLUMN_WIDTH = 178
+SUMMARY_WIDTH = 240
+LEGEND = (
+    "<b>Unchecking a tool takes it away from this discipline in every recipe that allows it</b> "
+    "(click a tool's name to toggle its whole row). Greyed cells: the recipe never allows the tool. "
+    "Saving applies to the next session."
+)
+
+
+def paint_check(painter: QPainter, box: QRectF, checked: bool, enabled: bool) -> None:
+    """A checkbox drawn in the theme's colours, so it reads the same on light and dark palettes."""
+    tones = theme.tones()
+    accent, muted = theme.accent(), theme.muted()
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    if checked:
+        painter.setPen(QPen(accent, 1.0))
+        painter.setBrush(accent)
+    elif enabled:
+        painter.setPen(QPen(muted, 1.2))
+        painter.setBrush(QColor(tones.base))
+    else:
+        painter.setPen(QPen(theme.tint(muted, 0.35), 1.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+    if checked:
+        mark = QPainterPath()
+        mark.moveTo(box.left() + box.width() * 0.24, box.top() + box.height() * 0.52)
+        mark.lineTo(box.left() + box.width() * 0.43, box.top() + box.height() * 0.71)
+        mark.lineTo(box.left() + box.width() * 0.77, box.top() + box.height() * 0.31)
+        pen = QPen(QColor(tones.highlighted_text), 1.8)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(mark)
+    painter.restore()
+
+
+class CheckDelegate(QStyledItemDelegate):
+    """Draws a centred checkbox (disabled where the recipe does not allow the tool); a click toggles it."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        """The cell's background, then its checkbox in the middle."""
+        self.initStyleOption(option, index)
+        widget = option.widget
+        style = widget.style() if widget is not None else None
+        if style is None:
+            return
+        check = index.data(Qt.ItemDataRole.CheckStateRole)
+        background = QStyleOptionViewItem(option)
+        background.features &= ~QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator
+        background.text = ""
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, background, painter, widget)
+        if index.data(HEADER_ROLE) or check is None:
+            return
+        enabled = bool(index.flags() & Qt.ItemFlag.ItemIsEnabled)
+        checked = Qt.CheckState(check) == Qt.CheckState.Checked
+        box = QRectF(0, 0, CHECK_SIZE, CHECK_SIZE)
+        box.moveCenter(QRectF(option.rect).center())
+        paint_check(painter, box, checked, enabled)
+
+    def editorEvent(
+        self, event: QEvent, model: QAbstractItemModel, option: QStyleOptionViewItem, index: Index
+    ) -> bool:
+        """A click anywhere in an allowed cell, or Space on it, toggles its tool."""
+        flags = index.flags()
+        if not (flags & Qt.ItemFlag.ItemIsEnabled and flags & Qt.ItemFlag.ItemIsUserCheckable):
+            return False
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonDblClick:
+            return True
+        if kind == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
+            if event.button() != Qt.MouseButton.LeftButton or not option.rect.contains(
+                event.position().toPoint()
+            ):
+                return False
+        elif kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.key() not in (Qt.Key.Key_Space, Qt.Key.Key_Select):
+                return False
+        else:
+            return False
+        checked = Qt.CheckState(index.data(Qt.ItemDataRole.CheckStateRole)) == Qt.CheckState.Checked
+        new = Qt.CheckState.Unchecked if checked else Qt.CheckState.Checked
+        return model.setData(index, new, Qt.ItemDataRole.CheckStateRole)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        """A compact square-ish cell."""
+        return QSize(COLUMN_WIDTH, ROW_HEIGHT)
+
+
+class ToolHeader(QHeaderView):
+    """The tool names down the left; a category's title is drawn as the start of its band."""
+
+    def __init__(self, model: ToolMatrixModel, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.matrix = model
+
+    def paintSection(self, painter: QPainter, rect: QRect, logicalIndex: int) -> None:
+        """Paint a category band flat, with its title; a tool section as usual."""
+        if not 0 <= logicalIndex < len(self.matrix.rows) or self.matrix.rows[logicalIndex].tool is not None:
+            super().paintSection(painter, rect, logicalIndex)
+            return
+        painter.save()
+        painter.fillRect(rect, band_color())
+        font = self.matrix.headerData(logicalIndex, Qt.Orientation.Vertical, Qt.ItemDataRole.FontRole)
+        if isinstance(font, QFont):
+            painter.setFont(font)
+        painter.setPen(theme.muted())
+        text = str(self.matrix.headerData(logicalIndex, Qt.Orientation.Vertical) or "")
+        painter.drawText(
+            rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text
+        )
+        painter.restore()
+
+
+class ToolMatrixView(QTableView):
+    """Recipes across, tools down (their names stay in view while scrolling); category bands between."""
+
+    def __init__(self, model: ToolMatrixModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setModel(model)
+        self.matrix = model
+        self.setItemDelegate(CheckDelegate(self))
+        self.setVerticalHeader(ToolHeader(model, self))
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setShowGrid(True)
+        self.setGridStyle(Qt.PenStyle.DotLine)
+        self.setWordWrap(False)
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        rows = self.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(ROW_HEIGHT)
+        rows.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        rows.setFixedWidth(TOOL_COLUMN_WIDTH)
+        rows.setHighlightSections(False)
+        rows.setSectionsClickable(True)
+        rows.sectionClicked.connect(self.toggle_row)
+        columns = self.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        columns.setDefaultSectionSize(COLUMN_WIDTH)
+        columns.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
+        columns.setHighlightSections(False)
+        columns.setFixedHeight(columns.fontMetrics().lineSpacing() * 2 + 12)
+        for row, entry in enumerate(model.rows):
+            if entry.tool is None:
+                self.setSpan(row, 0, 1, model.columnCount())
+        self.setMinimumWidth(self.sizeHint().width())
+
+    def show_tool(self, name: str) -> None:
+        """Scroll the tool's row to the middle of the view."""
+        for row, entry in enumerate(self.matrix.rows):
+            if entry.tool is not None and entry.tool.name == name:
+                self.scrollTo(self.matrix.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+                return
+
+    def toggle_row(self, row: int) -> None:
+        """Give back or take away the row's tool (when some recipe allows it)."""
+        entry = self.matrix.rows[row]
+        if entry.tool is None:
+            return
+        name = entry.tool.name
+        if not any(name in RECIPE_ALLOWED[recipe] for recipe in self.matrix.recipes):
+            return
+        self.matrix.set_enabled(name, name in self.matrix.disabled)
+
+    def sizeHint(self) -> QSize:
+        """Wide enough for every recipe column."""
+        scroll_bar = self.verticalScrollBar().sizeHint().width()
+        width = (
+            TOOL_COLUMN_WIDTH + COLUMN_WIDTH * self.matrix.columnCount() + self.frameWidth() * 2 + scroll_bar
+        )
+        return QSize(width, 480)
+
+
+class EffectiveTools(QScrollArea):
+    """The tools each recipe's sessions get with the edited set, and what the discipline takes away."""
+
+    def __init__(self, model: ToolMatrixModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.matrix = model
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setContentsMargins(4, 0, 8, 0)
+        self.setWidget(self.text)
+        model.sig_disabled_changed.connect(self.update_text)
+        self.update_text()
+
+    def update_text(self) -> None:
+        """Write the summary again from the model."""
+        muted = theme.muted().name()
+        off_color = theme.severity_color("warning").name()
+        parts: list[str] = []
+        for recipe in self.matrix.recipes:
+            effective = self.matrix.effective(recipe)
+            allowed = RECIPE_ALLOWED[recipe]
+            taken = sorted(allowed - set(effective))
+            names = ", ".join(escape(name) for name in effective) or "<i>nothing</i>"
+            line = (
+                f"<p style='margin:0 0 8px 0'><b>{escape(RECIPE_TITLES[recipe])}</b>"
+                f" <span style='color:{muted}'>({escape(recipe_name(recipe))})</span>"
+                f" — {len(effective)} of {len(allowed)}<br>{names}"
+            )
+            if taken:
+                line += f"<br><span style='color:{off_color}'>taken away: {escape(', '.join(taken))}</span>"
+            parts.append(line + "</p>")
+        self.text.setText("".join(parts))
+
+    def summary(self) -> dict[str, list[str]]:
+        """The effective tools per recipe name (what the text shows)."""
+        return {recipe.value: self.matrix.effective(recipe) for recipe in self.matrix.recipes}
+
+
+class ToolsEditor(QWidget):
+    """The legend, the matrix, and the live effective tool set beside it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = ToolMatrixModel(self)
+        self.view = ToolMatrixView(self.model)
+        self.effective = EffectiveTools(self.model)
+        self.effective.setFixedWidth(SUMMARY_WIDTH)
+        self.legend = label(LEGEND, name="muted", wrap=True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(6, 0, 0, 0)
+        side_layout.addWidget(label("Effective tools per recipe", name="subheading"))
+        side_layout.addWidget(self.effective, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.view, 1)
+        row.addWidget(side)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(self.legend)
+        layout.addLayout(row, 1)

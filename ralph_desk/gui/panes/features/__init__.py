@@ -1,0 +1,1 @@
+"""The Features pane: features, their context and their learnings."""

@@ -1,0 +1,176 @@
+"""Dialogs of the Features pane: a new feature, a learning's text, which learning a merge keeps."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.records import FeatureLearning
+from ralph_desk.gui import fmt
+from ralph_desk.gui.widgets.common import label
+
+DIALOG_WIDTH = 520
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def name_from(display_name: str) -> str:
+    """A feature name made from a display name ("Tide charts" → "tide-charts")."""
+    return re.sub(r"[^a-z0-9]+", "-", display_name.casefold()).strip("-")[:64]
+
+
+class NewFeatureDialog(QDialog):
+    """The name and display name of a new feature (the rest is edited in the pane)."""
+
+    def __init__(self, taken: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New feature")
+        self.setMinimumWidth(DIALOG_WIDTH)
+        self.taken = set(taken)
+        self.display_name = QLineEdit()
+        self.display_name.setPlaceholderText("Tide charts")
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("tide-charts")
+        self.name.setToolTip("Lower-case letters, digits, - and _; tasks and agents refer to it by this name")
+        self.description = QPlainTextEdit()
+        self.description.setPlaceholderText("What the feature is for (optional)")
+        self.description.setFixedHeight(80)
+        self.problem = label(name="muted", wrap=True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.create_button: QPushButton = buttons.addButton("Create", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.create_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self._named_by_hand = False
+        self.display_name.textChanged.connect(self._suggest_name)
+        self.name.textEdited.connect(self._name_edited)
+        self.name.textChanged.connect(self._check)
+        form = QFormLayout()
+        form.addRow("Display name", self.display_name)
+        form.addRow("Name", self.name)
+        form.addRow("Description", self.description)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.problem)
+        layout.addWidget(buttons)
+        self._check()
+
+    def _suggest_name(self, text: str) -> None:
+        if not self._named_by_hand:
+            self.name.setText(name_from(text))
+        self._check()
+
+    def _name_edited(self, _text: str) -> None:
+        self._named_by_hand = True
+
+    def _check(self) -> None:
+        name = self.name.text().strip()
+        problem = ""
+        if name and not NAME_PATTERN.match(name):
+            problem = "The name takes lower-case letters, digits, - and _ (up to 64)."
+        elif name in self.taken:
+            problem = f"A feature named {name} exists already."
+        self.problem.setText(problem)
+        self.create_button.setEnabled(bool(name and self.display_name.text().strip() and not problem))
+
+    def values(self) -> dict[str, Any]:
+        """The fields as `features.create` takes them."""
+        return {
+            "name": self.name.text().strip(),
+            "display_name": self.display_name.text().strip(),
+            "description": self.description.toPlainText().strip() or None,
+        }
+
+
+class LearningDialog(QDialog):
+    """A learning's text and the reason it holds, to edit."""
+
+    def __init__(self, learning: FeatureLearning, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.learning = learning
+        self.setWindowTitle(f"Edit learning #{learning.id}")
+        self.setMinimumWidth(DIALOG_WIDTH)
+        self.text = QPlainTextEdit(learning.text)
+        self.text.setFixedHeight(110)
+        self.reason = QPlainTextEdit(learning.reason or "")
+        self.reason.setPlaceholderText("Why it holds (optional)")
+        self.reason.setFixedHeight(70)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.ok: QPushButton = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.text.textChanged.connect(lambda: self.ok.setEnabled(bool(self.text.toPlainText().strip())))
+        form = QFormLayout()
+        form.addRow("Learning", self.text)
+        form.addRow("Reason", self.reason)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            label(
+                f"Recorded by {learning.source}, seen {fmt.plural(learning.hit_count, 'time')}.", name="muted"
+            )
+        )
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def values(self) -> tuple[str, str | None]:
+        """The text and the reason (None when empty)."""
+        return self.text.toPlainText().strip(), self.reason.toPlainText().strip() or None
+
+
+def default_keep(learnings: list[FeatureLearning]) -> FeatureLearning:
+    """The learning a merge keeps unless told otherwise: the most seen, then the oldest."""
+    return max(learnings, key=lambda item: (item.hit_count, -item.created_at.timestamp(), -item.id))
+
+
+class MergeDialog(QDialog):
+    """Which of the selected learnings to keep; the others fold into it, their hits added up."""
+
+    def __init__(self, learnings: list[FeatureLearning], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.learnings = learnings
+        self.setWindowTitle(f"Merge {len(learnings)} learnings")
+        self.setMinimumWidth(DIALOG_WIDTH + 80)
+        self.group = QButtonGroup(self)
+        keep = default_keep(learnings)
+        layout = QVBoxLayout(self)
+        total = sum(item.hit_count for item in learnings)
+        layout.addWidget(
+            label(
+                f"Keep one text; the others are removed and their hits added to it ({total} in all).",
+                wrap=True,
+            )
+        )
+        for learning in learnings:
+            choice = QRadioButton(
+                f"{fmt.one_line(learning.text, 110)}   ({fmt.plural(learning.hit_count, 'hit')})"
+            )
+            choice.setToolTip(learning.text)
+            choice.setChecked(learning.id == keep.id)
+            self.group.addButton(choice, learning.id)
+            layout.addWidget(choice)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.ok: QPushButton = buttons.addButton("Merge", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.ok.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def keep_id(self) -> int:
+        """The id of the learning to keep."""
+        return self.group.checkedId()
+
+    def choose(self, learning_id: int) -> None:
+        """Keep this learning."""
+        self.group.button(learning_id).setChecked(True)

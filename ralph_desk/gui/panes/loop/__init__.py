@@ -1,0 +1,1 @@
+"""The Loop pane: settings, start/pause/stop, the live session and the session history."""

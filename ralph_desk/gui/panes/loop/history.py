@@ -1,0 +1,110 @@
+"""The session history: the latest agent sessions with verb, outcome, turns, cost and transcript."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.gui import fmt
+from ralph_desk.gui.models.base import RECORD_ROLE
+from ralph_desk.gui.models.history import (
+    COST,
+    DURATION,
+    OUTCOME,
+    STARTED,
+    TASK,
+    TRANSCRIPT,
+    TURNS,
+    VERB,
+    HistoryRow,
+    HistoryTableModel,
+)
+from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.gui.widgets.pill import PillDelegate
+
+COLUMN_WIDTHS = {STARTED: 72, VERB: 86, OUTCOME: 116, TURNS: 50, COST: 62, DURATION: 76, TRANSCRIPT: 78}
+
+
+class HistoryView(QWidget):
+    """The sessions table; double-click or the button opens a session's transcript."""
+
+    sig_open_transcript_requested = Signal(str)
+    """Open this transcript file (as the session recorded it)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = HistoryTableModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setItemDelegateForColumn(VERB, PillDelegate(self.table))
+        self.table.setItemDelegateForColumn(OUTCOME, PillDelegate(self.table))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setSortingEnabled(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(TASK, QHeaderView.ResizeMode.Stretch)
+        header.setHighlightSections(False)
+        header.setSortIndicator(STARTED, Qt.SortOrder.DescendingOrder)
+        for column, width in COLUMN_WIDTHS.items():
+            self.table.setColumnWidth(column, width)
+        self.table.doubleClicked.connect(self.open_at)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_button())
+        self.open_button = button("Open transcript", "transcript", "Open the selected session's transcript")
+        self.open_button.clicked.connect(lambda: self.open_at(self.table.currentIndex()))
+        self.summary = label(name="muted")
+        self.empty = EmptyState(
+            "timeline",
+            "No session has run yet",
+            "Every session the loop runs is listed here: its task, the verb that closed it, what came of "
+            "it, its turns and cost, and a link to its transcript.",
+        )
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.table)
+        self.stack.addWidget(self.empty)
+        top = QHBoxLayout()
+        top.addWidget(label("Session history", name="subheading"))
+        top.addStretch(1)
+        top.addWidget(self.summary)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(self.open_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.stack, 1)
+        layout.addLayout(bottom)
+        self._update_button()
+
+    def show_rows(self, rows: list[HistoryRow]) -> None:
+        """Show these sessions (the selection stays where its row does)."""
+        self.model.set_items(rows)
+        self.stack.setCurrentWidget(self.table if rows else self.empty)
+        cost = sum(row.session.cost_usd for row in rows)
+        self.summary.setText(f"{fmt.plural(len(rows), 'session')} · {fmt.money(cost)}" if rows else "")
+        self._update_button()
+
+    def open_at(self, index: QModelIndex) -> None:
+        """Ask to open the transcript of the session at `index`."""
+        record = index.data(RECORD_ROLE) if index.isValid() else None
+        if isinstance(record, HistoryRow) and record.session.transcript_path:
+            self.sig_open_transcript_requested.emit(record.session.transcript_path)
+
+    def _update_button(self) -> None:
+        index = self.table.currentIndex()
+        record = index.data(RECORD_ROLE) if index.isValid() else None
+        self.open_button.setEnabled(isinstance(record, HistoryRow) and bool(record.session.transcript_path))

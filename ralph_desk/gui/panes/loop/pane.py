@@ -1,0 +1,145 @@
+"""The Loop pane: its state and buttons, the settings, the live session and the session history."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
+
+from ralph_desk.gui import theme
+from ralph_desk.gui.models.stream import StreamLine
+from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
+from ralph_desk.gui.panes.loop.history import HistoryView
+from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
+from ralph_desk.gui.panes.loop.state import BUTTONS, COLORS, LoopView, Phase
+from ralph_desk.gui.panes.loop.stream import StreamView
+from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.pill import Pill
+from ralph_desk.loop.preview import SessionPreview
+
+SETTINGS_WIDTH = 360
+
+
+class LoopPane(QWidget):
+    """Start, pause, resume and stop the loop; watch it. Widgets only show and ask."""
+
+    sig_start_requested = Signal()
+    """Start the loop with the settings in the form (saving them first)."""
+    sig_pause_requested = Signal()
+    """Hold the loop after the current session."""
+    sig_resume_requested = Signal()
+    """Continue a paused loop."""
+    sig_stop_requested = Signal()
+    """End the current session (not counted as stuck) and stop the loop."""
+    sig_preview_requested = Signal()
+    """Show what the next session would get."""
+    sig_save_settings_requested = Signal(object)
+    """Save these settings (a `LoopForm`)."""
+    sig_open_transcript_requested = Signal(str)
+    """Open this session transcript."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = LoopView()
+        self.preview_dialog: PreviewDialog | None = None
+        self.settings = LoopSettingsForm()
+        self.stream = StreamView()
+        self.history = HistoryView()
+        self.state = Pill()
+        self.detail = label(wrap=True, selectable=True)
+        self.figures = label(name="muted")
+        self.start = button("Start", "play", "Start the loop with these settings (saved first)", primary=True)
+        self.pause = button("Pause", "pause", "Hold the loop once the current session ends")
+        self.resume = button("Resume", "play", "Continue the paused loop")
+        self.stop = button("Stop", "stop", "End the current session (not counted as stuck) and stop the loop")
+        self.preview = button(
+            "Dry run…", "preview", "Show the next session's prompt and tools without running it"
+        )
+        self.start.clicked.connect(self.sig_start_requested)
+        self.pause.clicked.connect(self.sig_pause_requested)
+        self.resume.clicked.connect(self.sig_resume_requested)
+        self.stop.clicked.connect(self.sig_stop_requested)
+        self.preview.clicked.connect(self.sig_preview_requested)
+        self.settings.sig_save_requested.connect(self.sig_save_settings_requested)
+        self.history.sig_open_transcript_requested.connect(self.sig_open_transcript_requested)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.settings)
+        self.splitter.addWidget(self._watch_area())
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([SETTINGS_WIDTH, 840])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 16, 20, 12)
+        layout.setSpacing(10)
+        layout.addLayout(self._top())
+        layout.addLayout(self._controls())
+        layout.addWidget(self.splitter, 1)
+        self.show_view(self.view)
+
+    def _top(self) -> QHBoxLayout:
+        top = QHBoxLayout()
+        top.setSpacing(10)
+        top.addWidget(label("Loop", name="heading"))
+        top.addWidget(self.state)
+        top.addWidget(self.detail, 1)
+        return top
+
+    def _controls(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        for widget in (self.start, self.pause, self.resume, self.stop):
+            row.addWidget(widget)
+        row.addSpacing(12)
+        row.addWidget(self.figures, 1)
+        row.addWidget(self.preview)
+        return row
+
+    def _watch_area(self) -> QWidget:
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.stream)
+        splitter.addWidget(self.history)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setChildrenCollapsible(False)
+        holder = QWidget()
+        layout = QVBoxLayout(holder)
+        layout.setContentsMargins(6, 0, 0, 0)
+        layout.addWidget(splitter)
+        return holder
+
+    # --- showing ------------------------------------------------------------------------------
+
+    def show_view(self, view: LoopView) -> None:
+        """Show the loop's state, what it does, its figures, and the buttons that state allows."""
+        self.view = view
+        self.state.set_pill(view.label, theme.status_color(COLORS[view.phase]))
+        self.state.setToolTip(view.reason or view.label)
+        self.detail.setText(view.detail)
+        self.figures.setText(view.figures)
+        buttons = BUTTONS[view.phase]
+        self.start.setEnabled(buttons.start)
+        self.pause.setEnabled(buttons.pause)
+        self.resume.setEnabled(buttons.resume)
+        self.stop.setEnabled(buttons.stop)
+        self.settings.setEnabled(view.phase not in (Phase.STARTING, Phase.STOPPING))
+
+    @property
+    def phase(self) -> Phase:
+        """The phase shown."""
+        return self.view.phase
+
+    def add_line(self, line: StreamLine) -> None:
+        """Add a line to the live view."""
+        self.stream.add(line)
+
+    def show_preview(self, preview: SessionPreview | None, task_title: str) -> None:
+        """Open the dry-run dialog."""
+        dialog = PreviewDialog(preview, task_title, self)
+        self.preview_dialog = dialog
+        dialog.open()
+
+    def refresh_style(self) -> None:
+        """Redraw colours after the palette changed."""
+        self.show_view(self.view)
+        self.history.model.refresh_all()
+        self.stream.model.refresh_all()

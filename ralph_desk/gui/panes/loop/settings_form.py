@@ -1,0 +1,261 @@
+"""The loop's settings as a form: agent, program, models per recipe, limits; saved to config.json."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
+from ralph_desk.gui.widgets.common import button, label
+
+AGENTS = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "command": "A command of your own",
+}
+MODEL_CHOICES = ("", "opus", "sonnet", "haiku")
+MAX_ITERATIONS = 10_000
+MAX_BUDGET = 100_000.0
+MAX_TIMEOUT_S = 24 * 3600
+MAX_STUCK = 50
+MAX_REVIEW_EVERY = 1000
+TIMEOUT_STEP_S = 60
+
+
+@dataclass(frozen=True)
+class LoopForm:
+    """What the form holds: config.json keys, and the agent's program (kept on this computer)."""
+
+    config: dict[str, Any] = field(default_factory=dict)
+    agent_bin: str = ""
+
+
+def _spin(minimum: int, maximum: int, special: str | None = None, suffix: str = "") -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(minimum, maximum)
+    if special:
+        box.setSpecialValueText(special)
+    box.setSuffix(suffix)
+    box.setMinimumWidth(110)
+    return box
+
+
+class LoopSettingsForm(QWidget):
+    """Agent, program, models and limits; Save writes them to `.ralph/config.json`."""
+
+    sig_save_requested = Signal(object)
+    """Save these settings (a `LoopForm`)."""
+    sig_dirty_changed = Signal(bool)
+    """Whether the form differs from the settings as loaded."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.loaded = LoopForm()
+        self._baseline = LoopForm()
+        self._loading = False
+        self._dirty = False
+        self.agent = QComboBox()
+        for key, title in AGENTS.items():
+            self.agent.addItem(title, key)
+        self.agent_bin = QLineEdit()
+        self.agent_bin.setClearButtonEnabled(True)
+        self.agent_bin.setToolTip(
+            "Where the agent's program is; empty: looked up on PATH. "
+            "Kept on this computer, not in the project."
+        )
+        self.command = QLineEdit()
+        self.command.setPlaceholderText("my-agent --prompt {prompt_file} --mcp {mcp_config}")
+        self.command.setToolTip(
+            "The command for your own agent; placeholders: "
+            "{prompt_file}, {mcp_config}, {session_id}, {workdir}"
+        )
+        self.models: dict[Recipe, QComboBox] = {}
+        for recipe in Recipe:
+            combo = QComboBox()
+            combo.setEditable(True)
+            combo.addItems(list(MODEL_CHOICES))
+            line = combo.lineEdit()
+            if line is not None:
+                line.setPlaceholderText("default")
+            combo.setToolTip(f"The model for {recipe_name(recipe)} sessions ({RECIPE_PURPOSES[recipe]})")
+            self.models[recipe] = combo
+        self.max_iterations = _spin(0, MAX_ITERATIONS, "no limit")
+        self.max_iterations.setToolTip("Sessions per run before the loop stops (0: no limit)")
+        self.budget = QDoubleSpinBox()
+        self.budget.setRange(0.0, MAX_BUDGET)
+        self.budget.setDecimals(2)
+        self.budget.setPrefix("$")
+        self.budget.setSpecialValueText("no budget")
+        self.budget.setToolTip("The loop stops once a run has cost this much (0: no budget)")
+        self.timeout = _spin(1, MAX_TIMEOUT_S, suffix=" s")
+        self.timeout.setSingleStep(TIMEOUT_STEP_S)
+        self.timeout.setToolTip("A session running longer is ended and counts as stuck")
+        self.stuck = _spin(1, MAX_STUCK)
+        self.stuck.setToolTip("Sessions without progress before a task is marked failed")
+        self.review = _spin(0, MAX_REVIEW_EVERY, "off")
+        self.review.setToolTip("Run an opus review of a feature after every N of its tasks are done (0: off)")
+        self.allow_edits = QCheckBox("Agents may edit files")
+        self.allow_edits.setToolTip(
+            "Off: edits found after a session are put aside in a git stash and the session is rejected"
+        )
+        self.notice = label(name="muted", wrap=True)
+        self.save = button("Save settings", "save", "Write the settings to .ralph/config.json")
+        self.revert = button("Revert", "refresh", "Show the settings as saved")
+        self.save.clicked.connect(self.request_save)
+        self.revert.clicked.connect(lambda: self.load(self.loaded))
+        self._build()
+        self.agent.currentIndexChanged.connect(self._on_agent)
+        for signal in self._edited_signals():
+            signal.connect(self._on_edit)
+        self._on_agent()
+        self._update_buttons()
+
+    def _build(self) -> None:
+        agent_box = QGroupBox("Agent")
+        agent_form = QFormLayout(agent_box)
+        agent_form.addRow("Agent", self.agent)
+        agent_form.addRow("Program", self.agent_bin)
+        agent_form.addRow("Command", self.command)
+        models_box = QGroupBox("Model per recipe")
+        grid = QGridLayout(models_box)
+        grid.setHorizontalSpacing(8)
+        for position, (recipe, combo) in enumerate(self.models.items()):
+            row, column = divmod(position, 2)
+            grid.addWidget(label(recipe_name(recipe)), row, column * 2)
+            grid.addWidget(combo, row, column * 2 + 1)
+        limits_box = QGroupBox("Limits")
+        limits = QFormLayout(limits_box)
+        limits.addRow("Max iterations", self.max_iterations)
+        limits.addRow("Budget", self.budget)
+        limits.addRow("Session timeout", self.timeout)
+        limits.addRow("Stuck after", self.stuck)
+        limits.addRow("Opus review every", self.review)
+        limits.addRow("", self.allow_edits)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 6, 0)
+        for box in (agent_box, models_box, limits_box):
+            body_layout.addWidget(box)
+        body_layout.addStretch(1)
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroller.setWidget(body)
+        actions = QHBoxLayout()
+        actions.addWidget(self.notice, 1)
+        actions.addWidget(self.revert)
+        actions.addWidget(self.save)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroller, 1)
+        layout.addLayout(actions)
+
+    def _edited_signals(self) -> list[Any]:
+        combos = [self.agent, *self.models.values()]
+        return [
+            self.agent_bin.textChanged,
+            self.command.textChanged,
+            *(combo.currentTextChanged for combo in combos),
+            self.max_iterations.valueChanged,
+            self.budget.valueChanged,
+            self.timeout.valueChanged,
+            self.stuck.valueChanged,
+            self.review.valueChanged,
+            self.allow_edits.toggled,
+        ]
+
+    # --- values -------------------------------------------------------------------------------
+
+    def load(self, form: LoopForm) -> None:
+        """Show these settings (no edits pending)."""
+        self.loaded = form
+        config = form.config
+        self._loading = True
+        self.agent.setCurrentIndex(max(0, self.agent.findData(config.get("agent") or "claude")))
+        self.agent_bin.setText(form.agent_bin)
+        words = config.get("agent_command")
+        self.command.setText(shlex.join(words) if isinstance(words, list) else "")
+        models = config.get("models") or {}
+        for recipe, combo in self.models.items():
+            combo.setCurrentText(str(models.get(recipe.value) or ""))
+        self.max_iterations.setValue(int(config.get("max_iterations") or 0))
+        self.budget.setValue(float(config.get("max_cost_usd") or 0.0))
+        self.timeout.setValue(int(config.get("session_timeout_s") or 1800))
+        self.stuck.setValue(int(config.get("stuck_threshold") or 3))
+        self.review.setValue(int(config.get("opus_review_every") or 0))
+        self.allow_edits.setChecked(bool(config.get("allow_edits", True)))
+        self._loading = False
+        self._on_agent()
+        self._baseline = self.values()
+        self._set_dirty(False)
+
+    def values(self) -> LoopForm:
+        """The settings as the form shows them (config.json keys, and the program)."""
+        text = self.command.text().strip()
+        config: dict[str, Any] = {
+            "agent": self.agent.currentData(),
+            "agent_command": shlex.split(text) if text else None,
+            "models": {
+                recipe.value: combo.currentText().strip() or None for recipe, combo in self.models.items()
+            },
+            "max_iterations": self.max_iterations.value(),
+            "max_cost_usd": self.budget.value() or None,
+            "session_timeout_s": self.timeout.value(),
+            "stuck_threshold": self.stuck.value(),
+            "opus_review_every": self.review.value(),
+            "allow_edits": self.allow_edits.isChecked(),
+        }
+        return LoopForm(config, self.agent_bin.text().strip())
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the form differs from the settings as loaded."""
+        return self._dirty
+
+    def request_save(self) -> None:
+        """Ask to save the settings."""
+        self.sig_save_requested.emit(self.values())
+
+    # --- reactions ----------------------------------------------------------------------------
+
+    def _on_agent(self, *_args: object) -> None:
+        agent = self.agent.currentData()
+        self.command.setEnabled(agent == "command")
+        self.agent_bin.setEnabled(agent != "command")
+        program = {"claude": "claude", "codex": "codex"}.get(str(agent), "")
+        self.agent_bin.setPlaceholderText(f"{program} on PATH" if program else "the command's first word")
+
+    def _on_edit(self, *_args: object) -> None:
+        if not self._loading:
+            self._set_dirty(self.values() != self._baseline)
+
+    def _set_dirty(self, dirty: bool) -> None:
+        changed = dirty != self._dirty
+        self._dirty = dirty
+        self._update_buttons()
+        if changed:
+            self.sig_dirty_changed.emit(dirty)
+
+    def _update_buttons(self) -> None:
+        self.save.setEnabled(self._dirty)
+        self.revert.setEnabled(self._dirty)
+        self.notice.setText("Unsaved — Start saves them" if self._dirty else "Saved in config.json")
+        self.notice.setToolTip("The project's .ralph/config.json; the program is kept on this computer")

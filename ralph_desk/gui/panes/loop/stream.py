@@ -1,0 +1,122 @@
+"""The live view of the current session: one line per event, following the end unless scrolled up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QModelIndex, QSize
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QListView, QStackedWidget, QVBoxLayout, QWidget
+
+from ralph_desk.gui import fmt
+from ralph_desk.gui.models.stream import StreamLine, StreamModel
+from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.widgets.empty_state import EmptyState
+
+AT_END_SLACK = 4
+
+
+@dataclass
+class SessionFigures:
+    """What the header counts for the session shown."""
+
+    title: str = ""
+    session_id: str = ""
+    tool_calls: int = 0
+    messages: int = 0
+    turns: int = 0
+    cost_usd: float = 0.0
+
+
+class StreamView(QWidget):
+    """The session's title and running figures over its lines; the view follows new lines at the end."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = StreamModel(parent=self)
+        self.figures = SessionFigures()
+        self.list = QListView()
+        self.list.setModel(self.model)
+        self.list.setWordWrap(True)
+        self.list.setUniformItemSizes(False)
+        self.list.setAlternatingRowColors(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setIconSize(QSize(16, 16))
+        self.list.setSpacing(1)
+        self.following = True
+        self.list.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self.model.rowsInserted.connect(self._on_rows_inserted)
+        self.title = label(name="subheading")
+        self.counts = label(name="muted")
+        self.empty = EmptyState(
+            "session",
+            "No session yet",
+            "Start the loop: each agent session appears here as it happens — what it says, every tool it "
+            "calls with the result, and what it costs.",
+        )
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.list)
+        self.stack.addWidget(self.empty)
+        self.stack.setCurrentWidget(self.empty)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.counts)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.stack, 1)
+        self._show_figures()
+
+    def start_session(self, title: str, session_id: str) -> None:
+        """Clear the view for a new session."""
+        self.model.clear()
+        self.figures = SessionFigures(title=title, session_id=session_id)
+        self.following = True
+        self._show_figures()
+
+    def add(self, line: StreamLine) -> None:
+        """Show one more line (and count it)."""
+        self.model.append(line)
+        self.stack.setCurrentWidget(self.list)
+        self._show_figures()
+
+    def count_tool_call(self) -> None:
+        """One more tool call in the session."""
+        self.figures.tool_calls += 1
+
+    def count_message(self) -> None:
+        """One more assistant message in the session."""
+        self.figures.messages += 1
+
+    def set_cost(self, cost_usd: float, turns: int) -> None:
+        """The session's cost and turns so far (as the agent reports them)."""
+        self.figures.cost_usd = cost_usd
+        self.figures.turns = turns
+        self._show_figures()
+
+    def _show_figures(self) -> None:
+        figures = self.figures
+        self.title.setText(figures.title or "Live session")
+        self.title.setToolTip(figures.session_id)
+        if not figures.session_id:
+            self.counts.setText("")
+            return
+        parts = [fmt.plural(figures.tool_calls, "tool call"), fmt.plural(figures.messages, "message")]
+        if figures.turns:
+            parts.append(fmt.plural(figures.turns, "turn"))
+        parts.append(fmt.money(figures.cost_usd))
+        self.counts.setText(" · ".join(parts))
+
+    def at_end(self) -> bool:
+        """Whether the view shows the last line."""
+        bar = self.list.verticalScrollBar()
+        return bar.value() >= bar.maximum() - AT_END_SLACK
+
+    def _on_scrolled(self, _value: int) -> None:
+        self.following = self.at_end()
+
+    def _on_rows_inserted(self, _parent: QModelIndex, _first: int, _last: int) -> None:
+        if self.following:
+            self.list.scrollToBottom()

@@ -1,0 +1,364 @@
+"""The Loop pane's wiring: saves settings, runs the loop as a task of the window's event loop, shows it."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings
+
+from ralph_desk.domain.endpoints import EndpointIssuer
+from ralph_desk.domain.enums import LoopState
+from ralph_desk.domain.records import AgentSession, Change
+from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.directory import TaskDirectory
+from ralph_desk.gui.models.history import HistoryRow
+from ralph_desk.gui.models.stream import line_of
+from ralph_desk.gui.panes.loop.pane import LoopPane
+from ralph_desk.gui.panes.loop.settings_form import LoopForm
+from ralph_desk.gui.panes.loop.state import ACTIVE, LoopView, Phase, phase_of
+from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
+from ralph_desk.loop.lock import LoopAlreadyRunningError
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.preview import SessionPreview, preview_next_session
+from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.loop.settings import load_settings
+from ralph_desk.project import ProjectError, read_config, write_config
+from ralph_desk.services.container import Services
+
+log = logging.getLogger("ralph_desk.gui.loop")
+
+HISTORY_LIMIT = 200
+REPLAY_LIMIT = 2000
+STOP_WAIT_S = 15.0
+WAKE_TOPICS = frozenset({"tasks", "signals", "inbox"})
+HISTORY_TOPICS = frozenset({"sessions", "tasks"})
+
+FileOpener = Callable[[str], bool]
+
+
+def replay(path: Path, agent: str, limit: int = REPLAY_LIMIT) -> list[LiveEvent]:
+    """The live events of a finished session, read back from the agent's output in its transcript."""
+    parser = adapter_for(LoopSettings(agent=agent)).parser()
+    events: list[LiveEvent] = []
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            if line.startswith("{"):
+                events.extend(parser.feed(line.rstrip("\n")))
+            if len(events) >= limit:
+                break
+    return events[:limit]
+
+
+def program_key(root: str) -> str:
+    """The QSettings key of a project's agent program (it differs per computer, so not in config.json)."""
+    return f"loop/agent_bin/{hashlib.sha1(root.encode()).hexdigest()[:16]}"
+
+
+class LoopWiring(QObject):
+    """Owns the running `LoopRunner` (one at a time) and turns its events into what the pane shows."""
+
+    def __init__(
+        self,
+        pane: LoopPane,
+        services: Services,
+        actions: ActionRunner,
+        directory: TaskDirectory,
+        issuer: EndpointIssuer | None,
+        store: QSettings,
+        open_file: FileOpener | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.pane = pane
+        self.services = services
+        self.actions = actions
+        self.directory = directory
+        self.issuer = issuer
+        self.store = store
+        self.open_file = open_file
+        self.runner: LoopRunner | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.view = LoopView()
+        pane.sig_start_requested.connect(self.start)
+        pane.sig_pause_requested.connect(self.pause)
+        pane.sig_resume_requested.connect(self.resume)
+        pane.sig_stop_requested.connect(self.stop)
+        pane.sig_preview_requested.connect(self.preview)
+        pane.sig_save_settings_requested.connect(self.save_settings)
+        pane.sig_open_transcript_requested.connect(self._open_transcript)
+
+    @property
+    def running(self) -> bool:
+        """Whether a loop run of this window is under way."""
+        return self.task is not None and not self.task.done()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the settings (unless being edited) and the session history."""
+        if not self.pane.settings.dirty:
+            form = self.actions.read("read the loop settings", self._read_form, None)
+            if form is not None:
+                self.pane.settings.load(form)
+        self.refresh_history()
+
+    def refresh_history(self) -> None:
+        """Read the latest sessions; while none is live, the newest one's stream is shown again."""
+        sessions: list[AgentSession] = self.actions.read(
+            "read the session history", lambda: self.services.sessions.list(limit=HISTORY_LIMIT), []
+        )
+        rows = [HistoryRow(session, self._title(session.task_id)) for session in sessions]
+        self.pane.history.show_rows(rows)
+        if not self.running and not self.pane.stream.model.lines:
+            last = next((row for row in rows if row.session.transcript_path), None)
+            if last is not None:
+                self.show_past_session(last)
+
+    def show_past_session(self, row: HistoryRow) -> None:
+        """Show a finished session's stream again, read from its transcript."""
+        session = row.session
+        path = self.services.paths.root / (session.transcript_path or "")
+        if not path.is_file():
+            return
+        events: list[LiveEvent] = self.actions.read(
+            f"read the transcript of session {session.id}", lambda: replay(path, session.agent), []
+        )
+        task = f"#{session.task_id} {row.task_title}".strip() if session.task_id else session.recipe
+        outcome = (session.outcome or "").replace("_", " ")
+        self.pane.stream.start_session(f"Last session — {task} ({outcome})", session.id)
+        for event in events:
+            self._stream_event(event)
+
+    def on_changes(self, changes: Iterable[Change]) -> None:
+        """Re-read the history when sessions change; wake a waiting loop when work may have appeared."""
+        topics = {change.topic for change in changes}
+        if topics & HISTORY_TOPICS:
+            self.refresh_history()
+        if topics & WAKE_TOPICS and self.runner is not None and self.view.phase is Phase.WAITING:
+            self.runner.wake()
+
+    def _read_form(self) -> LoopForm:
+        config = read_config(self.services.paths)
+        program = self.store.value(program_key(str(self.services.paths.root)), "")
+        return LoopForm(config, str(program or ""))
+
+    def _title(self, task_id: int | None) -> str:
+        if task_id is None:
+            return ""
+        title = self.directory.title(task_id)
+        if not title:
+            title = self.actions.read(
+                f"read task #{task_id}", lambda: self.services.tasks.get(task_id).title, ""
+            )
+        return title
+
+    # --- settings -----------------------------------------------------------------------------
+
+    def save_settings(self, form: LoopForm) -> bool:
+        """Write the settings to config.json (the program to this computer's settings); whether it worked."""
+        paths = self.services.paths
+        try:
+            config = {**read_config(paths), **form.config}
+            write_config(paths, config)
+        except (ProjectError, OSError) as error:
+            self.actions.fail(f"Could not save the loop settings: {error}")
+            return False
+        self.store.setValue(program_key(str(paths.root)), form.agent_bin)
+        self.pane.settings.load(LoopForm(config, form.agent_bin))
+        self.actions.sig_succeeded.emit("Loop settings saved in .ralph/config.json.")
+        return True
+
+    def settings(self) -> LoopSettings | None:
+        """The loop settings the form shows, as the runner takes them (None when unreadable)."""
+        form = self.pane.settings.values()
+        try:
+            loaded = load_settings(self.services.paths)
+        except ProjectError as error:
+            self.actions.fail(f"Could not read the loop settings: {error}")
+            return None
+        return replace(loaded, agent_bin=form.agent_bin or loaded.agent_bin)
+
+    # --- running ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Save the settings, check the agent, and run the loop as a task of the event loop."""
+        if self.running:
+            self.actions.fail("The loop is already running in this window.")
+            return
+        if self.pane.settings.dirty and not self.save_settings(self.pane.settings.values()):
+            return
+        settings = self.settings()
+        if settings is None:
+            return
+        try:
+            adapter_for(settings).check_available(settings)
+        except AgentUnavailableError as error:
+            self.actions.fail(f"Could not start the loop: {error}")
+            return
+        if self.issuer is None:
+            self.actions.fail(
+                "Could not start the loop: the embedded MCP server is not running, so agents could not "
+                "reach ralph's tools. Restart the window; the status bar says why the server did not start."
+            )
+            return
+        try:
+            event_loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.actions.fail("Could not start the loop: no event loop runs this window.")
+            return
+        runner = LoopRunner(self.services, self.issuer, settings)
+        runner.subscribe(self._on_event)
+        self.runner = runner
+        self._show(LoopView(Phase.STARTING))
+        self.task = event_loop.create_task(self._run(runner))
+
+    async def _run(self, runner: LoopRunner) -> None:
+        """Run the loop to its end; a refusal or failure is shown in the window."""
+        try:
+            await runner.run()
+        except (LoopAlreadyRunningError, AgentUnavailableError) as error:
+            self.actions.fail(f"Could not start the loop: {error}")
+        except Exception as error:  # the top of the loop's task: show it, the runner logged the traceback
+            self.actions.fail(f"The loop stopped with an error: {type(error).__name__}: {error}")
+        finally:
+            status = runner.status
+            phase = phase_of(status.state) if status.loop_run_id is not None else Phase.IDLE
+            if phase in ACTIVE:
+                phase = Phase.STOPPED
+            self._show(replace(self._status_view(phase), task=""))
+            self.runner = None
+            self.refresh_history()
+
+    def pause(self) -> None:
+        """Hold the loop after the current session (at once when it waits for work)."""
+        if self.runner is None:
+            return
+        self.runner.pause()
+        waiting = self.view.phase in (Phase.WAITING, Phase.RATE_LIMITED)
+        self._show(replace(self.view, phase=Phase.PAUSING))
+        if waiting:
+            self.runner.wake()
+
+    def resume(self) -> None:
+        """Continue the paused loop."""
+        if self.runner is None:
+            return
+        self.runner.resume()
+        if self.view.phase is Phase.PAUSING:
+            self._show(replace(self.view, phase=Phase.RUNNING))
+
+    def stop(self) -> None:
+        """End the current session (not counted as stuck) and stop the loop."""
+        if self.runner is None:
+            return
+        self.runner.stop()
+        self._show(replace(self.view, phase=Phase.STOPPING))
+
+    async def shutdown(self) -> None:
+        """Stop a running loop and wait for it to end (the window is closing)."""
+        task = self.task
+        if self.runner is not None:
+            self.runner.stop()
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
+            except TimeoutError:
+                log.warning("the loop did not stop within %.0f s; cancelling it", STOP_WAIT_S)
+                task.cancel()
+
+    def preview(self) -> None:
+        """Show what the next session would get, without claiming or starting anything."""
+        settings = self.settings()
+        if settings is None:
+            return
+        root = self.services.paths.root
+
+        def read() -> tuple[SessionPreview | None, str]:
+            shown = preview_next_session(self.services, settings, root)
+            title = self._title(shown.task_id) if shown is not None else ""
+            return shown, title
+
+        result = self.actions.run("preview the next session", read)
+        if result is not None:
+            self.pane.show_preview(*result)
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _on_event(self, event: LiveEvent) -> None:
+        kind = event.kind
+        if kind is EventKind.LOOP_STATE:
+            self._on_state(event)
+            return
+        if kind is EventKind.SESSION_STARTED:
+            task_id = event.data.get("task_id")
+            task = f"#{task_id} {event.text}" if task_id else event.text
+            self.pane.stream.start_session(task, event.session_id or "")
+            self._show(replace(self._status_view(self._active_phase()), task=task))
+        self._stream_event(event)
+        if kind is EventKind.SESSION_ENDED:
+            self._show(replace(self._status_view(self._active_phase()), task=""))
+
+    def _stream_event(self, event: LiveEvent) -> None:
+        """Count an event in the session's figures and show its line."""
+        kind = event.kind
+        stream = self.pane.stream
+        if kind is EventKind.TOOL_CALL:
+            stream.count_tool_call()
+        elif kind is EventKind.ASSISTANT_TEXT:
+            stream.count_message()
+        elif kind is EventKind.COST:
+            stream.set_cost(float(event.data.get("cost_usd") or 0.0), int(event.data.get("turns") or 0))
+        self.pane.add_line(line_of(event))
+
+    def _on_state(self, event: LiveEvent) -> None:
+        phase = phase_of(LoopState(event.text))
+        if self.view.phase is Phase.STOPPING and phase in ACTIVE:
+            phase = Phase.STOPPING
+        if self.view.phase is Phase.PAUSING and phase is Phase.RUNNING:
+            phase = Phase.PAUSING
+        reason = event.data.get("reason") or ""
+        view = replace(self._status_view(phase), reason=str(reason))
+        self._show(view)
+        if phase in (
+            Phase.WAITING,
+            Phase.PAUSED,
+            Phase.RATE_LIMITED,
+            Phase.STOPPED,
+            Phase.COMPLETED,
+            Phase.FAILED,
+        ):
+            self.pane.add_line(line_of(event))
+
+    def _active_phase(self) -> Phase:
+        return self.view.phase if self.view.phase in (Phase.PAUSING, Phase.STOPPING) else Phase.RUNNING
+
+    def _status_view(self, phase: Phase) -> LoopView:
+        runner = self.runner
+        if runner is None:
+            return replace(self.view, phase=phase)
+        status = runner.status
+        return LoopView(
+            phase=phase,
+            reason=status.stop_reason or "",
+            task=self.view.task,
+            iteration=status.iteration,
+            cost_usd=status.cost_usd,
+            resumes_at=status.resumes_at,
+        )
+
+    def _show(self, view: LoopView) -> None:
+        self.view = view
+        self.pane.show_view(view)
+
+    def _open_transcript(self, recorded: str) -> None:
+        path = self.services.paths.root / recorded
+        if not path.is_file():
+            self.actions.fail(f"Could not open the transcript: {path} is not there (any more).")
+            return
+        if self.open_file is not None and not self.open_file(str(path)):
+            self.actions.fail(f"Could not open {path}: no application is set to open it.")
