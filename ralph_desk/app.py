@@ -1,8 +1,9 @@
 """The composition root of the desktop app: builds and connects every part in a visible order.
 
-`launch_window(root)` is what `ralph-desk open` calls: a QApplication, one qasync event loop, the
-project's services, the embedded MCP server and the window, started in the order of `Startup.steps`
-and stopped in reverse. `build_window(services)` builds the window alone, for tests and screenshots.
+`launch_window(root)` is what `ralph-desk [DIR]` and `ralph-desk open DIR` call: a QApplication,
+one qasync event loop, the project's services, the embedded MCP server and the window, started in
+the order of `Startup.steps` and stopped in reverse. `build_window(services)` builds the window
+alone, for tests and screenshots.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 from ralph_desk.gui import icons
 from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
+from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
 from ralph_desk.gui.main_window import APP_NAME, MainWindow
 from ralph_desk.gui.notify import Notifier
@@ -189,6 +191,7 @@ class Parts:
     """What the steps build, for the steps that come after them."""
 
     paths: ProjectPaths
+    db_url: str | None = None
     services: Services | None = None
     mcp: EmbeddedMcp | None = None
     mcp_url: str | None = None
@@ -201,7 +204,7 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
     startup = Startup()
 
     async def open_services() -> None:
-        parts.services = Services.open(parts.paths)
+        parts.services = Services.open(parts.paths, parts.db_url)
 
     async def close_services() -> None:
         if parts.services is not None:
@@ -253,9 +256,9 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
     return startup
 
 
-async def _run(app: QApplication, paths: ProjectPaths) -> int:
+async def _run(app: QApplication, paths: ProjectPaths, db_url: str | None = None) -> int:
     """Start every part, wait for the window to close, stop every part; the exit code."""
-    parts = Parts(paths)
+    parts = Parts(paths, db_url)
     startup = _steps(app, parts)
     try:
         failures = await startup.run()
@@ -282,27 +285,21 @@ def _critical(title: str, text: str) -> None:
     box.exec()
 
 
-def ready_project(root: Path) -> ProjectPaths | None:
+def ready_project(root: Path, db_url: str | None = None) -> ProjectPaths | None:
     """The project at `root`, after offering to initialise a plain folder; None when refused or broken."""
     paths = ProjectPaths.at(root)
     if not paths.ralph.is_dir():
-        answer = QMessageBox.question(
-            None,
-            APP_NAME,
-            f"{paths.root} is not a ralph-desk project yet.\n\nCreate its .ralph/ folder and database now?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.Yes,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        if not initialise.ask_to_initialise(paths.root):
             return None
         try:
-            init_project(paths.root)
+            init_project(paths.root, db_url=db_url)
         except (ProjectError, OSError) as error:
             _critical(f"Could not create a project in {paths.root}", str(error))
             return None
         log.info("initialised %s", paths.ralph)
-    problems = validate_project(paths.root)
+    problems = validate_project(paths.root, db_url)
     if problems:
+        log.error("%s is not sound: %s", paths.ralph, "; ".join(str(problem) for problem in problems))
         shown = "\n".join(f"• {problem}" for problem in problems[:12])
         _critical(
             f"{paths.ralph} is not sound",
@@ -313,16 +310,19 @@ def ready_project(root: Path) -> ProjectPaths | None:
     return paths
 
 
-def launch_window(root: Path) -> int:
-    """Open the window on the project at `root` and run until it closes; returns the exit code."""
+def launch_window(root: Path, db_url: str | None = None) -> int:
+    """Open the window on the project at `root` and run until it closes; returns the exit code.
+
+    `db_url` overrides the project's database (else `RALPH_DB_URL`, else its SQLite file).
+    """
     import qasync  # imported here: the CLI's quick commands never load Qt's event loop
 
     app = prepare_application()
-    paths = ready_project(Path(root))
+    paths = ready_project(Path(root), db_url)
     if paths is None:
         return EXIT_USAGE
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        code: int = loop.run_until_complete(_run(app, paths))
+        code: int = loop.run_until_complete(_run(app, paths, db_url))
     return code

@@ -1,8 +1,9 @@
 """The `ralph-desk` command line: every subcommand a person may script without the window.
 
 To add a subcommand, write a `_configure_x(parser)` and a `_run_x(args)` and append a `Command` to
-`COMMANDS`; import heavy modules (the MCP SDK, the loop, Qt) inside the run function so that quick
-commands such as `status` stay quick.
+`COMMANDS`; import heavy modules (the MCP SDK, the loop, Qt) inside the configure and run functions:
+a command's configure function runs only when that command is chosen, so that `--version` and quick
+commands such as `status` stay quick. A folder as the first argument means `open` that folder.
 """
 
 from __future__ import annotations
@@ -211,10 +212,7 @@ def _configure_open(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_open(args: argparse.Namespace) -> int:
-    paths = ProjectPaths.at(args.dir if args.dir is not None else _root(args))
-    if not paths.ralph.is_dir():
-        raise UsageError(f"no ralph-desk project at {paths.root}; run `{PROG} init {paths.root}` first")
-    return launch(paths.root)
+    return launch(Path(args.dir if args.dir is not None else _root(args)), args.db_url)
 
 
 def demo_home() -> Path:
@@ -233,20 +231,29 @@ def _run_default() -> int:
     return launch(root)
 
 
-def launch(root: Path) -> int:
-    """Open the window on the project at `root` (a message when this build has no window)."""
+def _window_launcher() -> Callable[..., object] | None:
+    """`ralph_desk.app.launch_window`, or None when this build has no window."""
     try:
         app = importlib.import_module("ralph_desk.app")
     except ImportError as error:
         if error.name != "ralph_desk.app":
             raise
-        app = None
-    launch_window: Callable[[Path], object] | None = getattr(app, "launch_window", None)
+        return None
+    launch_window: Callable[..., object] | None = getattr(app, "launch_window", None)
+    return launch_window
+
+
+def launch(root: Path, db_url: str | None = None) -> int:
+    """Open the window on the project at `root`, which offers to initialise a plain folder."""
+    launch_window = _window_launcher()
     if launch_window is None:
-        print(f"the window is not available in this build; the demo project is at {root}")
+        paths = ProjectPaths.at(root)
+        if not paths.ralph.is_dir():
+            raise UsageError(f"no ralph-desk project at {paths.root}; run `{PROG} init {paths.root}` first")
+        print(f"the window is not available in this build; the project is at {root}")
         print(f"  {PROG} status --root {root}")
         return EXIT_OK
-    result = launch_window(root)
+    result = launch_window(root, db_url=db_url)
     return result if isinstance(result, int) else EXIT_OK
 
 
@@ -626,8 +633,21 @@ COMMANDS: list[Command] = [
 ]
 
 
-def _common_options() -> _Parser:
-    common = _Parser(add_help=False)
+class _CommandParser(_Parser):
+    """A subcommand's parser that adds its own arguments when first used, so their modules load late."""
+
+    pending: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        """Add the command's arguments the first time, then parse."""
+        configure, self.pending = self.pending, None
+        if configure is not None:
+            configure(self)
+        return super().parse_known_args(*args, **kwargs)
+
+
+def _common_options() -> _CommandParser:
+    common = _CommandParser(add_help=False)
     common.add_argument("--root", default=".", metavar="DIR", help="the project folder (default: current)")
     common.add_argument(
         "--db-url",
@@ -639,20 +659,32 @@ def _common_options() -> _Parser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command of `COMMANDS`."""
+    """The argument parser with every command of `COMMANDS` (each configured when it is chosen)."""
     parser = _Parser(
         prog=PROG,
+        usage=f"{PROG} [-h] [--version] [DIR | COMMAND ...]",
         description="Run a Ralph loop of coding agents and review what they signal. "
-        "Without a command, opens the window on the demo project.",
+        "With a folder, opens the window on that project; without arguments, on the demo project.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     common = _common_options()
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", prog=PROG, parser_class=_CommandParser
+    )
     for command in COMMANDS:
         sub = commands.add_parser(command.name, help=command.help, description=command.help, parents=[common])
-        command.configure(sub)
+        sub.pending = command.configure
         sub.set_defaults(run=command.run)
     return parser
+
+
+def with_folder_as_open(argv: Sequence[str]) -> list[str]:
+    """`ralph-desk DIR …` as `ralph-desk open DIR …`; commands and options pass unchanged."""
+    arguments = list(argv)
+    if not arguments or arguments[0].startswith("-") or arguments[0] in {c.name for c in COMMANDS}:
+        return arguments
+    # Only an existing folder: a mistyped command stays an "invalid choice", never a new project.
+    return ["open", *arguments] if Path(arguments[0]).is_dir() else arguments
 
 
 def _fail(message: str, code: int) -> int:
@@ -692,7 +724,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command line; returns the exit code (0 ok, 1 failure, 2 usage or validation error)."""
     logging.basicConfig(level=logging.DEBUG if os.environ.get(DEBUG_ENV) else logging.WARNING)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(with_folder_as_open(sys.argv[1:] if argv is None else argv))
         if args.command is None:
             return _run_default()
         run: Callable[[argparse.Namespace], int] = args.run

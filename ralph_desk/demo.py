@@ -952,6 +952,7 @@ def _sessions(services: Services, ids: dict[str, int]) -> None:
             iteration=iteration,
             discipline=task.discipline,
             feature=task.feature,
+            started_at=started,
         )
         for verb, params in session.signals:
             services.signals.record(ids[session.task], session_id, verb, **params)
@@ -961,6 +962,7 @@ def _sessions(services: Services, ids: dict[str, int]) -> None:
         closing = next((verb for verb, _ in reversed(session.signals) if verb in _CLOSING), None)
         services.sessions.finish_session(
             session_id,
+            ended_at=started + timedelta(minutes=session.minutes),
             exit_code=0,
             closing_verb=closing.value if closing else None,
             outcome=session.outcome.value,

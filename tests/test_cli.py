@@ -613,43 +613,142 @@ def test_no_command_creates_the_demo_and_says_when_there_is_no_window(
     assert code == 0
     assert cli.demo_home() == data_home
     assert (data_home / ".ralph" / "db" / "ralph.db").is_file()
-    assert out.startswith(f"the window is not available in this build; the demo project is at {data_home}")
+    assert out.startswith(f"the window is not available in this build; the project is at {data_home}")
+
+
+@pytest.fixture
+def windows(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Path, str | None]]:
+    """The (folder, database URL) of each window a command opened, through a stand-in window module."""
+    opened: list[tuple[Path, str | None]] = []
+
+    def launch_window(root: Path, db_url: str | None = None) -> int:
+        opened.append((root, db_url))
+        return 3
+
+    app = types.ModuleType("ralph_desk.app")
+    app.launch_window = launch_window  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ralph_desk.app", app)
+    return opened
 
 
 def test_no_command_opens_the_window_on_the_demo(
-    capsys: pytest.CaptureFixture[str], data_home: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], data_home: Path, windows: list[tuple[Path, str | None]]
 ) -> None:
-    opened: list[Path] = []
-    app = types.ModuleType("ralph_desk.app")
-    app.launch_window = lambda root: opened.append(root) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ralph_desk.app", app)
-
     first = run(capsys)[0]
     second = run(capsys)[0]
 
-    assert (first, second) == (0, 0)
-    assert opened == [data_home, data_home]
+    assert (first, second) == (3, 3)
+    assert windows == [(data_home, None), (data_home, None)]
 
 
 def test_open_launches_the_window_on_a_project(
-    capsys: pytest.CaptureFixture[str], empty_project: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
 ) -> None:
-    opened: list[Path] = []
-    app = types.ModuleType("ralph_desk.app")
-    app.launch_window = lambda root: opened.append(root) or 3  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ralph_desk.app", app)
-
     code, _, _ = run(capsys, "open", str(empty_project))
 
     assert code == 3
-    assert opened == [empty_project]
+    assert windows == [(empty_project, None)]
 
 
-def test_open_refuses_a_folder_without_a_project(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_folder_as_the_only_argument_opens_the_window_on_it(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, _ = run(capsys, str(empty_project))
+
+    assert code == 3
+    assert windows == [(empty_project, None)]
+
+
+def test_a_folder_argument_takes_the_open_options(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, _ = run(capsys, str(empty_project), "--db-url", "sqlite:////elsewhere/ralph.db")
+
+    assert code == 3
+    assert windows == [(empty_project, "sqlite:////elsewhere/ralph.db")]
+
+
+def test_open_hands_the_database_url_to_the_window(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, _ = run(capsys, "open", str(empty_project), "--db-url", "sqlite:////elsewhere/ralph.db")
+
+    assert code == 3
+    assert windows == [(empty_project, "sqlite:////elsewhere/ralph.db")]
+
+
+def test_open_leaves_a_plain_folder_to_the_window_which_offers_to_initialise_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, _ = run(capsys, "open", str(tmp_path))
+
+    assert code == 3
+    assert windows == [(tmp_path, None)]
+
+
+def test_a_missing_folder_that_is_no_command_is_a_usage_error_not_a_new_project(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, err = run(capsys, str(tmp_path / "stauts"))
+
+    assert code == 2
+    assert_one_line_error(err, "invalid choice")
+    assert windows == []
+    assert not (tmp_path / "stauts").exists()
+
+
+def test_commands_are_not_taken_for_folders(
+    capsys: pytest.CaptureFixture[str],
+    empty_project: Path,
+    windows: list[tuple[Path, str | None]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (empty_project / "status").mkdir()
+    monkeypatch.chdir(empty_project)
+
+    code, out, _ = run(capsys, "status")
+
+    assert (code, windows) == (0, [])
+    assert out.startswith("Empty")
+
+
+def test_open_refuses_a_folder_without_a_project_when_there_is_no_window(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ralph_desk.app", None)
+
     code, _, err = run(capsys, "open", str(tmp_path))
 
     assert code == 2
     assert_one_line_error(err, "no ralph-desk project")
+
+
+def test_parsing_loads_no_command_modules_before_a_command_runs() -> None:
+    probe = (
+        "import sys; from ralph_desk import cli; "
+        "cli.build_parser().parse_args(['status']); "
+        "print(sorted(m for m in sys.modules if m.startswith(('ralph_desk.loop', 'ralph_desk.mcp_server', "
+        "'ralph_desk.services', 'PySide6', 'mcp'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+        check=False,
+    )
+
+    assert (result.returncode, result.stdout) == (0, "[]\n"), result.stderr
+
+
+def test_a_command_gets_its_own_arguments_when_it_is_chosen() -> None:
+    parser = cli.build_parser()
+
+    args = parser.parse_args(["run", "--max-iterations", "2", "--root", "/x"])
+    again = parser.parse_args(["run", "--dry-run"])
+
+    assert (args.max_iterations, args.root, again.dry_run) == (2, "/x", True)
 
 
 def test_an_unexpected_error_is_one_line_with_exit_code_1(

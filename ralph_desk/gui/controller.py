@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import sys
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QMessageBox
 
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.live import ChangeFeed
@@ -22,6 +21,7 @@ from ralph_desk.gui.panes.dashboard.wiring import DashboardWiring
 from ralph_desk.gui.panes.inbox.pane import QUESTIONS
 from ralph_desk.gui.panes.inbox.wiring import InboxWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
+from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project, validate_project
 from ralph_desk.services.container import Services
 
@@ -110,7 +110,7 @@ class Controller(QObject):
 
     def show_connect(self) -> None:
         """Show the client configurations."""
-        dialog = ConnectDialog(self.services.paths.root, self.mcp_url, self.window)
+        dialog = ConnectDialog(self.services.paths.root, self.mcp_url, self.window, self.services.db.url)
         self.connect_dialog = dialog
         dialog.open()
 
@@ -118,13 +118,7 @@ class Controller(QObject):
         """Open another project in a window (and process) of its own; offer to initialise a plain folder."""
         paths = ProjectPaths.at(folder)
         if not paths.ralph.is_dir():
-            answer = QMessageBox.question(
-                self.window,
-                "Open a project",
-                f"{paths.root} is not a ralph-desk project yet.\n\n"
-                "Create its .ralph/ folder and database now?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
+            if not initialise.ask_to_initialise(paths.root, self.window):
                 return
             if self.runner.run(f"create a project in {paths.root}", lambda: init_project(paths.root)) is None:
                 return
@@ -133,7 +127,7 @@ class Controller(QObject):
             self.runner.fail(f"Could not open {paths.root}: {problems[0]}")
             return
         try:
-            subprocess.Popen([sys.executable, "-m", "ralph_desk", "open", folder], start_new_session=True)
+            subprocess.Popen([*ralph_command(), "open", str(paths.root)], start_new_session=True)
         except OSError as error:
             self.runner.fail(f"Could not open {folder}: {error}")
             return

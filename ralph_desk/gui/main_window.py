@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         geometry = self.settings.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(DEFAULT_SIZE)
+            self.resize(self.first_size())
         state = self.settings.window_state()
         if state is not None:
             self.restoreState(state)
@@ -226,6 +226,13 @@ class MainWindow(QMainWindow):
             self.tasks.splitter.setSizes([780, 480])
         last = self.settings.last_pane()
         self.show_pane(last if last in self.panes else "inbox")
+
+    def first_size(self) -> QSize:
+        """`DEFAULT_SIZE`, made smaller where the screen's free area is smaller."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return DEFAULT_SIZE
+        return DEFAULT_SIZE.boundedTo(screen.availableGeometry().size())
 
     # --- showing ------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import weakref
 from dataclasses import dataclass
 from enum import StrEnum
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
@@ -300,6 +301,9 @@ def style(widget: QWidget, sheet: str) -> None:
 def restyle_all() -> None:
     """Polish again every widget with its own style sheet (they keep the old palette otherwise)."""
     for widget in list(_styled):
+        if not shiboken6.isValid(widget):  # Qt deleted it while Python still held the wrapper
+            _styled.discard(widget)
+            continue
         sheet = widget.styleSheet()
         widget.setStyleSheet("")
         widget.setStyleSheet(sheet)

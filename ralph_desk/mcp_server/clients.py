@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ralph_desk.project import ProjectPaths
+from ralph_desk.store.engine import sqlite_url
+
 CLIENTS = ("claude", "vscode", "jetbrains", "cursor", "codex", "copilot")
 DEFAULT_HTTP_PORT = 8766
 
@@ -39,14 +42,29 @@ class ClientConfig:
 
 def ralph_command() -> list[str]:
     """The command that runs ralph-desk from this installation."""
+    if getattr(sys, "frozen", False):  # the PyInstaller app: its executable is ralph-desk itself
+        return [sys.executable]
     script = Path(sys.executable).with_name("ralph-desk")
     return [str(script)] if script.exists() else [sys.executable, "-m", "ralph_desk"]
 
 
-def stdio_launch(root: Path) -> ServerLaunch:
-    """Spawn `ralph-desk mcp --root ROOT` over stdio."""
+def custom_db_url(root: Path, db_url: str | None) -> str | None:
+    """`db_url` when it is not the project's own SQLite file (a spawned server must be told it)."""
+    if db_url is None or db_url == sqlite_url(ProjectPaths.at(root).db_file):
+        return None
+    return db_url
+
+
+def mcp_command(root: Path, db_url: str | None = None) -> list[str]:
+    """`mcp --root ROOT`, with `--db-url URL` when the project's database is not its own SQLite file."""
+    custom = custom_db_url(root, db_url)
+    return ["mcp", *(("--db-url", custom) if custom else ()), "--root", str(root)]
+
+
+def stdio_launch(root: Path, db_url: str | None = None) -> ServerLaunch:
+    """Spawn `ralph-desk mcp --root ROOT [--db-url URL]` over stdio."""
     command, *prefix = ralph_command()
-    return ServerLaunch(command=command, args=(*prefix, "mcp", "--root", str(root), "--transport", "stdio"))
+    return ServerLaunch(command=command, args=(*prefix, *mcp_command(root, db_url), "--transport", "stdio"))
 
 
 def http_launch(port: int = DEFAULT_HTTP_PORT, token: str | None = None) -> ServerLaunch:

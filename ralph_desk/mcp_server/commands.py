@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -87,10 +88,11 @@ def run_connect(args: argparse.Namespace) -> int:
     from ralph_desk.mcp_server.embedded import write_private_text
 
     paths = _paths(args.root)
+    db_url = paths.db_url(args.db_url)
     launch = (
         clients.http_launch(args.port, args.token)
         if args.transport == "http"
-        else clients.stdio_launch(paths.root)
+        else clients.stdio_launch(paths.root, db_url)
     )
     config = clients.render(args.client, launch)
     target = paths.clients_dir / config.file_name
@@ -98,8 +100,9 @@ def run_connect(args: argparse.Namespace) -> int:
     sys.stdout.write(config.text)
     print(f"# written to {target}; use it as {config.where}", file=sys.stderr)
     if launch.is_http:
+        server = shlex.join(["ralph-desk", *clients.mcp_command(paths.root, db_url)])
         print(
-            f"# start the server with: ralph-desk mcp --root {paths.root} --transport http "
+            f"# start the server with: {server} --transport http "
             f"--port {args.port} --token <the token in the config>",
             file=sys.stderr,
         )

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from ralph_desk import app as desk_app
 from ralph_desk.app import Startup, prepare_application, ready_project
+from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.project import ProjectPaths
 
@@ -69,7 +70,7 @@ def test_a_required_step_that_fails_stops_the_start() -> None:
 def test_a_plain_folder_is_initialised_when_the_person_agrees(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QMessageBox, "question", lambda *_args: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(initialise, "ask_to_initialise", lambda *_args: True)
 
     paths = ready_project(tmp_path / "fresh")
 
@@ -79,7 +80,7 @@ def test_a_plain_folder_is_initialised_when_the_person_agrees(
 def test_a_plain_folder_stays_untouched_when_the_person_declines(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QMessageBox, "question", lambda *_args: QMessageBox.StandardButton.No)
+    monkeypatch.setattr(initialise, "ask_to_initialise", lambda *_args: False)
 
     assert ready_project(tmp_path / "fresh") is None
     assert not (tmp_path / "fresh" / ".ralph").exists()

@@ -95,3 +95,29 @@ def test_the_file_menu_opens_the_dialog(window: MainWindow) -> None:
     assert isinstance(shown, ConnectDialog) and shown.isVisible()
     assert shown.clients.count() == len(CLIENTS)
     shown.close()
+
+
+def test_a_window_on_another_database_names_it_in_the_stdio_configuration_and_server_command(
+    qtbot: QtBot, project: Path
+) -> None:
+    url = "sqlite:////srv/ralph/shared.db"
+    shown = ConnectDialog(project, None, None, url)
+    qtbot.addWidget(shown)
+
+    shown.choose("claude", STDIO)
+    args = [str(arg) for arg in server_entry("claude", shown.text())["args"]]  # type: ignore[attr-defined]
+    shown.choose("claude", HTTP)
+    command = shlex.split(shown.server_command.toPlainText())
+
+    assert args[args.index("--db-url") + 1] == url
+    assert args[-4:] == ["--root", str(project), "--transport", "stdio"]
+    assert command[command.index("--db-url") + 1] == url
+
+
+def test_the_projects_own_database_is_not_repeated_in_the_configuration(window: MainWindow) -> None:
+    window.connect_action.trigger()
+
+    shown = controller(window).connect_dialog
+    assert shown is not None
+    assert "--db-url" not in shown.text()
+    shown.close()

@@ -11,8 +11,10 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
-from ralph_desk.gui.main_window import PANES, MainWindow
+from ralph_desk.gui.dialogs import initialise
+from ralph_desk.gui.main_window import DEFAULT_SIZE, PANES, MainWindow
 from ralph_desk.gui.panes.inbox.pane import SUGGESTIONS
+from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller
@@ -191,3 +193,40 @@ def test_opening_a_broken_project_says_why_in_the_window(
     assert started == []
     assert window.message_bar.level == "error"
     assert "config.json" in window.message_bar.text
+
+
+def test_opening_another_project_runs_this_installations_ralph_desk(
+    window: MainWindow, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
+
+    window.sig_open_project_requested.emit(str(project))
+
+    assert started == [[*ralph_command(), "open", str(project)]]
+
+
+def test_opening_a_plain_folder_offers_to_initialise_it_first(
+    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
+    monkeypatch.setattr(initialise, "ask_to_initialise", lambda *_args: True)
+    folder = tmp_path / "harbour"
+    folder.mkdir()
+
+    window.sig_open_project_requested.emit(str(folder))
+
+    assert ProjectPaths.at(folder).db_file.is_file()
+    assert started == [[*ralph_command(), "open", str(folder)]]
+
+
+def test_a_new_window_fits_the_screen_it_opens_on(
+    qtbot: QtBot, services: Services, settings: QSettings
+) -> None:
+    fresh = build_window(services, settings=settings, use_tray=False, live=False)
+    qtbot.addWidget(fresh)
+
+    available = fresh.screen().availableGeometry().size()
+    assert fresh.size() == DEFAULT_SIZE.boundedTo(available)
+    assert fresh.width() <= available.width() and fresh.height() <= available.height()

@@ -34,6 +34,7 @@ from ralph_desk.mcp_server.clients import (
     ClientConfig,
     ServerLaunch,
     http_launch,
+    mcp_command,
     ralph_command,
     render,
     stdio_launch,
@@ -67,9 +68,16 @@ def _code_box(lines: int | None = None) -> QPlainTextEdit:
 class ConnectDialog(QDialog):
     """Pick a client and a transport; copy the configuration it needs and put it where it says."""
 
-    def __init__(self, root: Path, embedded_url: str | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        embedded_url: str | None = None,
+        parent: QWidget | None = None,
+        db_url: str | None = None,
+    ) -> None:
         super().__init__(parent)
         self.root = root
+        self.db_url = db_url
         self.setWindowTitle("Connect a client")
         self.resize(880, 560)
         self.token = secrets.token_urlsafe(TOKEN_BYTES)
@@ -184,7 +192,7 @@ class ConnectDialog(QDialog):
         """How the chosen transport reaches the server."""
         if self.transport == HTTP:
             return http_launch(self.port.value(), self.token)
-        return stdio_launch(self.root)
+        return stdio_launch(self.root, self.db_url)
 
     def update_snippet(self) -> None:
         """Render the chosen client's configuration."""
@@ -195,7 +203,7 @@ class ConnectDialog(QDialog):
         self.where.setText(f"Put it in <b>{where}</b>.")
         self.copy_button.setText("Copy")
         self.http_area.setVisible(self.transport == HTTP)
-        command = [*ralph_command(), "mcp", "--root", str(self.root), "--transport", "http"]
+        command = [*ralph_command(), *mcp_command(self.root, self.db_url), "--transport", "http"]
         command += ["--port", str(self.port.value()), "--token", self.token]
         self.server_command.setPlainText(shlex.join(command))
 

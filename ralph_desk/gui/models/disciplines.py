@@ -8,7 +8,6 @@ from PySide6.QtGui import QColor
 from ralph_desk.domain.records import Discipline, McpServerSpec
 from ralph_desk.gui import fmt, icons
 from ralph_desk.gui.models.base import Column, RecordTableModel
-from ralph_desk.gui.models.variant import NoneSafeModel
 
 HIDDEN_VALUE = "•••"
 
@@ -41,7 +40,7 @@ DISCIPLINE_COLUMNS: list[Column[Discipline]] = [
 ]
 
 
-class DisciplineTableModel(NoneSafeModel, RecordTableModel[Discipline]):
+class DisciplineTableModel(RecordTableModel[Discipline]):
     """Every discipline: colour and display name, and how many tools it takes away."""
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -78,7 +77,7 @@ SERVER_COLUMNS: list[Column[McpServerSpec]] = [
 ]
 
 
-class ServerTableModel(NoneSafeModel, RecordTableModel[McpServerSpec]):
+class ServerTableModel(RecordTableModel[McpServerSpec]):
     """A discipline's extra MCP servers: name, kind, command or URL, and the names of env or headers."""
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -8,7 +8,6 @@ from ralph_desk.domain.enums import TaskOrigin
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
-from ralph_desk.gui.models.variant import NoneSafeModel
 
 
 def _feature_tip(feature: Feature) -> str:
@@ -39,7 +38,7 @@ FEATURE_COLUMNS: list[Column[Feature]] = [
 ]
 
 
-class FeatureTableModel(NoneSafeModel, RecordTableModel[Feature]):
+class FeatureTableModel(RecordTableModel[Feature]):
     """Every feature: display name, name and how many context files it has."""
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -94,7 +93,7 @@ LEARNING_COLUMNS: list[Column[FeatureLearning]] = [
 ]
 
 
-class LearningTableModel(NoneSafeModel, RecordTableModel[FeatureLearning]):
+class LearningTableModel(RecordTableModel[FeatureLearning]):
     """A feature's learnings: text, source, hit count, task and when it was added."""
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -11,7 +11,6 @@ from ralph_desk.domain.enums import Verb
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
-from ralph_desk.gui.models.variant import NoneSafeModel
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,7 @@ HISTORY_COLUMNS: list[Column[HistoryRow]] = [
 ]
 
 
-class HistoryTableModel(NoneSafeModel, RecordTableModel[HistoryRow]):
+class HistoryTableModel(RecordTableModel[HistoryRow]):
     """The latest agent sessions of every loop run, newest first."""
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -12,7 +12,6 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from ralph_desk.domain.enums import Severity, TaskStatus
 from ralph_desk.gui import fmt, icons, theme
-from ralph_desk.gui.models.variant import for_qt
 from ralph_desk.loop.model import EventKind, LiveEvent
 
 Index = QModelIndex | QPersistentModelIndex
@@ -130,7 +129,7 @@ class StreamModel(QAbstractListModel):
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """A line's text, icon, colour, font, tooltip or kind."""
-        return for_qt(self._value(index, role))
+        return self._value(index, role)
 
     def _value(self, index: Index, role: int) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.lines):

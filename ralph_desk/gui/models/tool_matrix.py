@@ -17,7 +17,6 @@ from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.recipes import RECIPE_ALLOWED, enabled_tools
 from ralph_desk.domain.tools import ToolCategory, ToolSpec, in_registry_order, tools_in
 from ralph_desk.gui import theme
-from ralph_desk.gui.models.variant import for_qt
 
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -189,7 +188,7 @@ class ToolMatrixModel(QAbstractTableModel):
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Check state, tooltip and background of a cell."""
-        return for_qt(self._cell(index, role))
+        return self._cell(index, role)
 
     def _cell(self, index: Index, role: int) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.rows):
@@ -249,7 +248,7 @@ class ToolMatrixModel(QAbstractTableModel):
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         """Recipes (with their effective count) across; tools and category titles down."""
-        return for_qt(self._header(section, orientation, role))
+        return self._header(section, orientation, role)
 
     def _header(self, section: int, orientation: Qt.Orientation, role: int) -> Any:
         if orientation == Qt.Orientation.Horizontal:
