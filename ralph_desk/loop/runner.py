@@ -36,12 +36,17 @@ from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.transcript import Transcript
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
+from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
 
 log = logging.getLogger("ralph_desk.loop")
 
 PROMPT_FILE_NAME = "prompt.md"
 IDLE_POLL_S = 1.0
 KILL_GRACE_S = 5.0
+HEARTBEAT_S = LOOP_RUN_LEASE_S / 4
+
+# The loop runs of this process whose runner is alive: recovery on this host tells them from dead ones.
+_RUNNING_HERE: set[int] = set()
 
 EventListener = Callable[[LiveEvent], None]
 
@@ -102,6 +107,7 @@ class LoopRunner:
         self._wake = asyncio.Event()
         self._process: asyncio.subprocess.Process | None = None
         self._killer: asyncio.Task[None] | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
         self._lock = LoopLock(services.paths.ralph / "loop.lock")
 
     def subscribe(self, listener: EventListener) -> None:
@@ -152,6 +158,7 @@ class LoopRunner:
         """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
         self.adapter.check_available(self.settings)
         self._lock.acquire()
+        run_id: int | None = None
         try:
             self._recover_orphans()
             run = self.services.sessions.start_loop_run(
@@ -165,6 +172,11 @@ class LoopRunner:
                     "max_turns": self.settings.max_turns,
                 },
             )
+            run_id = run.id
+            _RUNNING_HERE.add(run_id)
+            self._heartbeat = asyncio.get_running_loop().create_task(
+                self._renew_lease(run.id), name="ralph-loop-heartbeat"
+            )
             self.status = LoopStatus(loop_run_id=run.id)
             self._set_state(LoopState.RUNNING)
             await self._iterate()
@@ -173,8 +185,23 @@ class LoopRunner:
             self._set_state(LoopState.FAILED, f"the loop failed: {error}")
             raise
         finally:
+            await _cancel(self._heartbeat)
+            await _cancel(self._killer)
+            self._heartbeat = self._killer = None
+            if run_id is not None:
+                _RUNNING_HERE.discard(run_id)
             self._lock.release()
         return self.status
+
+    async def _renew_lease(self, loop_run_id: int) -> None:
+        """Renew this run's lease while it runs, so that runners elsewhere leave its task alone."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                self.services.sessions.renew_lease(loop_run_id)
+            except Exception:
+                # A busy or unreachable database: the next beat tries again, well within the lease.
+                log.warning("could not renew the lease of loop run %s", loop_run_id, exc_info=True)
 
     async def _iterate(self) -> None:
         while True:
@@ -255,17 +282,21 @@ class LoopRunner:
             self._set_state(LoopState.RUNNING)
 
     def _recover_orphans(self) -> None:
-        """Tasks left in_progress by a process that died with the lock go back to the queue (not stuck)."""
-        for task in self.services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
-            log.warning("recovering task #%s left in progress by a stopped loop", task.id)
-            self.services.tasks.set_status(task.id, TaskStatus.PENDING.value)
-        for session in self.services.sessions.list(limit=20):
-            if session.ended_at is None:
-                self.services.sessions.finish_session(
-                    session.id,
-                    outcome=SessionOutcome.STOPPED.value,
-                    error="recovered: the loop stopped mid-session",
-                )
+        """Tasks and sessions left behind by a dead loop (any machine) go back to the queue (not stuck).
+
+        A loop run is dead when it ended, when its lease lapsed, or when its process on this host is
+        gone; work of a live run — another machine's, sharing a PostgreSQL database — is left alone.
+        """
+        orphans = self.services.sessions.orphans(running_here=_RUNNING_HERE)
+        for task_id in orphans.task_ids:
+            log.warning("recovering task #%s left in progress by a stopped loop", task_id)
+            self.services.tasks.set_status(task_id, TaskStatus.PENDING.value)
+        for session_id in orphans.session_ids:
+            self.services.sessions.finish_session(
+                session_id,
+                outcome=SessionOutcome.STOPPED.value,
+                error="recovered: the loop stopped mid-session",
+            )
 
     async def _maybe_review(self, plan: SessionPlan) -> None:
         every = self.settings.opus_review_every
@@ -500,6 +531,8 @@ class LoopRunner:
                 await asyncio.wait_for(readers, timeout=KILL_GRACE_S * 2)
         exit_code = await process.wait()
         self._process = None
+        await _cancel(self._killer)
+        self._killer = None
         return exit_code, timed_out
 
     def _terminate(self) -> None:
@@ -507,6 +540,8 @@ class LoopRunner:
         process = self._process
         if process is None or process.returncode is not None:
             return
+        if self._killer is not None and not self._killer.done():
+            return  # already ending: one SIGTERM, one deadline
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
 
@@ -516,4 +551,13 @@ class LoopRunner:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
 
-        self._killer = asyncio.get_running_loop().create_task(kill_later())
+        self._killer = asyncio.get_running_loop().create_task(kill_later(), name="ralph-loop-killer")
+
+
+async def _cancel(task: asyncio.Task[None] | None) -> None:
+    """Cancel a helper task and wait for it, so that none is left pending when the event loop closes."""
+    if task is None or task.done():
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -5,8 +5,11 @@ from __future__ import annotations
 import builtins
 import json
 import math
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+import os
+import socket
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ralph_desk.domain.enums import CLOSING_VERBS, LoopState, Recipe, SessionOutcome, Verb
@@ -51,6 +54,53 @@ LOOP_RUN_FIELDS = (
 )
 CLOSING_ORDER = [verb for verb in Verb if verb in CLOSING_VERBS]
 FINAL_LOOP_STATES = frozenset({LoopState.COMPLETED, LoopState.STOPPED, LoopState.FAILED})
+LOOP_RUN_LEASE_S = 60.0
+MAX_HOST = 255
+
+
+@dataclass(frozen=True)
+class Orphans:
+    """What start-up recovery takes back: tasks in_progress and open sessions whose loop is dead."""
+
+    task_ids: list[int]
+    session_ids: list[str]
+
+
+def this_host() -> str:
+    """The name this machine records on its loop runs."""
+    return socket.gethostname()[:MAX_HOST] or "localhost"
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process with this id exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def loop_run_is_dead(
+    lease: store.LoopRunLease,
+    stale_before: datetime,
+    host: str,
+    running_here: Collection[int] = (),
+) -> bool:
+    """A loop run is dead when it ended, when its lease ran out, or when its process on this host is gone.
+
+    A run of this very process is alive only while its runner is (`running_here`).
+    """
+    if lease.ended_at is not None or lease.state in FINAL_LOOP_STATES:
+        return True
+    if lease.last_seen < stale_before:
+        return True
+    if lease.host != host or lease.pid is None:
+        return False
+    if lease.pid == os.getpid():
+        return lease.id not in running_here
+    return not process_exists(lease.pid)
 
 
 def _now() -> datetime:
@@ -279,9 +329,52 @@ class SessionService:
             "settings": _settings(settings),
             "state": LoopState.RUNNING.value,
             "started_at": _now(),
+            "host": this_host(),
+            "pid": os.getpid(),
         }
         with self.db.write() as unit:
+            fields["heartbeat_at"] = store.database_now(unit)
             return store.insert_loop_run(unit, fields)
+
+    def renew_lease(self, id: int) -> None:
+        """Tell other runners this loop run is still alive (its runner calls this every few seconds)."""
+        with self.db.write() as unit:
+            if not store.renew_lease(unit, id):
+                raise NotFoundError("loop run", id)
+
+    def orphans(self, running_here: Collection[int] = (), lease_s: float = LOOP_RUN_LEASE_S) -> Orphans:
+        """The in_progress tasks and open sessions no live loop holds (see `loop_run_is_dead`).
+
+        An open session is dead when its loop run is, or when it holds a task outside any loop run. A task
+        in_progress is orphaned when its open sessions are all dead, or when it has none and was claimed
+        longer than a lease ago (a live runner starts the session a moment after the claim).
+        """
+        with self.db.read() as unit:
+            now = store.database_now(unit)
+            tasks = store.in_progress_tasks(unit)
+            sessions = store.open_sessions(unit)
+            run_ids = {session.loop_run_id for session in sessions if session.loop_run_id is not None}
+            leases = store.loop_run_leases(unit, run_ids)
+        stale_before = now - timedelta(seconds=lease_s)
+        host = this_host()
+        dead_runs = {
+            lease.id for lease in leases if loop_run_is_dead(lease, stale_before, host, running_here)
+        }
+        dead = [
+            session
+            for session in sessions
+            if session.loop_run_id in dead_runs
+            or (session.loop_run_id is None and session.task_id is not None)
+        ]
+        dead_ids = {session.id for session in dead}
+        held = {session.task_id for session in sessions if session.id not in dead_ids}
+        abandoned = {session.task_id for session in dead}
+        task_ids = [
+            task.id
+            for task in tasks
+            if task.id not in held and (task.id in abandoned or task.since < stale_before)
+        ]
+        return Orphans(sorted(task_ids), sorted(dead_ids))
 
     def update_loop_run(self, id: int, **changes: Any) -> LoopRun:
         """Change a loop run's state, counters or settings; a final state stamps `ended_at`."""

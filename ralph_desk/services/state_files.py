@@ -62,18 +62,11 @@ class StateFileService:
     def _append(self, path: Path, name: str, text: str) -> str:
         entry = format_entry(check.required_text("text", text), self.clock())
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = entry.encode("utf-8")
-        # O_APPEND and one write per entry: entries from several processes never interleave.
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
-        descriptor = os.open(path, flags, 0o644)
-        try:
-            written = os.write(descriptor, data)
-            while written < len(data):
-                written += os.write(descriptor, data[written:])
-        finally:
-            os.close(descriptor)
         with self.db.write() as unit:
+            # Take the write lock before the file changes: a busy database then leaves the file untouched.
+            unit.session.connection()
             unit.touch(TOPIC, name)
+            _append_bytes(path, entry.encode("utf-8"))
         return entry
 
     @staticmethod
@@ -82,3 +75,15 @@ class StateFileService:
             return path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return ""
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    """Append with O_APPEND and one write per entry, so entries from several processes never interleave."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(path, flags, 0o644)
+    try:
+        written = os.write(descriptor, data)
+        while written < len(data):
+            written += os.write(descriptor, data[written:])
+    finally:
+        os.close(descriptor)

@@ -295,6 +295,10 @@ class LoopRunRow(Base):
     stop_reason: Mapped[str | None] = mapped_column(Text)
     allow_edits: Mapped[bool] = mapped_column(Boolean, default=False)
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # The run's lease: its runner renews heartbeat_at (database clock) while it lives.
+    heartbeat_at: Mapped[datetime | None] = mapped_column()
+    host: Mapped[str | None] = mapped_column(String(255))
+    pid: Mapped[int | None] = mapped_column(Integer)
 
 
 class AgentSessionRow(Base):

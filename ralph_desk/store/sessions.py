@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import CursorResult, func, select
+from sqlalchemy import update as sql_update
 
+from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import AgentSessionRow, LoopRunRow, TaskRow
+
+
+@dataclass(frozen=True)
+class OpenSession:
+    """An agent session not yet ended: whose task it holds, for which loop run."""
+
+    id: str
+    task_id: int | None
+    loop_run_id: int | None
+
+
+@dataclass(frozen=True)
+class LoopRunLease:
+    """What tells whether a loop run is still alive: its end, its last heartbeat, its host and process."""
+
+    id: int
+    state: str
+    ended_at: datetime | None
+    last_seen: datetime
+    host: str | None
+    pid: int | None
+
+
+@dataclass(frozen=True)
+class InProgressTask:
+    """A task marked in_progress, and since when."""
+
+    id: int
+    since: datetime
 
 
 def task_exists(unit: UnitOfWork, task_id: int) -> bool:
@@ -104,3 +138,53 @@ def list_loop_runs(unit: UnitOfWork, limit: int = 20) -> list[LoopRun]:
     """Loop runs, newest first."""
     statement = select(LoopRunRow).order_by(LoopRunRow.started_at.desc(), LoopRunRow.id.desc()).limit(limit)
     return [mapping.loop_run(row) for row in unit.session.scalars(statement)]
+
+
+def database_now(unit: UnitOfWork) -> datetime:
+    """The database server's clock as naive UTC, so that machines with skewed clocks agree on leases."""
+    value = unit.session.scalar(select(func.current_timestamp()))
+    assert isinstance(value, datetime)
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def renew_lease(unit: UnitOfWork, loop_run_id: int) -> bool:
+    """Stamp a loop run's heartbeat with the database's clock; False when there is no such run.
+
+    No change notice: a heartbeat changes nothing anyone shows, and a notice would wake every waiting loop.
+    """
+    statement = (
+        sql_update(LoopRunRow).where(LoopRunRow.id == loop_run_id).values(heartbeat_at=database_now(unit))
+    )
+    result = unit.session.execute(statement)
+    return isinstance(result, CursorResult) and result.rowcount > 0
+
+
+def open_sessions(unit: UnitOfWork) -> list[OpenSession]:
+    """Every agent session without an end."""
+    statement = select(AgentSessionRow.id, AgentSessionRow.task_id, AgentSessionRow.loop_run_id).where(
+        AgentSessionRow.ended_at.is_(None)
+    )
+    return [OpenSession(*row) for row in unit.session.execute(statement)]
+
+
+def loop_run_leases(unit: UnitOfWork, loop_run_ids: Collection[int]) -> list[LoopRunLease]:
+    """The leases of some loop runs (a run from before leases counts as seen when it started)."""
+    if not loop_run_ids:
+        return []
+    statement = select(
+        LoopRunRow.id,
+        LoopRunRow.state,
+        LoopRunRow.ended_at,
+        func.coalesce(LoopRunRow.heartbeat_at, LoopRunRow.started_at),
+        LoopRunRow.host,
+        LoopRunRow.pid,
+    ).where(LoopRunRow.id.in_(sorted(loop_run_ids)))
+    return [LoopRunLease(*row) for row in unit.session.execute(statement)]
+
+
+def in_progress_tasks(unit: UnitOfWork) -> list[InProgressTask]:
+    """Every task in_progress, with when it was claimed (or last changed, if that is unknown)."""
+    statement = select(TaskRow.id, func.coalesce(TaskRow.started_at, TaskRow.updated_at)).where(
+        TaskRow.status == TaskStatus.IN_PROGRESS.value
+    )
+    return [InProgressTask(*row) for row in unit.session.execute(statement)]

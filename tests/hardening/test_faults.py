@@ -307,11 +307,6 @@ WRITES = [
         "append_progress",
         {"text": "A progress entry."},
         id="append_progress",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="bug for the lead: StateFileService._append writes progress.txt before its database "
-            "write, so a busy database leaves the entry in the file while the error says nothing was written",
-        ),
     ),
 ]
 

@@ -7,17 +7,22 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.loop.agents.base import AgentUnavailableError
 from ralph_desk.loop.lock import LoopAlreadyRunningError, LoopLock
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.services.container import Services
-from tests.loop.conftest import StartApi, heading, run_loop, session, settings, verb
+from ralph_desk.services.sessions import LOOP_RUN_LEASE_S, this_host
+from ralph_desk.store.schema import LoopRunRow, TaskRow
+from tests.loop.conftest import LOOP_TIMEOUT_S, StartApi, heading, run_loop, session, settings, verb
 from tests.support.fake_model_api import Hang, Text
 
 pytestmark = pytest.mark.slow
@@ -86,6 +91,60 @@ def test_a_task_left_in_progress_by_a_dead_loop_is_recovered_at_start(
     assert dead.outcome == SessionOutcome.STOPPED.value and dead.ended_at is not None
 
 
+def _lapsed() -> datetime:
+    """A moment older than a loop run's lease (naive UTC, as stored)."""
+    return datetime.now(UTC).replace(tzinfo=None) - timedelta(seconds=LOOP_RUN_LEASE_S * 2)
+
+
+def _hold(project: Services, task_id: int, host: str = "another-machine", pid: int = 4242) -> int:
+    """Task `task_id` in_progress under an open session of a live loop run on `host`; the run's id."""
+    run = project.sessions.start_loop_run(agent="claude")
+    with project.db.write() as unit:
+        unit.session.execute(update(LoopRunRow).where(LoopRunRow.id == run.id).values(host=host, pid=pid))
+    project.tasks.set_status(task_id, TaskStatus.IN_PROGRESS.value)
+    project.sessions.start_session(
+        f"held-{task_id}", task_id=task_id, recipe="task_execution", agent="claude", loop_run_id=run.id
+    )
+    return run.id
+
+
+def test_a_task_another_machine_is_working_on_is_left_alone_until_its_lease_lapses(
+    claude: Path, project: Services
+) -> None:
+    task = project.tasks.create("core", "backend", "Held elsewhere")
+    run_id = _hold(project, task.id)
+    status = run_loop(project, settings(claude))
+    assert status.state is LoopState.COMPLETED and status.iteration == 0
+    assert project.tasks.get(task.id).status is TaskStatus.IN_PROGRESS
+    assert project.sessions.get(f"held-{task.id}").ended_at is None
+    with project.db.write() as unit:
+        unit.session.execute(update(LoopRunRow).where(LoopRunRow.id == run_id).values(heartbeat_at=_lapsed()))
+    orphans = project.sessions.orphans()
+    assert (orphans.task_ids, orphans.session_ids) == ([task.id], [f"held-{task.id}"])
+    project.sessions.renew_lease(run_id)  # what its runner does every few seconds while it lives
+    assert project.sessions.orphans().task_ids == []
+
+
+def test_a_loop_run_of_this_process_is_alive_only_while_its_runner_is(project: Services) -> None:
+    task = project.tasks.create("core", "backend", "Held here")
+    run_id = _hold(project, task.id, host=this_host(), pid=os.getpid())
+    assert project.sessions.orphans(running_here={run_id}).task_ids == []
+    assert project.sessions.orphans().task_ids == [task.id]
+    project.sessions.update_loop_run(run_id, state=LoopState.STOPPED.value)
+    assert project.sessions.orphans(running_here={run_id}).task_ids == [task.id]
+
+
+def test_a_task_in_progress_without_a_session_is_recovered_only_once_its_claim_is_older_than_a_lease(
+    project: Services,
+) -> None:
+    task = project.tasks.create("core", "backend", "Claimed, session not started yet")
+    project.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    assert project.sessions.orphans().task_ids == []
+    with project.db.write() as unit:
+        unit.session.execute(update(TaskRow).where(TaskRow.id == task.id).values(started_at=_lapsed()))
+    assert project.sessions.orphans().task_ids == [task.id]
+
+
 def test_a_session_over_its_time_limit_is_ended_and_counted_stuck(
     claude: Path, project: Services, start_api: StartApi
 ) -> None:
@@ -114,6 +173,34 @@ def test_a_human_stop_ends_the_agent_without_counting_stuck(
     (recorded,) = project.sessions.list(task_id=task.id)
     assert recorded.outcome == SessionOutcome.STOPPED.value
     assert status.state is LoopState.STOPPED
+
+
+def test_a_loop_stopped_mid_session_leaves_no_helper_task_pending_when_it_returns(
+    claude: Path, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Stop me, then quit")
+    api = start_api(**{heading(task.id): [Hang()]})
+
+    async def main() -> list[str]:
+        embedded = EmbeddedMcp(project)
+        await embedded.start()
+        runner = LoopRunner(project, embedded, settings(claude))
+
+        async def stop_when_waiting() -> None:
+            await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))
+            runner.stop()
+
+        stopper = asyncio.create_task(stop_when_waiting())
+        try:
+            status = await asyncio.wait_for(runner.run(), LOOP_TIMEOUT_S)
+            await asyncio.wait_for(stopper, LOOP_TIMEOUT_S)
+            assert status.state is LoopState.STOPPED
+            # What an app quitting right now would find still pending (its "Task was destroyed" warnings).
+            return [t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("ralph-loop-")]
+        finally:
+            await embedded.stop()
+
+    assert asyncio.run(main()) == []
 
 
 def test_pause_holds_the_loop_after_the_current_session_until_resumed(

@@ -127,11 +127,6 @@ def test_two_runners_on_one_postgresql_database_never_run_a_task_twice_and_share
         services.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LoopRunner._recover_orphans() resets every in_progress task of the database at start-up, "
-    "including one another machine's runner is working on (reported; loop/runner.py)",
-)
 def test_a_runner_starting_while_another_machine_is_mid_session_leaves_that_task_alone(
     pg_url: str, machines: dict[str, ProjectPaths], tmp_path: Path
 ) -> None:
