@@ -185,8 +185,14 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop_with_the_real_claud
     assert pane.start.isEnabled() and not pane.stop.isEnabled() and not pane.pause.isEnabled()
     assert "stopped by the human" in pane.state.toolTip()
     qtbot.waitUntil(lambda: pane.history.model.rowCount() == sessions_before + 2, timeout=WAIT_MS)
-    newest = [pane.history.model.record(row).session for row in range(pane.history.model.rowCount())]
-    outcomes = {session.task_id: session.outcome for session in newest[:2]}
+
+    def newest_outcomes() -> dict[int | None, str]:
+        model = pane.history.model
+        return {model.record(row).session.task_id: model.record(row).session.outcome for row in range(2)}
+
+    # the history re-reads on the change feed's next poll after the stopped session is recorded
+    qtbot.waitUntil(lambda: SessionOutcome.RUNNING.value not in newest_outcomes().values(), timeout=WAIT_MS)
+    outcomes = newest_outcomes()
     assert outcomes[first.id] == SessionOutcome.DONE.value
     stopped_id = next(task_id for task_id in outcomes if task_id is not None and task_id != first.id)
     assert outcomes[stopped_id] == SessionOutcome.STOPPED.value
