@@ -1,6 +1,6 @@
 """Render each pane of the window on the demo project into docs/screenshots/ (light, and a few dark).
 
-    QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [--out docs/screenshots]
+    QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720]
 
 Runs offscreen by default; under Xvfb (`xvfb-run -s '-screen 0 1400x900x24' python scripts/screenshots.py`)
 the same code draws through a real X server.
@@ -141,11 +141,22 @@ def _apply_scheme(app: QApplication, window: MainWindow, scheme: theme.Scheme) -
     _settle(app)
 
 
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    try:
+        return int(width), int(height)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not WIDTHxHEIGHT: {text}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Render the screenshots; print where they went."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/screenshots"), help="where to write the PNGs")
     parser.add_argument("--no-dark", action="store_true", help="skip the dark-scheme pictures")
+    parser.add_argument(
+        "--size", type=_size, default=(WIDTH, HEIGHT), help=f"window size (default {WIDTH}x{HEIGHT})"
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     app = prepare_application([sys.argv[0]])
@@ -159,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             window = build_window(
                 services, settings=settings, mcp_url="http://127.0.0.1:49152/mcp", use_tray=False
             )
-            window.resize(WIDTH, HEIGHT)
+            window.resize(*args.size)
             window.show()
             _settle(app)
             written = _render(window, app, tuple(SCENES), args.out, "")

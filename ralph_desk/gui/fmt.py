@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+WEEKDAY_DAYS = 6
+"""Times up to this many days back show their weekday; older ones their date."""
+# English like the rest of the window, whatever locale Qt set for strftime.
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
 
 def local(moment: datetime) -> datetime:
     """A stored naive-UTC time in the local time zone."""
@@ -12,16 +18,20 @@ def local(moment: datetime) -> datetime:
 
 
 def when(moment: datetime | None, now: datetime | None = None) -> str:
-    """A short local time: `14:05` today, `Nov 18 14:05` this year, else `2025-11-18 14:05`."""
+    """Local time, short: `14:05` today, `Mon 14:05` up to six days back, else `18 Nov 09:53` (+ year)."""
     if moment is None:
         return ""
     shown = local(moment)
-    today = (now or datetime.now().astimezone()).astimezone(shown.tzinfo)
-    if shown.date() == today.date():
-        return shown.strftime("%H:%M")
+    today = (now or datetime.now().astimezone()).astimezone(shown.tzinfo).date()
+    days = (today - shown.date()).days
+    if days == 0:
+        return f"{shown:%H:%M}"
+    if 0 < days <= WEEKDAY_DAYS:
+        return f"{WEEKDAYS[shown.weekday()]} {shown:%H:%M}"
+    month = MONTHS[shown.month - 1]
     if shown.year == today.year:
-        return shown.strftime("%b %d %H:%M")
-    return shown.strftime("%Y-%m-%d %H:%M")
+        return f"{shown.day} {month} {shown:%H:%M}"
+    return f"{shown.day} {month} {shown.year} {shown:%H:%M}"
 
 
 def full(moment: datetime | None) -> str:

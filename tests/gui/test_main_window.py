@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtWidgets import QApplication, QLabel, QTabWidget
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
@@ -18,6 +18,9 @@ from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller
+
+LAPTOP = QSize(1280, 720)
+MAX_MINIMUM_WIDTH = 1000
 
 
 def test_ctrl_and_a_number_switch_panes(qtbot: QtBot, window: MainWindow) -> None:
@@ -230,3 +233,55 @@ def test_a_new_window_fits_the_screen_it_opens_on(
     available = fresh.screen().availableGeometry().size()
     assert fresh.size() == DEFAULT_SIZE.boundedTo(available)
     assert fresh.width() <= available.width() and fresh.height() <= available.height()
+
+
+def visit_every_pane(qtbot: QtBot, window: MainWindow) -> None:
+    """Show each pane and each tab in it; the window keeps its width throughout."""
+    width = window.width()
+    for entry in PANES:
+        window.show_pane(entry.key)
+        qtbot.waitUntil(lambda key=entry.key: window.panes[key].isVisible())
+        for tabs in window.panes[entry.key].findChildren(QTabWidget):
+            for index in range(tabs.count() if tabs.isVisible() else 0):
+                tabs.setCurrentIndex(index)
+                # Layouts ask for room through posted events: let them all through before measuring.
+                QApplication.processEvents()
+                assert window.width() == width, f"{entry.key}: {tabs.tabText(index)}"
+        QApplication.processEvents()
+        assert window.width() == width, entry.key
+
+
+def assert_fits_a_laptop_screen(qtbot: QtBot, window: MainWindow) -> None:
+    """No pane holds the window wider than a small laptop's screen, and 1280 × 720 is taken as it is."""
+    visit_every_pane(qtbot, window)
+    assert window.minimumSizeHint().width() <= MAX_MINIMUM_WIDTH
+
+    window.resize(LAPTOP)
+    qtbot.waitUntil(lambda: window.size() == LAPTOP)
+    visit_every_pane(qtbot, window)
+
+    assert window.size() == LAPTOP
+
+
+def test_every_pane_fits_a_laptop_screen(qtbot: QtBot, window: MainWindow) -> None:
+    window.tasks.select_task(5)
+    window.features.select_feature("tide-data")
+    window.disciplines.select_discipline("docs")
+
+    assert_fits_a_laptop_screen(qtbot, window)
+
+
+def test_every_empty_pane_fits_a_laptop_screen(qtbot: QtBot, tmp_path: Path, settings: QSettings) -> None:
+    paths = init_project(tmp_path / "empty", title="Empty")
+    services = Services.open(ProjectPaths.at(paths.root))
+    try:
+        window = build_window(services, settings=settings, use_tray=False, live=False)
+        qtbot.addWidget(window)
+        window.resize(1400, 900)
+        window.show()
+        qtbot.waitExposed(window)
+
+        assert_fits_a_laptop_screen(qtbot, window)
+    finally:
+        window.close()
+        services.close()

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QPersistentModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import TaskSummary
+from ralph_desk.gui import fmt
 from ralph_desk.gui.models.base import KEY_ROLE, RECORD_ROLE
+from ralph_desk.gui.models.history import STARTED, HistoryRow, HistoryTableModel
 from ralph_desk.gui.models.sessions import SessionTableModel
 from ralph_desk.gui.models.signals import FlagItem, FlagTableModel, SignalTimelineModel
 from ralph_desk.gui.models.tasks import PRIORITY, STATUS, TaskFilter, TaskFilterProxy, TaskTableModel
@@ -105,6 +107,25 @@ def test_new_items_follow_the_current_sort(services: Services) -> None:
 
     assert model.record(0).status is TaskStatus.DRAFT
     assert model.row_of(999) is not None
+
+
+def test_session_history_shows_days_old_sessions_with_their_date_and_sorts_by_time(
+    services: Services,
+) -> None:
+    now = datetime.now(UTC).replace(tzinfo=None)
+    sessions = services.sessions.list(limit=3)
+    ages = (timedelta(minutes=2), timedelta(days=3), timedelta(days=40))
+    rows = [HistoryRow(replace(s, started_at=now - age)) for s, age in zip(sessions, ages, strict=True)]
+    model = HistoryTableModel()
+    model.set_items(list(reversed(rows)))
+
+    model.sort(STARTED, Qt.SortOrder.DescendingOrder)
+
+    assert [model.record(row) for row in range(model.rowCount())] == rows
+    oldest = model.index(2, STARTED)
+    assert oldest.data() == fmt.when(rows[2].session.started_at)
+    assert fmt.MONTHS[fmt.local(rows[2].session.started_at).month - 1] in oldest.data()
+    assert fmt.full(rows[2].session.started_at) in oldest.data(Qt.ItemDataRole.ToolTipRole)
 
 
 def test_the_task_filter_combines_every_field_and_matches_words_or_an_id() -> None:

@@ -57,7 +57,7 @@ CATEGORY_TITLES: dict[ToolCategory, str] = {
     ToolCategory.FEATURE: "Features",
     ToolCategory.DISCIPLINE: "Disciplines",
     ToolCategory.PROJECT: "Project",
-    ToolCategory.STATE: "Progress and learnings",
+    ToolCategory.STATE: "Progress & learnings",
     ToolCategory.SIGNAL: "Signals (verbs)",
     ToolCategory.LOOP: "Loop control",
 }

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QPalette
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from ralph_desk.gui import icons, theme
 
 BUTTON_ICON = QSize(16, 16)
+SHRUNK_COMBO_CHARS = 7
 
 
 # Font scale and weight per label style; muted styles use the palette's placeholder colour.
@@ -79,6 +88,21 @@ def tool_button(icon_name: str, tip: str) -> QToolButton:
     widget.setAutoRaise(True)
     widget.setToolTip(tip)
     return widget
+
+
+class ShrinkingComboBox(QComboBox):
+    """A combo box as wide as its longest choice when there is room, and narrower (clipped) when not."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+
+    def minimumSizeHint(self) -> QSize:
+        """Room for a few characters, the icon and the arrow."""
+        hint = super().minimumSizeHint()
+        shrunk = self.fontMetrics().averageCharWidth() * SHRUNK_COMBO_CHARS + self.iconSize().width() + 32
+        return QSize(min(hint.width(), shrunk), hint.height())
 
 
 class SendingTextEdit(QPlainTextEdit):

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.widgets.common import style_label
 
 ICON_SIZE = 56
 TEXT_WIDTH = 460
+
+
+def _centred(widget: QWidget) -> QHBoxLayout:
+    # The widget takes the room first, up to its maximum width; the stretches centre what is left.
+    # Unlike fixed margins they shrink with the pane, so the text never holds the window wide.
+    row = QHBoxLayout()
+    row.addStretch(1)
+    row.addWidget(widget, 100)
+    row.addStretch(1)
+    return row
 
 
 class EmptyState(QWidget):
@@ -34,12 +43,14 @@ class EmptyState(QWidget):
         self.title = QLabel(title)
         style_label(self.title, "emptyTitle")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setWordWrap(True)
         self.text = QLabel(text)
         style_label(self.text, "emptyText")
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setMaximumWidth(TEXT_WIDTH)
         self.button = QPushButton(action or "")
         self.button.setVisible(action is not None)
         self.button.clicked.connect(self.sig_action_requested)
@@ -49,16 +60,10 @@ class EmptyState(QWidget):
         layout.addStretch(2)
         layout.addWidget(self._icon)
         layout.addWidget(self.title)
-        layout.addWidget(self.text)
+        layout.addLayout(_centred(self.text))
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(3)
         self.refresh_style()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        """Keep the text in a readable column, centred."""
-        side = max(0, (event.size().width() - 48 - TEXT_WIDTH) // 2)
-        self.text.setContentsMargins(side, 0, side, 0)
-        super().resizeEvent(event)
 
     def set_text(self, title: str, text: str) -> None:
         """Change what the empty state says."""

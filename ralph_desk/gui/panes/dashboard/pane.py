@@ -280,6 +280,7 @@ class DashboardPane(QScrollArea):
                     parent, [fmt.when(signal.created), fmt.one_line(describe(signal), 140), signal.verb.value]
                 )
                 child.setIcon(2, icons.dot(theme.verb_color(Verb(signal.verb))))
+                child.setToolTip(0, fmt.full(signal.created))
                 child.setToolTip(1, describe(signal))
                 child.setData(0, Qt.ItemDataRole.UserRole, signal.task_id)
         self.recent.expandToDepth(0)

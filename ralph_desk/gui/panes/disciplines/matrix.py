@@ -14,14 +14,23 @@ from PySide6.QtCore import (
     QSize,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QScrollArea,
+    QSplitter,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -46,8 +55,9 @@ Index = QModelIndex | QPersistentModelIndex
 ROW_HEIGHT = 24
 CHECK_SIZE = 14
 COLUMN_WIDTH = 50
-TOOL_COLUMN_WIDTH = 178
+TOOL_COLUMN_WIDTH = 160
 SUMMARY_WIDTH = 240
+SUMMARY_MIN_WIDTH = 180
 LEGEND = (
     "<b>Unchecking a tool takes it away from this discipline in every recipe that allows it</b> "
     "(click a tool's name to toggle its whole row). Greyed cells: the recipe never allows the tool. "
@@ -195,7 +205,6 @@ class ToolMatrixView(QTableView):
         for row, entry in enumerate(model.rows):
             if entry.tool is None:
                 self.setSpan(row, 0, 1, model.columnCount())
-        self.setMinimumWidth(self.sizeHint().width())
 
     def show_tool(self, name: str) -> None:
         """Scroll the tool's row to the middle of the view."""
@@ -215,7 +224,7 @@ class ToolMatrixView(QTableView):
         self.matrix.set_enabled(name, name in self.matrix.disabled)
 
     def sizeHint(self) -> QSize:
-        """Wide enough for every recipe column."""
+        """Wide enough for every recipe column (narrower, it scrolls; the tool names stay)."""
         scroll_bar = self.verticalScrollBar().sizeHint().width()
         width = (
             TOOL_COLUMN_WIDTH + COLUMN_WIDTH * self.matrix.columnCount() + self.frameWidth() * 2 + scroll_bar
@@ -240,6 +249,10 @@ class EffectiveTools(QScrollArea):
         self.setWidget(self.text)
         model.sig_disabled_changed.connect(self.update_text)
         self.update_text()
+
+    def sizeHint(self) -> QSize:
+        """A narrow column beside the matrix."""
+        return QSize(SUMMARY_WIDTH, super().sizeHint().height())
 
     def update_text(self) -> None:
         """Write the summary again from the model."""
@@ -267,25 +280,41 @@ class EffectiveTools(QScrollArea):
 
 
 class ToolsEditor(QWidget):
-    """The legend, the matrix, and the live effective tool set beside it."""
+    """The legend, the matrix, and the live effective tool set beside it (narrowed or folded away)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ToolMatrixModel(self)
         self.view = ToolMatrixView(self.model)
         self.effective = EffectiveTools(self.model)
-        self.effective.setFixedWidth(SUMMARY_WIDTH)
         self.legend = label(LEGEND, name="muted", wrap=True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         side = QWidget()
+        side.setMinimumWidth(SUMMARY_MIN_WIDTH)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(6, 0, 0, 0)
-        side_layout.addWidget(label("Effective tools per recipe", name="subheading"))
+        side_layout.addWidget(label("Effective tools per recipe", name="subheading", wrap=True))
         side_layout.addWidget(self.effective, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.view, 1)
-        row.addWidget(side)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(side)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
+        self.splitter.setCollapsible(0, False)
+        self.splitter.splitterMoved.connect(self._on_moved)
+        self.auto_split = True
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.legend)
-        layout.addLayout(row, 1)
+        layout.addWidget(self.splitter, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Show the whole matrix when it fits beside a narrow summary (until the person moves the split)."""
+        super().resizeEvent(event)
+        if self.auto_split:
+            total = self.splitter.width() - self.splitter.handleWidth()
+            matrix = max(0, min(self.view.sizeHint().width(), total - SUMMARY_MIN_WIDTH))
+            self.splitter.setSizes([matrix, total - matrix])
+
+    def _on_moved(self, _position: int, _index: int) -> None:
+        self.auto_split = False

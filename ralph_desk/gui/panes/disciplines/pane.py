@@ -32,7 +32,7 @@ from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill
 
 FIELDS, TOOLS, SERVERS = range(3)
-LIST_WIDTH = 230
+LIST_WIDTH = 180
 
 
 class DisciplineDetail(QStackedWidget):
@@ -177,7 +177,7 @@ class DisciplinesPane(QWidget):
         self.detail.sig_save_requested.connect(self.sig_save_requested)
         self.new_dialog: NewDisciplineDialog | None = None
         self.confirm_box: ConfirmBox | None = None
-        self.new_button = button("New discipline…", "add", "Create a discipline")
+        self.new_button = button("New…", "add", "Create a discipline")
         self.delete_button = button(
             "Delete", "trash", "Delete the selected discipline (only when no task uses it)"
         )
@@ -244,7 +244,6 @@ class DisciplinesPane(QWidget):
         layout.setContentsMargins(0, 0, 6, 0)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
-        area.setMinimumWidth(220)
         return area
 
     # --- content ------------------------------------------------------------------------------

@@ -204,7 +204,7 @@ class ServersEditor(QWidget):
         self.stack.addWidget(self.empty)
         actions = QHBoxLayout()
         actions.addWidget(
-            label("Values of environment variables and headers are not shown.", name="muted"), 1
+            label("Values of environment variables and headers are not shown.", name="muted", wrap=True), 1
         )
         actions.addWidget(self.add_button)
         actions.addWidget(self.edit_button)

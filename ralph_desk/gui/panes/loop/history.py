@@ -31,7 +31,7 @@ from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import PillDelegate
 
-COLUMN_WIDTHS = {STARTED: 72, VERB: 86, OUTCOME: 116, TURNS: 50, COST: 62, DURATION: 76, TRANSCRIPT: 78}
+COLUMN_WIDTHS = {STARTED: 96, VERB: 82, OUTCOME: 116, TURNS: 50, COST: 58, DURATION: 72, TRANSCRIPT: 72}
 
 
 class HistoryView(QWidget):

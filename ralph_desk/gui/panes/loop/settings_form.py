@@ -6,7 +6,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -159,6 +159,11 @@ class LoopSettingsForm(QWidget):
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QScrollArea.Shape.NoFrame)
         scroller.setWidget(body)
+        # Only ever scroll down: the form is as wide as its fields need, with room for the scroll bar.
+        scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroller.setMinimumWidth(
+            body.minimumSizeHint().width() + scroller.verticalScrollBar().sizeHint().width()
+        )
         actions = QHBoxLayout()
         actions.addWidget(self.notice, 1)
         actions.addWidget(self.revert)

@@ -47,7 +47,7 @@ class StreamView(QWidget):
         self.following = True
         self.list.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.model.rowsInserted.connect(self._on_rows_inserted)
-        self.title = label(name="subheading")
+        self.title = label(name="subheading", wrap=True)
         self.counts = label(name="muted")
         self.empty = EmptyState(
             "session",

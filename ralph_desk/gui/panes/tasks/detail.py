@@ -173,16 +173,18 @@ class TaskDetail(QStackedWidget):
         self.dependencies.currentItemChanged.connect(
             lambda current, _previous: self.remove_dependency.setEnabled(current is not None)
         )
+        waits_row = QHBoxLayout()
+        waits_row.addWidget(label("Waits for", name="subheading"), 1)
+        waits_row.addWidget(self.remove_dependency)
         add_row = QHBoxLayout()
         add_row.addWidget(label("Wait for task"))
         add_row.addWidget(self.dependency_id)
         add_row.addWidget(self.add_dependency)
         add_row.addStretch(1)
-        add_row.addWidget(self.remove_dependency)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(8, 8, 8, 8)
-        layout.addWidget(label("Waits for", name="subheading"))
+        layout.addLayout(waits_row)
         layout.addWidget(self.dependencies, 2)
         layout.addLayout(add_row)
         layout.addWidget(label("Waited for by", name="subheading"))
@@ -191,10 +193,10 @@ class TaskDetail(QStackedWidget):
 
     def _build_activity(self) -> QWidget:
         self.sessions = _table(self.sessions_model, (4,))
-        # Recipe, agent, turns and duration are in tooltips: the pane is narrow.
-        for column in (2, 3, 6, 8):
+        # Recipe, agent, turns, duration: in tooltips; the transcript: a button below. The pane is narrow.
+        for column in (2, 3, 6, 8, 9):
             self.sessions.setColumnHidden(column, True)
-        for column, width in ((0, 30), (1, 62), (4, 114), (5, 76), (7, 56)):
+        for column, width in ((0, 30), (1, 96), (4, 114), (5, 76), (7, 56)):
             self.sessions.setColumnWidth(column, width)
         self.sessions.doubleClicked.connect(self._open_transcript_at)
         self.open_transcript = button("Open transcript", "external", "Open the selected session's log")
@@ -210,7 +212,7 @@ class TaskDetail(QStackedWidget):
         sessions_layout.addWidget(self.sessions, 1)
         sessions_layout.addLayout(row)
         self.timeline = _table(self.timeline_model, (2,))
-        for column, width in ((0, 90), (1, 64), (2, 84)):
+        for column, width in ((0, 96), (1, 64), (2, 84)):
             self.timeline.setColumnWidth(column, width)
         self.timeline.selectionModel().currentRowChanged.connect(self._show_signal)
         self.signal_text = QPlainTextEdit()

@@ -97,6 +97,8 @@ class TaskFields(QScrollArea):
         form = QFormLayout()
         form.setHorizontalSpacing(14)
         form.setVerticalSpacing(8)
+        # Narrow, a field goes under its label rather than holding the detail pane wide.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         pair = QHBoxLayout()
         pair.setSpacing(10)
         pair.addWidget(self.status, 1)

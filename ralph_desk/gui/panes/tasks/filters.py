@@ -8,19 +8,19 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.models.tasks import TaskFilter
-from ralph_desk.gui.widgets.common import tool_button
+from ralph_desk.gui.widgets.common import ShrinkingComboBox, tool_button
 
 ANY = "any"
 OPEN = "open"
 SEARCH_DELAY_MS = 120
+SEARCH_MIN_WIDTH = 150
 # "Open" work: everything not finished one way or another.
 OPEN_STATUSES = frozenset(set(TaskStatus) - {TaskStatus.DONE, TaskStatus.SKIPPED})
 
 
 def _combo(tip: str) -> QComboBox:
-    combo = QComboBox()
+    combo = ShrinkingComboBox()
     combo.setToolTip(tip)
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     return combo
 
 
@@ -37,7 +37,7 @@ class TaskFilterBar(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip("Every word must match; #42 finds task 42 (Ctrl+F)")
         self.search.addAction(icons.icon("search", theme.muted()), QLineEdit.ActionPosition.LeadingPosition)
-        self.search.setMinimumWidth(260)
+        self.search.setMinimumWidth(SEARCH_MIN_WIDTH)
         self.status = _combo("Show tasks in one status")
         self.status.addItem("Any status", ANY)
         self.status.addItem("Open (not done or skipped)", OPEN)
