@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor
 from ralph_desk.domain.records import Discipline, McpServerSpec
 from ralph_desk.gui import fmt, icons
 from ralph_desk.gui.models.base import Column, RecordTableModel
+from ralph_desk.gui.models.named import NamedRecordModel, count_column, display_name_column
 
 HIDDEN_VALUE = "•••"
 
@@ -22,29 +23,21 @@ def _discipline_tip(discipline: Discipline) -> str:
 
 
 DISCIPLINE_COLUMNS: list[Column[Discipline]] = [
-    Column(
-        "Discipline",
-        lambda d: d.display_name,
-        sort_key=lambda d: d.display_name.casefold(),
-        tooltip=_discipline_tip,
-        icon=lambda d: icons.dot(QColor(d.color)),
-    ),
-    Column(
+    display_name_column("Discipline", _discipline_tip, icon=lambda d: icons.dot(QColor(d.color))),
+    count_column(
         "Off",
-        lambda d: str(len(d.disabled_tools)) if d.disabled_tools else "",
-        sort_key=lambda d: len(d.disabled_tools),
-        tooltip=lambda d: ", ".join(d.disabled_tools) or None,
-        align_right=True,
-        header_tip="How many tools the discipline takes away from its sessions",
+        lambda d: d.disabled_tools,
+        ", ",
+        "How many tools the discipline takes away from its sessions",
     ),
 ]
 
 
-class DisciplineTableModel(RecordTableModel[Discipline]):
+class DisciplineTableModel(NamedRecordModel[Discipline]):
     """Every discipline: colour and display name, and how many tools it takes away."""
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(DISCIPLINE_COLUMNS, key=lambda discipline: discipline.name, parent=parent)
+        super().__init__(DISCIPLINE_COLUMNS, parent=parent)
 
 
 def server_kind(spec: McpServerSpec) -> str:

@@ -8,6 +8,7 @@ from ralph_desk.domain.enums import TaskOrigin
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
+from ralph_desk.gui.models.named import NamedRecordModel, count_column, display_name_column
 
 
 def _feature_tip(feature: Feature) -> str:
@@ -20,29 +21,19 @@ def _feature_tip(feature: Feature) -> str:
 
 
 FEATURE_COLUMNS: list[Column[Feature]] = [
-    Column(
-        "Feature",
-        lambda f: f.display_name,
-        sort_key=lambda f: f.display_name.casefold(),
-        tooltip=_feature_tip,
-    ),
+    display_name_column("Feature", _feature_tip),
     Column("Name", lambda f: f.name, tooltip=lambda f: "The name tasks and agents use for it"),
-    Column(
-        "Files",
-        lambda f: str(len(f.context_files)) if f.context_files else "",
-        sort_key=lambda f: len(f.context_files),
-        tooltip=lambda f: "\n".join(f.context_files) or None,
-        align_right=True,
-        header_tip="Context files every session on the feature reads",
+    count_column(
+        "Files", lambda f: f.context_files, "\n", "Context files every session on the feature reads"
     ),
 ]
 
 
-class FeatureTableModel(RecordTableModel[Feature]):
+class FeatureTableModel(NamedRecordModel[Feature]):
     """Every feature: display name, name and how many context files it has."""
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(FEATURE_COLUMNS, key=lambda feature: feature.name, parent=parent)
+        super().__init__(FEATURE_COLUMNS, parent=parent)
 
 
 def _learning_tip(learning: FeatureLearning) -> str:

@@ -8,10 +8,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QColorDialog,
-    QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QPlainTextEdit,
     QScrollArea,
     QToolButton,
     QVBoxLayout,
@@ -21,21 +19,10 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.records import Discipline
 from ralph_desk.gui import fmt, theme
 from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.widgets.form import editor_form, field_pair, lines, text_box
 
 ACRONYM_LIMIT = 10
 SWATCH = 22
-
-
-def _text(height: int, placeholder: str) -> QPlainTextEdit:
-    box = QPlainTextEdit()
-    box.setTabChangesFocus(True)
-    box.setFixedHeight(height)
-    box.setPlaceholderText(placeholder)
-    return box
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 class ColorField(QWidget):
@@ -115,9 +102,11 @@ class DisciplineFields(QScrollArea):
         self.icon.setPlaceholderText("code, book-open, server…")
         self.icon.setToolTip("An icon name (letters, digits, - _ .) that clients may show")
         self.color = ColorField()
-        self.system_prompt = _text(130, "Who the agent is for this kind of work: its persona and priorities")
-        self.skills = _text(80, "One skill per line: Python, FastAPI…")
-        self.conventions = _text(100, "How work is done here: style, tests, commit rules")
+        self.system_prompt = text_box(
+            130, "Who the agent is for this kind of work: its persona and priorities"
+        )
+        self.skills = text_box(80, "One skill per line: Python, FastAPI…")
+        self.conventions = text_box(100, "How work is done here: style, tests, commit rules")
         self.facts = label(name="muted", wrap=True, selectable=True)
         self.setWidget(self._layout_form())
         for signal in (
@@ -132,21 +121,9 @@ class DisciplineFields(QScrollArea):
             signal.connect(self._on_edit)
 
     def _layout_form(self) -> QWidget:
-        form = QFormLayout()
-        form.setHorizontalSpacing(14)
-        form.setVerticalSpacing(8)
-        names = QHBoxLayout()
-        names.setSpacing(10)
-        names.addWidget(self.display_name, 1)
-        names.addWidget(label("Acronym"))
-        names.addWidget(self.acronym)
-        look = QHBoxLayout()
-        look.setSpacing(10)
-        look.addWidget(self.color)
-        look.addWidget(label("Icon"))
-        look.addWidget(self.icon, 1)
-        form.addRow("Display name", names)
-        form.addRow("Colour", look)
+        form = editor_form()
+        form.addRow("Display name", field_pair(self.display_name, "Acronym", self.acronym))
+        form.addRow("Colour", field_pair(self.color, "Icon", self.icon, stretch=(0, 1)))
         form.addRow("System prompt", self.system_prompt)
         form.addRow("Skills", self.skills)
         form.addRow("Conventions", self.conventions)
@@ -184,7 +161,7 @@ class DisciplineFields(QScrollArea):
             "icon": self.icon.text().strip(),
             "color": self.color.text(),
             "system_prompt": self.system_prompt.toPlainText().strip() or None,
-            "skills": _lines(self.skills.toPlainText()),
+            "skills": lines(self.skills.toPlainText()),
             "conventions": self.conventions.toPlainText().strip() or None,
         }
         before: dict[str, Any] = {

@@ -4,29 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QSplitter,
-    QStackedWidget,
-    QTableView,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ralph_desk.domain.records import Discipline
-from ralph_desk.gui import fmt
-from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
-from ralph_desk.gui.models.base import KEY_ROLE
 from ralph_desk.gui.models.disciplines import DisciplineTableModel
 from ralph_desk.gui.panes.disciplines.dialogs import NewDisciplineDialog
 from ralph_desk.gui.panes.disciplines.fields import DisciplineFields
 from ralph_desk.gui.panes.disciplines.matrix import ToolsEditor
 from ralph_desk.gui.panes.disciplines.servers import ServersEditor
+from ralph_desk.gui.panes.named_records import NamedPaneSpec, NamedRecordPane
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill
@@ -157,155 +145,32 @@ class DisciplineDetail(QStackedWidget):
             self.notice.setText("")
 
 
-class DisciplinesPane(QWidget):
+DISCIPLINES = NamedPaneSpec(
+    noun="discipline",
+    heading="Disciplines",
+    new_label="New…",
+    empty_text="A discipline is a kind of work (backend, docs, testing…) with its own persona and tools. "
+    "Create one here, or let a braindump session propose them.",
+    delete_question="Delete the discipline {name}? Only a discipline no task uses can go.",
+    new_dialog=NewDisciplineDialog,
+    sizes=(LIST_WIDTH, 940),
+    fitted_columns=(1,),
+)
+
+
+class DisciplinesPane(NamedRecordPane[Discipline, DisciplineDetail]):
     """Every discipline in a list; the selected one in detail. Widgets only show and ask."""
 
-    sig_discipline_selected = Signal(str)
-    """The person selected the discipline with this name (empty: none)."""
-    sig_create_requested = Signal(object)
-    """Create a discipline with these fields (a dict: name, display_name, color, icon)."""
-    sig_delete_requested = Signal(str)
-    """Delete the discipline with this name."""
-    sig_save_requested = Signal(str, object)
-    """Save these changes (a dict) to the discipline with this name."""
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.model = DisciplineTableModel(self)
-        self.table = self._build_table()
-        self.detail = DisciplineDetail()
+        super().__init__(DisciplineTableModel(), DisciplineDetail(), DISCIPLINES, parent)
         self.detail.sig_save_requested.connect(self.sig_save_requested)
-        self.new_dialog: NewDisciplineDialog | None = None
-        self.confirm_box: ConfirmBox | None = None
-        self.new_button = button("New…", "add", "Create a discipline")
-        self.delete_button = button(
-            "Delete", "trash", "Delete the selected discipline (only when no task uses it)"
-        )
-        self.new_button.clicked.connect(self.ask_new)
-        self.delete_button.clicked.connect(self.ask_delete)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self._list_area())
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([LIST_WIDTH, 940])
-        self.empty = EmptyState(
-            "disciplines",
-            "No disciplines yet",
-            "A discipline is a kind of work (backend, docs, testing…) with its own persona and tools. "
-            "Create one here, or let a braindump session propose them.",
-            action="New discipline…",
-        )
-        self.empty.sig_action_requested.connect(self.ask_new)
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.empty)
-        self.heading = label("Disciplines", name="heading")
-        self.count = label(name="muted")
-        top = QHBoxLayout()
-        top.addWidget(self.heading)
-        top.addStretch(1)
-        top.addWidget(self.count)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(20, 16, 20, 12)
-        layout.setSpacing(10)
-        layout.addLayout(top)
-        layout.addWidget(self.stack, 1)
         QShortcut(QKeySequence.StandardKey.Save, self, self.detail.request_save)
-        self._update()
-
-    def _build_table(self) -> QTableView:
-        table = QTableView()
-        table.setModel(self.model)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.verticalHeader().hide()
-        table.setShowGrid(False)
-        table.setAlternatingRowColors(True)
-        table.setWordWrap(False)
-        table.setSortingEnabled(True)
-        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setHighlightSections(False)
-        header.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
-        table.selectionModel().selectionChanged.connect(self._on_selection)
-        return table
-
-    def _list_area(self) -> QWidget:
-        area = QWidget()
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.new_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.delete_button)
-        layout = QVBoxLayout(area)
-        layout.setContentsMargins(0, 0, 6, 0)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(buttons)
-        return area
-
-    # --- content ------------------------------------------------------------------------------
-
-    def show_disciplines(self, disciplines: list[Discipline]) -> None:
-        """Show exactly these disciplines (the selection stays on one that is still there)."""
-        self.model.set_items(disciplines)
-        if self.selected_name() is None and disciplines:
-            self.table.selectRow(0)
-        self._update()
-
-    def names(self) -> list[str]:
-        """The names of the disciplines shown."""
-        return [discipline.name for discipline in self.model.items]
-
-    def selected_name(self) -> str | None:
-        """The name of the selected discipline, if any."""
-        rows = self.table.selectionModel().selectedRows()
-        return str(rows[0].data(KEY_ROLE)) if rows else None
 
     def select_discipline(self, name: str) -> bool:
         """Select a discipline by name; whether it is listed."""
-        row = self.model.row_of(name)
-        if row is None:
-            return False
-        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
-        self.table.selectionModel().setCurrentIndex(self.model.index(row, 0), flags)
-        return True
-
-    # --- requests -----------------------------------------------------------------------------
-
-    def ask_new(self) -> None:
-        """Open the new-discipline dialog."""
-        dialog = NewDisciplineDialog(self.names(), self)
-        dialog.accepted.connect(lambda: self.sig_create_requested.emit(dialog.values()))
-        self.new_dialog = dialog
-        dialog.open()
-
-    def ask_delete(self) -> None:
-        """Ask, then delete the selected discipline."""
-        name = self.selected_name()
-        if name is None:
-            return
-        self.confirm_box = confirm(
-            self,
-            "Delete a discipline",
-            f"Delete the discipline {name}? Only a discipline no task uses can go.",
-            "Delete",
-            lambda: self.sig_delete_requested.emit(name),
-        )
-
-    def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
-        self.delete_button.setEnabled(self.selected_name() is not None)
-        self.sig_discipline_selected.emit(self.selected_name() or "")
-
-    def _update(self) -> None:
-        total = self.model.rowCount()
-        self.stack.setCurrentWidget(self.splitter if total else self.empty)
-        self.count.setText(fmt.plural(total, "discipline"))
-        self.delete_button.setEnabled(self.selected_name() is not None)
+        return self.select_name(name)
 
     def refresh_style(self) -> None:
-        """Redraw colours after the palette changed."""
+        """Redraw colours and icons after the palette changed."""
+        super().refresh_style()
         self.detail.tools.effective.update_text()
-        self.model.refresh_all()

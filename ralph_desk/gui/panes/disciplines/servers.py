@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
     QDialog,
     QDialogButtonBox,
@@ -18,19 +15,20 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ralph_desk.domain.records import McpServerSpec
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
+from ralph_desk.gui.dialogs.new_record import NAME_PATTERN
 from ralph_desk.gui.models.disciplines import ServerTableModel
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.gui.widgets.layout import stacked
+from ralph_desk.gui.widgets.tables import record_table
 
 DIALOG_WIDTH = 560
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 RESERVED = "ralph"
 
 
@@ -168,14 +166,7 @@ class ServersEditor(QWidget):
         self.stored: list[McpServerSpec] = []
         self.dialog: ServerDialog | None = None
         self.confirm_box: ConfirmBox | None = None
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setShowGrid(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
+        self.table = record_table(self.model)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
@@ -199,9 +190,7 @@ class ServersEditor(QWidget):
             action="Add a server…",
         )
         self.empty.sig_action_requested.connect(self.add)
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.table)
-        self.stack.addWidget(self.empty)
+        self.stack = stacked(self.table, self.empty)
         actions = QHBoxLayout()
         actions.addWidget(
             label("Values of environment variables and headers are not shown.", name="muted", wrap=True), 1

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject
 from ralph_desk.domain.records import Change, Discipline
 from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.panes.disciplines.pane import DisciplinesPane
+from ralph_desk.gui.panes.named_wiring import create_named, delete_named
 from ralph_desk.services.container import Services
 
 
@@ -25,7 +26,7 @@ class DisciplinesWiring(QObject):
         self.pane = pane
         self.services = services
         self.runner = runner
-        pane.sig_discipline_selected.connect(self.show_detail)
+        pane.sig_selected.connect(self.show_detail)
         pane.sig_create_requested.connect(self.create)
         pane.sig_delete_requested.connect(self.delete)
         pane.sig_save_requested.connect(self.save)
@@ -35,7 +36,7 @@ class DisciplinesWiring(QObject):
         disciplines: list[Discipline] = self.runner.read(
             "read the disciplines", self.services.disciplines.list, []
         )
-        self.pane.show_disciplines(disciplines)
+        self.pane.show_records(disciplines)
         self.show_detail(self.pane.selected_name() or "")
 
     def on_changes(self, changes: Iterable[Change]) -> None:
@@ -55,25 +56,11 @@ class DisciplinesWiring(QObject):
 
     def create(self, values: dict[str, Any]) -> None:
         """Create a discipline and select it."""
-        name = str(values.get("name", ""))
-        created = self.runner.run(
-            f"create discipline {name}",
-            lambda: self.services.disciplines.create(**values),
-            done=f"Created discipline {name}.",
-        )
-        if created is not None:
-            self.refresh()
-            self.pane.select_discipline(created.name)
+        create_named(self.runner, self.pane, values, self.services.disciplines.create, self.refresh)
 
     def delete(self, name: str) -> None:
         """Delete a discipline; the service refuses while tasks use it, and the window says why."""
-
-        def delete() -> bool:
-            self.services.disciplines.delete(name)
-            return True
-
-        if self.runner.run(f"delete discipline {name}", delete, done=f"Deleted discipline {name}."):
-            self.refresh()
+        delete_named(self.runner, "discipline", name, self.services.disciplines.delete, self.refresh)
 
     def save(self, name: str, changes: dict[str, Any]) -> None:
         """Save the fields and servers, and the disabled tools through `set_disabled_tools`."""

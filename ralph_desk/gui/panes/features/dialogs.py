@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -10,7 +9,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
@@ -20,78 +18,26 @@ from PySide6.QtWidgets import (
 
 from ralph_desk.domain.records import FeatureLearning
 from ralph_desk.gui import fmt
+from ralph_desk.gui.dialogs.new_record import NewRecordDialog
 from ralph_desk.gui.widgets.common import label
 
 DIALOG_WIDTH = 520
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
-def name_from(display_name: str) -> str:
-    """A feature name made from a display name ("Tide charts" → "tide-charts")."""
-    return re.sub(r"[^a-z0-9]+", "-", display_name.casefold()).strip("-")[:64]
-
-
-class NewFeatureDialog(QDialog):
+class NewFeatureDialog(NewRecordDialog):
     """The name and display name of a new feature (the rest is edited in the pane)."""
 
     def __init__(self, taken: list[str], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("New feature")
-        self.setMinimumWidth(DIALOG_WIDTH)
-        self.taken = set(taken)
-        self.display_name = QLineEdit()
-        self.display_name.setPlaceholderText("Tide charts")
-        self.name = QLineEdit()
-        self.name.setPlaceholderText("tide-charts")
+        super().__init__("feature", "Tide charts", taken, DIALOG_WIDTH, parent)
         self.name.setToolTip("Lower-case letters, digits, - and _; tasks and agents refer to it by this name")
         self.description = QPlainTextEdit()
         self.description.setPlaceholderText("What the feature is for (optional)")
         self.description.setFixedHeight(80)
-        self.problem = label(name="muted", wrap=True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.create_button: QPushButton = buttons.addButton("Create", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.create_button.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        self._named_by_hand = False
-        self.display_name.textChanged.connect(self._suggest_name)
-        self.name.textEdited.connect(self._name_edited)
-        self.name.textChanged.connect(self._check)
-        form = QFormLayout()
-        form.addRow("Display name", self.display_name)
-        form.addRow("Name", self.name)
-        form.addRow("Description", self.description)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.problem)
-        layout.addWidget(buttons)
-        self._check()
-
-    def _suggest_name(self, text: str) -> None:
-        if not self._named_by_hand:
-            self.name.setText(name_from(text))
-        self._check()
-
-    def _name_edited(self, _text: str) -> None:
-        self._named_by_hand = True
-
-    def _check(self) -> None:
-        name = self.name.text().strip()
-        problem = ""
-        if name and not NAME_PATTERN.match(name):
-            problem = "The name takes lower-case letters, digits, - and _ (up to 64)."
-        elif name in self.taken:
-            problem = f"A feature named {name} exists already."
-        self.problem.setText(problem)
-        self.create_button.setEnabled(bool(name and self.display_name.text().strip() and not problem))
+        self.add_fields([("Description", self.description)])
 
     def values(self) -> dict[str, Any]:
         """The fields as `features.create` takes them."""
-        return {
-            "name": self.name.text().strip(),
-            "display_name": self.display_name.text().strip(),
-            "description": self.description.toPlainText().strip() or None,
-        }
+        return {**super().values(), "description": self.description.toPlainText().strip() or None}
 
 
 class LearningDialog(QDialog):

@@ -6,10 +6,8 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QPlainTextEdit,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -19,22 +17,10 @@ from ralph_desk.domain.records import Feature
 from ralph_desk.gui import fmt
 from ralph_desk.gui.panes.features.lists import CheckList, PathListEditor
 from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.form import cleaned, editor_form, field_pair, text_box
 
 ACRONYM_LIMIT = 16
 TEXT_HEIGHTS = {"description": 84, "architecture": 84, "boundaries": 62}
-
-
-def _text(height: int, placeholder: str) -> QPlainTextEdit:
-    box = QPlainTextEdit()
-    box.setTabChangesFocus(True)
-    box.setFixedHeight(height)
-    box.setPlaceholderText(placeholder)
-    return box
-
-
-def _clean(text: str) -> str | None:
-    stripped = text.strip()
-    return stripped or None
 
 
 class FeatureFields(QWidget):
@@ -55,11 +41,13 @@ class FeatureFields(QWidget):
         self.acronym.setMaxLength(ACRONYM_LIMIT)
         self.acronym.setPlaceholderText("e.g. TD")
         self.acronym.setMaximumWidth(120)
-        self.description = _text(TEXT_HEIGHTS["description"], "What the feature is for, in a few sentences")
-        self.architecture = _text(
+        self.description = text_box(
+            TEXT_HEIGHTS["description"], "What the feature is for, in a few sentences"
+        )
+        self.architecture = text_box(
             TEXT_HEIGHTS["architecture"], "How it is built: modules, data flow, choices"
         )
-        self.boundaries = _text(TEXT_HEIGHTS["boundaries"], "What it must not touch or depend on")
+        self.boundaries = text_box(TEXT_HEIGHTS["boundaries"], "What it must not touch or depend on")
         self.knowledge = PathListEditor("docs/primer.md — documents to know about")
         self.context = PathListEditor("src/module.py — files every session on it reads")
         self.dependencies = CheckList()
@@ -85,15 +73,8 @@ class FeatureFields(QWidget):
         self._update_buttons()
 
     def _layout_form(self) -> None:
-        form = QFormLayout()
-        form.setHorizontalSpacing(14)
-        form.setVerticalSpacing(8)
-        names = QHBoxLayout()
-        names.setSpacing(10)
-        names.addWidget(self.display_name, 1)
-        names.addWidget(label("Acronym"))
-        names.addWidget(self.acronym)
-        form.addRow("Display name", names)
+        form = editor_form()
+        form.addRow("Display name", field_pair(self.display_name, "Acronym", self.acronym))
         form.addRow("Description", self.description)
         form.addRow("Architecture", self.architecture)
         form.addRow("Boundaries", self.boundaries)
@@ -156,10 +137,10 @@ class FeatureFields(QWidget):
             return {}
         current: dict[str, Any] = {
             "display_name": self.display_name.text().strip(),
-            "acronym": _clean(self.acronym.text()),
-            "description": _clean(self.description.toPlainText()),
-            "architecture": _clean(self.architecture.toPlainText()),
-            "boundaries": _clean(self.boundaries.toPlainText()),
+            "acronym": cleaned(self.acronym.text()),
+            "description": cleaned(self.description.toPlainText()),
+            "architecture": cleaned(self.architecture.toPlainText()),
+            "boundaries": cleaned(self.boundaries.toPlainText()),
             "context_files": self.context.values(),
             "knowledge_paths": self.knowledge.values(),
             "dependencies": self.dependencies.checked(),

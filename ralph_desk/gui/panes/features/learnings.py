@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -20,6 +18,8 @@ from ralph_desk.gui.models.features import ADDED, HITS, SOURCE, TASK, TEXT, Lear
 from ralph_desk.gui.panes.features.dialogs import LearningDialog, MergeDialog
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.gui.widgets.layout import stacked
+from ralph_desk.gui.widgets.tables import record_table
 
 COLUMN_WIDTHS = {SOURCE: 84, HITS: 52, TASK: 56, ADDED: 96}
 
@@ -56,9 +56,7 @@ class LearningsView(QWidget):
             "Agents record what they find out with <code>learned</code>; it collects here, by feature, "
             "and reaches every later session on it. Duplicates raise a hit count.",
         )
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.table)
-        self.stack.addWidget(self.empty)
+        self.stack = stacked(self.table, self.empty)
         actions = QHBoxLayout()
         actions.addWidget(self.hint, 1)
         actions.addWidget(self.edit_button)
@@ -71,14 +69,7 @@ class LearningsView(QWidget):
         self._update_buttons()
 
     def _build_table(self) -> QTableView:
-        table = QTableView()
-        table.setModel(self.model)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        table.verticalHeader().hide()
-        table.setShowGrid(False)
-        table.setAlternatingRowColors(True)
-        table.setWordWrap(False)
+        table = record_table(self.model, multiple=True)
         table.setSortingEnabled(True)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject
 from ralph_desk.domain.records import Change, Feature
 from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.panes.features.pane import FeaturesPane
+from ralph_desk.gui.panes.named_wiring import create_named, delete_named
 from ralph_desk.services.container import Services
 
 LIST_TOPICS = frozenset({"features"})
@@ -28,7 +29,7 @@ class FeaturesWiring(QObject):
         self.pane = pane
         self.services = services
         self.runner = runner
-        pane.sig_feature_selected.connect(self.show_detail)
+        pane.sig_selected.connect(self.show_detail)
         pane.sig_create_requested.connect(self.create)
         pane.sig_delete_requested.connect(self.delete)
         pane.sig_save_requested.connect(self.save)
@@ -41,7 +42,7 @@ class FeaturesWiring(QObject):
     def refresh(self) -> None:
         """Read the list of features, then the selected one in full."""
         features: list[Feature] = self.runner.read("read the features", self.services.features.list, [])
-        self.pane.show_features(features)
+        self.pane.show_records(features)
         self.show_detail(self.pane.selected_name() or "")
 
     def on_changes(self, changes: Iterable[Change]) -> None:
@@ -64,26 +65,11 @@ class FeaturesWiring(QObject):
 
     def create(self, values: dict[str, Any]) -> None:
         """Create a feature and select it."""
-        name = str(values.get("name", ""))
-        created = self.runner.run(
-            f"create feature {name}",
-            lambda: self.services.features.create(**values),
-            done=f"Created feature {name}.",
-        )
-        if created is not None:
-            self.refresh()
-            self.pane.select_feature(created.name)
+        create_named(self.runner, self.pane, values, self.services.features.create, self.refresh)
 
     def delete(self, name: str) -> None:
         """Delete a feature; the service refuses while tasks use it, and the window says why."""
-
-        def delete() -> bool:
-            self.services.features.delete(name)
-            return True
-
-        deleted = self.runner.run(f"delete feature {name}", delete, done=f"Deleted feature {name}.")
-        if deleted:
-            self.refresh()
+        delete_named(self.runner, "feature", name, self.services.features.delete, self.refresh)
 
     def save(self, name: str, changes: dict[str, Any]) -> None:
         """Save changed fields of a feature."""

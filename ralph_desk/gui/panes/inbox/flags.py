@@ -7,14 +7,11 @@ from html import escape
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QPushButton,
     QSplitter,
-    QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -26,7 +23,9 @@ from ralph_desk.gui.models.signals import FlagItem, FlagTableModel
 from ralph_desk.gui.widgets.card import CardFrame
 from ralph_desk.gui.widgets.common import button, label, link
 from ralph_desk.gui.widgets.empty_state import EmptyState
-from ralph_desk.gui.widgets.pill import Pill, PillDelegate
+from ralph_desk.gui.widgets.layout import stacked
+from ralph_desk.gui.widgets.pill import Pill
+from ralph_desk.gui.widgets.tables import record_table
 
 ANY = "any"
 EXPLAIN = (
@@ -95,16 +94,7 @@ class FlagsView(QWidget):
         filters.addStretch(1)
         filters.addWidget(self.count)
         self.model = FlagTableModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setItemDelegateForColumn(SEVERITY_COLUMN, PillDelegate(self.table))
-        self.table.setItemDelegateForColumn(RESOLUTION_COLUMN, PillDelegate(self.table))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setShowGrid(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
+        self.table = record_table(self.model, pills=(SEVERITY_COLUMN, RESOLUTION_COLUMN))
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
         header = self.table.horizontalHeader()
@@ -115,9 +105,7 @@ class FlagsView(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._show_selected)
         self.empty = EmptyState("flag", "No open flags", EXPLAIN, action="Show every flag")
         self.empty.sig_action_requested.connect(self.show_all)
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.table)
-        self.stack.addWidget(self.empty)
+        self.stack = stacked(self.table, self.empty)
         self.detail = self._build_detail()
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.stack)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ralph_desk.gui import icons
 from ralph_desk.gui.panes.inbox.flags import FlagsView
 from ralph_desk.gui.panes.inbox.questions import QuestionsView
 from ralph_desk.gui.panes.inbox.suggestions import SuggestionsView
 from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.widgets.layout import pane_layout
 
 QUESTIONS, SUGGESTIONS, FLAGS = range(3)
 TAB_TITLES = ("Questions", "Suggestions", "Flags")
@@ -52,12 +53,7 @@ class InboxPane(QWidget):
         self.tabs.setTabToolTip(FLAGS, "Problems agents noticed: triage them")
         self.heading = label("Inbox", name="heading")
         self.summary = label(name="muted")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(20, 16, 20, 12)
-        layout.setSpacing(6)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.tabs, 1)
+        pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)
         self.counts = (0, 0, 0)
         self._connect()
 

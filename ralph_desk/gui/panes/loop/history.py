@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +26,8 @@ from ralph_desk.gui.models.history import (
 )
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
-from ralph_desk.gui.widgets.pill import PillDelegate
+from ralph_desk.gui.widgets.layout import stacked
+from ralph_desk.gui.widgets.tables import record_table
 
 COLUMN_WIDTHS = {STARTED: 96, VERB: 82, OUTCOME: 116, TURNS: 50, COST: 58, DURATION: 72, TRANSCRIPT: 72}
 
@@ -43,16 +41,7 @@ class HistoryView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = HistoryTableModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setItemDelegateForColumn(VERB, PillDelegate(self.table))
-        self.table.setItemDelegateForColumn(OUTCOME, PillDelegate(self.table))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.setShowGrid(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
+        self.table = record_table(self.model, pills=(VERB, OUTCOME))
         self.table.setSortingEnabled(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -72,9 +61,7 @@ class HistoryView(QWidget):
             "Every session the loop runs is listed here: its task, the verb that closed it, what came of "
             "it, its turns and cost, and a link to its transcript.",
         )
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.table)
-        self.stack.addWidget(self.empty)
+        self.stack = stacked(self.table, self.empty)
         top = QHBoxLayout()
         top.addWidget(label("Session history", name="subheading"))
         top.addStretch(1)

@@ -13,6 +13,7 @@ from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
 from ralph_desk.gui.panes.loop.state import BUTTONS, COLORS, LoopView, Phase
 from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.layout import pane_layout, side_by_side
 from ralph_desk.gui.widgets.pill import Pill
 from ralph_desk.loop.preview import SessionPreview
 
@@ -61,19 +62,8 @@ class LoopPane(QWidget):
         self.preview.clicked.connect(self.sig_preview_requested)
         self.settings.sig_save_requested.connect(self.sig_save_settings_requested)
         self.history.sig_open_transcript_requested.connect(self.sig_open_transcript_requested)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.settings)
-        self.splitter.addWidget(self._watch_area())
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([SETTINGS_WIDTH, 840])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(20, 16, 20, 12)
-        layout.setSpacing(10)
-        layout.addLayout(self._top())
-        layout.addLayout(self._controls())
-        layout.addWidget(self.splitter, 1)
+        self.splitter = side_by_side(self.settings, self._watch_area(), (0, 1), [SETTINGS_WIDTH, 840])
+        pane_layout(self, self._top(), self._controls(), self.splitter)
         self.show_view(self.view)
 
     def _top(self) -> QHBoxLayout:

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -34,7 +33,8 @@ from ralph_desk.gui.panes.tasks.comments import CommentsView
 from ralph_desk.gui.panes.tasks.fields import TaskFields
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
-from ralph_desk.gui.widgets.pill import Pill, PillDelegate
+from ralph_desk.gui.widgets.pill import Pill
+from ralph_desk.gui.widgets.tables import record_table
 
 FIELDS, DEPENDENCIES, COMMENTS, ACTIVITY = range(4)
 MAX_TASK_ID = 2**31 - 1
@@ -52,16 +52,7 @@ class TaskDetailData:
 
 
 def _table(model: SignalTimelineModel | SessionTableModel, pill_columns: tuple[int, ...]) -> QTableView:
-    table = QTableView()
-    table.setModel(model)
-    for column in pill_columns:
-        table.setItemDelegateForColumn(column, PillDelegate(table))
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.verticalHeader().hide()
-    table.setShowGrid(False)
-    table.setAlternatingRowColors(True)
-    table.setWordWrap(False)
+    table = record_table(model, pills=pill_columns)
     table.horizontalHeader().setStretchLastSection(True)
     table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QPlainTextEdit,
     QScrollArea,
     QSpinBox,
     QVBoxLayout,
@@ -22,25 +21,14 @@ from ralph_desk.domain.enums import Priority, TaskStatus
 from ralph_desk.domain.records import Task
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.form import editor_form, field_pair, lines, text_box
 
 MAX_TURNS = 1000
 TEXT_HEIGHTS = {"description": 110, "criteria": 90, "context": 64, "hints": 64, "pseudocode": 110}
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
 def _tags(text: str) -> list[str]:
     return [tag.strip() for tag in text.split(",") if tag.strip()]
-
-
-def _text(height: int, placeholder: str = "") -> QPlainTextEdit:
-    box = QPlainTextEdit()
-    box.setTabChangesFocus(True)
-    box.setFixedHeight(height)
-    box.setPlaceholderText(placeholder)
-    return box
 
 
 class TaskFields(QScrollArea):
@@ -75,11 +63,11 @@ class TaskFields(QScrollArea):
         self.turns.setToolTip("How many agent turns the task should take (0: not set)")
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("Comma-separated labels")
-        self.description = _text(TEXT_HEIGHTS["description"], "What is to be done, and why")
-        self.criteria = _text(TEXT_HEIGHTS["criteria"], "One acceptance criterion per line")
-        self.context = _text(TEXT_HEIGHTS["context"], "Project files the agent should read, one per line")
-        self.hints = _text(TEXT_HEIGHTS["hints"], "Tips for the agent")
-        self.pseudocode = _text(TEXT_HEIGHTS["pseudocode"], "An outline of the solution")
+        self.description = text_box(TEXT_HEIGHTS["description"], "What is to be done, and why")
+        self.criteria = text_box(TEXT_HEIGHTS["criteria"], "One acceptance criterion per line")
+        self.context = text_box(TEXT_HEIGHTS["context"], "Project files the agent should read, one per line")
+        self.hints = text_box(TEXT_HEIGHTS["hints"], "Tips for the agent")
+        self.pseudocode = text_box(TEXT_HEIGHTS["pseudocode"], "An outline of the solution")
         self.pseudocode.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.facts = label(name="muted", wrap=True, selectable=True)
         self.save = button("Save", "save", "Save the changed fields (Ctrl+S)", primary=True)
@@ -94,21 +82,11 @@ class TaskFields(QScrollArea):
 
     def _layout_form(self) -> QWidget:
         body = QWidget()
-        form = QFormLayout()
-        form.setHorizontalSpacing(14)
-        form.setVerticalSpacing(8)
+        form = editor_form()
         # Narrow, a field goes under its label rather than holding the detail pane wide.
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        pair = QHBoxLayout()
-        pair.setSpacing(10)
-        pair.addWidget(self.status, 1)
-        pair.addWidget(label("Priority"))
-        pair.addWidget(self.priority, 1)
-        where = QHBoxLayout()
-        where.setSpacing(10)
-        where.addWidget(self.feature, 1)
-        where.addWidget(label("Discipline"))
-        where.addWidget(self.discipline, 1)
+        pair = field_pair(self.status, "Priority", self.priority, stretch=(1, 1))
+        where = field_pair(self.feature, "Discipline", self.discipline, stretch=(1, 1))
         form.addRow("Title", self.title)
         form.addRow("Status", pair)
         form.addRow("Feature", where)
@@ -215,8 +193,8 @@ class TaskFields(QScrollArea):
             "estimated_turns": self.turns.value() or None,
             "tags": _tags(self.tags.text()),
             "description": self.description.toPlainText().strip() or None,
-            "acceptance_criteria": _lines(self.criteria.toPlainText()),
-            "context_files": _lines(self.context.toPlainText()),
+            "acceptance_criteria": lines(self.criteria.toPlainText()),
+            "context_files": lines(self.context.toPlainText()),
             "hints": self.hints.toPlainText().strip() or None,
             "pseudocode": self.pseudocode.toPlainText().rstrip() or None,
             "status": self.status.currentData(),

@@ -6,12 +6,8 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt,
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
-    QSplitter,
-    QStackedWidget,
     QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -34,7 +30,8 @@ from ralph_desk.gui.panes.tasks.detail import TaskDetail
 from ralph_desk.gui.panes.tasks.filters import TaskFilterBar
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.empty_state import EmptyState
-from ralph_desk.gui.widgets.pill import PillDelegate
+from ralph_desk.gui.widgets.layout import pane_layout, side_by_side, stacked, title_row
+from ralph_desk.gui.widgets.tables import record_table
 
 ROW_HEIGHT = 28
 COLUMN_WIDTHS = {ID: 52, STATUS: 114, PRIORITY: 82, FEATURE: 108, DISCIPLINE: 86, ORIGIN: 74}
@@ -55,33 +52,17 @@ class TasksPane(QWidget):
         self.table = self._build_table()
         self.detail = TaskDetail()
         self.detail.sig_open_task_requested.connect(self.select_task)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self._table_area())
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setChildrenCollapsible(False)
+        self.splitter = side_by_side(self._table_area(), self.detail, (3, 2))
         self.empty = EmptyState(
             "tasks",
             "No tasks yet",
             "Import user stories with <code>ralph-desk import-prd prd.json</code>, create tasks through an "
             "MCP client (<i>File › Connect a client…</i>), or let agents suggest them.",
         )
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.empty)
+        self.stack = stacked(self.splitter, self.empty)
         self.heading = label("Tasks", name="heading")
         self.count = label(name="muted")
-        top = QHBoxLayout()
-        top.addWidget(self.heading)
-        top.addStretch(1)
-        top.addWidget(self.count)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(20, 16, 20, 12)
-        layout.setSpacing(10)
-        layout.addLayout(top)
-        layout.addWidget(self.filters)
-        layout.addWidget(self.stack, 1)
+        pane_layout(self, title_row(self.heading, self.count), self.filters, self.stack)
         QShortcut(QKeySequence.StandardKey.Find, self, self.filters.search.setFocus)
         QShortcut(QKeySequence.StandardKey.Save, self, self.detail.fields.request_save)
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset):
@@ -89,18 +70,9 @@ class TasksPane(QWidget):
         self._update_count()
 
     def _build_table(self) -> QTableView:
-        table = QTableView()
-        table.setModel(self.proxy)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.setItemDelegateForColumn(STATUS, PillDelegate(table))
-        table.setItemDelegateForColumn(PRIORITY, PillDelegate(table))
-        table.setShowGrid(False)
-        table.setAlternatingRowColors(True)
-        table.setWordWrap(False)
+        table = record_table(self.proxy, pills=(STATUS, PRIORITY))
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
         rows = table.verticalHeader()
-        rows.hide()
         # A fixed row height keeps a 10,000-row table from measuring every row.
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(ROW_HEIGHT)
@@ -120,9 +92,7 @@ class TasksPane(QWidget):
             "filter", "No task matches these filters", "Change or clear the filters.", action="Clear filters"
         )
         self.no_match.sig_action_requested.connect(self.filters.clear_filters)
-        self.table_stack = QStackedWidget()
-        self.table_stack.addWidget(self.table)
-        self.table_stack.addWidget(self.no_match)
+        self.table_stack = stacked(self.table, self.no_match)
         return self.table_stack
 
     # --- content ------------------------------------------------------------------------------
