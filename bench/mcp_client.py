@@ -1,5 +1,6 @@
 """The agent side of the MCP benchmarks: a separate process, as an agent CLI is, speaking the legacy
-protocol Claude Code speaks (`2025-11-25`: initialize, `Mcp-Session-Id`, SSE answers).
+protocol Claude Code speaks (`2025-11-25`: initialize, `Mcp-Session-Id`; a POST is answered with plain
+JSON by the embedded host, as `HttpHost` serves both servers, or with an SSE stream by others).
 
     python bench/mcp_client.py latency --url URL --token T --tool get_task --args '{"id": 1}' --calls 300
     python bench/mcp_client.py latency --stdio '["ralph-desk", "mcp", "--root", "."]' --tool get_task ...

@@ -128,9 +128,9 @@ def main() -> None:
     say(
         f"decide + apply_decision:     median {fmt_ms(figures['decide_apply_median_ms'])}, "
         f"p95 {fmt_ms(figures['decide_apply_p95_ms'])} "
-        f"({figures['write_units_per_apply']} write transactions: "
+        f"({figures['write_units_per_apply']} write transactions for status, "
         f"{figures['drafts_per_session']:.0f} draft tasks, {figures['learnings_per_session']:.0f} feature "
-        "learnings, status, progress line)"
+        "learnings and the progress line)"
     )
     emit(
         Row(
@@ -151,8 +151,8 @@ def main() -> None:
             passed=figures["decide_apply_median_ms"] <= TARGET_MS,
             figures=figures,
             note=(
-                f"{figures['write_units_per_apply']} committed writes (one per draft task, learning, "
-                "status, progress line); reading the session first: "
+                f"{figures['write_units_per_apply']} committed writes (the outcome in one transaction, "
+                "then each learnings.txt / progress.txt entry's notice); reading the session first: "
                 f"{fmt_ms(figures['read_median_ms'])}"
             ),
         )

@@ -1,7 +1,8 @@
 """Carry out a post-processing decision through the services, and let finished upstream work unblock tasks.
 
-`apply_decision` is one service call per step — dependencies, stuck count, status, draft tasks,
-learnings, the progress line — so each step publishes its own change notice. It is not idempotent:
+`apply_decision` writes a session's outcome — dependencies, stuck count, status, draft tasks,
+learnings — in one transaction (`SignalService.settle`), which publishes one change notice per
+topic; learnings.txt and progress.txt are appended once that has committed. It is not idempotent:
 the stuck count, learning hit counts and progress.txt would count a session twice, so the runner
 calls it exactly once per session.
 """
@@ -10,18 +11,18 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ralph_desk.domain.enums import BlockerKind, LearningScope, SessionOutcome, TaskStatus, Verb
+from ralph_desk.domain.enums import BlockerKind, SessionOutcome, TaskStatus, Verb
 from ralph_desk.domain.postprocess import NO_CLOSING_SIGNAL, Blocker, Decision, find_task_reference
 from ralph_desk.domain.records import FeatureLearning, Signal, Task, TaskSummary
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
+from ralph_desk.services.signals import Settlement, UpstreamLink
 
 log = logging.getLogger("ralph_desk.loop")
 
-AUTHOR = "ralph-desk"
 DETAIL_LIMIT = 300
 ELLIPSIS = "…"
 
@@ -43,26 +44,45 @@ class AppliedOutcome:
 
 def apply_decision(services: Services, task_id: int, session_id: str, decision: Decision) -> AppliedOutcome:
     """Make the task's status, stuck count, dependencies, drafts, learnings and progress say `decision`."""
-    task = services.tasks.get(task_id)
-    signals = {signal.id: signal for signal in services.signals.for_session(session_id)}
-    notes: list[str] = []
-    added, unresolved = _add_dependencies(services, task, decision.upstream_blockers, notes)
-    if decision.counts_as_stuck:
-        services.tasks.increment_stuck(task_id)
-    services.tasks.set_status(task_id, decision.status.value)
-    created = _create_drafts(services, decision.suggestion_ids, notes)
-    learnings = _store_learnings(services, task, decision, signals, notes)
-    line = progress_line(task, decision, signals)
+    links: list[UpstreamLink] = []
+    if decision.upstream_blockers:
+        task = services.tasks.get(task_id)
+        links = [
+            UpstreamLink(blocker, *resolve_upstream(services, task, blocker))
+            for blocker in decision.upstream_blockers
+        ]
+    read = (
+        *decision.blocking_ask_ids,
+        *(() if decision.closing_signal_id is None else (decision.closing_signal_id,)),
+    )
+    settled = services.signals.settle(
+        task_id,
+        session_id,
+        Settlement(
+            status=decision.status,
+            count_stuck=decision.counts_as_stuck,
+            links=links,
+            suggestion_ids=decision.suggestion_ids,
+            learning_ids=(*decision.learning_ids.feature, *decision.learning_ids.project),
+            read_ids=read,
+        ),
+    )
+    # A repeated project learning only raises its hit count: learnings.txt gets it once.
+    project = set(decision.learning_ids.project)
+    for stored in settled.learnings:
+        if stored.is_new and stored.signal_id in project:
+            services.state_files.append_learning(stored.text)
+    line = progress_line(settled.task, decision, settled.signals)
     services.state_files.append_progress(line)
-    for note in notes:
+    for note in settled.notes:
         log.info("task #%s, session %s: %s", task_id, session_id, note)
     return AppliedOutcome(
-        task=services.tasks.get(task_id),
-        added_dependencies=tuple(added),
-        unresolved_blockers=tuple(unresolved),
-        created_task_ids=tuple(created),
-        feature_learnings=tuple(learnings),
-        notes=tuple(notes),
+        task=settled.task,
+        added_dependencies=settled.added_dependencies,
+        unresolved_blockers=settled.unresolved_blockers,
+        created_task_ids=settled.created_task_ids,
+        feature_learnings=tuple(stored.learning for stored in settled.learnings),
+        notes=settled.notes,
         progress_line=line,
     )
 
@@ -144,85 +164,6 @@ def _title_matches(services: Services, query: str) -> list[TaskSummary]:
         return []
     folded = query.casefold()
     return [summary for summary in found if folded in summary.title.casefold()]
-
-
-def _add_dependencies(
-    services: Services, task: Task, blockers: Sequence[Blocker], notes: list[str]
-) -> tuple[list[int], list[Blocker]]:
-    """A dependency per resolvable upstream blocker; the others stay as external blockers."""
-    added: list[int] = []
-    unresolved: list[Blocker] = []
-    for blocker in blockers:
-        upstream_id, why = resolve_upstream(services, task, blocker)
-        problem = why if upstream_id is None else _try_dependency(services, task.id, upstream_id)
-        if problem is None and upstream_id is not None:
-            added.append(upstream_id)
-            continue
-        note = (
-            f"blocked on {blocker.on!r} (signal {blocker.signal_id}): no dependency added — {problem}; "
-            "left for a person to resolve, like an external blocker"
-        )
-        notes.append(note)
-        unresolved.append(blocker)
-        _comment(services, task.id, note, notes)
-    return added, unresolved
-
-
-def _try_dependency(services: Services, task_id: int, upstream_id: int) -> str | None:
-    try:
-        services.tasks.add_dependency(task_id, upstream_id)
-    except ServiceError as error:
-        return str(error)
-    return None
-
-
-def _comment(services: Services, task_id: int, body: str, notes: list[str]) -> None:
-    try:
-        services.comments.add(task_id, AUTHOR, body)
-    except ServiceError as error:
-        notes.append(f"could not comment on task #{task_id}: {error}")
-
-
-def _create_drafts(services: Services, suggestion_ids: Sequence[int], notes: list[str]) -> list[int]:
-    created: list[int] = []
-    for suggestion_id in suggestion_ids:
-        try:
-            created.append(services.inbox.create_suggested_task(suggestion_id).id)
-        except ServiceError as error:
-            notes.append(f"suggestion {suggestion_id} made no draft task: {error}")
-    return created
-
-
-def _store_learnings(
-    services: Services, task: Task, decision: Decision, signals: Mapping[int, Signal], notes: list[str]
-) -> list[FeatureLearning]:
-    """Feature and project learnings go to the task's feature; new project ones also to learnings.txt.
-
-    Task-scoped learnings stay as signals: the prompt builder reads them when the task is re-attempted.
-    """
-    stored: list[FeatureLearning] = []
-    scoped = [
-        (scope, i)
-        for scope in (LearningScope.FEATURE, LearningScope.PROJECT)
-        for i in decision.learning_ids.of(scope)
-    ]
-    for scope, signal_id in scoped:
-        signal = signals.get(signal_id)
-        if signal is None or not signal.text:
-            notes.append(f"learning {signal_id} is not a learning of this session with a text; skipped")
-            continue
-        try:
-            learning, is_new = services.features.append_learning(
-                task.feature, signal.text, source="agent", reason=signal.rationale, task_id=task.id
-            )
-        except ServiceError as error:
-            notes.append(f"learning {signal_id} was not stored on feature {task.feature!r}: {error}")
-            continue
-        stored.append(learning)
-        # A repeated project learning only raises its hit count: learnings.txt gets it once.
-        if scope is LearningScope.PROJECT and is_new:
-            services.state_files.append_learning(signal.text)
-    return stored
 
 
 def _upstream_only(services: Services, task: Task) -> bool:

@@ -3,18 +3,125 @@
 from __future__ import annotations
 
 import builtins
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph_desk.domain.enums import LearningSource
-from ralph_desk.domain.learnings import find_duplicate
+from ralph_desk.domain.learnings import DUPLICATE_THRESHOLD, word_set
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.services import validation as check
-from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.store import features as store
 from ralph_desk.store.database import Database, UnitOfWork
 
 UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class NewLearning:
+    """A learning to append to a feature: its text, where it came from, why, and from which task."""
+
+    text: str
+    source: str = LearningSource.AGENT.value
+    reason: str | None = None
+    task_id: int | None = None
+
+
+AppendedLearning = tuple[FeatureLearning, bool] | ServiceError
+"""A learning as stored and whether it was new, or why it was not stored."""
+
+
+def _learning_fields(item: NewLearning) -> dict[str, Any]:
+    return {
+        "text": check.required_text("text", item.text),
+        "source": check.choice("source", item.source, LearningSource).value,
+        "reason": check.text("reason", item.reason),
+        "task_id": check.positive_int("task_id", item.task_id),
+    }
+
+
+def append_learnings(
+    unit: UnitOfWork, feature_name: str, items: Sequence[NewLearning], feature_id: int | None = None
+) -> list[AppendedLearning]:
+    """Append learnings to a feature within `unit`, each as `append_learning` would, one after the other.
+
+    The feature's learnings are read once (ids and texts) and each text split into words once; a learning
+    that repeats an earlier one of the same batch raises that one's hit count, as sequential appends do.
+    `feature_id`, when the caller already knows it, saves looking the name up.
+    """
+    checked: list[dict[str, Any] | ServiceError] = []
+    for item in items:
+        try:
+            checked.append(_learning_fields(item))
+        except ServiceError as error:
+            checked.append(error)
+    if all(isinstance(fields, ServiceError) for fields in checked):
+        return [fields for fields in checked if isinstance(fields, ServiceError)]
+    if feature_id is None:
+        feature_id = store.id_of(unit, feature_name)
+    if feature_id is None:
+        missing = NotFoundError("feature", feature_name, store.names(unit))
+        return [fields if isinstance(fields, ServiceError) else missing for fields in checked]
+    # A key is ("old", learning id) for a stored learning, ("new", index into `new`) for one of this batch.
+    stored = {learning.id: learning for learning in store.learnings_of(unit, feature_id, feature_name)}
+    known = [(("old", learning.id), word_set(learning.text)) for learning in stored.values()]
+    new: list[dict[str, Any]] = []
+    keys: list[tuple[str, int] | ServiceError] = []
+    for fields in checked:
+        if isinstance(fields, ServiceError):
+            keys.append(fields)
+            continue
+        words = word_set(fields["text"])
+        similar = _most_similar(words, known)
+        if similar is None:
+            similar = ("new", len(new))
+            new.append(fields)
+            known.append((similar, words))
+        keys.append(similar)
+    hits = Counter(key for key in keys if not isinstance(key, ServiceError))
+    added = store.add_learnings(
+        unit,
+        feature_id,
+        feature_name,
+        [{**fields, "hit_count": hits["new", index]} for index, fields in enumerate(new)],
+    )
+    bumps = {key[1]: count for key, count in hits.items() if key[0] == "old"}
+    store.bump_learnings(unit, bumps)
+    finals = {("new", index): record for index, record in enumerate(added)}
+    finals.update(
+        {("old", i): replace(stored[i], hit_count=stored[i].hit_count + more) for i, more in bumps.items()}
+    )
+    # Each result shows the hit count just after its own append, as one call per learning would return it.
+    results: list[AppendedLearning] = []
+    seen: Counter[tuple[str, int]] = Counter()
+    for outcome in keys:
+        if isinstance(outcome, ServiceError):
+            results.append(outcome)
+            continue
+        seen[outcome] += 1
+        final = finals[outcome]
+        results.append(
+            (
+                replace(final, hit_count=final.hit_count - hits[outcome] + seen[outcome]),
+                outcome[0] == "new" and seen[outcome] == 1,
+            )
+        )
+    return results
+
+
+def _most_similar(
+    words: frozenset[str], known: Sequence[tuple[tuple[str, int], frozenset[str]]]
+) -> tuple[str, int] | None:
+    """The key of the most similar known text at or above the threshold (the later one on a tie), if any."""
+    best_key: tuple[str, int] | None = None
+    best_score = DUPLICATE_THRESHOLD
+    for key, other in known:
+        score = 1.0 if not words and not other else len(words & other) / len(words | other)
+        if score >= best_score:
+            best_key, best_score = key, score
+    return best_key
 
 
 class FeatureService:
@@ -130,21 +237,20 @@ class FeatureService:
         task_id: int | None = None,
     ) -> tuple[FeatureLearning, bool]:
         """Add a learning, or raise the hit count of a near-duplicate; returns it and whether it was new."""
-        fields: dict[str, Any] = {
-            "text": check.required_text("text", text),
-            "source": check.choice("source", source, LearningSource).value,
-            "reason": check.text("reason", reason),
-            "task_id": check.positive_int("task_id", task_id),
-        }
+        item = NewLearning(text, source, reason, task_id)
+        _learning_fields(item)
         with self.db.write() as unit:
-            self._require(unit, feature_name)
-            existing = [(item.id, item.text) for item in store.learnings(unit, feature_name)]
-            duplicate = find_duplicate(fields["text"], existing)
-            if duplicate is not None:
-                bumped = store.bump_learning(unit, duplicate)
-                assert bumped is not None
-                return bumped, False
-            return store.add_learning(unit, feature_name, fields), True
+            [result] = append_learnings(unit, feature_name, [item])
+        if isinstance(result, ServiceError):
+            raise result
+        return result
+
+    def append_learnings(
+        self, feature_name: str, items: Sequence[NewLearning]
+    ) -> builtins.list[AppendedLearning]:
+        """Append learnings in one transaction, each as `append_learning` would (a refused one: its error)."""
+        with self.db.write() as unit:
+            return append_learnings(unit, feature_name, items)
 
     def update_learning(
         self, learning_id: int, text: str | None = None, reason: str | None = UNSET

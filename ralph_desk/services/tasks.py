@@ -178,7 +178,7 @@ class TaskService:
         with self.db.write() as unit:
             fields["feature_id"] = self._feature_id(unit, feature_name)
             fields["discipline_id"] = self._discipline_id(unit, discipline_name)
-            self._require_all(unit, dependency_ids)
+            _require_all(unit, dependency_ids)
             return store.create(unit, fields, dependency_ids)
 
     def get(self, task_id: int) -> Task:
@@ -259,8 +259,8 @@ class TaskService:
             if "discipline" in fields:
                 fields["discipline_id"] = self._discipline_id(unit, fields.pop("discipline"))
             if dependency_ids is not None:
-                self._require_all(unit, dependency_ids)
-                self._check_acyclic(unit, task_id, dependency_ids, replacing=True)
+                _require_all(unit, dependency_ids)
+                _check_acyclic(unit, task_id, dependency_ids, replacing=True)
                 store.set_dependencies(unit, task_id, dependency_ids)
             if fields:
                 updated = store.update(unit, task_id, fields)
@@ -330,10 +330,7 @@ class TaskService:
         task_id = _task_id(task_id)
         depends_on_id = _task_id(depends_on_id, "depends_on_id")
         with self.db.write() as unit:
-            self._require(unit, task_id)
-            self._require_all(unit, [depends_on_id])
-            self._check_acyclic(unit, task_id, [depends_on_id], replacing=False)
-            store.add_dependency(unit, task_id, depends_on_id)
+            add_dependency(unit, task_id, depends_on_id)
             return self._require(unit, task_id)
 
     def remove_dependency(self, task_id: int, depends_on_id: int) -> Task:
@@ -353,7 +350,7 @@ class TaskService:
         """Ids of the tasks that wait for this one."""
         task_id = _task_id(task_id)
         with self.db.read() as unit:
-            self._require_all(unit, [task_id])
+            _require_all(unit, [task_id])
             return store.dependents(unit, task_id)
 
     def increment_stuck(self, task_id: int) -> int:
@@ -376,7 +373,7 @@ class TaskService:
         """Remove a task and its comments; refused while other tasks depend on it."""
         task_id = _task_id(task_id)
         with self.db.write() as unit:
-            self._require_all(unit, [task_id])
+            _require_all(unit, [task_id])
             waiting = store.dependents(unit, task_id)
             if waiting:
                 raise ConflictError(
@@ -403,11 +400,6 @@ class TaskService:
             raise NotFoundError("task", task_id)
         return task
 
-    def _require_all(self, unit: UnitOfWork, task_ids: Sequence[int]) -> None:
-        missing = sorted(set(task_ids) - store.existing_ids(unit, task_ids))
-        if missing:
-            raise NotFoundError("task", missing[0])
-
     def _feature_id(self, unit: UnitOfWork, name: str) -> int:
         feature_id = features_store.id_of(unit, name)
         if feature_id is None:
@@ -420,19 +412,32 @@ class TaskService:
             raise NotFoundError("discipline", name, disciplines_store.names(unit))
         return discipline_id
 
-    def _check_acyclic(
-        self, unit: UnitOfWork, task_id: int, dependency_ids: Sequence[int], replacing: bool
-    ) -> None:
-        edges = store.edges(unit)
-        if replacing:
-            edges = [edge for edge in edges if edge[0] != task_id]
-        for depends_on_id in dependency_ids:
-            if depends_on_id == task_id:
-                raise ConflictError(f"task #{task_id} cannot depend on itself")
-            cycle = find_cycle(edges, (task_id, depends_on_id))
-            if cycle is not None:
-                raise ConflictError(
-                    f"task #{task_id} cannot depend on #{depends_on_id}: that would close the cycle "
-                    f"{format_path(cycle)}; remove one of those dependencies first"
-                )
-            edges.append((task_id, depends_on_id))
+
+def _require_all(unit: UnitOfWork, task_ids: Sequence[int]) -> None:
+    missing = sorted(set(task_ids) - store.existing_ids(unit, task_ids))
+    if missing:
+        raise NotFoundError("task", missing[0])
+
+
+def _check_acyclic(unit: UnitOfWork, task_id: int, dependency_ids: Sequence[int], replacing: bool) -> None:
+    edges = store.edges(unit)
+    if replacing:
+        edges = [edge for edge in edges if edge[0] != task_id]
+    for depends_on_id in dependency_ids:
+        if depends_on_id == task_id:
+            raise ConflictError(f"task #{task_id} cannot depend on itself")
+        cycle = find_cycle(edges, (task_id, depends_on_id))
+        if cycle is not None:
+            raise ConflictError(
+                f"task #{task_id} cannot depend on #{depends_on_id}: that would close the cycle "
+                f"{format_path(cycle)}; remove one of those dependencies first"
+            )
+        edges.append((task_id, depends_on_id))
+
+
+def add_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> None:
+    """Within `unit`: make a task wait for another (both must exist; refused if that would close a cycle)."""
+    _require_all(unit, [task_id])
+    _require_all(unit, [depends_on_id])
+    _check_acyclic(unit, task_id, [depends_on_id], replacing=False)
+    store.add_dependency(unit, task_id, depends_on_id)

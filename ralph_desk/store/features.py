@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy import update as update_rows
 from sqlalchemy.orm import selectinload
 
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
-from ralph_desk.store.schema import FeatureLearningRow, FeatureRow, TaskRow
+from ralph_desk.store.schema import FeatureLearningRow, FeatureRow, TaskRow, utcnow
 
 
 def _row(unit: UnitOfWork, name: str) -> FeatureRow | None:
@@ -86,33 +88,70 @@ def delete(unit: UnitOfWork, name: str) -> bool:
     return True
 
 
-def learnings(unit: UnitOfWork, name: str) -> list[FeatureLearning]:
-    """A feature's learnings, oldest first."""
-    row = _row(unit, name)
-    return [mapping.learning(item, name) for item in row.learnings] if row else []
+_LEARNINGS = FeatureLearningRow.metadata.tables[FeatureLearningRow.__tablename__]
+_LEARNING = _LEARNINGS.c
+_LEARNING_COLUMNS = (
+    _LEARNING.id,
+    _LEARNING.text,
+    _LEARNING.source,
+    _LEARNING.reason,
+    _LEARNING.task_id,
+    _LEARNING.hit_count,
+    _LEARNING.created_at,
+)
+_ADD_LEARNINGS = insert(_LEARNINGS).returning(_LEARNING.id, sort_by_parameter_order=True)
+_BUMP_LEARNING = (
+    update_rows(_LEARNINGS)
+    .where(_LEARNING.id == bindparam("learning_id"))
+    .values(hit_count=_LEARNING.hit_count + bindparam("more"))
+)
+# The batch functions below use Core statements: post-processing a session appends or bumps a dozen
+# learnings at once, and the ORM's flushes and row loading were most of that time.
 
 
-def add_learning(unit: UnitOfWork, name: str, fields: dict[str, Any]) -> FeatureLearning:
-    """Append a learning to a feature."""
-    row = _row(unit, name)
-    assert row is not None
-    learning = FeatureLearningRow(feature_id=row.id, **fields)
-    unit.session.add(learning)
-    unit.session.flush()
-    unit.touch("features", row.id)
-    unit.touch("learnings", learning.id)
-    return mapping.learning(learning, name)
+def learnings_of(unit: UnitOfWork, feature_id: int, name: str) -> list[FeatureLearning]:
+    """A feature's learnings, oldest first, by the feature's id (`name` goes into the records)."""
+    unit.session.flush()  # a Core statement does not autoflush: let it see this unit's pending changes
+    rows = unit.session.execute(
+        select(*_LEARNING_COLUMNS).where(_LEARNING.feature_id == feature_id).order_by(_LEARNING.id)
+    )
+    return [FeatureLearning(row[0], name, *row[1:]) for row in rows]
 
 
-def bump_learning(unit: UnitOfWork, learning_id: int) -> FeatureLearning | None:
-    """Raise a learning's hit count by one."""
-    row = unit.session.get(FeatureLearningRow, learning_id)
-    if row is None:
-        return None
-    row.hit_count = row.hit_count + 1
-    unit.session.flush()
-    unit.touch("learnings", row.id)
-    return mapping.learning(row, row.feature.name)
+def add_learnings(
+    unit: UnitOfWork, feature_id: int, name: str, items: Sequence[dict[str, Any]]
+) -> list[FeatureLearning]:
+    """Append learnings (text, source, reason, task_id, hit_count) to a feature; the records, in order."""
+    if not items:
+        return []
+    now = utcnow()
+    rows = [{"feature_id": feature_id, **fields, "created_at": now, "updated_at": now} for fields in items]
+    ids = list(unit.session.scalars(_ADD_LEARNINGS, rows))
+    unit.touch("features", feature_id)
+    unit.touch("learnings", *ids)
+    return [
+        FeatureLearning(
+            id=learning_id,
+            feature_name=name,
+            text=fields["text"],
+            source=fields["source"],
+            reason=fields["reason"],
+            task_id=fields["task_id"],
+            hit_count=fields["hit_count"],
+            created_at=now,
+        )
+        for learning_id, fields in zip(ids, items, strict=True)
+    ]
+
+
+def bump_learnings(unit: UnitOfWork, hits: Mapping[int, int]) -> None:
+    """Raise the hit counts of learnings (id → how many more), in SQL so concurrent raises add up."""
+    if not hits:
+        return
+    unit.session.execute(
+        _BUMP_LEARNING, [{"learning_id": learning_id, "more": more} for learning_id, more in hits.items()]
+    )
+    unit.touch("learnings", *hits)
 
 
 def get_learning(unit: UnitOfWork, learning_id: int) -> FeatureLearning | None:

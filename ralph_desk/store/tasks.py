@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    CursorResult,
     Select,
     SQLColumnExpression,
     String,
@@ -19,13 +20,22 @@ from sqlalchemy import (
     or_,
     select,
 )
-from sqlalchemy.orm import aliased, selectinload
+from sqlalchemy import insert as insert_rows
+from sqlalchemy import update as update_rows
+from sqlalchemy.orm import aliased
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
-from ralph_desk.domain.records import Task, TaskSummary
+from ralph_desk.domain.records import Comment, Task, TaskSummary
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
-from ralph_desk.store.schema import DisciplineRow, FeatureRow, TaskDependencyRow, TaskRow, utcnow
+from ralph_desk.store.schema import (
+    DisciplineRow,
+    FeatureRow,
+    TaskCommentRow,
+    TaskDependencyRow,
+    TaskRow,
+    utcnow,
+)
 
 _LIKE_ESCAPE = "\\"
 
@@ -61,12 +71,120 @@ def depends_on(unit: UnitOfWork, task_id: int) -> tuple[int, ...]:
     )
 
 
+# Table columns, not ORM attributes: a select of ORM attributes goes through the ORM's compile and
+# result machinery and costs as much as loading whole rows.
+_TASKS = TaskRow.metadata.tables[TaskRow.__tablename__]
+_TASK = _TASKS.c
+_DEPENDENCY = TaskDependencyRow.__table__.c
+_DEPENDS_ON = (
+    select(func.aggregate_strings(cast(_DEPENDENCY.depends_on_id, String), ","))
+    .where(_DEPENDENCY.task_id == _TASK.id)
+    .scalar_subquery()
+)
+"""The ids a task depends on, as one comma-separated text (NULL for none)."""
+_COMMENT = TaskCommentRow.__table__.c
+_FEATURE_NAME = FeatureRow.__table__.c.name
+_DISCIPLINE_NAME = DisciplineRow.__table__.c.name
+_INSERT_TASKS = insert_rows(_TASKS).returning(_TASK.id, sort_by_parameter_order=True)
+_TASK_COLUMNS = (
+    _TASK.id,
+    _TASK.title,
+    _TASK.description,
+    _TASK.status,
+    _TASK.priority,
+    _FEATURE_NAME,
+    _DISCIPLINE_NAME,
+    _TASK.origin,
+    _TASK.acceptance_criteria,
+    _TASK.tags,
+    _TASK.context_files,
+    _TASK.output_artifacts,
+    _TASK.hints,
+    _TASK.estimated_turns,
+    _TASK.pseudocode,
+    _TASK.stuck_count,
+    _DEPENDS_ON,
+    _TASK.created_at,
+    _TASK.updated_at,
+    _TASK.started_at,
+    _TASK.completed_at,
+)
+_COMMENT_COLUMNS = (
+    _COMMENT.id,
+    _COMMENT.task_id,
+    _COMMENT.author,
+    _COMMENT.body,
+    _COMMENT.discipline,
+    _COMMENT.priority,
+    _COMMENT.created_at,
+    _COMMENT.updated_at,
+)
+
+
+_GET = (
+    select(*_TASK_COLUMNS, *_COMMENT_COLUMNS)
+    .select_from(TaskRow.__table__)
+    .join(FeatureRow.__table__, FeatureRow.__table__.c.id == _TASK.feature_id)
+    .join(DisciplineRow.__table__, DisciplineRow.__table__.c.id == _TASK.discipline_id)
+    .outerjoin(TaskCommentRow.__table__, _COMMENT.task_id == _TASK.id)
+    .order_by(_COMMENT.id)
+)
+
+
 def get(unit: UnitOfWork, task_id: int) -> Task | None:
     """One task with its comments and dependencies."""
-    row = unit.session.scalar(
-        select(TaskRow).where(TaskRow.id == task_id).options(selectinload(TaskRow.comments))
+    # One Core statement (task, names, comments joined, dependencies aggregated): this read is what every
+    # get_task call of an agent costs, and ORM rows made it three statements and over twice the time.
+    unit.session.flush()  # a Core statement does not autoflush: let it see this unit's pending changes
+    # On the unit's connection: the session's execute adds a layer of Python that shows in a server,
+    # where each call runs with cold caches.
+    rows = unit.session.connection().execute(_GET.where(_TASK.id == task_id)).all()
+    return _task(rows) if rows else None
+
+
+def _task(rows: Sequence[Any]) -> Task:
+    """A task from the `_TASK_COLUMNS` and `_COMMENT_COLUMNS` of its rows (the same as `mapping.task`)."""
+    row = rows[0]
+    width = len(_TASK_COLUMNS)
+    comments = tuple(_comment(found[width:]) for found in rows if found[width] is not None)
+    return Task(
+        id=row[0],
+        title=row[1],
+        description=row[2],
+        status=TaskStatus(row[3]),
+        priority=Priority(row[4]),
+        feature=row[5],
+        discipline=row[6],
+        origin=TaskOrigin(row[7]),
+        acceptance_criteria=tuple(row[8]),
+        tags=tuple(row[9]),
+        context_files=tuple(row[10]),
+        output_artifacts=tuple(row[11]),
+        hints=row[12],
+        estimated_turns=row[13],
+        pseudocode=row[14],
+        stuck_count=row[15],
+        depends_on=tuple(sorted(int(text) for text in row[16].split(","))) if row[16] else (),
+        created_at=row[17],
+        updated_at=row[18],
+        started_at=row[19],
+        completed_at=row[20],
+        comments=comments,
     )
-    return mapping.task(row, depends_on(unit, task_id)) if row else None
+
+
+def _comment(values: Sequence[Any]) -> Comment:
+    """A comment from the `_COMMENT_COLUMNS` of one row (the same as `mapping.comment`)."""
+    return Comment(
+        id=values[0],
+        task_id=values[1],
+        author=values[2],
+        body=values[3],
+        discipline=values[4],
+        priority=values[5],
+        created_at=values[6],
+        updated_at=values[7],
+    )
 
 
 def status_of(unit: UnitOfWork, task_id: int) -> TaskStatus | None:
@@ -219,6 +337,19 @@ def create(unit: UnitOfWork, fields: dict[str, Any], dependency_ids: Iterable[in
     return task
 
 
+def create_many(unit: UnitOfWork, rows: Iterable[dict[str, Any]]) -> list[int]:
+    """Insert new draft or pending tasks without dependencies (fields as for `create`); their ids, in order.
+
+    One Core statement for all of them (post-processing makes a session's drafts at once).
+    """
+    values = [dict(fields) for fields in rows]
+    if not values:
+        return []
+    ids = list(unit.session.scalars(_INSERT_TASKS, values))
+    unit.touch("tasks", *ids)
+    return ids
+
+
 def update(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Task | None:
     """Change a task's fields (`feature_id` and `discipline_id` to move it)."""
     row = _row(unit, task_id)
@@ -241,6 +372,31 @@ def set_status(unit: UnitOfWork, task_id: int, status: str) -> Task | None:
     if row.status != status:
         _stamp(row, status)
         unit.session.flush()
+        unit.touch("tasks", task_id)
+    return get(unit, task_id)
+
+
+def settle(unit: UnitOfWork, task_id: int, status: str, count_stuck: bool = False) -> Task | None:
+    """Set a task's status, stamped as `set_status` does, and raise its stuck count if asked; the task after.
+
+    One Core UPDATE and one read, for the loop's post-processing (a task row loaded earlier in the same
+    unit is not refreshed by it).
+    """
+    values: dict[str, Any] = {"status": status}
+    if status == TaskStatus.IN_PROGRESS:
+        values["started_at"] = case((_TASK.status != status, utcnow()), else_=_TASK.started_at)
+    if status == TaskStatus.DONE:
+        values["completed_at"] = case((_TASK.status != status, utcnow()), else_=_TASK.completed_at)
+    else:
+        values["completed_at"] = None
+    changed = _TASK.id == task_id
+    if count_stuck:
+        values["stuck_count"] = _TASK.stuck_count + 1  # in SQL, so concurrent raises add up
+    else:
+        changed = changed & (_TASK.status != status)
+    result = unit.session.execute(update_rows(_TASKS).where(changed).values(**values))
+    assert isinstance(result, CursorResult)
+    if result.rowcount:
         unit.touch("tasks", task_id)
     return get(unit, task_id)
 

@@ -1,0 +1,126 @@
+"""Over HTTP each POST is answered with plain JSON, and the official clients work with that."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from ralph_desk.demo import create_demo
+from ralph_desk.project import ProjectPaths
+from tests.support.npm_tools import claude_bin, missing_reason
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "json-answers-token"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> ProjectPaths:
+    return create_demo(tmp_path_factory.mktemp("json") / "demo")
+
+
+@pytest.fixture
+def url(demo: ProjectPaths) -> Iterator[str]:
+    """A standalone `ralph-desk mcp --transport http` server (the same host as the embedded one)."""
+    command = [sys.executable, "-m", "ralph_desk", "mcp", "--root", str(demo.root)]
+    process = subprocess.Popen(
+        [*command, "--transport", "http", "--token", TOKEN],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stderr is not None
+    found = None
+    for line in process.stderr:
+        match = re.search(r"ralph MCP server: (http://\S+)", line)
+        if match:
+            found = match.group(1)
+            break
+    assert found is not None
+    try:
+        yield found
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_an_initialize_post_is_answered_with_one_json_document(url: str) -> None:
+    parts = urlsplit(url)
+    assert parts.hostname is not None
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    connection.request("POST", parts.path, body=json.dumps(body), headers=headers)
+    response = connection.getresponse()
+
+    assert response.status == 200
+    assert response.getheader("content-type", "").startswith("application/json")
+    assert json.loads(response.read())["result"]["serverInfo"]["name"] == "ralph"
+    connection.close()
+
+
+def test_claude_code_reports_the_http_server_connected(url: str, tmp_path: Path) -> None:
+    binary = claude_bin()
+    if binary is None:
+        pytest.skip(missing_reason("Claude Code"))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "LANG": "C.UTF-8",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    add = subprocess.run(
+        [
+            str(binary),
+            "mcp",
+            "add",
+            "--scope",
+            "user",
+            "--transport",
+            "http",
+            "ralph",
+            url,
+            "--header",
+            f"Authorization: Bearer {TOKEN}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+    assert add.returncode == 0, add.stderr
+    listed = subprocess.run(
+        [str(binary), "mcp", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+    assert re.search(r"^ralph: .*Connected", listed.stdout, re.MULTILINE), listed.stdout + listed.stderr
