@@ -67,6 +67,37 @@ def _clip(text: str, limit: int = check.MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
 
 
+def refuse_unless_draftable(suggestion: Signal) -> None:
+    """Refuse a suggestion that cannot (or can no longer) become a draft task."""
+    if suggestion.kind != SuggestionKind.NEW_TASK.value:
+        raise ConflictError(
+            f"suggestion {suggestion.id} is a {suggestion.kind!r} suggestion; only new_task "
+            "suggestions become tasks — acknowledge it instead"
+        )
+    if suggestion.created_task_id is None and suggestion.review_decision is not ReviewDecision.PENDING:
+        raise ConflictError(
+            f"suggestion {suggestion.id} was already reviewed ({suggestion.review_decision}) "
+            "and its task is gone; nothing to create"
+        )
+
+
+def draft_fields(unit: UnitOfWork, suggestion: Signal, source: store.TaskFacts) -> dict[str, Any]:
+    """The columns of the draft task a new_task suggestion made on task `source` becomes (origin agent)."""
+    feature_id = source.feature_id
+    if suggestion.feature is not None:
+        feature_id = features_store.id_of(unit, suggestion.feature) or feature_id
+    what, why = suggestion.what or "", suggestion.why or ""
+    return {
+        "feature_id": feature_id,
+        "discipline_id": source.discipline_id,
+        "title": title_from(what),
+        "description": _clip(f"{what}\n\nWhy: {why}"),
+        "priority": Priority.MEDIUM.value,
+        "status": TaskStatus.DRAFT.value,
+        "origin": TaskOrigin.AGENT.value,
+    }
+
+
 def _choices(field: str, value: Filter, enum: type[E]) -> list[str] | None:
     if value is None:
         return None
@@ -187,38 +218,14 @@ class InboxService:
         """The draft task of a `new_task` suggestion, created on first call (origin agent)."""
         with self.db.write() as unit:
             suggestion = _signal_of(unit, "signal_id", signal_id, Verb.SUGGEST)
-            if suggestion.kind != SuggestionKind.NEW_TASK.value:
-                raise ConflictError(
-                    f"suggestion {signal_id} is a {suggestion.kind!r} suggestion; only new_task "
-                    "suggestions become tasks — acknowledge it instead"
-                )
-            if suggestion.created_task_id is not None:
+            if suggestion.created_task_id is not None and suggestion.kind == SuggestionKind.NEW_TASK.value:
                 existing = tasks_store.get(unit, suggestion.created_task_id)
                 assert existing is not None, "created_task_id is cleared when its task is deleted"
                 return existing
-            if suggestion.review_decision is not ReviewDecision.PENDING:
-                raise ConflictError(
-                    f"suggestion {signal_id} was already reviewed ({suggestion.review_decision}) "
-                    "and its task is gone; nothing to create"
-                )
+            refuse_unless_draftable(suggestion)
             facts = store.task_facts(unit, suggestion.task_id)
             assert facts is not None, "a signal's task exists (signals are deleted with it)"
-            feature_id = facts.feature_id
-            if suggestion.feature is not None:
-                feature_id = features_store.id_of(unit, suggestion.feature) or feature_id
-            what, why = suggestion.what or "", suggestion.why or ""
-            task = tasks_store.create(
-                unit,
-                {
-                    "feature_id": feature_id,
-                    "discipline_id": facts.discipline_id,
-                    "title": title_from(what),
-                    "description": _clip(f"{what}\n\nWhy: {why}"),
-                    "priority": Priority.MEDIUM.value,
-                    "status": TaskStatus.DRAFT.value,
-                    "origin": TaskOrigin.AGENT.value,
-                },
-            )
+            task = tasks_store.create(unit, draft_fields(unit, suggestion, facts))
             store.update(unit, suggestion.id, {"created_task_id": task.id})
             unit.touch("inbox", suggestion.id)
             return task

@@ -12,11 +12,9 @@ from ralph_desk.domain.enums import (
     FlagResolution,
     LearningKind,
     LearningScope,
-    Priority,
     ReviewDecision,
     Severity,
     SuggestionKind,
-    TaskOrigin,
     TaskStatus,
     Verb,
 )
@@ -25,8 +23,8 @@ from ralph_desk.domain.records import FeatureLearning, Signal, Task
 from ralph_desk.services import features as features_service
 from ralph_desk.services import tasks as tasks_service
 from ralph_desk.services import validation as check
-from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
-from ralph_desk.services.inbox import title_from
+from ralph_desk.services.errors import InvalidValueError, NotFoundError, ServiceError
+from ralph_desk.services.inbox import draft_fields, refuse_unless_draftable
 from ralph_desk.store import comments as comments_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import signals as store
@@ -397,19 +395,7 @@ def _create_drafts(
             facts[suggestion.task_id] = store.task_facts(unit, suggestion.task_id)
         source = facts[suggestion.task_id]
         assert source is not None, "a signal's task exists (signals are deleted with it)"
-        feature_id = source.feature_id
-        if suggestion.feature is not None:
-            feature_id = features_store.id_of(unit, suggestion.feature) or feature_id
-        what, why = suggestion.what or "", suggestion.why or ""
-        drafts[suggestion_id] = {
-            "feature_id": feature_id,
-            "discipline_id": source.discipline_id,
-            "title": title_from(what),
-            "description": _clip(f"{what}\n\nWhy: {why}"),
-            "priority": Priority.MEDIUM.value,
-            "status": TaskStatus.DRAFT.value,
-            "origin": TaskOrigin.AGENT.value,
-        }
+        drafts[suggestion_id] = draft_fields(unit, suggestion, source)
     made = dict(zip(drafts, tasks_store.create_many(unit, drafts.values()), strict=True))
     store.link_created_tasks(unit, made)
     if made:
@@ -431,16 +417,7 @@ def _suggestion(signal_id: int, named: Mapping[int, Signal]) -> Signal:
             f"the id of a signal of verb {Verb.SUGGEST.value!r} "
             f"(signal {signal_id} has verb {suggestion.verb.value!r})",
         )
-    if suggestion.kind != SuggestionKind.NEW_TASK.value:
-        raise ConflictError(
-            f"suggestion {signal_id} is a {suggestion.kind!r} suggestion; only new_task "
-            "suggestions become tasks — acknowledge it instead"
-        )
-    if suggestion.created_task_id is None and suggestion.review_decision is not ReviewDecision.PENDING:
-        raise ConflictError(
-            f"suggestion {signal_id} was already reviewed ({suggestion.review_decision}) "
-            "and its task is gone; nothing to create"
-        )
+    refuse_unless_draftable(suggestion)
     return suggestion
 
 
