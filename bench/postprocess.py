@@ -128,7 +128,7 @@ def main() -> None:
     say(
         f"decide + apply_decision:     median {fmt_ms(figures['decide_apply_median_ms'])}, "
         f"p95 {fmt_ms(figures['decide_apply_p95_ms'])} "
-        f"({figures['write_units_per_apply']} write transactions for status, "
+        f"(write transactions: {figures['write_units_per_apply']}, for status, "
         f"{figures['drafts_per_session']:.0f} draft tasks, {figures['learnings_per_session']:.0f} feature "
         "learnings and the progress line)"
     )
@@ -152,7 +152,7 @@ def main() -> None:
             figures=figures,
             note=(
                 f"{figures['write_units_per_apply']} committed writes (the outcome in one transaction, "
-                "then each learnings.txt / progress.txt entry's notice); reading the session first: "
+                "learnings.txt and progress.txt entries included); reading the session first: "
                 f"{fmt_ms(figures['read_median_ms'])}"
             ),
         )

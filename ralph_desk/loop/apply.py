@@ -1,10 +1,10 @@
 """Carry out a post-processing decision through the services, and let finished upstream work unblock tasks.
 
 `apply_decision` writes a session's outcome — dependencies, stuck count, status, draft tasks,
-learnings — in one transaction (`SignalService.settle`), which publishes one change notice per
-topic; learnings.txt and progress.txt are appended once that has committed. It is not idempotent:
-the stuck count, learning hit counts and progress.txt would count a session twice, so the runner
-calls it exactly once per session.
+learnings, and the learnings.txt and progress.txt entries — in one transaction
+(`SignalService.settle`, whose write lock also orders the file appends), which publishes one change
+notice per topic. It is not idempotent: the stuck count, learning hit counts and progress.txt would
+count a session twice, so the runner calls it exactly once per session.
 """
 
 from __future__ import annotations
@@ -65,15 +65,13 @@ def apply_decision(services: Services, task_id: int, session_id: str, decision: 
             suggestion_ids=decision.suggestion_ids,
             learning_ids=(*decision.learning_ids.feature, *decision.learning_ids.project),
             read_ids=read,
+            # A repeated project learning only raises its hit count: learnings.txt gets it once.
+            project_learning_ids=decision.learning_ids.project,
+            progress=lambda task, signals: progress_line(task, decision, signals),
         ),
     )
-    # A repeated project learning only raises its hit count: learnings.txt gets it once.
-    project = set(decision.learning_ids.project)
-    for stored in settled.learnings:
-        if stored.is_new and stored.signal_id in project:
-            services.state_files.append_learning(stored.text)
-    line = progress_line(settled.task, decision, settled.signals)
-    services.state_files.append_progress(line)
+    line = settled.progress_line
+    assert line is not None
     for note in settled.notes:
         log.info("task #%s, session %s: %s", task_id, session_id, note)
     return AppliedOutcome(

@@ -48,7 +48,7 @@ class Services:
 
     @cached_property
     def signals(self) -> SignalService:
-        return SignalService(self.db)
+        return SignalService(self.db, self.state_files)
 
     @cached_property
     def inbox(self) -> InboxService:

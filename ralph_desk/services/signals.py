@@ -25,6 +25,7 @@ from ralph_desk.services import tasks as tasks_service
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.services.inbox import draft_fields, refuse_unless_draftable
+from ralph_desk.services.state_files import LEARNINGS, PROGRESS, StateFileService
 from ralph_desk.store import comments as comments_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import signals as store
@@ -64,6 +65,10 @@ class Settlement:
     """The session's `learned` signals to keep on the task's feature, in order."""
     read_ids: Sequence[int] = ()
     """Further signals of the session to hand back (the closing one, questions)."""
+    project_learning_ids: Sequence[int] = ()
+    """Those of `learning_ids` that learnings.txt gets too when new (a repeat only raises a count)."""
+    progress: Callable[[Task, Mapping[int, Signal]], str] | None = None
+    """The progress.txt line for the settled task and the session's signals, if one is wanted."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,7 @@ class Settled:
     created_task_ids: tuple[int, ...]
     learnings: tuple[StoredLearning, ...]
     notes: tuple[str, ...]
+    progress_line: str | None = None
 
 
 def _required(verb: Verb, params: Params, name: str) -> str:
@@ -215,8 +221,9 @@ def check_params(verb: Verb, params: Params) -> dict[str, Any]:
 class SignalService:
     """The eight verbs agents call (each scoped to a task and session), and queries over them."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, state_files: StateFileService | None = None) -> None:
         self.db = db
+        self.state_files = state_files
 
     def record(self, task_id: int, session_id: str | None, verb: Verb | str, /, **params: Any) -> Signal:
         """Store one verb call of an agent working on `task_id` in session `session_id`."""
@@ -298,11 +305,17 @@ class SignalService:
         Dependencies, stuck count, status, the draft tasks of its new_task suggestions and its
         learnings (a near-duplicate raises a hit count). A dependency, draft or learning that cannot
         be written is skipped with a note (a refused dependency also gets a comment on the task);
-        the rest is written all together or not at all.
+        the rest is written all together or not at all. Its new project learnings and progress line
+        are appended to learnings.txt and progress.txt in the same unit, which holds the write lock
+        (a separate unit per entry cost half a millisecond each).
         """
         _require_id("task_id", task_id)
         session = check.required_text("session_id", session_id, limit=MAX_SESSION_ID)
         notes: list[str] = []
+        wants_files = settlement.progress is not None or bool(settlement.project_learning_ids)
+        if wants_files and self.state_files is None:
+            raise RuntimeError("settling with progress or project learnings needs the state files")
+        line: str | None = None
         with self.db.write() as unit:
             facts = _require_task(unit, task_id)
             wanted = {*settlement.suggestion_ids, *settlement.learning_ids, *settlement.read_ids}
@@ -313,6 +326,14 @@ class SignalService:
             created = _create_drafts(unit, facts, settlement.suggestion_ids, named, notes)
             ours = {signal_id: signal for signal_id, signal in named.items() if signal.session_id == session}
             learnings = _keep_learnings(unit, facts, settlement.learning_ids, ours, notes)
+            if self.state_files is not None:
+                project = set(settlement.project_learning_ids)
+                for stored in learnings:
+                    if stored.is_new and stored.signal_id in project:
+                        self.state_files.append_within(unit, LEARNINGS, stored.text)
+                if settlement.progress is not None:
+                    line = settlement.progress(task, ours)
+                    self.state_files.append_within(unit, PROGRESS, line)
         return Settled(
             task=task,
             signals=ours,
@@ -321,6 +342,7 @@ class SignalService:
             created_task_ids=tuple(created),
             learnings=tuple(learnings),
             notes=tuple(notes),
+            progress_line=line,
         )
 
     def latest_continuation(self, task_id: int) -> Signal | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services import validation as check
-from ralph_desk.store.database import Database
+from ralph_desk.store.database import Database, UnitOfWork
 
 TOPIC = "state_files"
 LEARNINGS = "learnings"
@@ -59,15 +59,20 @@ class StateFileService:
         kept = self.read_progress().splitlines(keepends=True)[-count:]
         return "".join(kept)
 
-    def _append(self, path: Path, name: str, text: str) -> str:
+    def append_within(self, unit: UnitOfWork, name: str, text: str) -> str:
+        """Append an entry to `learnings` or `progress` as part of a write unit that holds the write lock."""
+        path = self.paths.learnings_file if name == LEARNINGS else self.paths.progress_file
         entry = format_entry(check.required_text("text", text), self.clock())
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self.db.write() as unit:
-            # Take the write lock before the file changes: a busy database then leaves the file untouched.
-            unit.session.connection()
-            unit.touch(TOPIC, name)
-            _append_bytes(path, entry.encode("utf-8"))
+        # Take the write lock before the file changes: a busy database then leaves the file untouched.
+        unit.session.connection()
+        unit.touch(TOPIC, name)
+        _append_bytes(path, entry.encode("utf-8"))
         return entry
+
+    def _append(self, path: Path, name: str, text: str) -> str:
+        with self.db.write() as unit:
+            return self.append_within(unit, name, text)
 
     @staticmethod
     def _read(path: Path) -> str:

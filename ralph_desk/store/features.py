@@ -111,8 +111,7 @@ _BUMP_LEARNING = (
 
 def learnings_of(unit: UnitOfWork, feature_id: int, name: str) -> list[FeatureLearning]:
     """A feature's learnings, oldest first, by the feature's id (`name` goes into the records)."""
-    unit.session.flush()  # a Core statement does not autoflush: let it see this unit's pending changes
-    rows = unit.session.execute(
+    rows = unit.execute(
         select(*_LEARNING_COLUMNS).where(_LEARNING.feature_id == feature_id).order_by(_LEARNING.id)
     )
     return [FeatureLearning(row[0], name, *row[1:]) for row in rows]
@@ -148,7 +147,7 @@ def bump_learnings(unit: UnitOfWork, hits: Mapping[int, int]) -> None:
     """Raise the hit counts of learnings (id → how many more), in SQL so concurrent raises add up."""
     if not hits:
         return
-    unit.session.execute(
+    unit.execute(
         _BUMP_LEARNING, [{"learning_id": learning_id, "more": more} for learning_id, more in hits.items()]
     )
     unit.touch("learnings", *hits)

@@ -8,7 +8,6 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    CursorResult,
     Select,
     SQLColumnExpression,
     String,
@@ -135,10 +134,9 @@ def get(unit: UnitOfWork, task_id: int) -> Task | None:
     """One task with its comments and dependencies."""
     # One Core statement (task, names, comments joined, dependencies aggregated): this read is what every
     # get_task call of an agent costs, and ORM rows made it three statements and over twice the time.
-    unit.session.flush()  # a Core statement does not autoflush: let it see this unit's pending changes
     # On the unit's connection: the session's execute adds a layer of Python that shows in a server,
     # where each call runs with cold caches.
-    rows = unit.session.connection().execute(_GET.where(_TASK.id == task_id)).all()
+    rows = unit.execute(_GET.where(_TASK.id == task_id)).all()
     return _task(rows) if rows else None
 
 
@@ -394,8 +392,7 @@ def settle(unit: UnitOfWork, task_id: int, status: str, count_stuck: bool = Fals
         values["stuck_count"] = _TASK.stuck_count + 1  # in SQL, so concurrent raises add up
     else:
         changed = changed & (_TASK.status != status)
-    result = unit.session.execute(update_rows(_TASKS).where(changed).values(**values))
-    assert isinstance(result, CursorResult)
+    result = unit.execute(update_rows(_TASKS).where(changed).values(**values))
     if result.rowcount:
         unit.touch("tasks", task_id)
     return get(unit, task_id)

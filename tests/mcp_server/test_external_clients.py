@@ -95,15 +95,30 @@ def test_claude_code_reports_the_server_connected(demo: ProjectPaths, tmp_path: 
     binary = claude_bin()
     if binary is None:
         pytest.skip(missing_reason("Claude Code"))
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C.UTF-8",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "LANG": "C.UTF-8",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
     add = subprocess.run(
         [str(binary), "mcp", "add", "--scope", "user", "ralph", "--", *ralph_mcp(demo.root)],
-        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
     )
     assert add.returncode == 0, add.stderr
     listed = subprocess.run(
-        [str(binary), "mcp", "list"], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+        [str(binary), "mcp", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
         stdin=subprocess.DEVNULL,
     )
     assert re.search(r"^ralph: .*Connected", listed.stdout, re.MULTILINE), listed.stdout + listed.stderr
