@@ -40,6 +40,7 @@ DEBUG_ENV = "RALPH_DEBUG"
 log = logging.getLogger("ralph_desk.cli")
 
 if TYPE_CHECKING:  # importing the services at start-up would slow down `--help`
+    from ralph_desk.loop.control import LoopController
     from ralph_desk.services.container import Services
 
 
@@ -519,23 +520,27 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from ralph_desk.loop.control import LoopController
+    from ralph_desk.mcp_server.binding import DeferredLoopControl
     from ralph_desk.mcp_server.commands import run_mcp
+
+    return run_mcp(args, lambda services: DeferredLoopControl(lambda: _loop_controller(services)))
+
+
+def _loop_controller(services: Services) -> LoopController:
+    """The loop behind a standalone server's loop-control tools, with an embedded server for its agents."""
+    from ralph_desk.loop.control import LoopController
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
-    def make_loop(services: Services) -> LoopController:
-        hosts: list[EmbeddedMcp] = []
+    hosts: list[EmbeddedMcp] = []
 
-        async def issuer() -> EmbeddedMcp:
-            if not hosts:
-                host = EmbeddedMcp(services)
-                await host.start()
-                hosts.append(host)
-            return hosts[0]
+    async def issuer() -> EmbeddedMcp:
+        if not hosts:
+            host = EmbeddedMcp(services)
+            await host.start()
+            hosts.append(host)
+        return hosts[0]
 
-        return LoopController(services, issuer)
-
-    return run_mcp(args, make_loop)
+    return LoopController(services, issuer)
 
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:

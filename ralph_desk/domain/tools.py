@@ -74,7 +74,7 @@ class ToolCategory(StrEnum):
 class ToolInput(BaseModel):
     """The arguments of one tool; a subclass's docstring is that tool's description."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ListTasksInput(ToolInput):

@@ -44,7 +44,13 @@ def brief_text(text: str | None) -> str | None:
     return text[: BRIEF_TEXT - 1].rstrip() + "…"
 
 
-class SignalRecorded(BaseModel):
+class ResultModel(BaseModel):
+    """A tool result; its validator is built on first use, so start-up pays only for the tools served."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class SignalRecorded(ResultModel):
     """A verb was stored for the session's task."""
 
     signal_id: int = Field(description="Id of the stored signal.")
@@ -57,7 +63,7 @@ class SignalRecorded(BaseModel):
 # --- tasks and comments --------------------------------------------------------------------------
 
 
-class TaskBrief(BaseModel):
+class TaskBrief(ResultModel):
     """A task as listed: enough to choose one and read it with get_task."""
 
     id: int = Field(description="Task id.")
@@ -82,7 +88,7 @@ class TaskBrief(BaseModel):
         )
 
 
-class TaskList(BaseModel):
+class TaskList(ResultModel):
     """Tasks, as briefs, in id order (search: title matches first)."""
 
     tasks: list[TaskBrief]
@@ -94,7 +100,7 @@ class TaskList(BaseModel):
         return cls(tasks=[TaskBrief.of(task) for task in tasks], count=len(tasks))
 
 
-class CommentResult(BaseModel):
+class CommentResult(ResultModel):
     """A comment on a task."""
 
     id: int = Field(description="Comment id.")
@@ -121,7 +127,7 @@ class CommentResult(BaseModel):
         )
 
 
-class TaskDetail(BaseModel):
+class TaskDetail(ResultModel):
     """A task with every field, the ids it depends on and its comments."""
 
     id: int = Field(description="Task id.")
@@ -176,7 +182,7 @@ class TaskDetail(BaseModel):
         )
 
 
-class ContextFiles(BaseModel):
+class ContextFiles(ResultModel):
     """A file was registered as context of a task or feature (once: registering it again changes nothing)."""
 
     kind: Literal["task", "feature"] = Field(description="What the file was registered on.")
@@ -185,7 +191,7 @@ class ContextFiles(BaseModel):
     context_files: list[str] = Field(description="Every context file it now has.")
 
 
-class Deleted(BaseModel):
+class Deleted(ResultModel):
     """Something was deleted."""
 
     kind: Literal["task", "comment", "feature", "discipline"]
@@ -195,7 +201,7 @@ class Deleted(BaseModel):
 # --- features ------------------------------------------------------------------------------------
 
 
-class FeatureBrief(BaseModel):
+class FeatureBrief(ResultModel):
     """A feature as listed."""
 
     name: str
@@ -216,7 +222,7 @@ class FeatureBrief(BaseModel):
         )
 
 
-class FeatureList(BaseModel):
+class FeatureList(ResultModel):
     """Features, as briefs, by name."""
 
     features: list[FeatureBrief]
@@ -228,7 +234,7 @@ class FeatureList(BaseModel):
         return cls(features=[FeatureBrief.of(feature) for feature in features], count=len(features))
 
 
-class LearningResult(BaseModel):
+class LearningResult(ResultModel):
     """A learning kept on a feature."""
 
     id: int = Field(description="Learning id.")
@@ -253,7 +259,7 @@ class LearningResult(BaseModel):
         )
 
 
-class FeatureDetail(BaseModel):
+class FeatureDetail(ResultModel):
     """A feature with every field and its learnings."""
 
     name: str
@@ -286,7 +292,7 @@ class FeatureDetail(BaseModel):
         )
 
 
-class LearningAdded(BaseModel):
+class LearningAdded(ResultModel):
     """A learning was recorded on a feature, or merged into a near duplicate."""
 
     learning_id: int
@@ -310,7 +316,7 @@ class LearningAdded(BaseModel):
 # --- disciplines ---------------------------------------------------------------------------------
 
 
-class DisciplineBrief(BaseModel):
+class DisciplineBrief(ResultModel):
     """A discipline as listed."""
 
     name: str
@@ -331,7 +337,7 @@ class DisciplineBrief(BaseModel):
         )
 
 
-class DisciplineList(BaseModel):
+class DisciplineList(ResultModel):
     """Disciplines, as briefs, by name."""
 
     disciplines: list[DisciplineBrief]
@@ -346,7 +352,7 @@ class DisciplineList(BaseModel):
         )
 
 
-class McpServerInfo(BaseModel):
+class McpServerInfo(ResultModel):
     """An extra MCP server the discipline's sessions get; environment and header values are withheld."""
 
     name: str
@@ -369,7 +375,7 @@ class McpServerInfo(BaseModel):
         )
 
 
-class DisciplineDetail(BaseModel):
+class DisciplineDetail(ResultModel):
     """A discipline with its persona, conventions, disabled tools and extra MCP servers."""
 
     name: str
@@ -405,7 +411,7 @@ class DisciplineDetail(BaseModel):
 # --- project and state files ---------------------------------------------------------------------
 
 
-class ProjectInfo(BaseModel):
+class ProjectInfo(ResultModel):
     """The project's title, description and creation date."""
 
     title: str
@@ -418,7 +424,7 @@ class ProjectInfo(BaseModel):
         return cls(title=project.title, description=project.description, created_at=utc(project.created_at))
 
 
-class StatusCounts(BaseModel):
+class StatusCounts(ResultModel):
     """Task counts: total, done and per status (every status, zero included)."""
 
     total: int
@@ -436,14 +442,14 @@ class ProjectProgress(StatusCounts):
 StateFileName = Literal["learnings.txt", "progress.txt"]
 
 
-class StateFileText(BaseModel):
+class StateFileText(ResultModel):
     """The whole text of a state file (empty when nothing was written yet)."""
 
     file: StateFileName
     text: str
 
 
-class Appended(BaseModel):
+class Appended(ResultModel):
     """An entry was appended to a state file."""
 
     file: StateFileName
@@ -453,7 +459,7 @@ class Appended(BaseModel):
 # --- loop control (seeds 003 and 004) ------------------------------------------------------------
 
 
-class Sparse(BaseModel):
+class Sparse(ResultModel):
     """A seed 004 shape: camelCase keys on the wire, unset (None) keys left out, a runner may add keys."""
 
     model_config = ConfigDict(extra="allow", validate_by_name=True, validate_by_alias=True)
@@ -473,7 +479,7 @@ class LoopResult(Sparse):
 ErrorCode = Literal["invalid_argument", "execution_failed"]
 
 
-class LoopErrorInfo(BaseModel):
+class LoopErrorInfo(ResultModel):
     """A structured loop-control error (seed 003), sent as the JSON text of the tool error."""
 
     code: ErrorCode
@@ -490,7 +496,7 @@ class RalphInitResult(LoopResult):
     reinitialized: bool | None = None
 
 
-class ValidationProblem(BaseModel):
+class ValidationProblem(ResultModel):
     """One thing missing or broken in the project folder."""
 
     path: str

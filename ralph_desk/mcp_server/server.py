@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
@@ -14,7 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 import ralph_desk
 from ralph_desk.domain.recipes import check_fields
@@ -29,6 +28,7 @@ from ralph_desk.mcp_server.binding import (
     StructuredToolError,
     ToolCall,
 )
+from ralph_desk.mcp_server.schemas import RegistryArguments, schemas_of
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.store.database import StoreBusyError
@@ -164,44 +164,6 @@ def not_found_message(error: NotFoundError, spec: ToolSpec, session: SessionCont
     return f"{message}; allowed: the id of an existing task" + (f" ({lister} shows them)" if lister else "")
 
 
-class VerbatimArguments(FuncMetadata):
-    """The SDK's argument handling without its JSON pre-parsing of text arguments.
-
-    The SDK turns a text argument that reads as a JSON array, object or null into that value
-    (`'[0]'` → `[0]`, `'null'` → `None`) unless the parameter is exactly `str`. `SessionGate` has
-    validated the arguments as sent, so a description that reads `null` or `{"a": 1}` stays that text.
-    """
-
-    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        return dict(data)
-
-    @classmethod
-    def of(cls, metadata: FuncMetadata) -> VerbatimArguments:
-        return cls(
-            arg_model=metadata.arg_model,
-            output_schema=metadata.output_schema,
-            output_model=metadata.output_model,
-            wrap_output=metadata.wrap_output,
-        )
-
-
-def _signature(spec: ToolSpec, result_model: type[BaseModel]) -> inspect.Signature:
-    """A function signature mirroring the input model, so the SDK derives the same schema."""
-    parameters = []
-    for field_name, field in spec.input_model.model_fields.items():
-        annotation = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]  # type: ignore[name-defined]
-        default = (
-            inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
-        )
-        parameters.append(
-            inspect.Parameter(
-                field_name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
-            )
-        )
-    parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
-    return inspect.Signature(parameters, return_annotation=result_model)
-
-
 def _tool_function(
     spec: ToolSpec, bound: BoundTool, services: Services, resolve: ContextResolver, loop: LoopControl | None
 ) -> Callable[..., BaseModel]:
@@ -225,8 +187,30 @@ def _tool_function(
 
     run_tool.__name__ = spec.name
     run_tool.__doc__ = spec.description
-    run_tool.__signature__ = _signature(spec, bound.result_model)  # type: ignore[attr-defined]
     return run_tool
+
+
+def _tool(spec: ToolSpec, function: Callable[..., BaseModel], result_model: type[BaseModel]) -> Tool:
+    """The SDK's tool for a registry entry: the input model's schema, the result model's output schema."""
+    arguments, output = schemas_of(spec, result_model)
+    return Tool(
+        fn=function,
+        name=spec.name,
+        title=spec.name.replace("_", " ").capitalize(),
+        description=spec.description,
+        parameters=arguments,
+        fn_metadata=FuncMetadata(
+            arg_model=RegistryArguments, output_model=result_model, output_schema=output
+        ),
+        is_async=False,
+        context_kwarg="ctx",
+        annotations=ToolAnnotations(
+            read_only_hint=spec.read_only,
+            destructive_hint=spec.destructive,
+            idempotent_hint=spec.idempotent,
+            open_world_hint=False,
+        ),
+    )
 
 
 def build_server(
@@ -250,21 +234,8 @@ def build_server(
         bound = HANDLERS.get(spec.name)
         if bound is None or (only is not None and spec.name not in only):
             continue
-        tool = Tool.from_function(
-            _tool_function(spec, bound, services, resolver, loop),
-            name=spec.name,
-            title=spec.name.replace("_", " ").capitalize(),
-            description=spec.description,
-            annotations=ToolAnnotations(
-                read_only_hint=spec.read_only,
-                destructive_hint=spec.destructive,
-                idempotent_hint=spec.idempotent,
-                open_world_hint=False,
-            ),
-            structured_output=True,
-        )
-        tool.fn_metadata = VerbatimArguments.of(tool.fn_metadata)
-        tools.append(tool)
+        function = _tool_function(spec, bound, services, resolver, loop)
+        tools.append(_tool(spec, function, bound.result_model))
     server = MCPServer(
         SERVER_NAME,
         version=ralph_desk.__version__,

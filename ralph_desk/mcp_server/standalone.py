@@ -13,9 +13,7 @@ from pathlib import Path
 import anyio
 
 from ralph_desk.domain.session import SessionContext
-from ralph_desk.mcp_server.auth import SessionTokens
 from ralph_desk.mcp_server.binding import LoopControl
-from ralph_desk.mcp_server.hosting import LOOPBACK_HOSTS, HttpHost
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.services.container import Services
 
@@ -61,6 +59,10 @@ def serve_http(
     loop: LoopControl | None = None,
 ) -> None:
     """Serve over Streamable HTTP until SIGINT/SIGTERM; prints the endpoint and token to stderr."""
+    # Here, not at the top: a stdio server has no use for the HTTP stack.
+    from ralph_desk.mcp_server.auth import SessionTokens
+    from ralph_desk.mcp_server.hosting import LOOPBACK_HOSTS, HttpHost
+
     if host not in LOOPBACK_HOSTS:
         log.warning(
             "binding to %s: the server is reachable from other machines; every request still needs the token",

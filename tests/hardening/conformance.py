@@ -95,9 +95,9 @@ class AnyToken(SessionTokens):
 def serve(argv: list[str]) -> int:
     """`ralph-desk mcp --transport http` with the any-token gate."""
     from ralph_desk import cli
-    from ralph_desk.mcp_server import standalone
+    from ralph_desk.mcp_server import auth
 
-    standalone.SessionTokens = AnyToken  # type: ignore[misc]
+    auth.SessionTokens = AnyToken  # type: ignore[misc]  # serve_http imports it when it runs
     return cli.main(["mcp", "--transport", "http", *argv])
 
 
