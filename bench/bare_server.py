@@ -6,6 +6,10 @@ the standard library's `sqlite3`. The benchmarks serve it exactly as they serve 
 between the two is ralph-desk's own cost.
 
     python bench/bare_server.py --db .ralph/db/ralph.db      # serves over stdio
+    python bench/bare_server.py --db ... --import-sqlalchemy # the same, having imported SQLAlchemy's ORM
+
+The second form is a floor, not a target: what any server built on SQLAlchemy (as the foundation
+requires of ralph-desk's store) pays before its first answer.
 """
 
 from __future__ import annotations
@@ -42,7 +46,10 @@ def build_bare_server(db_path: str) -> MCPServer:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", required=True)
+    parser.add_argument("--import-sqlalchemy", action="store_true")
     args = parser.parse_args()
+    if args.import_sqlalchemy:
+        import sqlalchemy.orm  # noqa: F401
     build_bare_server(args.db).run()
 
 

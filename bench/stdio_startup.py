@@ -111,12 +111,19 @@ def main() -> None:
         commands = {
             "ralph": [RALPH_DESK, "mcp", "--root", str(root)],
             "bare": [PYTHON, str(BENCH_DIR / "bare_server.py"), "--db", str(db_file(root))],
+            "floor": [
+                PYTHON,
+                str(BENCH_DIR / "bare_server.py"),
+                "--db",
+                str(db_file(root)),
+                "--import-sqlalchemy",
+            ],
         }
         for argv in commands.values():  # warm-up: page cache, .pyc files
             spawn(argv, env)
-        runs: dict[str, list[Spawn]] = {"ralph": [], "bare": []}
+        runs: dict[str, list[Spawn]] = {name: [] for name in commands}
         for run in range(args.runs):
-            for name in ("ralph", "bare") if run % 2 == 0 else ("bare", "ralph"):
+            for name in list(commands) if run % 2 == 0 else list(reversed(commands)):
                 runs[name].append(spawn(commands[name], env))
     figures: dict[str, Any] = {"runs": args.runs}
     for name, spawns in runs.items():
@@ -140,15 +147,20 @@ def main() -> None:
             "cpu_median_ms": median(cpu),
             "tools": spawns[0].tools,
         }
-    ralph, bare = figures["ralph"], figures["bare"]
+    ralph, bare, floor = figures["ralph"], figures["bare"], figures["floor"]
     ratio = ralph["initialize_median_ms"] / bare["initialize_median_ms"]
     figures["ratio"] = ratio
+    figures["floor_ratio"] = floor["initialize_median_ms"] / bare["initialize_median_ms"]
     figures["ratio_min"] = ralph["initialize_min_ms"] / bare["initialize_min_ms"]
     figures["ratio_tools_list"] = ralph["tools_list_median_ms"] / bare["tools_list_median_ms"]
     figures["ratio_cpu"] = ralph["cpu_median_ms"] / bare["cpu_median_ms"]
     say(
         f"ratios ralph/bare: initialize median {ratio:.2f}×, min {figures['ratio_min']:.2f}×; "
         f"tools/list {figures['ratio_tools_list']:.2f}×; process CPU {figures['ratio_cpu']:.2f}×"
+    )
+    say(
+        f"floor: the bare server having imported SQLAlchemy's ORM answers in "
+        f"{fmt_ms(floor['initialize_median_ms'])}, {figures['floor_ratio']:.2f}× bare"
     )
     emit(
         Row(
@@ -164,7 +176,8 @@ def main() -> None:
             figures=figures,
             note=f"spawn → tools/list {fmt_ms(ralph['tools_list_median_ms'])} vs "
             f"{fmt_ms(bare['tools_list_median_ms'])} ({figures['ratio_tools_list']:.2f}×); "
-            f"CPU {figures['ratio_cpu']:.2f}×",
+            f"CPU {figures['ratio_cpu']:.2f}×; floor (bare + SQLAlchemy ORM import) "
+            f"{fmt_ms(floor['initialize_median_ms'])} = {figures['floor_ratio']:.2f}× bare",
         )
     )
 
