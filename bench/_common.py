@@ -166,6 +166,9 @@ def env_for_children() -> dict[str, str]:
     for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         env.pop(key, None)
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    # An installed package has its bytecode compiled; without this a changed module of the checkout
+    # would be compiled again by every spawned server (this machine's shell sets the variable).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

@@ -65,6 +65,7 @@ def writer(root: Path, writes: int, seed: int) -> None:
 
 def measure(root: Path, writes: int) -> dict[str, Any]:
     from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from sqlalchemy import text
 
     from ralph_desk.app import build_window, prepare_application
     from ralph_desk.gui.live import POLL_INTERVAL_MS
@@ -81,8 +82,10 @@ def measure(root: Path, writes: int) -> dict[str, Any]:
     window.show()
     model = window.inbox.flags.model
     seen: dict[int, float] = {}
-    # The writer names each flag's id only after its commit; the ids after the newest flag now are its.
-    newest = max((item.flag.id for item in model.items), default=0)
+    # The writer names each flag's id only after its commit; the ids after the newest signal now are its.
+    # (Asked of the database: the inbox may still be loading off the GUI thread.)
+    with services.db.read() as unit:
+        newest = unit.session.scalar(text("SELECT COALESCE(MAX(id), 0) FROM task_signals")) or 0
     expected = set(range(newest + 1, newest + writes + 1))
 
     def look() -> None:

@@ -99,6 +99,9 @@ _LEARNING_COLUMNS = (
     _LEARNING.hit_count,
     _LEARNING.created_at,
 )
+_LEARNINGS_OF = (
+    select(*_LEARNING_COLUMNS).where(_LEARNING.feature_id == bindparam("feature_id")).order_by(_LEARNING.id)
+)
 _ADD_LEARNINGS = insert(_LEARNINGS).returning(_LEARNING.id, sort_by_parameter_order=True)
 _BUMP_LEARNING = (
     update_rows(_LEARNINGS)
@@ -111,9 +114,7 @@ _BUMP_LEARNING = (
 
 def learnings_of(unit: UnitOfWork, feature_id: int, name: str) -> list[FeatureLearning]:
     """A feature's learnings, oldest first, by the feature's id (`name` goes into the records)."""
-    rows = unit.execute(
-        select(*_LEARNING_COLUMNS).where(_LEARNING.feature_id == feature_id).order_by(_LEARNING.id)
-    )
+    rows = unit.execute(_LEARNINGS_OF, {"feature_id": feature_id})
     return [FeatureLearning(row[0], name, *row[1:]) for row in rows]
 
 

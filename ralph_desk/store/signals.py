@@ -87,23 +87,26 @@ def _open_blocking_asks() -> list[ColumnElement[bool]]:
     ]
 
 
+_TASK_FACTS = (
+    select(
+        TaskRow.id,
+        TaskRow.status,
+        TaskRow.origin,
+        TaskRow.title,
+        FeatureRow.name,
+        FeatureRow.id,
+        DisciplineRow.name,
+        DisciplineRow.id,
+    )
+    .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
+    .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
+    .where(TaskRow.id == bindparam("task_id"))
+)
+
+
 def task_facts(unit: UnitOfWork, task_id: int) -> TaskFacts | None:
     """A task's status, origin, feature and discipline (None for an unknown id)."""
-    row = unit.execute(
-        select(
-            TaskRow.id,
-            TaskRow.status,
-            TaskRow.origin,
-            TaskRow.title,
-            FeatureRow.name,
-            FeatureRow.id,
-            DisciplineRow.name,
-            DisciplineRow.id,
-        )
-        .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
-        .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
-        .where(TaskRow.id == task_id)
-    ).one_or_none()
+    row = unit.execute(_TASK_FACTS, {"task_id": task_id}).one_or_none()
     if row is None:
         return None
     return TaskFacts(
@@ -139,6 +142,13 @@ _BY_IDS = select(
 )
 
 
+# Statements the hot paths run, built once: building a select per call (coercing its columns and
+# clauses, then keying the compiled cache) cost ~0.3 ms, eight times what running it costs.
+_BY_ID_LIST = _BY_IDS.where(_SIGNALS.c.id.in_(bindparam("ids", expanding=True)))
+_BY_IDS_LOCKED = _BY_ID_LIST.with_for_update(of=_SIGNALS)
+_FOR_SESSION = _BY_IDS.where(_SIGNALS.c.session_id == bindparam("session_id")).order_by(
+    _SIGNALS.c.created, _SIGNALS.c.id
+)
 _INSERT = insert_rows(_SIGNALS)
 _LINK_TASK = (
     update_rows(_SIGNALS)
@@ -216,10 +226,8 @@ def by_ids(unit: UnitOfWork, signal_ids: Collection[int], for_update: bool = Fal
     wanted = set(signal_ids)
     if not wanted:
         return {}
-    statement = _BY_IDS.where(_SIGNALS.c.id.in_(wanted))
-    if for_update:
-        statement = statement.with_for_update(of=_SIGNALS)
-    return {record.id: record for record in _records(unit.execute(statement))}
+    statement = _BY_IDS_LOCKED if for_update else _BY_ID_LIST
+    return {record.id: record for record in _records(unit.execute(statement, {"ids": sorted(wanted)}))}
 
 
 def link_created_tasks(unit: UnitOfWork, created: Mapping[int, int]) -> None:
@@ -247,7 +255,7 @@ def update(unit: UnitOfWork, signal_id: int, fields: dict[str, Any]) -> Signal |
 
 def for_session(unit: UnitOfWork, session_id: str) -> list[Signal]:
     """Every signal of one agent session, in the order they were called."""
-    return _all(unit, _oldest_first(_select().where(TaskSignalRow.session_id == session_id)))
+    return _records(unit.execute(_FOR_SESSION, {"session_id": session_id}))
 
 
 def for_task(unit: UnitOfWork, task_id: int) -> list[Signal]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -11,6 +12,8 @@ from sqlalchemy import (
     Select,
     SQLColumnExpression,
     String,
+    Update,
+    bindparam,
     case,
     cast,
     delete,
@@ -130,13 +133,16 @@ _GET = (
 )
 
 
+_GET_ONE = _GET.where(_TASK.id == bindparam("task_id"))
+
+
 def get(unit: UnitOfWork, task_id: int) -> Task | None:
     """One task with its comments and dependencies."""
     # One Core statement (task, names, comments joined, dependencies aggregated): this read is what every
     # get_task call of an agent costs, and ORM rows made it three statements and over twice the time.
     # On the unit's connection: the session's execute adds a layer of Python that shows in a server,
     # where each call runs with cold caches.
-    rows = unit.execute(_GET.where(_TASK.id == task_id)).all()
+    rows = unit.execute(_GET_ONE, {"task_id": task_id}).all()
     return _task(rows) if rows else None
 
 
@@ -374,25 +380,34 @@ def set_status(unit: UnitOfWork, task_id: int, status: str) -> Task | None:
     return get(unit, task_id)
 
 
+@cache
+def _settle_statement(starts: bool, completes: bool, count_stuck: bool) -> Update:
+    """The UPDATE of `settle` for one kind of status change, built once (parameters: task_id, status, now)."""
+    status = bindparam("status", type_=_TASK.status.type)
+    now = bindparam("now", type_=_TASK.started_at.type)
+    values: dict[str, Any] = {"status": status}
+    if starts:
+        values["started_at"] = case((_TASK.status != status, now), else_=_TASK.started_at)
+    if completes:
+        values["completed_at"] = case((_TASK.status != status, now), else_=_TASK.completed_at)
+    else:
+        values["completed_at"] = None
+    changed = _TASK.id == bindparam("task_id")
+    if count_stuck:
+        values["stuck_count"] = _TASK.stuck_count + 1  # in SQL, so concurrent raises add up
+    else:
+        changed = changed & (_TASK.status != status)
+    return update_rows(_TASKS).where(changed).values(**values)
+
+
 def settle(unit: UnitOfWork, task_id: int, status: str, count_stuck: bool = False) -> Task | None:
     """Set a task's status, stamped as `set_status` does, and raise its stuck count if asked; the task after.
 
     One Core UPDATE and one read, for the loop's post-processing (a task row loaded earlier in the same
     unit is not refreshed by it).
     """
-    values: dict[str, Any] = {"status": status}
-    if status == TaskStatus.IN_PROGRESS:
-        values["started_at"] = case((_TASK.status != status, utcnow()), else_=_TASK.started_at)
-    if status == TaskStatus.DONE:
-        values["completed_at"] = case((_TASK.status != status, utcnow()), else_=_TASK.completed_at)
-    else:
-        values["completed_at"] = None
-    changed = _TASK.id == task_id
-    if count_stuck:
-        values["stuck_count"] = _TASK.stuck_count + 1  # in SQL, so concurrent raises add up
-    else:
-        changed = changed & (_TASK.status != status)
-    result = unit.execute(update_rows(_TASKS).where(changed).values(**values))
+    statement = _settle_statement(status == TaskStatus.IN_PROGRESS, status == TaskStatus.DONE, count_stuck)
+    result = unit.execute(statement, {"task_id": task_id, "status": status, "now": utcnow()})
     if result.rowcount:
         unit.touch("tasks", task_id)
     return get(unit, task_id)
