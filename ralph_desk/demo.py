@@ -797,7 +797,8 @@ SESSIONS: tuple[DemoSession, ...] = (
 )
 
 # Signals of the session still running on the in-progress task (no session row: it has not ended).
-RUNNING_SESSION = "20261118-121500-task-cache"
+RUNNING_STARTED = datetime(2026, 11, 18, 12, 15, tzinfo=UTC)
+RUNNING_SESSION = f"{RUNNING_STARTED:%Y%m%d-%H%M%S}-task-cache"
 RUNNING_SIGNALS: tuple[tuple[Verb, dict[str, Any]], ...] = (
     (
         Verb.SUGGEST,
@@ -954,8 +955,12 @@ def _sessions(services: Services, ids: dict[str, int]) -> None:
             feature=task.feature,
             started_at=started,
         )
-        for verb, params in session.signals:
-            services.signals.record(ids[session.task], session_id, verb, **params)
+        # The session's calls spread over its minutes, as an agent would have made them.
+        step = timedelta(minutes=session.minutes) / (len(session.signals) + 1)
+        for number, (verb, params) in enumerate(session.signals, start=1):
+            services.signals.record(
+                ids[session.task], session_id, verb, recorded_at=started + step * number, **params
+            )
         if session.outcome is SessionOutcome.STUCK or session.outcome is SessionOutcome.FAILED:
             services.tasks.increment_stuck(ids[session.task])
         transcript = _write_transcript(services.paths, session_id, started, session, ids[session.task])
@@ -975,8 +980,9 @@ def _sessions(services: Services, ids: dict[str, int]) -> None:
         )
         total += session.cost_usd
         started += timedelta(minutes=session.minutes + 3)
-    for verb, params in RUNNING_SIGNALS:
-        services.signals.record(ids["cache"], RUNNING_SESSION, verb, **params)
+    for number, (verb, params) in enumerate(RUNNING_SIGNALS, start=1):
+        at = RUNNING_STARTED + timedelta(minutes=2 * number)
+        services.signals.record(ids["cache"], RUNNING_SESSION, verb, recorded_at=at, **params)
     services.sessions.update_loop_run(
         loop_run.id,
         state="stopped",

@@ -103,6 +103,16 @@ def test_signals_of_all_eight_verbs_are_recorded_with_session_ids(signals: list[
     assert all(signal.session_id for signal in signals)
 
 
+def test_each_signal_is_dated_within_its_session(signals: list[Signal], services: Services) -> None:
+    sessions = {session.id: session for session in services.sessions.list()}
+    dated = [signal for signal in signals if signal.session_id in sessions]
+
+    assert len(dated) > 20
+    for signal in dated:
+        session = sessions[signal.session_id]
+        assert session.started_at < signal.created < session.ended_at, signal
+
+
 def test_the_waiting_questions_have_options_and_a_preferred_one(services: Services) -> None:
     asks = services.inbox.asks()
 

@@ -107,15 +107,6 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def _moment(field: str, value: Any) -> datetime:
-    """A timestamp as stored: naive UTC (aware values are converted)."""
-    if not isinstance(value, datetime):
-        raise InvalidValueError(field, value, "a date and time")
-    if value.tzinfo is not None:
-        return value.astimezone(UTC).replace(tzinfo=None)
-    return value
-
-
 def _count(field: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**63 - 1:
         raise InvalidValueError(field, value, "a whole number of 0 or more")
@@ -172,7 +163,7 @@ def _settings(value: Any) -> dict[str, Any]:
 
 def _session_field(key: str, value: Any) -> Any:
     if key == "ended_at":
-        return _moment(key, value)
+        return check.moment(key, value)
     if key == "exit_code":
         return _exit_code(value)
     if key == "closing_verb":
@@ -198,7 +189,7 @@ def _loop_run_field(key: str, value: Any) -> Any:
     if key == "state":
         return check.choice(key, value, LoopState).value
     if key == "ended_at":
-        return None if value is None else _moment(key, value)
+        return None if value is None else check.moment(key, value)
     if key == "iterations":
         return _count(key, value)
     if key == "cost_usd":
@@ -258,7 +249,7 @@ class SessionService:
             "feature": check.text("feature", feature, limit=MAX_NAME),
             "head_before": check.text("head_before", head_before, limit=MAX_HEAD),
             "outcome": SessionOutcome.RUNNING.value,
-            "started_at": _now() if started_at is None else _moment("started_at", started_at),
+            "started_at": _now() if started_at is None else check.moment("started_at", started_at),
         }
         with self.db.write() as unit:
             if store.get(unit, fields["id"]) is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ralph_desk.domain.enums import (
@@ -225,13 +226,27 @@ class SignalService:
         self.db = db
         self.state_files = state_files
 
-    def record(self, task_id: int, session_id: str | None, verb: Verb | str, /, **params: Any) -> Signal:
-        """Store one verb call of an agent working on `task_id` in session `session_id`."""
+    def record(
+        self,
+        task_id: int,
+        session_id: str | None,
+        verb: Verb | str,
+        /,
+        *,
+        recorded_at: datetime | None = None,
+        **params: Any,
+    ) -> Signal:
+        """Store one verb call of an agent working on `task_id` in session `session_id`.
+
+        `recorded_at` is now unless given (an import or the demo replays calls made earlier).
+        """
         checked_verb = check.choice("verb", verb, Verb)
         _require_id("task_id", task_id)
         session = _session_id(session_id)
         fields = check_params(checked_verb, params)
         feature_name = fields.pop("feature", None)
+        if recorded_at is not None:
+            fields["created"] = check.moment("recorded_at", recorded_at)
         with self.db.write() as unit:
             facts = store.task_facts(unit, task_id)
             if facts is None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import PurePosixPath
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ralph_desk.services.errors import InvalidValueError
 
@@ -96,3 +97,12 @@ def path_list(field: str, values: Sequence[str] | None) -> list[str]:
     """A list of project-relative paths."""
     items = text_list(field, values)
     return [relative_path(f"{field}[{index}]", item) for index, item in enumerate(items)]
+
+
+def moment(field: str, value: Any) -> datetime:
+    """A timestamp as stored: naive UTC (aware values are converted)."""
+    if not isinstance(value, datetime):
+        raise InvalidValueError(field, value, "a date and time")
+    if value.tzinfo is not None:
+        return value.astimezone(UTC).replace(tzinfo=None)
+    return value

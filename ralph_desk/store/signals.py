@@ -158,12 +158,13 @@ _LINK_TASK = (
 
 
 def add(unit: UnitOfWork, fields: dict[str, Any], discipline: str | None, feature: str | None) -> Signal:
-    """Insert a signal in one Core statement; the caller names its discipline and feature (for the record).
+    """Insert a signal in one Core statement (`created` is now unless `fields` has it); the caller names
+    its discipline and feature (for the record).
 
     What an agent's verb call costs: through the ORM the insert took a flush, and the record a query
     for the discipline's name, together about a millisecond more.
     """
-    values = {**fields, "created": utcnow()}
+    values = {"created": utcnow(), **fields}
     result = unit.session.connection().execute(_INSERT, values)
     assert result.inserted_primary_key is not None
     signal_id = result.inserted_primary_key[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -322,6 +322,27 @@ def test_a_session_id_must_be_a_short_non_empty_text(desk: Desk, session_id: str
     with pytest.raises(InvalidValueError) as caught:
         desk.signals.record(task.id, session_id, "done", summary="Done.")
     assert str(caught.value) == message
+
+
+def test_a_signal_is_recorded_now_unless_a_time_is_given(desk: Desk) -> None:
+    task = desk.task()
+    before = datetime.now(UTC).replace(tzinfo=None)
+    now = desk.signals.record(task.id, "s-1", "flag", what="Flaky", severity="info", category="bug")
+    earlier = datetime(2026, 11, 18, 10, 30, tzinfo=timezone(timedelta(hours=2)))
+    replayed = desk.signals.record(
+        task.id, "s-1", "done", recorded_at=earlier, summary="Replayed from an import."
+    )
+
+    assert now.created >= before - timedelta(seconds=1)
+    assert replayed.created == datetime(2026, 11, 18, 8, 30)
+    assert desk.signals.get(replayed.id).created == datetime(2026, 11, 18, 8, 30)
+
+
+def test_a_recording_time_that_is_not_a_time_is_refused(desk: Desk) -> None:
+    task = desk.task()
+    with pytest.raises(InvalidValueError, match=r"recorded_at.*a date and time"):
+        desk.signals.record(task.id, "s-1", "done", recorded_at="yesterday", summary="Done.")  # type: ignore[arg-type]
+    assert desk.signals.for_task(task.id) == []
 
 
 def test_recording_notifies_signals_and_for_inbox_verbs_the_inbox(desk: Desk, changes: list[Change]) -> None:
