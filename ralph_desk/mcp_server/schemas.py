@@ -25,13 +25,22 @@ from pydantic import BaseModel, ConfigDict
 
 import ralph_desk
 from ralph_desk.domain.tools import REGISTRY, ToolSpec
+from ralph_desk.mcp_server import handlers as handler_modules
 
 log = logging.getLogger("ralph_desk.mcp")
 
 SCHEMA_FILE = Path(__file__).with_name("tool_schemas.json")
 PACKAGE_DIR = Path(ralph_desk.__file__).parent
-# The modules the schemas are made from: the input models, their enums and records, the result models.
-SOURCES = ("domain/tools.py", "domain/enums.py", "domain/records.py", "mcp_server/results.py")
+# The modules the schemas are made from: the input models with their enums and records, the result
+# models, the handlers (which result model each tool returns) and this module (how schemas are made).
+SOURCES = (
+    "domain/tools.py",
+    "domain/enums.py",
+    "domain/records.py",
+    "mcp_server/results.py",
+    "mcp_server/schemas.py",
+    *(f"mcp_server/handlers/{module}.py" for module in ("__init__", *handler_modules.MODULES)),
+)
 
 Schema = dict[str, Any]
 
@@ -109,10 +118,9 @@ def schemas_of(spec: ToolSpec, result_model: type[BaseModel]) -> tuple[Schema, S
 
 def main() -> None:
     """Rewrite `tool_schemas.json` from the registry and the handlers' result models."""
-    from ralph_desk.mcp_server import handlers
     from ralph_desk.mcp_server.binding import HANDLERS
 
-    handlers.load()
+    handler_modules.load()
     content = generate({name: bound.result_model for name, bound in HANDLERS.items()})
     SCHEMA_FILE.write_text(json.dumps(content, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote the schemas of {len(content['tools'])} tools to {SCHEMA_FILE}")
