@@ -1,4 +1,4 @@
-"""Locate the external CLIs installed by tools/npm (Claude Code, MCP Inspector, conformance, Node 22)."""
+"""Find the external CLIs of tools/npm: Claude Code, Codex, MCP Inspector, conformance, Node 22."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 __all__ = [
     "NODE_MODULES",
     "claude_bin",
+    "codex_bin",
     "conformance_cmd",
     "inspector_cmd",
     "missing_reason",
@@ -58,6 +59,19 @@ def claude_bin() -> Path | None:
         if _is_native(candidate):
             return candidate
     return None
+
+
+def codex_bin() -> Path | None:
+    """Codex CLI: $RALPH_CODEX_BIN, else the one from tools/npm, else `codex` on PATH, else None."""
+    override = os.environ.get("RALPH_CODEX_BIN")
+    if override:
+        found = shutil.which(override)
+        return Path(found) if found else None
+    bundled = NODE_MODULES / ".bin" / "codex"
+    if bundled.is_file():
+        return bundled
+    found = shutil.which("codex")
+    return Path(found) if found else None
 
 
 @cache
