@@ -38,7 +38,7 @@ class StateFileService:
 
     def append_learning(self, text: str) -> str:
         """Add a timestamped entry to `learnings.txt`; returns the entry as written."""
-        return self._append(self.paths.learnings_file, LEARNINGS, text)
+        return self._append(LEARNINGS, text)
 
     def read_learnings(self) -> str:
         """The whole of `learnings.txt` (empty when there is none yet)."""
@@ -46,7 +46,7 @@ class StateFileService:
 
     def append_progress(self, text: str) -> str:
         """Add a timestamped entry to `progress.txt`; returns the entry as written."""
-        return self._append(self.paths.progress_file, PROGRESS, text)
+        return self._append(PROGRESS, text)
 
     def read_progress(self) -> str:
         """The whole of `progress.txt` (empty when there is none yet)."""
@@ -70,7 +70,7 @@ class StateFileService:
         _append_bytes(path, entry.encode("utf-8"))
         return entry
 
-    def _append(self, path: Path, name: str, text: str) -> str:
+    def _append(self, name: str, text: str) -> str:
         with self.db.write() as unit:
             return self.append_within(unit, name, text)
 

@@ -121,15 +121,6 @@ def task_facts(unit: UnitOfWork, task_id: int) -> TaskFacts | None:
     )
 
 
-def insert(unit: UnitOfWork, fields: dict[str, Any]) -> Signal:
-    """Insert a signal."""
-    row = TaskSignalRow(**fields)
-    unit.session.add(row)
-    unit.session.flush()
-    unit.touch("signals", row.id)
-    return mapping.signal(row)
-
-
 _SIGNALS = TaskSignalRow.metadata.tables[TaskSignalRow.__tablename__]
 _DISCIPLINES = DisciplineRow.metadata.tables[DisciplineRow.__tablename__]
 _FEATURES = FeatureRow.metadata.tables[FeatureRow.__tablename__]

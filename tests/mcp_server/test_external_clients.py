@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
-from tests.support.npm_tools import claude_bin, inspector_cmd, missing_reason
+from tests.support.npm_tools import claude_bin, claude_mcp, inspector_cmd, missing_reason
 
 pytestmark = pytest.mark.slow
 
@@ -95,30 +94,7 @@ def test_claude_code_reports_the_server_connected(demo: ProjectPaths, tmp_path: 
     binary = claude_bin()
     if binary is None:
         pytest.skip(missing_reason("Claude Code"))
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-    }
-    add = subprocess.run(
-        [str(binary), "mcp", "add", "--scope", "user", "ralph", "--", *ralph_mcp(demo.root)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-    )
+    add = claude_mcp(binary, tmp_path, "add", "--scope", "user", "ralph", "--", *ralph_mcp(demo.root))
     assert add.returncode == 0, add.stderr
-    listed = subprocess.run(
-        [str(binary), "mcp", "list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-    )
+    listed = claude_mcp(binary, tmp_path, "list", timeout=120)
     assert re.search(r"^ralph: .*Connected", listed.stdout, re.MULTILINE), listed.stdout + listed.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
-from tests.support.npm_tools import claude_bin, missing_reason
+from tests.support.npm_tools import claude_bin, claude_mcp, missing_reason
 
 pytestmark = pytest.mark.slow
 
@@ -85,42 +84,10 @@ def test_claude_code_reports_the_http_server_connected(url: str, tmp_path: Path)
     binary = claude_bin()
     if binary is None:
         pytest.skip(missing_reason("Claude Code"))
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-    }
-    add = subprocess.run(
-        [
-            str(binary),
-            "mcp",
-            "add",
-            "--scope",
-            "user",
-            "--transport",
-            "http",
-            "ralph",
-            url,
-            "--header",
-            f"Authorization: Bearer {TOKEN}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-    )
+    add = claude_mcp(
+        binary, tmp_path, "add", "--scope", "user", "--transport", "http", "ralph", url,
+        "--header", f"Authorization: Bearer {TOKEN}",
+    )  # fmt: skip
     assert add.returncode == 0, add.stderr
-    listed = subprocess.run(
-        [str(binary), "mcp", "list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-    )
+    listed = claude_mcp(binary, tmp_path, "list", timeout=120)
     assert re.search(r"^ralph: .*Connected", listed.stdout, re.MULTILINE), listed.stdout + listed.stderr

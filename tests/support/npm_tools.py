@@ -14,6 +14,7 @@ from pathlib import Path
 __all__ = [
     "NODE_MODULES",
     "claude_bin",
+    "claude_mcp",
     "codex_bin",
     "conformance_cmd",
     "inspector_cmd",
@@ -59,6 +60,26 @@ def claude_bin() -> Path | None:
         if _is_native(candidate):
             return candidate
     return None
+
+
+def claude_mcp(binary: Path, home: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`claude mcp ARGS` with its own HOME (its user config) and no telemetry, run in `home`."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    return subprocess.run(
+        [str(binary), "mcp", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=home,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def codex_bin() -> Path | None:
