@@ -1,8 +1,11 @@
 """Row 1: `ralph-desk mcp` over stdio, spawn → `initialize` answered, against the bare server spawned alike.
 
 Each run starts the process with pipes, writes the `initialize` request at once (the server reads
-it when it is ready) and stops the clock when the answer's line arrives on stdout. Runs of the two
-servers alternate, after one warm-up each, so that drift on this 2-core machine hits both alike.
+it when it is ready) and stops the clock when the answer's line arrives on stdout; then, as a client
+does, it sends `initialized` and `tools/list`, and last a first `get_task` call, timing each answer.
+ralph's server answers the handshake before it loads its tools and opens the database (the staged
+start), so the first call is where that wait went; the row reports it beside the handshake. Runs of
+the servers alternate, after one warm-up each, so that drift on this 2-core machine hits all alike.
 
     python bench/stdio_startup.py [--runs 9]
 """
@@ -46,14 +49,21 @@ INITIALIZE = {
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+FIRST_CALL = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "get_task", "arguments": {"id": 1}},
+}
 
 
 @dataclass
 class Spawn:
-    """One spawn: seconds to the `initialize` answer, to the `tools/list` answer, and CPU seconds used."""
+    """One spawn: seconds to the `initialize`, `tools/list` and first `tools/call` answers, and CPU used."""
 
     initialize: float
     tools_list: float
+    first_call: float
     cpu: float
     tools: int
 
@@ -89,6 +99,12 @@ def spawn(argv: list[str], env: dict[str, str]) -> Spawn:
         process.stdin.flush()
         tools = _answer(process, 2)["result"]["tools"]
         listed = time.perf_counter() - start
+        process.stdin.write((json.dumps(FIRST_CALL) + "\n").encode())
+        process.stdin.flush()
+        called = _answer(process, 3)["result"]
+        first_call = time.perf_counter() - start
+        if called.get("isError"):
+            raise RuntimeError(f"the first call failed: {called}")
     finally:
         process.stdin.close()
         cpu = float("nan")
@@ -98,7 +114,7 @@ def spawn(argv: list[str], env: dict[str, str]) -> Spawn:
             cpu = usage.ru_utime + usage.ru_stime
         except ChildProcessError:
             pass
-    return Spawn(initialized, listed, cpu, len(tools))
+    return Spawn(initialized, listed, first_call, cpu, len(tools))
 
 
 def main() -> None:
@@ -129,6 +145,7 @@ def main() -> None:
     for name, spawns in runs.items():
         init = [ms(s.initialize) for s in spawns]
         listed = [ms(s.tools_list) for s in spawns]
+        called = [ms(s.first_call) for s in spawns]
         cpu = [ms(s.cpu) for s in spawns]
         say(f"{name:5s} spawn→initialize ms: " + " ".join(f"{v:.0f}" for v in init))
         say(
@@ -136,6 +153,7 @@ def main() -> None:
             + " ".join(f"{v:.0f}" for v in listed)
             + f"  ({spawns[0].tools} tools)"
         )
+        say(f"{name:5s} spawn→first call ms: " + " ".join(f"{v:.0f}" for v in called))
         say(f"{name:5s} process CPU ms:      " + " ".join(f"{v:.0f}" for v in cpu))
         figures[name] = {
             "initialize_ms": init,
@@ -144,6 +162,8 @@ def main() -> None:
             "initialize_median_ms": median(init),
             "initialize_min_ms": min(init),
             "tools_list_median_ms": median(listed),
+            "first_call_ms": called,
+            "first_call_median_ms": median(called),
             "cpu_median_ms": median(cpu),
             "tools": spawns[0].tools,
         }
@@ -153,10 +173,12 @@ def main() -> None:
     figures["floor_ratio"] = floor["initialize_median_ms"] / bare["initialize_median_ms"]
     figures["ratio_min"] = ralph["initialize_min_ms"] / bare["initialize_min_ms"]
     figures["ratio_tools_list"] = ralph["tools_list_median_ms"] / bare["tools_list_median_ms"]
+    figures["ratio_first_call"] = ralph["first_call_median_ms"] / bare["first_call_median_ms"]
     figures["ratio_cpu"] = ralph["cpu_median_ms"] / bare["cpu_median_ms"]
     say(
         f"ratios ralph/bare: initialize median {ratio:.2f}×, min {figures['ratio_min']:.2f}×; "
-        f"tools/list {figures['ratio_tools_list']:.2f}×; process CPU {figures['ratio_cpu']:.2f}×"
+        f"tools/list {figures['ratio_tools_list']:.2f}×; first call {figures['ratio_first_call']:.2f}×; "
+        f"process CPU {figures['ratio_cpu']:.2f}×"
     )
     say(
         f"floor: the bare server having imported SQLAlchemy's ORM answers in "
@@ -176,6 +198,8 @@ def main() -> None:
             figures=figures,
             note=f"spawn → tools/list {fmt_ms(ralph['tools_list_median_ms'])} vs "
             f"{fmt_ms(bare['tools_list_median_ms'])} ({figures['ratio_tools_list']:.2f}×); "
+            f"spawn → first get_task {fmt_ms(ralph['first_call_median_ms'])} vs "
+            f"{fmt_ms(bare['first_call_median_ms'])} ({figures['ratio_first_call']:.2f}×); "
             f"CPU {figures['ratio_cpu']:.2f}×; floor (bare + SQLAlchemy ORM import) "
             f"{fmt_ms(floor['initialize_median_ms'])} = {figures['floor_ratio']:.2f}× bare",
         )

@@ -520,10 +520,10 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from ralph_desk.mcp_server.binding import DeferredLoopControl
     from ralph_desk.mcp_server.commands import run_mcp
+    from ralph_desk.mcp_server.deferred_loop import DeferredLoopControl
 
-    return run_mcp(args, lambda services: DeferredLoopControl(lambda: _loop_controller(services)))
+    return run_mcp(args, lambda services: DeferredLoopControl(lambda: _loop_controller(services())))
 
 
 def _loop_controller(services: Services) -> LoopController:
@@ -710,7 +710,7 @@ def exit_code_of(error: BaseException) -> int:
 
 def _message_of(error: Exception) -> str:
     from ralph_desk.services.errors import ServiceError
-    from ralph_desk.store.database import StoreBusyError
+    from ralph_desk.store.errors import StoreBusyError
     from ralph_desk.store.migrate import SchemaTooNewError
 
     known = (

@@ -24,13 +24,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Task
 from ralph_desk.project import ProjectError, read_config, write_config
-from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from ralph_desk.services.container import Services
 
 TAG_PREFIX = "prd:"
 GENERAL = "general"

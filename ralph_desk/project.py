@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_desk.domain.enums import Recipe
-from ralph_desk.store.engine import is_sqlite, sqlite_url
+from ralph_desk.store.urls import is_sqlite, sqlite_url
 
 RALPH_DIR = ".ralph"
 DB_URL_ENV = "RALPH_DB_URL"

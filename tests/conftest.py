@@ -24,7 +24,7 @@ from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.features import FeatureService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.store.database import Database
-from ralph_desk.store.engine import sqlite_url
+from ralph_desk.store.urls import sqlite_url
 from tests.postgres import server
 
 BACKENDS = ("sqlite", "postgres")

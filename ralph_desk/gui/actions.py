@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 
 from ralph_desk.project import ProjectError
 from ralph_desk.services.errors import ServiceError
-from ralph_desk.store.database import StoreBusyError
+from ralph_desk.store.errors import StoreBusyError
 
 log = logging.getLogger("ralph_desk.gui")
 

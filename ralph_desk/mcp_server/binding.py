@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Generic, Protocol, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, get_type_hints
 
 from pydantic import BaseModel
 
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY
 from ralph_desk.mcp_server.results import ErrorCode, LoopErrorInfo
-from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError, ServiceError
+
+if TYPE_CHECKING:
+    from ralph_desk.services.container import Services
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -32,50 +33,6 @@ class LoopControl(Protocol):
     def stop(self) -> dict[str, Any]: ...
     def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> dict[str, Any]: ...
     def understand(self) -> dict[str, Any]: ...
-
-
-class DeferredLoopControl:
-    """A `LoopControl` built on its first use.
-
-    The loop runner and the agents' adapters take ~50 ms to import; a server whose session never
-    calls a loop-control tool (most stdio ones) should not pay that before its first answer.
-    """
-
-    def __init__(self, build: Callable[[], LoopControl]) -> None:
-        self._build = build
-        self._built: LoopControl | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def control(self) -> LoopControl:
-        """The loop control, built now if this is the first use."""
-        with self._lock:
-            if self._built is None:
-                self._built = self._build()
-            return self._built
-
-    def init(self, force: bool) -> dict[str, Any]:
-        return self.control.init(force)
-
-    def validate(self) -> dict[str, Any]:
-        return self.control.validate()
-
-    def run(
-        self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
-    ) -> dict[str, Any]:
-        return self.control.run(max_iterations, dry_run, agent, allow_edits)
-
-    def status(self) -> dict[str, Any]:
-        return self.control.status()
-
-    def stop(self) -> dict[str, Any]:
-        return self.control.stop()
-
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> dict[str, Any]:
-        return self.control.history(limit, offset, iteration, kind)
-
-    def understand(self) -> dict[str, Any]:
-        return self.control.understand()
 
 
 @dataclass(frozen=True)
@@ -135,6 +92,8 @@ def checked_project_path(root: Path, field: str, path: str) -> str:
 
 Handler = Callable[[ToolCall[Any]], BaseModel]
 ContextResolver = Callable[[Any], SessionContext]
+# The services a tool reaches: already open (the window, HTTP) or opened on first use (a staged stdio start).
+ServicesSource = Callable[[], "Services"]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_desk.project import ProjectPaths
-from ralph_desk.store.engine import sqlite_url
+from ralph_desk.store.urls import sqlite_url
 
 CLIENTS = ("claude", "vscode", "jetbrains", "cursor", "codex", "copilot")
 DEFAULT_HTTP_PORT = 8766

@@ -13,8 +13,7 @@ from ralph_desk.mcp_server import clients
 from ralph_desk.project import ProjectError, ProjectPaths
 
 if TYPE_CHECKING:
-    from ralph_desk.mcp_server.binding import LoopControl
-    from ralph_desk.services.container import Services
+    from ralph_desk.mcp_server.binding import LoopControl, ServicesSource
 
 
 def configure_mcp(parser: argparse.ArgumentParser) -> None:
@@ -51,13 +50,21 @@ def _paths(root: str) -> ProjectPaths:
     return paths
 
 
-def run_mcp(args: argparse.Namespace, make_loop: Callable[[Services], LoopControl] | None = None) -> int:
+def run_mcp(
+    args: argparse.Namespace, make_loop: Callable[[ServicesSource], LoopControl] | None = None
+) -> int:
     """Serve until the client goes away (stdio) or a signal arrives (HTTP)."""
     # The SDK takes most of a second to import; only this command pays for it.
     from ralph_desk.domain.session import ContextError
-    from ralph_desk.mcp_server.config import ContextFlags, complete_context, db_url_from_env, resolve_context
+    from ralph_desk.mcp_server.config import (
+        ContextFlags,
+        complete_context,
+        db_url_from_env,
+        needs_database,
+        resolve_context,
+    )
     from ralph_desk.mcp_server.standalone import serve_http, serve_stdio, setup_logging
-    from ralph_desk.services.container import Services
+    from ralph_desk.services.opening import ServicesOnFirstUse
 
     paths = _paths(args.root)
     setup_logging(paths.logs_dir, "mcp")
@@ -66,18 +73,21 @@ def run_mcp(args: argparse.Namespace, make_loop: Callable[[Services], LoopContro
         context = resolve_context(flags)
     except ContextError as error:
         raise ProjectError(f"refusing to start: {error}") from None
-    services = Services.open(paths, args.db_url or db_url_from_env(os.environ))
+    services = ServicesOnFirstUse(paths, args.db_url or db_url_from_env(os.environ))
     try:
-        context = complete_context(context, services)
-    except ContextError as error:
-        services.close()
-        raise ProjectError(f"refusing to start: {error}") from None
-    try:
+        # A session whose tools depend on the database (its task's discipline, a discipline's
+        # disabled tools) is checked before anything is served, so that an unknown task or
+        # discipline is refused before the protocol starts; an HTTP server opens it before listening.
+        if args.transport == "http" or needs_database(context):
+            try:
+                context = complete_context(context, services())
+            except ContextError as error:
+                raise ProjectError(f"refusing to start: {error}") from None
         loop = make_loop(services) if make_loop is not None else None
-        if args.transport == "stdio":
-            serve_stdio(services, context, loop)
-        else:
-            serve_http(services, context, args.host, args.port, args.token, loop)
+        if args.transport == "http":
+            serve_http(services(), context, args.host, args.port, args.token, loop)
+        elif (failure := serve_stdio(services, context, loop)) is not None:
+            raise ProjectError(failure)
     finally:
         services.close()
     return 0

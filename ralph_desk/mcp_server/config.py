@@ -6,12 +6,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.session import ContextError, SessionContext
-from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
-from ralph_desk.store.engine import sqlite_url
+from ralph_desk.store.urls import sqlite_url
+
+if TYPE_CHECKING:
+    from ralph_desk.services.container import Services
 
 ENV_TASK_ID = "RALPH_TASK_ID"
 ENV_SESSION_ID = "RALPH_SESSION_ID"
@@ -96,6 +99,11 @@ def resolve_context(flags: ContextFlags, env: Mapping[str, str] | None = None) -
         session_id=session_id,
         discipline_disabled=base.discipline_disabled if base else frozenset(),
     )
+
+
+def needs_database(context: SessionContext) -> bool:
+    """Whether the context's tools depend on the database: it names a task or a discipline."""
+    return context.task_id is not None or context.discipline is not None
 
 
 def complete_context(context: SessionContext, services: Services) -> SessionContext:

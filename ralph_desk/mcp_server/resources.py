@@ -16,9 +16,9 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from pydantic import BaseModel
 
 from ralph_desk import prd as prd_format
-from ralph_desk.mcp_server.binding import ContextResolver
+from ralph_desk.mcp_server.binding import ServicesSource
 from ralph_desk.mcp_server.results import DisciplineDetail, FeatureDetail, TaskDetail
-from ralph_desk.services.container import Services
+from ralph_desk.project import ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
 
 PROMPT_FILE_NAME = "prompt.md"
@@ -59,19 +59,18 @@ def read_file(path: Path, missing: str) -> str:
         return missing
 
 
-def register(server: MCPServer, services: Services, resolve: ContextResolver) -> None:
-    """Add every `ralph://` resource to the server."""
-    paths = services.paths
+def register(server: MCPServer, paths: ProjectPaths, services: ServicesSource) -> None:
+    """Add every `ralph://` resource of the project to the server."""
     text_resources: dict[str, tuple[str, str, Callable[[], str]]] = {
         "progress": (
             "text/plain",
             "The project's progress log (progress.txt).",
-            services.state_files.read_progress,
+            lambda: services().state_files.read_progress(),
         ),
         "learnings": (
             "text/plain",
             "The project's learnings (learnings.txt).",
-            services.state_files.read_learnings,
+            lambda: services().state_files.read_learnings(),
         ),
         "codebase_map": (
             "text/markdown",
@@ -89,25 +88,25 @@ def register(server: MCPServer, services: Services, resolve: ContextResolver) ->
     def task(task_id: str) -> str:
         """One task with every field, its dependencies and comments."""
         with resource_errors():
-            return to_json(TaskDetail.of(services.tasks.get(task_id_of(task_id))))
+            return to_json(TaskDetail.of(services().tasks.get(task_id_of(task_id))))
 
     @server.resource("ralph://features/{name}", name="feature", mime_type="application/json")
     def feature(name: str) -> str:
         """One feature with its learnings and context files."""
         with resource_errors():
-            return to_json(FeatureDetail.of(services.features.get(name)))
+            return to_json(FeatureDetail.of(services().features.get(name)))
 
     @server.resource("ralph://disciplines/{name}", name="discipline", mime_type="application/json")
     def discipline(name: str) -> str:
         """One discipline with its persona, disabled tools and extra MCP servers."""
         with resource_errors():
-            return to_json(DisciplineDetail.of(services.disciplines.get(name)))
+            return to_json(DisciplineDetail.of(services().disciplines.get(name)))
 
     @server.resource("ralph://prd", name="prd", mime_type="application/json")
     def prd() -> str:
         """The project's tasks as a prd.json document (userStories)."""
         with resource_errors():
-            return json.dumps(prd_format.export_document(services), indent=2, ensure_ascii=False)
+            return json.dumps(prd_format.export_document(services()), indent=2, ensure_ascii=False)
 
     for name, (mime_type, description, read) in text_resources.items():
         server.resource(f"ralph://{name}", name=name, mime_type=mime_type, description=description)(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
@@ -15,7 +15,6 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-import ralph_desk
 from ralph_desk.domain.recipes import check_fields
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY, ToolCategory, ToolSpec
@@ -25,23 +24,22 @@ from ralph_desk.mcp_server.binding import (
     BoundTool,
     ContextResolver,
     LoopControl,
+    ServicesSource,
     StructuredToolError,
     ToolCall,
 )
+from ralph_desk.mcp_server.identity import server_options
 from ralph_desk.mcp_server.schemas import RegistryArguments, schemas_of
-from ralph_desk.services.container import Services
+from ralph_desk.project import ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
-from ralph_desk.store.database import StoreBusyError
+from ralph_desk.store.errors import StoreBusyError
+
+if TYPE_CHECKING:
+    from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.mcp")
 
-SERVER_NAME = "ralph"
 CONTEXT_STATE_KEY = "ralph_context"
-INSTRUCTIONS = (
-    "ralph_desk project server. Tools are filtered per session: you see only the tools your "
-    "recipe and discipline allow. Task-execution sessions signal back with the verbs "
-    "done, partial, stuck, ask, flag, learned, suggest and blocked."
-)
 
 
 def context_from_request(request: Any, default: SessionContext) -> SessionContext:
@@ -165,7 +163,11 @@ def not_found_message(error: NotFoundError, spec: ToolSpec, session: SessionCont
 
 
 def _tool_function(
-    spec: ToolSpec, bound: BoundTool, services: Services, resolve: ContextResolver, loop: LoopControl | None
+    spec: ToolSpec,
+    bound: BoundTool,
+    services: ServicesSource,
+    resolve: ContextResolver,
+    loop: LoopControl | None,
 ) -> Callable[..., BaseModel]:
     """The function the SDK calls for one tool; sync, so the SDK runs it in a worker thread."""
 
@@ -173,7 +175,7 @@ def _tool_function(
         session = resolve(ctx.request_context.request)
         try:
             args = spec.input_model.model_validate(arguments)
-            return bound.handler(ToolCall(services, session, args, loop))
+            return bound.handler(ToolCall(services(), session, args, loop))
         except StructuredToolError as error:
             # Sent as is, so that the text stays one JSON document (no "Error executing tool" prefix).
             return error_result_model(str(error))
@@ -213,6 +215,36 @@ def _tool(spec: ToolSpec, function: Callable[..., BaseModel], result_model: type
     )
 
 
+def tool_table(
+    services: ServicesSource,
+    resolve: ContextResolver,
+    loop: LoopControl | None = None,
+    only: frozenset[str] | None = None,
+) -> list[Tool]:
+    """The SDK's tools for every registry tool with a handler (or just those in `only`)."""
+    handlers.load()
+    tools: list[Tool] = []
+    for spec in REGISTRY.values():
+        bound = HANDLERS.get(spec.name)
+        if bound is None or (only is not None and spec.name not in only):
+            continue
+        tools.append(_tool(spec, _tool_function(spec, bound, services, resolve, loop), bound.result_model))
+    return tools
+
+
+def add_resources_and_prompts(server: MCPServer, paths: ProjectPaths, services: ServicesSource) -> None:
+    """The project's `ralph://` resources, and the IDE prompts."""
+    from ralph_desk.mcp_server import prompts, resources
+
+    resources.register(server, paths, services)
+    prompts.register(server)
+
+
+def fixed_context(context: SessionContext) -> ContextResolver:
+    """A resolver giving every request the same context (a process that serves one session)."""
+    return lambda request: context
+
+
 def build_server(
     services: Services,
     default_context: SessionContext | None = None,
@@ -226,29 +258,18 @@ def build_server(
     never lists or runs any other, and each registration costs the SDK a few milliseconds of
     schema building at start-up. Calls of other tools are refused by the gate as before.
     """
-    handlers.load()
     fallback = default_context or SessionContext()
     resolver = resolve or (lambda request: context_from_request(request, fallback))
-    tools: list[Tool] = []
-    for spec in REGISTRY.values():
-        bound = HANDLERS.get(spec.name)
-        if bound is None or (only is not None and spec.name not in only):
-            continue
-        function = _tool_function(spec, bound, services, resolver, loop)
-        tools.append(_tool(spec, function, bound.result_model))
-    server = MCPServer(
-        SERVER_NAME,
-        version=ralph_desk.__version__,
-        instructions=INSTRUCTIONS,
-        middleware=[SessionGate(resolver)],
-        # The SDK configures root logging when nothing else has; the app's own setup decides the level.
-        log_level="WARNING",
-        tools=tools,
-    )
-    from ralph_desk.mcp_server import prompts, resources
 
-    resources.register(server, services, resolver)
-    prompts.register(server)
+    def source() -> Services:
+        return services
+
+    server = MCPServer(
+        **server_options(),
+        middleware=[SessionGate(resolver)],
+        tools=tool_table(source, resolver, loop, only),
+    )
+    add_resources_and_prompts(server, services.paths, source)
     return server
 
 

@@ -9,13 +9,15 @@ import signal
 import sys
 from datetime import datetime
 from pathlib import Path
-
-import anyio
+from typing import TYPE_CHECKING
 
 from ralph_desk.domain.session import SessionContext
-from ralph_desk.mcp_server.binding import LoopControl
-from ralph_desk.mcp_server.server import build_server
-from ralph_desk.services.container import Services
+from ralph_desk.services.opening import ServicesOnFirstUse
+
+if TYPE_CHECKING:
+    from ralph_desk.mcp_server.binding import LoopControl
+    from ralph_desk.mcp_server.staged import Middleware, StagedServer
+    from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.mcp")
 
@@ -38,16 +40,36 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
     return log_file
 
 
-def serve_stdio(services: Services, context: SessionContext, loop: LoopControl | None = None) -> None:
-    """Serve one client over stdin/stdout until it disconnects."""
-    server = build_server(services, context, loop=loop, only=context.enabled_tools)
+def serve_stdio(
+    services: ServicesOnFirstUse, context: SessionContext, loop: LoopControl | None = None
+) -> str | None:
+    """Serve one client over stdin/stdout until it disconnects; why a part failed to load, if one did.
+
+    The handshake is answered before the tools are built and the database opened (`staged`).
+    """
+    from ralph_desk.mcp_server.staged import StagedStart
+
+    def load_tools(server: StagedServer) -> Middleware:
+        from ralph_desk.mcp_server.server import (
+            SessionGate,
+            add_resources_and_prompts,
+            fixed_context,
+            tool_table,
+        )
+
+        resolve = fixed_context(context)
+        server.install_tools(tool_table(services, resolve, loop, only=context.enabled_tools))
+        add_resources_and_prompts(server, services.paths, services)
+        return SessionGate(resolve)
+
+    start = StagedStart(load_tools, services)
     log.info(
         "serving %s over stdio (recipe %s, task %s)",
         services.paths.root,
         context.recipe.value,
         context.task_id,
     )
-    anyio.run(server.run_stdio_async)
+    return start.run()
 
 
 def serve_http(
@@ -62,6 +84,7 @@ def serve_http(
     # Here, not at the top: a stdio server has no use for the HTTP stack.
     from ralph_desk.mcp_server.auth import SessionTokens
     from ralph_desk.mcp_server.hosting import LOOPBACK_HOSTS, HttpHost
+    from ralph_desk.mcp_server.server import build_server
 
     if host not in LOOPBACK_HOSTS:
         log.warning(

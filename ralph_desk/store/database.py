@@ -14,17 +14,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
-from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine, is_sqlite
+from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
+from ralph_desk.store.errors import StoreBusyError
 from ralph_desk.store.schema import ChangeRow
+from ralph_desk.store.urls import is_sqlite
 
 log = logging.getLogger("ralph_desk.store")
 
 ChangeListener = Callable[[list[Change]], None]
 _CHANGE_LOG = ChangeRow.metadata.tables[ChangeRow.__tablename__]
-
-
-class StoreBusyError(RuntimeError):
-    """Another process held the database longer than the busy timeout."""
 
 
 class UnitOfWork:

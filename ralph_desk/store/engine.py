@@ -10,18 +10,10 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from ralph_desk.store.urls import is_sqlite
+
 DEFAULT_BUSY_TIMEOUT_S = 15.0
 WRITE_OPTION = "ralph_write"
-
-
-def sqlite_url(path: Path) -> str:
-    """The SQLAlchemy URL of a SQLite file."""
-    return f"sqlite:///{path.resolve()}"
-
-
-def is_sqlite(url: str) -> bool:
-    """Whether a URL names a SQLite database."""
-    return make_url(url).get_backend_name() == "sqlite"
 
 
 def create_db_engine(url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:

@@ -23,8 +23,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from ralph_desk.store import migrate
-from ralph_desk.store.engine import WRITE_OPTION, create_db_engine, is_sqlite
+from ralph_desk.store.engine import WRITE_OPTION, create_db_engine
 from ralph_desk.store.schema import Base
+from ralph_desk.store.urls import is_sqlite
 
 VERSION_TABLE = "alembic_version"
 BATCH_ROWS = 500

@@ -16,7 +16,7 @@ from ralph_desk.cli import main
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.project import DB_URL_ENV, ProjectPaths, init_project
-from ralph_desk.store.engine import sqlite_url
+from ralph_desk.store.urls import sqlite_url
 
 TICK_MS = 10
 GIVE_UP_TICKS = 3000  # 30 s: the window has long been shown or never will be

@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from ralph_desk.cli import main
 from ralph_desk.mcp_server.clients import stdio_launch
 from ralph_desk.project import DB_URL_ENV, ProjectPaths, init_project
-from ralph_desk.store.engine import sqlite_url
+from ralph_desk.store.urls import sqlite_url
 
 
 @pytest.fixture

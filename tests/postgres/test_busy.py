@@ -8,7 +8,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from ralph_desk.services.features import FeatureService
-from ralph_desk.store.database import Database, StoreBusyError
+from ralph_desk.store.database import Database
+from ralph_desk.store.errors import StoreBusyError
 
 
 @pytest.mark.timeout(60)

@@ -18,8 +18,9 @@ from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from ralph_desk.store import transfer
-from ralph_desk.store.engine import create_db_engine, sqlite_url
+from ralph_desk.store.engine import create_db_engine
 from ralph_desk.store.schema import Base
+from ralph_desk.store.urls import sqlite_url
 
 Dump = dict[str, list[dict[str, Any]]]
 

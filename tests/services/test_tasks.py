@@ -24,8 +24,8 @@ from ralph_desk.services.features import FeatureService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.store.database import Database
-from ralph_desk.store.engine import sqlite_url
 from ralph_desk.store.schema import TaskRow, TaskSignalRow
+from ralph_desk.store.urls import sqlite_url
 
 POSTGRES_URL = os.environ.get("RALPH_DESK_TEST_POSTGRES_URL")
 ALL_STATUSES = "draft, pending, in_progress, done, blocked, needs_input, skipped, failed"

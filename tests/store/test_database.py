@@ -13,9 +13,10 @@ from sqlalchemy.exc import IntegrityError
 
 from ralph_desk.domain.records import Change
 from ralph_desk.store import features as features_store
-from ralph_desk.store.database import Database, StoreBusyError
-from ralph_desk.store.engine import sqlite_url
+from ralph_desk.store.database import Database
+from ralph_desk.store.errors import StoreBusyError
 from ralph_desk.store.schema import ChangeRow, FeatureRow, TaskRow
+from ralph_desk.store.urls import sqlite_url
 
 
 class Boom(Exception):

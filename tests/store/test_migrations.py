@@ -19,7 +19,7 @@ from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.store import migrate
 from ralph_desk.store.database import Database
-from ralph_desk.store.engine import create_db_engine, sqlite_url
+from ralph_desk.store.engine import create_db_engine
 from ralph_desk.store.schema import (
     Base,
     DisciplineRow,
@@ -30,6 +30,7 @@ from ralph_desk.store.schema import (
     TaskRow,
     TaskSignalRow,
 )
+from ralph_desk.store.urls import sqlite_url
 
 FUTURE_REVISION = "9999_from_the_future"
 
