@@ -87,7 +87,7 @@ def run_mcp(
         if args.transport == "http":
             serve_http(services(), context, args.host, args.port, args.token, loop)
         elif (failure := serve_stdio(services, context, loop)) is not None:
-            raise ProjectError(failure)
+            raise failure  # after the client has gone: the exit code and message of an eager start
     finally:
         services.close()
     return 0

@@ -50,26 +50,26 @@ class Stage(Generic[T]):
 
     def __init__(self, what: str) -> None:
         self.what = what
-        self.failure: str | None = None
+        self.error: Exception | None = None
         self._made = anyio.Event()
         self._value: T | None = None
 
     async def make(self, build: Callable[[], T]) -> bool:
-        """Make the part; False, with the reason kept, when that failed."""
+        """Make the part; False, with the error kept, when that failed."""
         try:
             self._value = await anyio.to_thread.run_sync(build)
-        except Exception as error:
+        except Exception as error:  # the top of a stage: every request needing it is told why
             log.exception("%s failed", self.what)
-            self.failure = f"{self.what} failed: {error}"
+            self.error = error
         finally:
             self._made.set()
-        return self.failure is None
+        return self.error is None
 
     async def ready(self) -> T:
         """The part, once made; an MCP error saying why when it could not be made."""
         await self._made.wait()
-        if self.failure is not None:
-            raise MCPError(code=INTERNAL_ERROR, message=self.failure)
+        if self.error is not None:
+            raise MCPError(code=INTERNAL_ERROR, message=f"{self.what} failed: {self.error}")
         return cast(T, self._value)
 
 
@@ -86,18 +86,18 @@ class StagedStart:
         self._open_store = open_store
         self._loading = False
 
-    def run(self) -> str | None:
-        """Serve until the client goes away; why a part could not be loaded, if one could not."""
+    def run(self) -> Exception | None:
+        """Serve until the client goes away; the error of a part that could not be loaded, if any."""
         return anyio.run(self._serve)
 
-    async def _serve(self) -> str | None:
+    async def _serve(self) -> Exception | None:
         self._tools = Stage[Middleware]("loading the tools")
         self._store = Stage[object]("opening the project's database")
         async with anyio.create_task_group() as group:
             self._group: TaskGroup = group
             await self.server.run_stdio_async()
             group.cancel_scope.cancel()
-        return self._tools.failure or self._store.failure
+        return self._tools.error or self._store.error
 
     def _start_loading(self) -> None:
         if not self._loading:

@@ -42,8 +42,8 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
 
 def serve_stdio(
     services: ServicesOnFirstUse, context: SessionContext, loop: LoopControl | None = None
-) -> str | None:
-    """Serve one client over stdin/stdout until it disconnects; why a part failed to load, if one did.
+) -> Exception | None:
+    """Serve one client over stdin/stdout until it disconnects; the error of a part that failed to load.
 
     The handshake is answered before the tools are built and the database opened (`staged`).
     """

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import subprocess
 import sys
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -55,6 +52,7 @@ from tests.hardening.support import (
     succeeded,
     text_of,
 )
+from tests.support.stdio_wire import StdioWire
 
 # Scale the generated runs up locally with e.g. RALPH_HARDENING_EXAMPLES=5000.
 IN_MEMORY_EXAMPLES = int(os.environ.get("RALPH_HARDENING_EXAMPLES", "360"))
@@ -405,56 +403,16 @@ def test_a_sample_of_hostile_calls_through_stdio_processes(seeded: tuple[Project
 # --- malformed JSON-RPC frames on stdio ---------------------------------------------------------------
 
 
-class StdioWire:
-    """A `ralph-desk mcp` process spoken to line by line, without an SDK client in between."""
-
-    def __init__(self, paths: ProjectPaths) -> None:
-        self.process = subprocess.Popen(
-            mcp_command(paths),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-
-    def send(self, frame: bytes | dict[str, Any]) -> None:
-        data = frame if isinstance(frame, bytes) else json.dumps(frame).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(data + b"\n")
-        self.process.stdin.flush()
-
-    def answer(self, request_id: int, timeout: float = 30) -> dict[str, Any]:
-        """The response to `request_id`, skipping anything else the server wrote first."""
-        while True:
-            message = json.loads(self.lines.get(timeout=timeout))
-            if message.get("id") == request_id:
-                return message  # type: ignore[no-any-return]
-
-    def close(self) -> int:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        return self.process.wait(timeout=30)
-
-
 @pytest.fixture
 def wire(seeded: tuple[ProjectPaths, Seeded]) -> Iterator[StdioWire]:
-    stdio = StdioWire(seeded[0])
+    stdio = StdioWire(mcp_command(seeded[0]))
     try:
         stdio.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS})
         assert "result" in stdio.answer(0, timeout=60)
         stdio.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         yield stdio
     finally:
-        if stdio.process.poll() is None:
-            stdio.process.kill()
-            stdio.process.wait(timeout=30)
+        stdio.kill()
 
 
 def call_frame(request_id: int, name: str, arguments: Any) -> dict[str, Any]:

@@ -1,0 +1,166 @@
+"""`ralph-desk mcp` over stdio answers the handshake first, then loads its tools and opens the database."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from ralph_desk.project import ProjectPaths, init_project
+from ralph_desk.services.container import Services
+from ralph_desk.store.engine import create_db_engine
+from tests.support.stdio_wire import StdioWire
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "staged", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+PING = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+GET_TASK: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 4,
+    "method": "tools/call",
+    "params": {"name": "get_task", "arguments": {"id": 1}},
+}
+READ_TASK: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 5,
+    "method": "resources/read",
+    "params": {"uri": "ralph://tasks/1"},
+}
+
+# What answering the handshake must not wait for: the database layer and ralph's tool table.
+LOADED_LATER = ("sqlalchemy", "alembic", "ralph_desk.store.database", "ralph_desk.mcp_server.server")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> ProjectPaths:
+    """A project with one task."""
+    paths = init_project(tmp_path / "proj", title="Staged start")
+    services = Services.open(paths)
+    try:
+        services.features.create("core", "Core")
+        services.disciplines.create("backend", "Backend", "server", "#336699")
+        services.tasks.create("core", "backend", "Write the parser")
+    finally:
+        services.close()
+    return paths
+
+
+def mcp_command(paths: ProjectPaths, *options: str) -> list[str]:
+    return [sys.executable, *options, "-m", "ralph_desk", "mcp", "--root", str(paths.root)]
+
+
+@pytest.fixture
+def wire(project: ProjectPaths, tmp_path: Path) -> Iterator[StdioWire]:
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        stdio = StdioWire(mcp_command(project), stderr=stderr)
+        try:
+            yield stdio
+        finally:
+            stdio.kill()
+
+
+FUTURE_REVISION = "f00d_from_the_future"
+
+
+def set_revision(paths: ProjectPaths, revision: str | None = None) -> str:
+    """Mark the database as written by `revision` (a newer ralph-desk's, when given); returns the revision."""
+    engine = create_db_engine(paths.db_url())
+    try:
+        with engine.begin() as connection:
+            if revision is not None:
+                connection.execute(text("UPDATE alembic_version SET version_num = :r"), {"r": revision})
+            return str(connection.execute(text("SELECT version_num FROM alembic_version")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_the_handshake_is_answered_without_loading_the_database_layer_or_the_tools(
+    project: ProjectPaths,
+) -> None:
+    run = subprocess.run(
+        mcp_command(project, "-X", "importtime"),
+        input=json.dumps(INITIALIZE) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    answer = json.loads(run.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"]["name"] == "ralph"
+    imported = {
+        line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "mcp.server.mcpserver" in imported, "the import log was not read"
+    loaded = sorted(name for name in imported if name.startswith(LOADED_LATER))
+    assert loaded == [], f"imported before the handshake was answered: {loaded}"
+
+
+@pytest.mark.slow
+def test_a_ping_behind_a_tools_list_is_answered_first_while_the_tools_load(wire: StdioWire) -> None:
+    wire.send(INITIALIZE)
+    assert "result" in wire.answer(1, timeout=60)
+    wire.send(INITIALIZED, TOOLS_LIST, PING)
+    first, second = wire.next_message(), wire.next_message()
+    assert first == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert second["id"] == 2 and "get_task" in {tool["name"] for tool in second["result"]["tools"]}
+    wire.send(GET_TASK)
+    assert wire.answer(4)["result"]["structuredContent"]["title"] == "Write the parser"
+    assert wire.close() == 0
+
+
+@pytest.mark.slow
+def test_a_database_that_cannot_be_opened_still_lists_the_tools_and_refuses_each_call_with_the_reason(
+    project: ProjectPaths, tmp_path: Path
+) -> None:
+    set_revision(project, FUTURE_REVISION)
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        wire = StdioWire(mcp_command(project), stderr=stderr)
+        try:
+            wire.send(INITIALIZE)
+            assert "result" in wire.answer(1, timeout=60)
+            wire.send(INITIALIZED, TOOLS_LIST)
+            assert "get_task" in {tool["name"] for tool in wire.answer(2)["result"]["tools"]}
+            for request in (GET_TASK, READ_TASK):
+                wire.send(request)
+                error = wire.answer(request["id"])["error"]
+                assert error["code"] == -32603
+                assert error["message"].startswith("opening the project's database failed:")
+                assert "upgrade ralph-desk" in error["message"]
+            exit_code = wire.close()
+        finally:
+            wire.kill()
+    # Once the client has gone, the process ends as an eager start would have: exit code 1, one line.
+    assert exit_code == 1
+    assert "upgrade ralph-desk" in (tmp_path / "stderr.txt").read_text()
+    assert set_revision(project) == FUTURE_REVISION, "the newer database was changed"
+
+
+@pytest.mark.slow
+def test_a_session_for_a_task_still_opens_the_database_before_it_answers(project: ProjectPaths) -> None:
+    set_revision(project, FUTURE_REVISION)
+    run = subprocess.run(
+        [*mcp_command(project), "--task-id", "1"],
+        input=json.dumps(INITIALIZE) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1 and "upgrade ralph-desk" in run.stderr
+    assert run.stdout == "", "a session whose tools depend on the database must not answer without it"
