@@ -35,4 +35,3 @@ def test_a_failed_opening_gives_every_later_caller_the_same_error(paths: Project
         services()
     assert second.value is first.value
     services.close()
-
