@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import StdioServerParameters
 
@@ -52,6 +52,7 @@ from tests.hardening.support import (
     succeeded,
     text_of,
 )
+from tests.support.jsonrpc import tool_call
 from tests.support.stdio_wire import StdioWire
 
 # Scale the generated runs up locally with e.g. RALPH_HARDENING_EXAMPLES=5000.
@@ -308,6 +309,8 @@ def test_hostile_text_in_free_text_fields_is_stored_verbatim_or_refused_clearly(
 
             @hypothesis_settings(WELL_TYPED_EXAMPLES)
             @given(spec=st.sampled_from(TEXT_FIELDS), text=HOSTILE_TEXT)
+            # Random text holds a NUL (the one refusal) in most runs, not all: 2 in 25 drew none.
+            @example(spec=TEXT_FIELDS[0], text="[a NUL \x00 inside]")
             def stored_or_refused(spec: TextField, text: str) -> None:
                 arguments = {**spec.arguments(ids, sum(outcomes.values())), spec.name: text}
                 before = db_state(paths)
@@ -415,15 +418,6 @@ def wire(seeded: tuple[ProjectPaths, Seeded]) -> Iterator[StdioWire]:
         stdio.kill()
 
 
-def call_frame(request_id: int, name: str, arguments: Any) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-
-
 PAD = b"p" * TEN_MB
 MALFORMED_FRAMES: list[tuple[str, bytes]] = [
     ("garbage line", b"this is not json"),
@@ -434,7 +428,7 @@ MALFORMED_FRAMES: list[tuple[str, bytes]] = [
     ("a JSON string", b'"tools/call"'),
     ("wrong jsonrpc version", b'{"jsonrpc": "1.0", "id": 900, "method": "ping"}'),
     ("params of the wrong type", b'{"jsonrpc": "2.0", "id": 901, "method": "tools/call", "params": [1, 2]}'),
-    ("arguments of the wrong type", json.dumps(call_frame(902, "get_task", [1])).encode()),
+    ("arguments of the wrong type", json.dumps(tool_call(902, "get_task", [1])).encode()),
     ("an object as id", b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}'),
     ("an unpaired surrogate escape", b'{"jsonrpc": "2.0", "id": 904, "method": "tools/call", "params": '
                                      b'{"name": "get_task", "arguments": {"id": "\\ud800"}}}'),
@@ -458,10 +452,10 @@ def test_malformed_frames_on_stdio_leave_the_server_answering(
     # Requests the server can read but not serve get a JSON-RPC error or a tool error, never silence.
     wire.send({"jsonrpc": "2.0", "id": 2001, "method": "no/such/method", "params": {}})
     assert wire.answer(2001)["error"]["code"] == -32601
-    wire.send(call_frame(2003, "get_task", {"id": "x" * TEN_MB}))
+    wire.send(tool_call(2003, "get_task", {"id": "x" * TEN_MB}))
     huge = wire.answer(2003)["result"]
     assert huge["isError"] and len(huge["content"][0]["text"]) < 2_000
-    wire.send(call_frame(2004, "get_task", {"id": ids.parser}))
+    wire.send(tool_call(2004, "get_task", {"id": ids.parser}))
     answer = wire.answer(2004)["result"]
     assert not answer.get("isError") and answer["structuredContent"]["title"] == "Write the parser"
     assert wire.close() == 0

@@ -15,6 +15,7 @@ import pytest
 
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
+from tests.support.jsonrpc import INITIALIZE
 from tests.support.npm_tools import claude_bin, claude_mcp, missing_reason
 
 pytestmark = pytest.mark.slow
@@ -56,16 +57,7 @@ def test_an_initialize_post_is_answered_with_one_json_document(url: str) -> None
     parts = urlsplit(url)
     assert parts.hostname is not None
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    body = INITIALIZE
     headers = {
         "Authorization": f"Bearer {TOKEN}",
         "Content-Type": "application/json",

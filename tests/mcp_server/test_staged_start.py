@@ -7,7 +7,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -15,33 +14,13 @@ from sqlalchemy import text
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from ralph_desk.store.engine import create_db_engine
+from tests.support.jsonrpc import INITIALIZE, INITIALIZED, request, tool_call
 from tests.support.stdio_wire import StdioWire
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "staged", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
-PING = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
-GET_TASK: dict[str, Any] = {
-    "jsonrpc": "2.0",
-    "id": 4,
-    "method": "tools/call",
-    "params": {"name": "get_task", "arguments": {"id": 1}},
-}
-READ_TASK: dict[str, Any] = {
-    "jsonrpc": "2.0",
-    "id": 5,
-    "method": "resources/read",
-    "params": {"uri": "ralph://tasks/1"},
-}
+TOOLS_LIST = request(2, "tools/list")
+PING = request(3, "ping")
+GET_TASK = tool_call(4, "get_task", {"id": 1})
+READ_TASK = request(5, "resources/read", {"uri": "ralph://tasks/1"})
 
 # What answering the handshake must not wait for: the database layer and ralph's tool table.
 LOADED_LATER = ("sqlalchemy", "alembic", "ralph_desk.store.database", "ralph_desk.mcp_server.server")
@@ -118,7 +97,7 @@ def test_a_ping_behind_a_tools_list_is_answered_first_while_the_tools_load(wire:
     assert "result" in wire.answer(1, timeout=60)
     wire.send(INITIALIZED, TOOLS_LIST, PING)
     first, second = wire.next_message(), wire.next_message()
-    assert first == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert first == {"jsonrpc": "2.0", "id": 3, "result": {}}, "the ping waited for the tools"
     assert second["id"] == 2 and "get_task" in {tool["name"] for tool in second["result"]["tools"]}
     wire.send(GET_TASK)
     assert wire.answer(4)["result"]["structuredContent"]["title"] == "Write the parser"

@@ -22,19 +22,9 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
+from tests.support.jsonrpc import INITIALIZE
 
 pytestmark = pytest.mark.anyio
-
-INIT_BODY = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 
 
 @pytest.fixture
@@ -163,7 +153,7 @@ async def test_http_process_refuses_requests_without_a_token(http_server: tuple[
     url, _ = http_server
     async with httpx2.AsyncClient(timeout=30) as http:
         response = await http.post(
-            url, json=INIT_BODY, headers={"Accept": "application/json, text/event-stream"}
+            url, json=INITIALIZE, headers={"Accept": "application/json, text/event-stream"}
         )
     assert response.status_code == 401
 
@@ -172,7 +162,7 @@ async def test_http_process_refuses_a_wrong_token(http_server: tuple[str, str]) 
     url, _ = http_server
     async with authorised("not-the-token") as http:
         response = await http.post(
-            url, json=INIT_BODY, headers={"Accept": "application/json, text/event-stream"}
+            url, json=INITIALIZE, headers={"Accept": "application/json, text/event-stream"}
         )
     assert response.status_code == 401
 
@@ -182,7 +172,7 @@ async def test_http_process_refuses_a_foreign_host_header(http_server: tuple[str
     async with authorised(token) as http:
         response = await http.post(
             url,
-            json=INIT_BODY,
+            json=INITIALIZE,
             headers={"Accept": "application/json, text/event-stream", "Host": "evil.example:80"},
         )
     assert response.status_code == 421
@@ -193,7 +183,7 @@ async def test_http_process_refuses_a_foreign_origin(http_server: tuple[str, str
     async with authorised(token) as http:
         response = await http.post(
             url,
-            json=INIT_BODY,
+            json=INITIALIZE,
             headers={"Accept": "application/json, text/event-stream", "Origin": "http://evil.example"},
         )
     assert response.status_code == 403
@@ -241,7 +231,7 @@ async def test_embedded_host_gives_each_session_only_its_tools_and_revokes_them(
         embedded.close_session(task_session)
         async with authorised(task_session.token) as http:
             response = await http.post(
-                embedded.url, json=INIT_BODY, headers={"Accept": "application/json, text/event-stream"}
+                embedded.url, json=INITIALIZE, headers={"Accept": "application/json, text/event-stream"}
             )
         assert response.status_code == 401
         assert "token" not in json.loads(session_file.read_text())
