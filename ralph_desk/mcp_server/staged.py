@@ -1,7 +1,7 @@
 """A stdio server that answers the handshake before it has loaded its tools and opened the store.
 
 Any Python MCP server pays the SDK's import before its first answer (~0.6 s on a 2-core machine).
-ralph's tool table adds ~70 ms to that and SQLAlchemy with the store ~300 ms, yet a client waiting
+ralph's tool table adds ~65 ms to that and SQLAlchemy with the store ~300 ms, yet a client waiting
 for its `initialize` answer needs neither. So the server answers `initialize` and `ping` as soon as
 the SDK is in; once the client has that answer, a worker thread builds the tool table, then opens
 the store. Listings (tools, resources, prompts) wait for the tool table, everything else for the
