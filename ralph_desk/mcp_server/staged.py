@@ -84,6 +84,9 @@ class StagedStart:
         self.server = StagedServer(**server_options(), middleware=[self._hold_until_loaded])
         self._load_tools = load_tools
         self._open_store = open_store
+        self._tools = Stage[Middleware]("loading the tools")
+        self._store = Stage[object]("opening the project's database")
+        self._group: TaskGroup | None = None
         self._loading = False
 
     def run(self) -> Exception | None:
@@ -91,16 +94,15 @@ class StagedStart:
         return anyio.run(self._serve)
 
     async def _serve(self) -> Exception | None:
-        self._tools = Stage[Middleware]("loading the tools")
-        self._store = Stage[object]("opening the project's database")
         async with anyio.create_task_group() as group:
-            self._group: TaskGroup = group
+            self._group = group
             await self.server.run_stdio_async()
             group.cancel_scope.cancel()
         return self._tools.error or self._store.error
 
     def _start_loading(self) -> None:
         if not self._loading:
+            assert self._group is not None, "messages arrive only while _serve runs"
             self._loading = True
             self._group.start_soon(self._load)
 

@@ -10,12 +10,7 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def backend_name(url: str) -> str:
-    """The backend a URL names, as SQLAlchemy reads it: `postgresql+psycopg://…` → `postgresql`."""
-    scheme, separator, _ = url.partition("://")
-    return scheme.partition("+")[0] if separator else ""
-
-
 def is_sqlite(url: str) -> bool:
-    """Whether a URL names a SQLite database."""
-    return backend_name(url) == "sqlite"
+    """Whether a URL names a SQLite database (its backend, as SQLAlchemy reads `sqlite+driver://…`)."""
+    scheme, separator, _ = url.partition("://")
+    return bool(separator) and scheme.partition("+")[0] == "sqlite"

@@ -13,7 +13,6 @@ import re
 import socket
 import sqlite3
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
@@ -29,9 +28,10 @@ from mcp.types import CallToolResult
 
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
+from tests.support.jsonrpc import PROTOCOL_VERSION
+from tests.support.stdio_wire import mcp_command
 
 CALL_TIMEOUT_S = 60.0
-PROTOCOL_VERSION = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 INIT_PARAMS = {
     "protocolVersion": PROTOCOL_VERSION,
@@ -219,11 +219,6 @@ def live_clients() -> Iterator[LiveClients]:
             yield clients
         finally:
             clients.close()
-
-
-def mcp_command(paths: ProjectPaths, *extra: str) -> list[str]:
-    """`ralph-desk mcp` for the project, as this interpreter runs it."""
-    return [sys.executable, "-m", "ralph_desk", "mcp", "--root", str(paths.root), *extra]
 
 
 # --- raw JSON-RPC over HTTP ------------------------------------------------------------------------

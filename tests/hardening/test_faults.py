@@ -40,11 +40,11 @@ from tests.hardening.support import (
     integrity,
     listening_addresses,
     live_clients,
-    mcp_command,
     refusal_text,
     succeeded,
     text_of,
 )
+from tests.support.stdio_wire import mcp_command
 
 TOKEN = "burst-token-0123456789"
 CLIENTS = 4

@@ -46,14 +46,13 @@ from tests.hardening.support import (
     db_state,
     integrity,
     live_clients,
-    mcp_command,
     refusal_text,
     result_text,
     succeeded,
     text_of,
 )
 from tests.support.jsonrpc import tool_call
-from tests.support.stdio_wire import StdioWire
+from tests.support.stdio_wire import StdioWire, mcp_command
 
 # Scale the generated runs up locally with e.g. RALPH_HARDENING_EXAMPLES=5000.
 IN_MEMORY_EXAMPLES = int(os.environ.get("RALPH_HARDENING_EXAMPLES", "360"))

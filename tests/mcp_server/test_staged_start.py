@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from ralph_desk.store.engine import create_db_engine
 from tests.support.jsonrpc import INITIALIZE, INITIALIZED, request, tool_call
-from tests.support.stdio_wire import StdioWire
+from tests.support.stdio_wire import StdioWire, mcp_command
 
 TOOLS_LIST = request(2, "tools/list")
 PING = request(3, "ping")
@@ -40,14 +41,11 @@ def project(tmp_path: Path) -> ProjectPaths:
     return paths
 
 
-def mcp_command(paths: ProjectPaths, *options: str) -> list[str]:
-    return [sys.executable, *options, "-m", "ralph_desk", "mcp", "--root", str(paths.root)]
-
-
-@pytest.fixture
-def wire(project: ProjectPaths, tmp_path: Path) -> Iterator[StdioWire]:
-    with (tmp_path / "stderr.txt").open("wb") as stderr:
-        stdio = StdioWire(mcp_command(project), stderr=stderr)
+@contextmanager
+def spoken_to(paths: ProjectPaths, stderr_file: Path) -> Iterator[StdioWire]:
+    """`ralph-desk mcp` for the project, its stderr kept in `stderr_file`, stopped afterwards."""
+    with stderr_file.open("wb") as stderr:
+        stdio = StdioWire(mcp_command(paths), stderr=stderr)
         try:
             yield stdio
         finally:
@@ -74,7 +72,7 @@ def test_the_handshake_is_answered_without_loading_the_database_layer_or_the_too
     project: ProjectPaths,
 ) -> None:
     run = subprocess.run(
-        mcp_command(project, "-X", "importtime"),
+        [sys.executable, "-X", "importtime", *mcp_command(project)[1:]],
         input=json.dumps(INITIALIZE) + "\n",
         capture_output=True,
         text=True,
@@ -92,16 +90,19 @@ def test_the_handshake_is_answered_without_loading_the_database_layer_or_the_too
 
 
 @pytest.mark.slow
-def test_a_ping_behind_a_tools_list_is_answered_first_while_the_tools_load(wire: StdioWire) -> None:
-    wire.send(INITIALIZE)
-    assert "result" in wire.answer(1, timeout=60)
-    wire.send(INITIALIZED, TOOLS_LIST, PING)
-    first, second = wire.next_message(), wire.next_message()
-    assert first == {"jsonrpc": "2.0", "id": 3, "result": {}}, "the ping waited for the tools"
-    assert second["id"] == 2 and "get_task" in {tool["name"] for tool in second["result"]["tools"]}
-    wire.send(GET_TASK)
-    assert wire.answer(4)["result"]["structuredContent"]["title"] == "Write the parser"
-    assert wire.close() == 0
+def test_a_ping_behind_a_tools_list_is_answered_first_while_the_tools_load(
+    project: ProjectPaths, tmp_path: Path
+) -> None:
+    with spoken_to(project, tmp_path / "stderr.txt") as wire:
+        wire.send(INITIALIZE)
+        assert "result" in wire.answer(1, timeout=60)
+        wire.send(INITIALIZED, TOOLS_LIST, PING)
+        first, second = wire.next_message(), wire.next_message()
+        assert first == {"jsonrpc": "2.0", "id": 3, "result": {}}, "the ping waited for the tools"
+        assert second["id"] == 2 and "get_task" in {tool["name"] for tool in second["result"]["tools"]}
+        wire.send(GET_TASK)
+        assert wire.answer(4)["result"]["structuredContent"]["title"] == "Write the parser"
+        assert wire.close() == 0
 
 
 @pytest.mark.slow
@@ -109,22 +110,18 @@ def test_a_database_that_cannot_be_opened_still_lists_the_tools_and_refuses_each
     project: ProjectPaths, tmp_path: Path
 ) -> None:
     set_revision(project, FUTURE_REVISION)
-    with (tmp_path / "stderr.txt").open("wb") as stderr:
-        wire = StdioWire(mcp_command(project), stderr=stderr)
-        try:
-            wire.send(INITIALIZE)
-            assert "result" in wire.answer(1, timeout=60)
-            wire.send(INITIALIZED, TOOLS_LIST)
-            assert "get_task" in {tool["name"] for tool in wire.answer(2)["result"]["tools"]}
-            for request in (GET_TASK, READ_TASK):
-                wire.send(request)
-                error = wire.answer(request["id"])["error"]
-                assert error["code"] == -32603
-                assert error["message"].startswith("opening the project's database failed:")
-                assert "upgrade ralph-desk" in error["message"]
-            exit_code = wire.close()
-        finally:
-            wire.kill()
+    with spoken_to(project, tmp_path / "stderr.txt") as wire:
+        wire.send(INITIALIZE)
+        assert "result" in wire.answer(1, timeout=60)
+        wire.send(INITIALIZED, TOOLS_LIST)
+        assert "get_task" in {tool["name"] for tool in wire.answer(2)["result"]["tools"]}
+        for request in (GET_TASK, READ_TASK):
+            wire.send(request)
+            error = wire.answer(request["id"])["error"]
+            assert error["code"] == -32603
+            assert error["message"].startswith("opening the project's database failed:")
+            assert "upgrade ralph-desk" in error["message"]
+        exit_code = wire.close()
     # Once the client has gone, the process ends as an eager start would have: exit code 1, one line.
     assert exit_code == 1
     assert "upgrade ralph-desk" in (tmp_path / "stderr.txt").read_text()

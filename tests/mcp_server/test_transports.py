@@ -23,6 +23,7 @@ from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from tests.support.jsonrpc import INITIALIZE
+from tests.support.stdio_wire import mcp_command
 
 pytestmark = pytest.mark.anyio
 
@@ -52,10 +53,6 @@ def signal_rows(paths: ProjectPaths) -> list[tuple[str, int, str | None]]:
         return [(s.verb.value, s.task_id, s.session_id) for s in services.signals.for_task(1)]
     finally:
         services.close()
-
-
-def mcp_command(paths: ProjectPaths, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "ralph_desk", "mcp", "--root", str(paths.root), *extra]
 
 
 async def test_stdio_process_serves_the_ide_recipe_when_given_nothing(project: ProjectPaths) -> None:

@@ -5,8 +5,16 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
+import sys
 import threading
 from typing import IO, Any
+
+from ralph_desk.project import ProjectPaths
+
+
+def mcp_command(paths: ProjectPaths, *extra: str) -> list[str]:
+    """`ralph-desk mcp` for the project, as this interpreter runs it."""
+    return [sys.executable, "-m", "ralph_desk", "mcp", "--root", str(paths.root), *extra]
 
 
 class StdioWire:
