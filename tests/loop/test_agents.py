@@ -30,10 +30,12 @@ from ralph_desk.loop.agents import (
     adapter_for,
 )
 from ralph_desk.loop.agents.base import MAX_ARGV_PROMPT_BYTES, mcp_config
+from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.agents.codex import CODEX_BIN_ENV, TOKEN_ENV, toml_string
+from ralph_desk.loop.agents.codex_stream import CodexStreamParser
+from ralph_desk.loop.agents.command_stream import AutoStreamParser
 from ralph_desk.loop.model import LoopSettings, SessionPlan
 from ralph_desk.loop.settings import CLAUDE_BIN_ENV
-from ralph_desk.loop.streams import AutoStreamParser, ClaudeStreamParser, CodexStreamParser
 from tests.support.npm_tools import codex_bin, missing_reason
 
 SESSION_ID = "3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.loop.agents.claude import ClaudeAdapter
+from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
-from ralph_desk.loop.streams import ClaudeStreamParser
 from ralph_desk.loop.transcript import Transcript
 from tests.loop.fixtures.record import (
     EXTRA_SERVER,

@@ -8,16 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser, tool_short_name
+from ralph_desk.loop.agents.codex_stream import CodexStreamParser
+from ralph_desk.loop.agents.command_stream import AutoStreamParser
+from ralph_desk.loop.limits import is_usage_limit_text, parse_resets_at
 from ralph_desk.loop.model import EventKind, LiveEvent
-from ralph_desk.loop.streams import (
-    AutoStreamParser,
-    ClaudeStreamParser,
-    CodexStreamParser,
-    StreamParser,
-    is_usage_limit_text,
-    parse_resets_at,
-    tool_short_name,
-)
+from ralph_desk.loop.streams import StreamParser
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RESET_EPOCH = 1_900_000_000

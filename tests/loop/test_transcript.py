@@ -9,8 +9,8 @@ from pathlib import Path
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.session import SessionContext
+from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import AgentCommand, EventKind, LiveEvent, SessionPlan, StreamSummary
-from ralph_desk.loop.streams import ClaudeStreamParser
 from ralph_desk.loop.transcript import Transcript, redact, shown_argv
 
 TOKEN = "tok_ZYX-987_secret"

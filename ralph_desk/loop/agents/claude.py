@@ -13,9 +13,10 @@ from ralph_desk.loop.agents.base import (
     prompt_fits_argv,
     write_mcp_config,
 )
+from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
 from ralph_desk.loop.settings import CLAUDE_BIN_ENV
-from ralph_desk.loop.streams import ClaudeStreamParser, StreamParser
+from ralph_desk.loop.streams import StreamParser
 
 CLAUDE_PROGRAM = "claude"
 EDIT_TOOLS = ("Read", "Edit", "Write", "Bash", "Glob", "Grep")

@@ -17,8 +17,9 @@ from ralph_desk.loop.agents.base import (
     prompt_fits_argv,
     ralph_tool_names,
 )
+from ralph_desk.loop.agents.codex_stream import CodexStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
-from ralph_desk.loop.streams import CodexStreamParser, StreamParser
+from ralph_desk.loop.streams import StreamParser
 
 CODEX_PROGRAM = "codex"
 CODEX_BIN_ENV = "RALPH_CODEX_BIN"

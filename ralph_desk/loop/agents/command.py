@@ -16,8 +16,9 @@ from ralph_desk.loop.agents.base import (
     write_mcp_config,
     write_private_text,
 )
+from ralph_desk.loop.agents.command_stream import AutoStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
-from ralph_desk.loop.streams import AutoStreamParser, StreamParser
+from ralph_desk.loop.streams import StreamParser
 
 PLACEHOLDERS = ("prompt_file", "mcp_config", "session_id", "workdir")
 # `{name}` is a placeholder; `{{name}}` stands for a literal `{name}`. Other braces (JSON…) are left alone.
