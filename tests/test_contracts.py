@@ -1,0 +1,62 @@
+"""The import contracts in pyproject.toml fail closed: every module is fenced from its first line."""
+
+from __future__ import annotations
+
+import pkgutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ralph_desk
+
+PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
+# fence: (the packages it forbids, the only modules allowed to import them)
+FENCES = {
+    "Qt": (["PySide6", "shiboken6", "qasync"], {"ralph_desk.gui.**", "ralph_desk.app"}),
+    "MCP SDK": (["mcp", "uvicorn", "starlette"], {"ralph_desk.mcp_server.**"}),
+    "SQLAlchemy": (["sqlalchemy", "alembic"], {"ralph_desk.store.**"}),
+}
+
+
+def contracts() -> list[dict[str, Any]]:
+    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    found: list[dict[str, Any]] = config["tool"]["importlinter"]["contracts"]
+    return found
+
+
+def layers_contract() -> dict[str, Any]:
+    (contract,) = (c for c in contracts() if c["type"] == "layers" and c.get("containers") == ["ralph_desk"])
+    return contract
+
+
+def top_level_modules() -> set[str]:
+    return {info.name for info in pkgutil.iter_modules(ralph_desk.__path__)}
+
+
+def test_every_top_level_module_of_the_package_has_a_layer() -> None:
+    layered = {name.strip() for layer in layers_contract()["layers"] for name in layer.split("|")}
+    missing = top_level_modules() - layered
+    assert not missing, f"place these modules in a layer of pyproject.toml's layers contract: {missing}"
+
+
+def test_the_layers_contract_refuses_a_module_it_does_not_name() -> None:
+    assert layers_contract()["exhaustive"] is True
+    assert not layers_contract().get("exhaustive_ignores")
+
+
+def test_the_layers_contract_names_no_module_that_is_gone() -> None:
+    layered = {name.strip() for layer in layers_contract()["layers"] for name in layer.split("|")}
+    assert layered <= top_level_modules()
+
+
+@pytest.mark.parametrize("fence", sorted(FENCES))
+def test_each_fence_forbids_its_packages_to_the_whole_package_but_one_place(fence: str) -> None:
+    forbidden, allowed = FENCES[fence]
+    (contract,) = (c for c in contracts() if c["type"] == "forbidden" and c["forbidden_modules"] == forbidden)
+    assert contract["source_modules"] == ["ralph_desk"]
+    assert contract["allow_indirect_imports"] is True  # app -> gui -> PySide6 is how the window starts
+    ignored = contract.get("ignore_imports", [])
+    assert {expression.split(" -> ")[0] for expression in ignored} == allowed
+    assert {expression.split(" -> ")[1] for expression in ignored} <= set(forbidden)
