@@ -9,7 +9,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from ralph_desk.domain.enums import (
     BlockerKind,
@@ -21,6 +21,7 @@ from ralph_desk.domain.enums import (
     Severity,
     SuggestionKind,
     TaskStatus,
+    Verb,
 )
 
 MAX_TEXT = 20_000
@@ -30,19 +31,45 @@ MAX_PATH = 4_096
 MAX_ID = 2**31 - 1
 MAX_TURNS = 1_000
 MAX_ITERATIONS = 10_000
+MAX_SESSION_ID = 128
 
-Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, pattern=r"\S")]
-ClearableText = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
-ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT)]
-Line = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, pattern=r"^[^\r\n]*\S[^\r\n]*$")]
-FilePath = Annotated[
+TEXT_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
+NO_NUL_PATTERN = r"^[^\x00]*$"
+LINE_PATTERN = r"^[^\r\n\x00]*[^\s\x00][^\r\n\x00]*$"
+PATH_PATTERN = r"^[^\x00\r\n]+$"
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+ACRONYM_PATTERN = r"^[A-Za-z0-9]{1,10}$"
+COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
+ICON_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+# What each pattern allows, in the words a refusal uses.
+PATTERN_WORDING: Mapping[str, str] = MappingProxyType(
+    {
+        TEXT_PATTERN: "a non-empty text without NUL characters",
+        NO_NUL_PATTERN: "a text without NUL characters",
+        LINE_PATTERN: "a single non-blank line without NUL characters (options are stored one per line)",
+        PATH_PATTERN: "a path on one line, without NUL characters",
+        NAME_PATTERN: "1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit",
+        ACRONYM_PATTERN: "1-10 letters or digits",
+        COLOR_PATTERN: "a colour as #rrggbb",
+        ICON_PATTERN: "an icon name: letters, digits, '_', '.' and '-', starting with a letter or digit",
+    }
+)
+
+Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, pattern=TEXT_PATTERN)]
+ClearableText = Annotated[str, StringConstraints(max_length=MAX_TEXT, pattern=NO_NUL_PATTERN)]
+ShortText = Annotated[
     str,
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_PATH, pattern=r"^[^\x00\r\n]+$"),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT, pattern=NO_NUL_PATTERN),
 ]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
-Acronym = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[A-Za-z0-9]{1,10}$")]
-Color = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^#[0-9a-fA-F]{6}$")]
-Icon = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+Line = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, pattern=LINE_PATTERN)]
+FilePath = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_PATH, pattern=PATH_PATTERN)
+]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=NAME_PATTERN)]
+Acronym = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ACRONYM_PATTERN)]
+Color = Annotated[str, StringConstraints(strip_whitespace=True, pattern=COLOR_PATTERN)]
+Icon = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ICON_PATTERN)]
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 Turns = Annotated[int, Field(ge=1, le=MAX_TURNS)]
 TextList = Annotated[list[Text], Field(max_length=MAX_ITEMS)]
@@ -341,7 +368,7 @@ class AskInput(ToolInput):
     question: Text = Field(description="The specific question you need answered.")
     options: LineList | None = Field(None, description="Possible answers you have identified, one line each.")
     preferred: Text | None = Field(None, description="The answer you recommend, if any.")
-    blocking: bool = Field(
+    blocking: StrictBool = Field(
         description="True if you cannot proceed without the answer; "
         "false if you can continue on your best judgment."
     )
@@ -394,6 +421,28 @@ class BlockedInput(ToolInput):
         "external: credentials, services, human decisions or infrastructure."
     )
     detail: Text | None = Field(None, description="More context about the blocker.")
+
+
+VerbInput = (
+    DoneInput | PartialInput | StuckInput | AskInput | FlagInput | LearnedInput | SuggestInput | BlockedInput
+)
+
+# Each verb of seed 002 and the model of its arguments.
+VERB_INPUTS: Mapping[Verb, type[VerbInput]] = MappingProxyType(
+    {
+        Verb.DONE: DoneInput,
+        Verb.PARTIAL: PartialInput,
+        Verb.STUCK: StuckInput,
+        Verb.ASK: AskInput,
+        Verb.FLAG: FlagInput,
+        Verb.LEARNED: LearnedInput,
+        Verb.SUGGEST: SuggestInput,
+        Verb.BLOCKED: BlockedInput,
+    }
+)
+VERB_OF: Mapping[type[VerbInput], Verb] = MappingProxyType(
+    {model: verb for verb, model in VERB_INPUTS.items()}
+)
 
 
 class RalphInitInput(ToolInput):

@@ -19,7 +19,7 @@ from ralph_desk.domain.postprocess import NO_CLOSING_SIGNAL, Blocker, Decision, 
 from ralph_desk.domain.records import FeatureLearning, Signal, Task, TaskSummary
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
-from ralph_desk.services.signals import Settlement, UpstreamLink
+from ralph_desk.services.settling import Settlement, UpstreamLink
 
 log = logging.getLogger("ralph_desk.loop")
 
@@ -55,7 +55,7 @@ def apply_decision(services: Services, task_id: int, session_id: str, decision: 
         *decision.blocking_ask_ids,
         *(() if decision.closing_signal_id is None else (decision.closing_signal_id,)),
     )
-    settled = services.signals.settle(
+    settled = services.settling.settle(
         task_id,
         session_id,
         Settlement(

@@ -12,6 +12,7 @@ from ralph_desk.services.features import FeatureService
 from ralph_desk.services.inbox import InboxService
 from ralph_desk.services.project_info import ProjectInfoService
 from ralph_desk.services.sessions import SessionService
+from ralph_desk.services.settling import SettlingService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.state_files import StateFileService
 from ralph_desk.services.tasks import TaskService
@@ -48,7 +49,11 @@ class Services:
 
     @cached_property
     def signals(self) -> SignalService:
-        return SignalService(self.db, self.state_files)
+        return SignalService(self.db)
+
+    @cached_property
+    def settling(self) -> SettlingService:
+        return SettlingService(self.db, self.state_files)
 
     @cached_property
     def inbox(self) -> InboxService:

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from ralph_desk.domain.recipes import unknown_tools
 from ralph_desk.domain.records import Discipline, McpServerSpec
-from ralph_desk.domain.tools import closest_tools, in_registry_order
+from ralph_desk.domain.tools import MAX_ITEMS, MAX_TEXT, closest_tools, in_registry_order
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as store
@@ -111,12 +111,12 @@ def _string_map(field: str, value: Any, key_pattern: re.Pattern[str], key_allowe
         return {}
     if not isinstance(value, Mapping):
         raise InvalidValueError(field, value, "a mapping of text to text")
-    if len(value) > check.MAX_ITEMS:
-        raise InvalidValueError(field, f"<{len(value)} entries>", f"at most {check.MAX_ITEMS} entries")
+    if len(value) > MAX_ITEMS:
+        raise InvalidValueError(field, f"<{len(value)} entries>", f"at most {MAX_ITEMS} entries")
     checked: dict[str, str] = {}
     for key, item in value.items():
         checked[_matching(f"{field} key", key, key_pattern, key_allowed)] = _plain_text(
-            f"{field}[{key!r}]", item, limit=check.MAX_TEXT, required=False
+            f"{field}[{key!r}]", item, limit=MAX_TEXT, required=False
         )
     return checked
 
@@ -126,11 +126,10 @@ def _args(field: str, value: Any) -> builtins.list[str]:
         return []
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise InvalidValueError(field, value, "a list of texts")
-    if len(value) > check.MAX_ITEMS:
-        raise InvalidValueError(field, f"<{len(value)} items>", f"at most {check.MAX_ITEMS} items")
+    if len(value) > MAX_ITEMS:
+        raise InvalidValueError(field, f"<{len(value)} items>", f"at most {MAX_ITEMS} items")
     return [
-        _plain_text(f"{field}[{index}]", item, check.MAX_TEXT, required=False)
-        for index, item in enumerate(value)
+        _plain_text(f"{field}[{index}]", item, MAX_TEXT, required=False) for index, item in enumerate(value)
     ]
 
 
@@ -202,10 +201,8 @@ def _mcp_servers(value: Any) -> dict[str, dict[str, Any]]:
         items = [(spec.name, spec) for spec in value]
     else:
         raise InvalidValueError("mcp_servers", value, f"a mapping of server name to {_SERVER_SHAPES}")
-    if len(items) > check.MAX_ITEMS:
-        raise InvalidValueError(
-            "mcp_servers", f"<{len(items)} servers>", f"at most {check.MAX_ITEMS} servers"
-        )
+    if len(items) > MAX_ITEMS:
+        raise InvalidValueError("mcp_servers", f"<{len(items)} servers>", f"at most {MAX_ITEMS} servers")
     servers: dict[str, dict[str, Any]] = {}
     for name, entry in items:
         check.name("mcp_servers name", name)

@@ -21,6 +21,7 @@ from ralph_desk.domain.enums import (
     Verb,
 )
 from ralph_desk.domain.records import Signal, Task
+from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.tasks import TaskService
@@ -29,6 +30,7 @@ from ralph_desk.store import features as features_store
 from ralph_desk.store import signals as store
 from ralph_desk.store import tasks as tasks_store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.writes import SignalWrite
 
 TITLE_LENGTH = 120
 ELLIPSIS = "…"
@@ -63,7 +65,7 @@ def title_from(text: str, limit: int = TITLE_LENGTH) -> str:
     return cut.rstrip(" ,;:.-") + ELLIPSIS
 
 
-def _clip(text: str, limit: int = check.MAX_TEXT) -> str:
+def _clip(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
 
 
@@ -146,7 +148,7 @@ def _suggested_draft(unit: UnitOfWork, task_id: int, action: str) -> Task:
     return task
 
 
-def _review(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> None:
+def _review(unit: UnitOfWork, task_id: int, fields: SignalWrite) -> None:
     """Record the human's decision on the suggestion a draft task came from, if it came from one."""
     suggestion = store.suggestion_for_task(unit, task_id)
     if suggestion is None:
@@ -317,11 +319,11 @@ class InboxService:
                     f"flag {flag_id} was already converted into task #{flag.created_task_id}; "
                     "work on that task instead"
                 )
-            fields: dict[str, Any] = {"resolved_at": _now()}
+            fields: SignalWrite = {"resolved_at": _now()}
             task: Task | None = None
             if resolution == "convert":
                 task = self._task_from_flag(unit, flag)
-                fields.update(resolution=FlagResolution.CONVERTED.value, created_task_id=task.id)
+                fields["resolution"], fields["created_task_id"] = FlagResolution.CONVERTED.value, task.id
             else:
                 fields["resolution"] = resolution
             triaged = store.update(unit, flag.id, fields)

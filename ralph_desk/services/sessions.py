@@ -14,6 +14,7 @@ from typing import Any
 
 from ralph_desk.domain.enums import CLOSING_VERBS, LoopState, Recipe, SessionOutcome, Verb
 from ralph_desk.domain.records import AgentSession, LoopRun
+from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import sessions as store
@@ -144,8 +145,8 @@ def _changed_files(values: Any) -> list[str]:
 
 def _error(value: Any) -> str | None:
     """An error text; a very long one (a whole traceback) is cut rather than refused."""
-    if isinstance(value, str) and len(value) > check.MAX_TEXT:
-        value = value[: check.MAX_TEXT - len(TRUNCATED)] + TRUNCATED
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        value = value[: MAX_TEXT - len(TRUNCATED)] + TRUNCATED
     return check.text("error", value)
 
 

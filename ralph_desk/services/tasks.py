@@ -9,6 +9,7 @@ from typing import Any
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.graph import find_cycle, format_path
 from ralph_desk.domain.records import Task, TaskSummary
+from ralph_desk.domain.tools import MAX_ITEMS
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as disciplines_store
@@ -69,8 +70,8 @@ def _ids(field: str, values: Sequence[int] | None) -> list[int]:
         return []
     if isinstance(values, str | bytes) or not isinstance(values, Sequence):
         raise InvalidValueError(field, values, "a list of task ids")
-    if len(values) > check.MAX_ITEMS:
-        raise InvalidValueError(field, f"<{len(values)} items>", f"at most {check.MAX_ITEMS} items")
+    if len(values) > MAX_ITEMS:
+        raise InvalidValueError(field, f"<{len(values)} items>", f"at most {MAX_ITEMS} items")
     ids: list[int] = []
     for index, value in enumerate(values):
         task_id = _task_id(value, f"{field}[{index}]")
@@ -225,7 +226,7 @@ class TaskService:
     def search(self, query: str, limit: int = 20) -> builtins.list[TaskSummary]:
         """Tasks whose title, description or tags contain `query` (any case); title matches first."""
         checked = check.required_text("query", query, limit=MAX_QUERY).strip()
-        checked_limit = check.positive_int("limit", limit, maximum=check.MAX_ITEMS)
+        checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)
         with self.db.read() as unit:
             return store.list_summaries(unit, search=checked, limit=checked_limit)
 
@@ -317,9 +318,9 @@ class TaskService:
             task = self._require(unit, task_id)
             if path in task.context_files:
                 return task
-            if len(task.context_files) >= check.MAX_ITEMS:
+            if len(task.context_files) >= MAX_ITEMS:
                 raise InvalidValueError(
-                    "context_files", f"<{len(task.context_files) + 1} items>", f"at most {check.MAX_ITEMS}"
+                    "context_files", f"<{len(task.context_files) + 1} items>", f"at most {MAX_ITEMS}"
                 )
             updated = store.update(unit, task_id, {"context_files": [*task.context_files, path]})
             assert updated is not None
@@ -384,7 +385,7 @@ class TaskService:
 
     def next_runnable(self, limit: int = 1) -> builtins.list[TaskSummary]:
         """Pending tasks whose dependencies are all done: most urgent first, then oldest."""
-        checked_limit = check.positive_int("limit", limit, maximum=check.MAX_ITEMS)
+        checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)
         assert checked_limit is not None
         with self.db.read() as unit:
             return store.next_runnable(unit, checked_limit)

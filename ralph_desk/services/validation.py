@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from ralph_desk.domain.arguments import problems
+from ralph_desk.domain.tools import MAX_ID, MAX_ITEMS, MAX_TEXT
+from ralph_desk.domain.tools import NAME_PATTERN as NAME
 from ralph_desk.services.errors import InvalidValueError
 
-MAX_TEXT = 20_000
-MAX_ITEMS = 200
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+NAME_PATTERN = re.compile(NAME)
 
 E = TypeVar("E", bound=StrEnum)
+M = TypeVar("M", bound=BaseModel)
+
+
+def arguments(model: type[M], values: Mapping[str, object], owner: str) -> M:
+    """`values` as `model`'s typed arguments; the first bad one is refused naming it and what is allowed.
+
+    The same model, and so the same rules and limits, as a tool call from an MCP client: a caller
+    holding plain values (the window, the CLI, an import, the demo) builds its typed input here.
+    """
+    try:
+        return model.model_validate(values)
+    except ValidationError as error:
+        problem = problems(error, model, owner)[0]
+        raise InvalidValueError(problem.field, problem.value, problem.allowed) from None
 
 
 def name(field: str, value: str) -> str:
@@ -74,7 +91,7 @@ def choice(field: str, value: str | E, enum: type[E], allowed: Iterable[E] | Non
     return member
 
 
-def positive_int(field: str, value: int | None, maximum: int = 2**31 - 1) -> int | None:
+def positive_int(field: str, value: int | None, maximum: int = MAX_ID) -> int | None:
     """An optional whole number from 1 to `maximum`."""
     if value is None:
         return None

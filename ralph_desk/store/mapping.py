@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ralph_desk.domain.enums import FlagResolution, Priority, ReviewDecision, TaskOrigin, TaskStatus, Verb
@@ -20,6 +21,7 @@ from ralph_desk.domain.records import (
 )
 from ralph_desk.store.schema import (
     AgentSessionRow,
+    Base,
     DisciplineRow,
     FeatureLearningRow,
     FeatureRow,
@@ -27,7 +29,6 @@ from ralph_desk.store.schema import (
     ProjectRow,
     TaskCommentRow,
     TaskRow,
-    TaskSignalRow,
 )
 
 
@@ -155,40 +156,51 @@ def task(row: TaskRow, depends_on: tuple[int, ...], with_comments: bool = True) 
     )
 
 
-def signal(row: TaskSignalRow) -> Signal:
-    """A signal record (options split from their newline-separated column)."""
+def columns(row: Base) -> dict[str, Any]:
+    """The column values of an ORM row, by column name."""
+    return {column.key: getattr(row, column.key) for column in row.__table__.columns}
+
+
+def signal(values: Mapping[str, Any], discipline: str | None, feature: str | None) -> Signal:
+    """A signal record from its column values and its discipline's and feature's names.
+
+    From column values, not a row: the hot reads select plain rows (see `store.signals._select`).
+    The options are split from their newline-separated column.
+    """
+    options, resolution = values.get("options"), values.get("resolution")
+    review = values.get("review_decision")
     return Signal(
-        id=row.id,
-        task_id=row.task_id,
-        session_id=row.session_id,
-        verb=Verb(row.verb),
-        created=row.created,
-        discipline=row.discipline.name if row.discipline is not None else None,
-        summary=row.summary,
-        remaining=row.remaining,
-        reason=row.reason,
-        question=row.question,
-        options=tuple(row.options.split("\n")) if row.options else (),
-        preferred=row.preferred,
-        blocking=row.blocking,
-        what=row.what,
-        severity=row.severity,
-        category=row.category,
-        text=row.text,
-        kind=row.kind,
-        scope=row.scope,
-        rationale=row.rationale,
-        why=row.why,
-        feature=row.feature.name if row.feature is not None else None,
-        on=row.on,
-        detail=row.detail,
-        answer=row.answer,
-        answered_at=row.answered_at,
-        resolution=FlagResolution(row.resolution) if row.resolution else None,
-        resolved_at=row.resolved_at,
-        review_decision=ReviewDecision(row.review_decision) if row.review_decision else None,
-        review_reason=row.review_reason,
-        created_task_id=row.created_task_id,
+        id=values["id"],
+        task_id=values["task_id"],
+        session_id=values.get("session_id"),
+        verb=Verb(values["verb"]),
+        created=values["created"],
+        discipline=discipline,
+        summary=values.get("summary"),
+        remaining=values.get("remaining"),
+        reason=values.get("reason"),
+        question=values.get("question"),
+        options=tuple(options.split("\n")) if options else (),
+        preferred=values.get("preferred"),
+        blocking=values.get("blocking"),
+        what=values.get("what"),
+        severity=values.get("severity"),
+        category=values.get("category"),
+        text=values.get("text"),
+        kind=values.get("kind"),
+        scope=values.get("scope"),
+        rationale=values.get("rationale"),
+        why=values.get("why"),
+        feature=feature,
+        on=values.get("on"),
+        detail=values.get("detail"),
+        answer=values.get("answer"),
+        answered_at=values.get("answered_at"),
+        resolution=FlagResolution(resolution) if resolution else None,
+        resolved_at=values.get("resolved_at"),
+        review_decision=ReviewDecision(review) if review else None,
+        review_reason=values.get("review_reason"),
+        created_task_id=values.get("created_task_id"),
     )
 
 

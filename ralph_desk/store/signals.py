@@ -16,6 +16,7 @@ from ralph_desk.domain.records import Signal
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import DisciplineRow, FeatureRow, TaskRow, TaskSignalRow, utcnow
+from ralph_desk.store.writes import SignalWrite, assign, checked
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _records(result: Result[*tuple[Any, ...]]) -> list[Signal]:
     records = []
     for values in result:
         row = dict(zip(keys, values, strict=True))
-        records.append(_record(row, row["discipline_name"], row["feature_name"]))
+        records.append(mapping.signal(row, row["discipline_name"], row["feature_name"]))
     return records
 
 
@@ -148,58 +149,19 @@ _LINK_TASK = (
 )
 
 
-def add(unit: UnitOfWork, fields: dict[str, Any], discipline: str | None, feature: str | None) -> Signal:
+def add(unit: UnitOfWork, fields: SignalWrite, discipline: str | None, feature: str | None) -> Signal:
     """Insert a signal in one Core statement (`created` is now unless `fields` has it); the caller names
     its discipline and feature (for the record).
 
     What an agent's verb call costs: through the ORM the insert took a flush, and the record a query
     for the discipline's name, together about a millisecond more.
     """
-    values = {"created": utcnow(), **fields}
-    result = unit.session.connection().execute(_INSERT, values)
+    values: SignalWrite = {"created": utcnow(), **checked(fields, SignalWrite)}
+    result = unit.session.connection().execute(_INSERT, dict(values))
     assert result.inserted_primary_key is not None
     signal_id = result.inserted_primary_key[0]
     unit.touch("signals", signal_id)
-    return _record({**values, "id": signal_id}, discipline, feature)
-
-
-def _record(values: Mapping[Any, Any], discipline: str | None, feature: str | None) -> Signal:
-    """A signal record from its column values (the same as `mapping.signal` makes from a row)."""
-    options, resolution = values.get("options"), values.get("resolution")
-    review = values.get("review_decision")
-    return Signal(
-        id=values["id"],
-        task_id=values["task_id"],
-        session_id=values.get("session_id"),
-        verb=Verb(values["verb"]),
-        created=values["created"],
-        discipline=discipline,
-        summary=values.get("summary"),
-        remaining=values.get("remaining"),
-        reason=values.get("reason"),
-        question=values.get("question"),
-        options=tuple(options.split("\n")) if options else (),
-        preferred=values.get("preferred"),
-        blocking=values.get("blocking"),
-        what=values.get("what"),
-        severity=values.get("severity"),
-        category=values.get("category"),
-        text=values.get("text"),
-        kind=values.get("kind"),
-        scope=values.get("scope"),
-        rationale=values.get("rationale"),
-        why=values.get("why"),
-        feature=feature,
-        on=values.get("on"),
-        detail=values.get("detail"),
-        answer=values.get("answer"),
-        answered_at=values.get("answered_at"),
-        resolution=FlagResolution(resolution) if resolution else None,
-        resolved_at=values.get("resolved_at"),
-        review_decision=ReviewDecision(review) if review else None,
-        review_reason=values.get("review_reason"),
-        created_task_id=values.get("created_task_id"),
-    )
+    return mapping.signal({**values, "id": signal_id}, discipline, feature)
 
 
 def get(unit: UnitOfWork, signal_id: int, for_update: bool = False) -> Signal | None:
@@ -233,16 +195,18 @@ def link_created_tasks(unit: UnitOfWork, created: Mapping[int, int]) -> None:
     unit.touch("signals", *created)
 
 
-def update(unit: UnitOfWork, signal_id: int, fields: dict[str, Any]) -> Signal | None:
+def update(unit: UnitOfWork, signal_id: int, fields: SignalWrite) -> Signal | None:
     """Change a signal's review fields."""
     row = unit.session.get(TaskSignalRow, signal_id)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, SignalWrite)
     unit.session.flush()
     unit.touch("signals", signal_id)
-    return mapping.signal(row)
+    discipline = row.discipline.name if row.discipline is not None else None
+    return mapping.signal(
+        mapping.columns(row), discipline, row.feature.name if row.feature is not None else None
+    )
 
 
 def for_session(unit: UnitOfWork, session_id: str) -> list[Signal]:

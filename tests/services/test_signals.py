@@ -84,10 +84,11 @@ def test_each_verb_is_stored_with_its_parameters_task_session_and_discipline(
     assert desk.signals.get(signal.id) == signal
 
 
-def test_every_verb_of_seed_002_has_a_parameter_table() -> None:
-    from ralph_desk.services.signals import VERB_PARAMS
+def test_every_verb_of_seed_002_has_an_input_model() -> None:
+    from ralph_desk.domain.tools import VERB_INPUTS, VERB_OF
 
-    assert set(VERB_PARAMS) == set(Verb)
+    assert set(VERB_INPUTS) == set(Verb)
+    assert {VERB_OF[model] for model in VERB_INPUTS.values()} == set(Verb)
     assert {call[0] for call in VERB_CALLS} == {verb.value for verb in Verb}
 
 
@@ -150,7 +151,9 @@ def test_an_option_with_a_line_break_is_refused_because_options_are_stored_one_p
     with pytest.raises(InvalidValueError) as caught:
         desk.ask(task, options=["metres", option])
     assert str(caught.value).startswith("invalid options[1]: ")
-    assert str(caught.value).endswith("allowed: a single line (options are stored one per line)")
+    assert str(caught.value).endswith(
+        "allowed: a single non-blank line without NUL characters (options are stored one per line)"
+    )
     assert desk.signals.for_task(task.id) == []
 
 
@@ -177,7 +180,11 @@ def test_options_must_be_a_list_of_non_empty_texts(desk: Desk, options: Any, mes
             {"summary": "Axes."},
             "invalid remaining: None; allowed: a non-empty text (required by partial)",
         ),
-        ("stuck", {"reason": "   "}, "invalid reason: '   '; allowed: a non-empty text"),
+        (
+            "stuck",
+            {"reason": "   "},
+            "invalid reason: '   '; allowed: a non-empty text without NUL characters",
+        ),
         ("ask", {"blocking": True}, "invalid question: None; allowed: a non-empty text (required by ask)"),
         ("ask", {"question": "Units?"}, "invalid blocking: None; allowed: true or false (required by ask)"),
         ("ask", {"question": "Units?", "blocking": "yes"}, "invalid blocking: 'yes'; allowed: true or false"),
@@ -272,7 +279,7 @@ def test_a_text_of_twenty_thousand_characters_is_kept_and_one_more_is_refused(de
 
 def test_a_text_with_a_nul_character_is_refused(desk: Desk) -> None:
     task = desk.task()
-    with pytest.raises(InvalidValueError, match="allowed: text without NUL characters"):
+    with pytest.raises(InvalidValueError, match="allowed: a non-empty text without NUL characters"):
         desk.signals.record(task.id, "s-1", "stuck", reason="before\x00after")
 
 

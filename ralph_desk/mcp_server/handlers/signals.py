@@ -29,7 +29,7 @@ def record(verb: Verb, call: ToolCall[Any]) -> SignalRecorded:
             f"{verb.value!r} needs a session that serves a task; this session has none "
             "(start it with --task-id, RALPH_TASK_ID or a context file naming task_id)"
         )
-    signal = call.services.signals.record(task_id, call.context.session_id, verb, **call.args.model_dump())
+    signal = call.services.signals.record_input(task_id, call.context.session_id, call.args)
     return SignalRecorded(
         signal_id=signal.id,
         verb=verb.value,
