@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ralph_desk.domain.recipes import check_fields
 from ralph_desk.domain.session import SessionContext
@@ -29,7 +29,6 @@ from ralph_desk.mcp_server.binding import (
     ToolCall,
 )
 from ralph_desk.mcp_server.identity import server_options
-from ralph_desk.mcp_server.schemas import RegistryArguments, schemas_of
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.store.errors import StoreBusyError
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ralph_desk.mcp")
 
 CONTEXT_STATE_KEY = "ralph_context"
+Middleware = ServerMiddleware[Any]
 
 
 def context_from_request(request: Any, default: SessionContext) -> SessionContext:
@@ -192,18 +192,29 @@ def _tool_function(
     return run_tool
 
 
+class RegistryArguments(ArgModelBase):
+    """The arguments as sent, for the SDK to hand on: `SessionGate` and the tool validate them.
+
+    The registry's input model is the one schema and the one validator of a tool's arguments. Letting
+    the SDK derive a second model from a signature cost ~3 ms per tool at start-up, and its JSON
+    pre-parsing of text arguments turned a description reading `null` or `[0]` into that value.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
 def _tool(spec: ToolSpec, function: Callable[..., BaseModel], result_model: type[BaseModel]) -> Tool:
-    """The SDK's tool for a registry entry: the input model's schema, the result model's output schema."""
-    arguments, output = schemas_of(spec, result_model)
+    """The SDK's tool for a registry entry: the input model's schema; the SDK derives the output schema."""
     return Tool(
         fn=function,
         name=spec.name,
         title=spec.name.replace("_", " ").capitalize(),
         description=spec.description,
-        parameters=arguments,
-        fn_metadata=FuncMetadata(
-            arg_model=RegistryArguments, output_model=result_model, output_schema=output
-        ),
+        parameters=spec.input_model.model_json_schema(by_alias=True),
+        fn_metadata=FuncMetadata(arg_model=RegistryArguments, output_model=result_model),
         is_async=False,
         context_kwarg="ctx",
         annotations=ToolAnnotations(
@@ -245,6 +256,30 @@ def fixed_context(context: SessionContext) -> ContextResolver:
     return lambda request: context
 
 
+def make_server(
+    services: ServicesSource,
+    paths: ProjectPaths,
+    resolve: ContextResolver,
+    loop: LoopControl | None = None,
+    only: frozenset[str] | None = None,
+    middleware: Sequence[Middleware] = (),
+) -> MCPServer:
+    """A `ralph` MCP server: the tool table given at construction, sessions checked by `SessionGate`.
+
+    `only` registers just those tools: a process that serves one fixed context (`ralph-desk mcp`)
+    never lists or runs any other, and each registration costs a few milliseconds of schema
+    building at start-up. Calls of other tools are refused by the gate as before. `middleware` runs
+    before the gate.
+    """
+    server = MCPServer(
+        **server_options(),
+        middleware=[*middleware, SessionGate(resolve)],
+        tools=tool_table(services, resolve, loop, only),
+    )
+    add_resources_and_prompts(server, paths, services)
+    return server
+
+
 def build_server(
     services: Services,
     default_context: SessionContext | None = None,
@@ -252,25 +287,14 @@ def build_server(
     resolve: ContextResolver | None = None,
     only: frozenset[str] | None = None,
 ) -> MCPServer:
-    """A fresh `ralph` MCP server over these services; sessions come from `resolve` or the default.
-
-    `only` registers just those tools: a process that serves one fixed context (`ralph-desk mcp`)
-    never lists or runs any other, and each registration costs the SDK a few milliseconds of
-    schema building at start-up. Calls of other tools are refused by the gate as before.
-    """
+    """A fresh `ralph` MCP server over these open services; sessions come from `resolve` or the default."""
     fallback = default_context or SessionContext()
     resolver = resolve or (lambda request: context_from_request(request, fallback))
 
     def source() -> Services:
         return services
 
-    server = MCPServer(
-        **server_options(),
-        middleware=[SessionGate(resolver)],
-        tools=tool_table(source, resolver, loop, only),
-    )
-    add_resources_and_prompts(server, services.paths, source)
-    return server
+    return make_server(source, services.paths, resolver, loop, only)
 
 
 def dump(model: BaseModel) -> str:

@@ -16,7 +16,6 @@ from ralph_desk.services.opening import ServicesOnFirstUse
 
 if TYPE_CHECKING:
     from ralph_desk.mcp_server.binding import LoopControl
-    from ralph_desk.mcp_server.staged import Middleware, StagedServer
     from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.mcp")
@@ -43,33 +42,29 @@ def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
 def serve_stdio(
     services: ServicesOnFirstUse, context: SessionContext, loop: LoopControl | None = None
 ) -> Exception | None:
-    """Serve one client over stdin/stdout until it disconnects; the error of a part that failed to load.
+    """Serve one client over stdin/stdout until it disconnects; the error of a store that failed to open.
 
-    The handshake is answered before the tools are built and the database opened (`staged`).
+    The handshake and the listings are answered before the database is open (`staged`).
     """
-    from ralph_desk.mcp_server.staged import StagedStart
+    from ralph_desk.mcp_server.server import fixed_context, make_server
+    from ralph_desk.mcp_server.staged import OpenStoreBehind
 
-    def load_tools(server: StagedServer) -> Middleware:
-        from ralph_desk.mcp_server.server import (
-            SessionGate,
-            add_resources_and_prompts,
-            fixed_context,
-            tool_table,
-        )
-
-        resolve = fixed_context(context)
-        server.install_tools(tool_table(services, resolve, loop, only=context.enabled_tools))
-        add_resources_and_prompts(server, services.paths, services)
-        return SessionGate(resolve)
-
-    start = StagedStart(load_tools, services)
+    server = make_server(
+        services,
+        services.paths,
+        fixed_context(context),
+        loop,
+        only=context.enabled_tools,
+        middleware=[OpenStoreBehind(services)],
+    )
     log.info(
         "serving %s over stdio (recipe %s, task %s)",
         services.paths.root,
         context.recipe.value,
         context.task_id,
     )
-    return start.run()
+    server.run("stdio")
+    return services.failure
 
 
 def serve_http(

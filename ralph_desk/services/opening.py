@@ -40,6 +40,12 @@ class ServicesOnFirstUse:
                     raise
             return self._services
 
+    @property
+    def failure(self) -> Exception | None:
+        """Why opening failed, if it did."""
+        with self._lock:
+            return self._failure
+
     def close(self) -> None:
         """Close the services if they were opened."""
         with self._lock:

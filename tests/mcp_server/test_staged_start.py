@@ -1,4 +1,4 @@
-"""`ralph-desk mcp` over stdio answers the handshake first, then loads its tools and opens the database."""
+"""`ralph-desk mcp` over stdio answers the handshake and the listings first, then opens the database."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ PING = request(3, "ping")
 GET_TASK = tool_call(4, "get_task", {"id": 1})
 READ_TASK = request(5, "resources/read", {"uri": "ralph://tasks/1"})
 
-# What answering the handshake must not wait for: the database layer and ralph's tool table.
-LOADED_LATER = ("sqlalchemy", "alembic", "ralph_desk.store.database", "ralph_desk.mcp_server.server")
+# What answering the handshake must not wait for: the database layer.
+LOADED_LATER = ("sqlalchemy", "alembic", "ralph_desk.store.database")
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def set_revision(paths: ProjectPaths, revision: str | None = None) -> str:
 
 
 @pytest.mark.slow
-def test_the_handshake_is_answered_without_loading_the_database_layer_or_the_tools(
+def test_the_handshake_is_answered_without_loading_the_database_layer(
     project: ProjectPaths,
 ) -> None:
     run = subprocess.run(
@@ -90,18 +90,15 @@ def test_the_handshake_is_answered_without_loading_the_database_layer_or_the_too
 
 
 @pytest.mark.slow
-def test_a_ping_behind_a_tools_list_is_answered_first_while_the_tools_load(
-    project: ProjectPaths, tmp_path: Path
-) -> None:
+def test_a_client_sending_everything_at_once_gets_every_answer(project: ProjectPaths, tmp_path: Path) -> None:
     with spoken_to(project, tmp_path / "stderr.txt") as wire:
-        wire.send(INITIALIZE)
-        assert "result" in wire.answer(1, timeout=60)
-        wire.send(INITIALIZED, TOOLS_LIST, PING)
-        first, second = wire.next_message(), wire.next_message()
-        assert first == {"jsonrpc": "2.0", "id": 3, "result": {}}, "the ping waited for the tools"
-        assert second["id"] == 2 and "get_task" in {tool["name"] for tool in second["result"]["tools"]}
-        wire.send(GET_TASK)
-        assert wire.answer(4)["result"]["structuredContent"]["title"] == "Write the parser"
+        wire.send(INITIALIZE, INITIALIZED, TOOLS_LIST, PING, GET_TASK, READ_TASK)
+        answers = {message["id"]: message for message in (wire.next_message(timeout=60) for _ in range(5))}
+        assert answers[1]["result"]["serverInfo"]["name"] == "ralph"
+        assert "get_task" in {tool["name"] for tool in answers[2]["result"]["tools"]}
+        assert answers[3] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+        assert answers[4]["result"]["structuredContent"]["title"] == "Write the parser"
+        assert "Write the parser" in answers[5]["result"]["contents"][0]["text"]
         assert wire.close() == 0
 
 
