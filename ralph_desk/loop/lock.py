@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 from pathlib import Path
 
+from filelock import FileLock, Timeout
 
-class LoopAlreadyRunningError(RuntimeError):
+HOLDER_BYTES = 200
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX only; Windows has no such flag
+
+
+class LoopLockError(RuntimeError):
+    """The project's loop lock cannot be taken."""
+
+
+class LoopAlreadyRunningError(LoopLockError):
     """Another loop holds the project's lock."""
 
 
@@ -16,40 +24,61 @@ class LoopLock:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd: int | None = None
+        # Not thread-local: the loop may be stopped from another thread than the one that started it.
+        self._lock = FileLock(path, blocking=False, mode=0o600, thread_local=False, on_acquired=_name_holder)
 
     def acquire(self) -> None:
         """Take the lock or raise LoopAlreadyRunningError naming the holder."""
+        if self.held:
+            raise self._refusal()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        if self.path.is_symlink():
+            raise LoopLockError(
+                f"the loop lock {self.path} is a symbolic link; a lock outside the project is refused "
+                "(remove the link and start again)"
+            )
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
-            os.close(fd)
-            raise LoopAlreadyRunningError(
-                f"a loop is already running on this project ({holder}); stop it before starting another"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
-        self._fd = fd
+            self._lock.acquire()
+        except Timeout:
+            raise self._refusal() from None
+        except OSError as error:  # the link was made between the check and the open (O_NOFOLLOW)
+            raise LoopLockError(f"the loop lock {self.path} cannot be taken: {error}") from None
 
     def release(self) -> None:
         """Let the lock go."""
-        if self._fd is not None:
-            os.ftruncate(self._fd, 0)
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        if self.held:
+            self._lock.release(force=True)
 
     @property
     def held(self) -> bool:
         """Whether this object holds the lock."""
-        return self._fd is not None
+        return self._lock.is_locked
 
-    def __enter__(self) -> LoopLock:
-        self.acquire()
-        return self
+    def _refusal(self) -> LoopAlreadyRunningError:
+        return LoopAlreadyRunningError(
+            f"a loop is already running on this project ({self._holder()}); stop it before starting another"
+        )
 
-    def __exit__(self, *exc: object) -> None:
-        self.release()
+    def _holder(self) -> str:
+        """What the holder wrote into the lock file, read past the byte a Windows lock covers."""
+        try:
+            descriptor = os.open(self.path, os.O_RDONLY | _NO_FOLLOW)
+        except OSError:
+            return "another process"
+        try:
+            os.lseek(descriptor, 1, os.SEEK_SET)
+            text = os.read(descriptor, HOLDER_BYTES).decode(errors="replace").strip()
+        except OSError:
+            text = ""
+        finally:
+            os.close(descriptor)
+        return text or "another process"
+
+
+def _name_holder(descriptor: int) -> None:
+    """Write `pid N` into the freshly taken lock file after its first byte, the one Windows locks."""
+    text = f"\npid {os.getpid()}".encode()
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    os.write(descriptor, text)
+    os.ftruncate(descriptor, len(text))
+    os.lseek(descriptor, 0, os.SEEK_SET)

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +30,7 @@ from ralph_desk.loop.model import (
     StreamSummary,
 )
 from ralph_desk.loop.planner import plan_next_task, plan_recipe_session
+from ralph_desk.loop.processes import own_group, stop_tree
 from ralph_desk.loop.prompt import render_prompt
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.transcript import Transcript
@@ -490,8 +490,8 @@ class LoopRunner:
             stderr=asyncio.subprocess.PIPE,
             cwd=command.cwd or self.repo_root,
             env=env,
-            start_new_session=True,
             limit=16 * 1024 * 1024,
+            **own_group(),
         )
         process = self._process
         if command.stdin_text is not None and process.stdin is not None:
@@ -531,27 +531,21 @@ class LoopRunner:
                 await asyncio.wait_for(readers, timeout=KILL_GRACE_S * 2)
         exit_code = await process.wait()
         self._process = None
-        await _cancel(self._killer)
+        if self._killer is not None:
+            await self._killer  # a stopped agent's leftovers are ended before the next session starts
         self._killer = None
         return exit_code, timed_out
 
     def _terminate(self) -> None:
-        """End the agent's whole process group: SIGTERM, then SIGKILL after a grace period."""
+        """End the agent's whole process tree: politely, then by force after a grace period."""
         process = self._process
         if process is None or process.returncode is not None:
             return
         if self._killer is not None and not self._killer.done():
-            return  # already ending: one SIGTERM, one deadline
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-
-        async def kill_later() -> None:
-            await asyncio.sleep(KILL_GRACE_S)
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-
-        self._killer = asyncio.get_running_loop().create_task(kill_later(), name="ralph-loop-killer")
+            return  # already ending: one request, one deadline
+        self._killer = asyncio.get_running_loop().create_task(
+            stop_tree(process, KILL_GRACE_S), name="ralph-loop-killer"
+        )
 
 
 async def _cancel(task: asyncio.Task[None] | None) -> None:
