@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from string import Formatter
 
 from ralph_desk.domain.enums import (
     BlockerKind,
@@ -28,6 +29,7 @@ from ralph_desk.domain.enums import (
 from ralph_desk.domain.recipes import FIELD_RESTRICTIONS
 from ralph_desk.domain.records import Discipline, Feature, Task, TaskSummary
 from ralph_desk.domain.tools import REGISTRY, in_registry_order
+from ralph_desk.loop.guidance import GUIDANCE
 
 # --- caps: each section stays readable however much history a project has -------------------------
 PROGRESS_TAIL_LINES = 40
@@ -608,171 +610,25 @@ def _tools_section(enabled: frozenset[str], recipe: Recipe) -> str:
     )
 
 
-@dataclass(frozen=True)
-class _Step:
-    """One line of guidance, shown only when every tool it names is enabled."""
-
-    text: str
-    tools: tuple[str, ...] = ()
-
-
-def _guidance(recipe: Recipe, feature: str | None, discipline: str | None) -> list[_Step]:
-    t = tool_ref
-    about_feature = f"the feature `{feature}`" if feature else "the feature the input is about"
-    about_discipline = f"the discipline `{discipline}`" if discipline else "the discipline the input is about"
-    no_edits = _Step("Do not change any file in the repository: this session shapes the plan, not the code.")
-    summary = _Step("End with a short summary of what you changed.")
-    steps: dict[Recipe, list[_Step]] = {
-        Recipe.BRAINDUMP: [
-            _Step("Read the input and turn it into features, disciplines and tasks."),
-            _Step(
-                f"Before creating anything, call {t('list_features')} and {t('list_disciplines')}: extend "
-                "what exists instead of creating near-duplicates (such as `auth` next to `authentication`).",
-                ("list_features", "list_disciplines"),
-            ),
-            _Step(
-                f"Create one feature per coherent area of the product with {t('create_feature')}, with its "
-                "description, architecture and boundaries where the input gives them.",
-                ("create_feature",),
-            ),
-            _Step(
-                f"Create one discipline per kind of work with {t('create_discipline')}.",
-                ("create_discipline",),
-            ),
-            _Step(
-                f"Create tasks with {t('create_task')}: each small enough for one agent session, with "
-                "acceptance criteria and dependencies; status draft while a task still needs detail, "
-                "pending when it is ready to run.",
-                ("create_task",),
-            ),
-            no_edits,
-            _Step("End with a short summary of what you created."),
-        ],
-        Recipe.YAP: [
-            _Step(
-                "Refine the tasks the input is about, and add the missing ones, within the existing "
-                "features and disciplines."
-            ),
-            _Step(
-                f"Look tasks up with {t('list_tasks')} and {t('get_task')} before changing them.",
-                ("list_tasks", "get_task"),
-            ),
-            _Step(
-                f"Change fields with {t('update_task')}; add tasks with {t('create_task')}.",
-                ("update_task", "create_task"),
-            ),
-            _Step(
-                f"Change a task's status with {t('set_task_status')} only when the input asks for it.",
-                ("set_task_status",),
-            ),
-            no_edits,
-            summary,
-        ],
-        Recipe.RAMBLE: [
-            _Step(
-                f"Refine the design of {about_feature}: description, architecture, boundaries, context files."
-            ),
-            _Step(
-                f"Read it first with {t('get_feature')}; change it with {t('update_feature')}.",
-                ("get_feature", "update_feature"),
-            ),
-            _Step(
-                f"Create a feature with {t('create_feature')} only for an area that has none yet.",
-                ("create_feature",),
-            ),
-            _Step(
-                f"Record design decisions later sessions must respect with {t('append_feature_learning')}.",
-                ("append_feature_learning",),
-            ),
-            _Step(
-                f"Register the files central to the feature with {t('add_feature_context_file')}.",
-                ("add_feature_context_file",),
-            ),
-            no_edits,
-            summary,
-        ],
-        Recipe.DISCUSS: [
-            _Step(f"Refine {about_discipline}: its persona (system prompt), skills and conventions."),
-            _Step(
-                f"Read it with {t('get_discipline')} and change only it with {t('update_discipline')}.",
-                ("get_discipline", "update_discipline"),
-            ),
-            no_edits,
-            summary,
-        ],
-        Recipe.ENRICHMENT: [
-            _Step(
-                "Make each draft task ready to run: step-by-step pseudocode, concrete acceptance criteria "
-                "and the files a session should read first."
-            ),
-            _Step(
-                f"Read each draft with {t('get_task')}, and the feature it belongs to with "
-                f"{t('get_feature')}.",
-                ("get_task", "get_feature"),
-            ),
-            _Step(f"Promote a draft with {t('enrich_task')}; it becomes pending.", ("enrich_task",)),
-            _Step(
-                f"If a draft is really several tasks, create the parts with {t('create_task')} (with their "
-                f"dependencies) and narrow the draft with {t('update_task')}.",
-                ("create_task", "update_task"),
-            ),
-            no_edits,
-            summary,
-        ],
-        Recipe.OPUS_REVIEW: [
-            _Step(
-                f"Review {about_feature}: is the done work really done, do the remaining tasks still make "
-                "sense, what should the next sessions know?"
-            ),
-            _Step(f"Read tasks with {t('list_tasks')} and {t('get_task')}.", ("list_tasks", "get_task")),
-            _Step(f"Adjust priorities and descriptions with {t('update_task')}.", ("update_task",)),
-            _Step(f"Add follow-up tasks with {t('create_task')}.", ("create_task",)),
-            _Step(
-                f"Send a task that is not really done back to pending with {t('set_task_status')}.",
-                ("set_task_status",),
-            ),
-            _Step(
-                f"Explain each change to a task in a comment ({t('add_task_comment')}).",
-                ("add_task_comment",),
-            ),
-            _Step(
-                f"Clarify the feature's description or boundaries with {t('update_feature')}.",
-                ("update_feature",),
-            ),
-            _Step(
-                f"Record what the feature's sessions should know with {t('append_feature_learning')}.",
-                ("append_feature_learning",),
-            ),
-            _Step(
-                f"Finish with an entry in the progress log ({t('append_progress')}).", ("append_progress",)
-            ),
-            no_edits,
-        ],
-        Recipe.UNDERSTAND: [
-            _Step("Explore the repository read-only: do not create, change or delete any file."),
-            _Step(
-                f"Relate the code to the project's plan with {t('list_features')} and {t('list_tasks')}.",
-                ("list_features", "list_tasks"),
-            ),
-            _Step(
-                "Your final message is the map itself, in Markdown; the loop saves it as "
-                "`.ralph/codebase_map.md`. Cover the purpose, the architecture and main modules (with "
-                "paths), entry points, the data model, how to build and test, the conventions, and where "
-                "new work usually goes."
-            ),
-        ],
-        Recipe.IDE: [_Step("Use the tools as the human asks.")],
+def _guidance(recipe: Recipe, feature: str | None, discipline: str | None) -> list[tuple[str, set[str]]]:
+    """The recipe's steps, filled in, each with the tools it names."""
+    subjects = {
+        "feature": f"the feature `{feature}`" if feature else "the feature the input is about",
+        "discipline": f"the discipline `{discipline}`" if discipline else "the discipline the input is about",
     }
-    return steps.get(recipe, [])
+    steps = []
+    for template in GUIDANCE.get(recipe, ()):
+        named = {field for _, field, _, _ in Formatter().parse(template) if field}
+        tools = named - subjects.keys()
+        steps.append((template.format(**subjects, **{name: tool_ref(name) for name in tools}), tools))
+    return steps
 
 
 def _guidance_section(inputs: PromptInputs) -> str:
     feature = inputs.feature.name if inputs.feature else None
     discipline = inputs.discipline.name if inputs.discipline else None
     steps = [
-        step.text
-        for step in _guidance(inputs.recipe, feature, discipline)
-        if all(name in inputs.enabled_tools for name in step.tools)
+        text for text, tools in _guidance(inputs.recipe, feature, discipline) if tools <= inputs.enabled_tools
     ]
     if not steps:
         return ""

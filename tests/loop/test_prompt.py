@@ -12,14 +12,16 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from string import Formatter
 
 import pytest
 from sqlalchemy import select
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.records import Task
-from ralph_desk.domain.tools import VERB_TOOLS
+from ralph_desk.domain.tools import REGISTRY, VERB_TOOLS
 from ralph_desk.loop.gather import gather_inputs, merge_learnings
+from ralph_desk.loop.guidance import GUIDANCE
 from ralph_desk.loop.model import LoopSettings, SessionPlan
 from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_next_task, plan_recipe_session
 from ralph_desk.loop.prompt import (
@@ -568,3 +570,9 @@ def _bare_inputs(services: Services, **changes: object) -> PromptInputs:
         task=services.tasks.get(task.id),
     )
     return replace(base, **changes)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("recipe", sorted(GUIDANCE))
+def test_every_name_in_a_recipes_guidance_is_a_tool_or_its_subject(recipe: Recipe) -> None:
+    named = {field for step in GUIDANCE[recipe] for _, field, _, _ in Formatter().parse(step) if field}
+    assert named - {"feature", "discipline"} <= set(REGISTRY)
