@@ -88,19 +88,19 @@ def register(server: MCPServer, paths: ProjectPaths, services: ServicesSource) -
     def task(task_id: str) -> str:
         """One task with every field, its dependencies and comments."""
         with resource_errors():
-            return to_json(TaskDetail.of(services().tasks.get(task_id_of(task_id))))
+            return to_json(TaskDetail.model_validate(services().tasks.get(task_id_of(task_id))))
 
     @server.resource("ralph://features/{name}", name="feature", mime_type="application/json")
     def feature(name: str) -> str:
         """One feature with its learnings and context files."""
         with resource_errors():
-            return to_json(FeatureDetail.of(services().features.get(name)))
+            return to_json(FeatureDetail.model_validate(services().features.get(name)))
 
     @server.resource("ralph://disciplines/{name}", name="discipline", mime_type="application/json")
     def discipline(name: str) -> str:
         """One discipline with its persona, disabled tools and extra MCP servers."""
         with resource_errors():
-            return to_json(DisciplineDetail.of(services().disciplines.get(name)))
+            return to_json(DisciplineDetail.model_validate(services().disciplines.get(name)))
 
     @server.resource("ralph://prd", name="prd", mime_type="application/json")
     def prd() -> str:

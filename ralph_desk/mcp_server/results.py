@@ -6,23 +6,23 @@ short). The loop-control results use seed 004's camelCase keys on the wire.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
-from ralph_desk.domain.records import (
-    Comment,
-    Discipline,
-    Feature,
-    FeatureLearning,
-    LoopRun,
-    McpServerSpec,
-    Project,
-    Task,
-    TaskSummary,
-)
+from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, LoopRun, TaskSummary
 
 BRIEF_TEXT = 280
 
@@ -44,10 +44,22 @@ def brief_text(text: str | None) -> str | None:
     return text[: BRIEF_TEXT - 1].rstrip() + "…"
 
 
+UtcTime = Annotated[datetime, AfterValidator(utc)]
+MaybeUtcTime = Annotated[datetime | None, AfterValidator(maybe_utc)]
+Brief = Annotated[str | None, AfterValidator(brief_text)]
+SortedNames = Annotated[list[str], BeforeValidator(sorted)]
+
+
 class ResultModel(BaseModel):
     """A tool result; its validator is built on first use, so start-up pays only for the tools served."""
 
     model_config = ConfigDict(defer_build=True)
+
+
+class RecordResult(ResultModel):
+    """A result read from a domain record's attributes (`model_validate(record)`), not copied by hand."""
+
+    model_config = ConfigDict(from_attributes=True)
 
 
 class SignalRecorded(ResultModel):
@@ -63,7 +75,7 @@ class SignalRecorded(ResultModel):
 # --- tasks and comments --------------------------------------------------------------------------
 
 
-class TaskBrief(ResultModel):
+class TaskBrief(RecordResult):
     """A task as listed: enough to choose one and read it with get_task."""
 
     id: int = Field(description="Task id.")
@@ -74,19 +86,6 @@ class TaskBrief(ResultModel):
     discipline: str = Field(description="Name of its discipline.")
     origin: TaskOrigin = Field(description="Who created it: human, agent or import.")
 
-    @classmethod
-    def of(cls, task: Task | TaskSummary) -> TaskBrief:
-        """The brief of a task record."""
-        return cls(
-            id=task.id,
-            title=task.title,
-            status=task.status,
-            priority=task.priority,
-            feature=task.feature,
-            discipline=task.discipline,
-            origin=task.origin,
-        )
-
 
 class TaskList(ResultModel):
     """Tasks, as briefs, in id order (search: title matches first)."""
@@ -95,12 +94,12 @@ class TaskList(ResultModel):
     count: int = Field(description="How many tasks the list holds.")
 
     @classmethod
-    def of(cls, tasks: list[TaskSummary]) -> TaskList:
+    def of(cls, tasks: Sequence[TaskSummary]) -> TaskList:
         """The list of some task summaries."""
-        return cls(tasks=[TaskBrief.of(task) for task in tasks], count=len(tasks))
+        return cls(tasks=[TaskBrief.model_validate(task) for task in tasks], count=len(tasks))
 
 
-class CommentResult(ResultModel):
+class CommentResult(RecordResult):
     """A comment on a task."""
 
     id: int = Field(description="Comment id.")
@@ -109,25 +108,11 @@ class CommentResult(ResultModel):
     body: str
     discipline: str | None = None
     priority: str | None = None
-    created_at: datetime
-    updated_at: datetime
-
-    @classmethod
-    def of(cls, comment: Comment) -> CommentResult:
-        """The result of a comment record."""
-        return cls(
-            id=comment.id,
-            task_id=comment.task_id,
-            author=comment.author,
-            body=comment.body,
-            discipline=comment.discipline,
-            priority=comment.priority,
-            created_at=utc(comment.created_at),
-            updated_at=utc(comment.updated_at),
-        )
+    created_at: UtcTime
+    updated_at: UtcTime
 
 
-class TaskDetail(ResultModel):
+class TaskDetail(RecordResult):
     """A task with every field, the ids it depends on and its comments."""
 
     id: int = Field(description="Task id.")
@@ -147,39 +132,11 @@ class TaskDetail(ResultModel):
     pseudocode: str | None = None
     stuck_count: int = Field(description="Sessions in a row that ended stuck.")
     depends_on: list[int] = Field(description="Ids of the tasks that must be done first.")
-    created_at: datetime
-    updated_at: datetime
-    started_at: datetime | None = None
-    completed_at: datetime | None = None
+    created_at: UtcTime
+    updated_at: UtcTime
+    started_at: MaybeUtcTime = None
+    completed_at: MaybeUtcTime = None
     comments: list[CommentResult] = Field(description="Its comments, oldest first.")
-
-    @classmethod
-    def of(cls, task: Task) -> TaskDetail:
-        """The detail of a task record."""
-        return cls(
-            id=task.id,
-            title=task.title,
-            description=task.description,
-            status=task.status,
-            priority=task.priority,
-            feature=task.feature,
-            discipline=task.discipline,
-            origin=task.origin,
-            acceptance_criteria=list(task.acceptance_criteria),
-            tags=list(task.tags),
-            context_files=list(task.context_files),
-            output_artifacts=list(task.output_artifacts),
-            hints=task.hints,
-            estimated_turns=task.estimated_turns,
-            pseudocode=task.pseudocode,
-            stuck_count=task.stuck_count,
-            depends_on=list(task.depends_on),
-            created_at=utc(task.created_at),
-            updated_at=utc(task.updated_at),
-            started_at=maybe_utc(task.started_at),
-            completed_at=maybe_utc(task.completed_at),
-            comments=[CommentResult.of(comment) for comment in task.comments],
-        )
 
 
 class ContextFiles(ResultModel):
@@ -201,25 +158,15 @@ class Deleted(ResultModel):
 # --- features ------------------------------------------------------------------------------------
 
 
-class FeatureBrief(ResultModel):
+class FeatureBrief(RecordResult):
     """A feature as listed."""
 
     name: str
     display_name: str
     acronym: str | None = None
-    description: str | None = Field(
+    description: Brief = Field(
         None, description=f"The first {BRIEF_TEXT} characters; get_feature has all of it."
     )
-
-    @classmethod
-    def of(cls, feature: Feature) -> FeatureBrief:
-        """The brief of a feature record."""
-        return cls(
-            name=feature.name,
-            display_name=feature.display_name,
-            acronym=feature.acronym,
-            description=brief_text(feature.description),
-        )
 
 
 class FeatureList(ResultModel):
@@ -229,12 +176,14 @@ class FeatureList(ResultModel):
     count: int
 
     @classmethod
-    def of(cls, features: list[Feature]) -> FeatureList:
+    def of(cls, features: Sequence[Feature]) -> FeatureList:
         """The list of some feature records."""
-        return cls(features=[FeatureBrief.of(feature) for feature in features], count=len(features))
+        return cls(
+            features=[FeatureBrief.model_validate(feature) for feature in features], count=len(features)
+        )
 
 
-class LearningResult(ResultModel):
+class LearningResult(RecordResult):
     """A learning kept on a feature."""
 
     id: int = Field(description="Learning id.")
@@ -243,23 +192,10 @@ class LearningResult(ResultModel):
     reason: str | None = None
     task_id: int | None = None
     hit_count: int = Field(description="How often it was recorded (near duplicates raise it).")
-    created_at: datetime
-
-    @classmethod
-    def of(cls, learning: FeatureLearning) -> LearningResult:
-        """The result of a learning record."""
-        return cls(
-            id=learning.id,
-            text=learning.text,
-            source=learning.source,
-            reason=learning.reason,
-            task_id=learning.task_id,
-            hit_count=learning.hit_count,
-            created_at=utc(learning.created_at),
-        )
+    created_at: UtcTime
 
 
-class FeatureDetail(ResultModel):
+class FeatureDetail(RecordResult):
     """A feature with every field and its learnings."""
 
     name: str
@@ -271,25 +207,8 @@ class FeatureDetail(ResultModel):
     knowledge_paths: list[str]
     context_files: list[str]
     dependencies: list[str] = Field(description="Names of the features it builds on.")
-    created_at: datetime
+    created_at: UtcTime
     learnings: list[LearningResult]
-
-    @classmethod
-    def of(cls, feature: Feature) -> FeatureDetail:
-        """The detail of a feature record."""
-        return cls(
-            name=feature.name,
-            display_name=feature.display_name,
-            acronym=feature.acronym,
-            description=feature.description,
-            architecture=feature.architecture,
-            boundaries=feature.boundaries,
-            knowledge_paths=list(feature.knowledge_paths),
-            context_files=list(feature.context_files),
-            dependencies=list(feature.dependencies),
-            created_at=utc(feature.created_at),
-            learnings=[LearningResult.of(learning) for learning in feature.learnings],
-        )
 
 
 class LearningAdded(ResultModel):
@@ -303,7 +222,7 @@ class LearningAdded(ResultModel):
 
     @classmethod
     def of(cls, learning: FeatureLearning, is_new: bool) -> LearningAdded:
-        """The result of appending a learning."""
+        """The result of appending a learning: the learning as kept, and whether it was a repeat."""
         return cls(
             learning_id=learning.id,
             feature_name=learning.feature_name,
@@ -316,7 +235,7 @@ class LearningAdded(ResultModel):
 # --- disciplines ---------------------------------------------------------------------------------
 
 
-class DisciplineBrief(ResultModel):
+class DisciplineBrief(RecordResult):
     """A discipline as listed."""
 
     name: str
@@ -324,17 +243,6 @@ class DisciplineBrief(ResultModel):
     icon: str
     color: str
     acronym: str | None = None
-
-    @classmethod
-    def of(cls, discipline: Discipline) -> DisciplineBrief:
-        """The brief of a discipline record."""
-        return cls(
-            name=discipline.name,
-            display_name=discipline.display_name,
-            icon=discipline.icon,
-            color=discipline.color,
-            acronym=discipline.acronym,
-        )
 
 
 class DisciplineList(ResultModel):
@@ -344,38 +252,33 @@ class DisciplineList(ResultModel):
     count: int
 
     @classmethod
-    def of(cls, disciplines: list[Discipline]) -> DisciplineList:
+    def of(cls, disciplines: Sequence[Discipline]) -> DisciplineList:
         """The list of some discipline records."""
-        return cls(
-            disciplines=[DisciplineBrief.of(discipline) for discipline in disciplines],
-            count=len(disciplines),
-        )
+        briefs = [DisciplineBrief.model_validate(discipline) for discipline in disciplines]
+        return cls(disciplines=briefs, count=len(briefs))
 
 
-class McpServerInfo(ResultModel):
+class McpServerInfo(RecordResult):
     """An extra MCP server the discipline's sessions get; environment and header values are withheld."""
 
     name: str
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     url: str | None = None
-    env_names: list[str] = Field(default_factory=list, description="Names of its environment variables.")
-    header_names: list[str] = Field(default_factory=list, description="Names of its HTTP headers.")
-
-    @classmethod
-    def of(cls, server: McpServerSpec) -> McpServerInfo:
-        """The public view of a server entry (values may hold credentials)."""
-        return cls(
-            name=server.name,
-            command=server.command,
-            args=list(server.args),
-            url=server.url,
-            env_names=sorted(server.env),
-            header_names=sorted(server.headers),
-        )
+    # Only the names: the values may hold credentials.
+    env_names: SortedNames = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("env_names", "env"),
+        description="Names of its environment variables.",
+    )
+    header_names: SortedNames = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("header_names", "headers"),
+        description="Names of its HTTP headers.",
+    )
 
 
-class DisciplineDetail(ResultModel):
+class DisciplineDetail(RecordResult):
     """A discipline with its persona, conventions, disabled tools and extra MCP servers."""
 
     name: str
@@ -388,40 +291,18 @@ class DisciplineDetail(ResultModel):
     conventions: str | None = None
     disabled_tools: list[str] = Field(description="Tools its sessions never get, whatever the recipe.")
     mcp_servers: list[McpServerInfo]
-    created_at: datetime
-
-    @classmethod
-    def of(cls, discipline: Discipline) -> DisciplineDetail:
-        """The detail of a discipline record."""
-        return cls(
-            name=discipline.name,
-            display_name=discipline.display_name,
-            icon=discipline.icon,
-            color=discipline.color,
-            acronym=discipline.acronym,
-            system_prompt=discipline.system_prompt,
-            skills=list(discipline.skills),
-            conventions=discipline.conventions,
-            disabled_tools=list(discipline.disabled_tools),
-            mcp_servers=[McpServerInfo.of(server) for server in discipline.mcp_servers],
-            created_at=utc(discipline.created_at),
-        )
+    created_at: UtcTime
 
 
 # --- project and state files ---------------------------------------------------------------------
 
 
-class ProjectInfo(ResultModel):
+class ProjectInfo(RecordResult):
     """The project's title, description and creation date."""
 
     title: str
     description: str
-    created_at: datetime
-
-    @classmethod
-    def of(cls, project: Project) -> ProjectInfo:
-        """The result of the project record."""
-        return cls(title=project.title, description=project.description, created_at=utc(project.created_at))
+    created_at: UtcTime
 
 
 class StatusCounts(ResultModel):

@@ -15,7 +15,7 @@ from ralph_desk.store.schema import TaskCommentRow
 def get(unit: UnitOfWork, comment_id: int) -> Comment | None:
     """One comment, by id (whatever its task)."""
     row = unit.session.get(TaskCommentRow, comment_id)
-    return mapping.comment(row) if row else None
+    return mapping.comment(mapping.columns(row)) if row else None
 
 
 def list_for(unit: UnitOfWork, task_id: int) -> list[Comment]:
@@ -23,7 +23,7 @@ def list_for(unit: UnitOfWork, task_id: int) -> list[Comment]:
     rows = unit.session.scalars(
         select(TaskCommentRow).where(TaskCommentRow.task_id == task_id).order_by(TaskCommentRow.id)
     )
-    return [mapping.comment(row) for row in rows]
+    return [mapping.comment(mapping.columns(row)) for row in rows]
 
 
 def add(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Comment:
@@ -33,7 +33,7 @@ def add(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Comment:
     unit.session.flush()
     unit.touch("comments", row.id)
     unit.touch("tasks", task_id)
-    return mapping.comment(row)
+    return mapping.comment(mapping.columns(row))
 
 
 def update(unit: UnitOfWork, comment_id: int, fields: dict[str, Any]) -> Comment | None:
@@ -46,7 +46,7 @@ def update(unit: UnitOfWork, comment_id: int, fields: dict[str, Any]) -> Comment
     unit.session.flush()
     unit.touch("comments", row.id)
     unit.touch("tasks", row.task_id)
-    return mapping.comment(row)
+    return mapping.comment(mapping.columns(row))
 
 
 def delete(unit: UnitOfWork, comment_id: int) -> bool:

@@ -27,8 +27,6 @@ from ralph_desk.store.schema import (
     FeatureRow,
     LoopRunRow,
     ProjectRow,
-    TaskCommentRow,
-    TaskRow,
 )
 
 
@@ -99,60 +97,61 @@ def discipline(row: DisciplineRow) -> Discipline:
     )
 
 
-def comment(row: TaskCommentRow) -> Comment:
-    """A comment record."""
+def comment(values: Mapping[str, Any]) -> Comment:
+    """A comment record from its column values (`columns(row)`, or a plain row's by name)."""
     return Comment(
-        id=row.id,
-        task_id=row.task_id,
-        author=row.author,
-        body=row.body,
-        discipline=row.discipline,
-        priority=row.priority,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
+        id=values["id"],
+        task_id=values["task_id"],
+        author=values["author"],
+        body=values["body"],
+        discipline=values["discipline"],
+        priority=values["priority"],
+        created_at=values["created_at"],
+        updated_at=values["updated_at"],
     )
 
 
-def task_summary(row: TaskRow) -> TaskSummary:
-    """A task as listed."""
+def task_summary(values: Mapping[str, Any]) -> TaskSummary:
+    """A task as listed, from its columns and its feature's and discipline's names."""
     return TaskSummary(
-        id=row.id,
-        title=row.title,
-        status=TaskStatus(row.status),
-        priority=Priority(row.priority),
-        feature=row.feature.name,
-        discipline=row.discipline.name,
-        origin=TaskOrigin(row.origin),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
+        id=values["id"],
+        title=values["title"],
+        status=TaskStatus(values["status"]),
+        priority=Priority(values["priority"]),
+        feature=values["feature"],
+        discipline=values["discipline"],
+        origin=TaskOrigin(values["origin"]),
+        created_at=values["created_at"],
+        updated_at=values["updated_at"],
     )
 
 
-def task(row: TaskRow, depends_on: tuple[int, ...], with_comments: bool = True) -> Task:
-    """A task with every field."""
+def task(values: Mapping[str, Any], comments: tuple[Comment, ...] = ()) -> Task:
+    """A task with every field, from its columns with its feature's and discipline's names and the
+    ids it depends on (`depends_on`, ascending)."""
     return Task(
-        id=row.id,
-        title=row.title,
-        description=row.description,
-        status=TaskStatus(row.status),
-        priority=Priority(row.priority),
-        feature=row.feature.name,
-        discipline=row.discipline.name,
-        origin=TaskOrigin(row.origin),
-        acceptance_criteria=tuple(row.acceptance_criteria),
-        tags=tuple(row.tags),
-        context_files=tuple(row.context_files),
-        output_artifacts=tuple(row.output_artifacts),
-        hints=row.hints,
-        estimated_turns=row.estimated_turns,
-        pseudocode=row.pseudocode,
-        stuck_count=row.stuck_count,
-        depends_on=depends_on,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        started_at=row.started_at,
-        completed_at=row.completed_at,
-        comments=tuple(comment(item) for item in row.comments) if with_comments else (),
+        id=values["id"],
+        title=values["title"],
+        description=values["description"],
+        status=TaskStatus(values["status"]),
+        priority=Priority(values["priority"]),
+        feature=values["feature"],
+        discipline=values["discipline"],
+        origin=TaskOrigin(values["origin"]),
+        acceptance_criteria=tuple(values["acceptance_criteria"]),
+        tags=tuple(values["tags"]),
+        context_files=tuple(values["context_files"]),
+        output_artifacts=tuple(values["output_artifacts"]),
+        hints=values["hints"],
+        estimated_turns=values["estimated_turns"],
+        pseudocode=values["pseudocode"],
+        stuck_count=values["stuck_count"],
+        depends_on=tuple(values["depends_on"]),
+        created_at=values["created_at"],
+        updated_at=values["updated_at"],
+        started_at=values["started_at"],
+        completed_at=values["completed_at"],
+        comments=comments,
     )
 
 

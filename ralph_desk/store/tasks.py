@@ -26,8 +26,8 @@ from sqlalchemy import insert as insert_rows
 from sqlalchemy import update as update_rows
 from sqlalchemy.orm import aliased
 
-from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
-from ralph_desk.domain.records import Comment, Task, TaskSummary
+from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import (
@@ -94,8 +94,8 @@ _TASK_COLUMNS = (
     _TASK.description,
     _TASK.status,
     _TASK.priority,
-    _FEATURE_NAME,
-    _DISCIPLINE_NAME,
+    _FEATURE_NAME.label("feature"),
+    _DISCIPLINE_NAME.label("discipline"),
     _TASK.origin,
     _TASK.acceptance_criteria,
     _TASK.tags,
@@ -105,7 +105,7 @@ _TASK_COLUMNS = (
     _TASK.estimated_turns,
     _TASK.pseudocode,
     _TASK.stuck_count,
-    _DEPENDS_ON,
+    _DEPENDS_ON.label("depends_on"),
     _TASK.created_at,
     _TASK.updated_at,
     _TASK.started_at,
@@ -146,49 +146,22 @@ def get(unit: UnitOfWork, task_id: int) -> Task | None:
     return _task(rows) if rows else None
 
 
+_TASK_KEYS = tuple(column.key for column in _TASK_COLUMNS)
+_COMMENT_KEYS = tuple(column.key for column in _COMMENT_COLUMNS)
+
+
 def _task(rows: Sequence[Any]) -> Task:
-    """A task from the `_TASK_COLUMNS` and `_COMMENT_COLUMNS` of its rows (the same as `mapping.task`)."""
-    row = rows[0]
+    """A task from the `_TASK_COLUMNS` and `_COMMENT_COLUMNS` of its rows."""
     width = len(_TASK_COLUMNS)
-    comments = tuple(_comment(found[width:]) for found in rows if found[width] is not None)
-    return Task(
-        id=row[0],
-        title=row[1],
-        description=row[2],
-        status=TaskStatus(row[3]),
-        priority=Priority(row[4]),
-        feature=row[5],
-        discipline=row[6],
-        origin=TaskOrigin(row[7]),
-        acceptance_criteria=tuple(row[8]),
-        tags=tuple(row[9]),
-        context_files=tuple(row[10]),
-        output_artifacts=tuple(row[11]),
-        hints=row[12],
-        estimated_turns=row[13],
-        pseudocode=row[14],
-        stuck_count=row[15],
-        depends_on=tuple(sorted(int(text) for text in row[16].split(","))) if row[16] else (),
-        created_at=row[17],
-        updated_at=row[18],
-        started_at=row[19],
-        completed_at=row[20],
-        comments=comments,
+    values = dict(zip(_TASK_KEYS, rows[0][:width], strict=True))
+    ids = values["depends_on"]
+    values["depends_on"] = sorted(int(text) for text in ids.split(",")) if ids else ()
+    comments = tuple(
+        mapping.comment(dict(zip(_COMMENT_KEYS, found[width:], strict=True)))
+        for found in rows
+        if found[width] is not None
     )
-
-
-def _comment(values: Sequence[Any]) -> Comment:
-    """A comment from the `_COMMENT_COLUMNS` of one row (the same as `mapping.comment`)."""
-    return Comment(
-        id=values[0],
-        task_id=values[1],
-        author=values[2],
-        body=values[3],
-        discipline=values[4],
-        priority=values[5],
-        created_at=values[6],
-        updated_at=values[7],
-    )
+    return mapping.task(values, comments)
 
 
 def status_of(unit: UnitOfWork, task_id: int) -> TaskStatus | None:
@@ -238,12 +211,7 @@ def list_summaries(
     """Tasks matching every given filter (each a set of allowed values), by id; title matches first."""
     # Only the listed columns: loading whole rows (descriptions, JSON lists) for 10,000 tasks cost
     # the window ~1.5 s at start-up; these columns make the same summaries in a fraction of that.
-    query = (
-        select(*_SUMMARY_COLUMNS)
-        .select_from(TaskRow)
-        .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
-        .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
-    )
+    query = _SUMMARIES
     if statuses is not None:
         query = query.where(TaskRow.status.in_(list(statuses)))
     if origins is not None:
@@ -269,27 +237,24 @@ _SUMMARY_COLUMNS = (
     TaskRow.title,
     TaskRow.status,
     TaskRow.priority,
-    FeatureRow.name,
-    DisciplineRow.name,
+    FeatureRow.name.label("feature"),
+    DisciplineRow.name.label("discipline"),
     TaskRow.origin,
     TaskRow.created_at,
     TaskRow.updated_at,
 )
+_SUMMARY_KEYS = tuple(column.key for column in _SUMMARY_COLUMNS)
+_SUMMARIES = (
+    select(*_SUMMARY_COLUMNS)
+    .select_from(TaskRow)
+    .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
+    .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
+)
 
 
-def _summary(row: Any) -> TaskSummary:
-    """A task summary from the `_SUMMARY_COLUMNS` of one row (the same as `mapping.task_summary`)."""
-    return TaskSummary(
-        id=row[0],
-        title=row[1],
-        status=TaskStatus(row[2]),
-        priority=Priority(row[3]),
-        feature=row[4],
-        discipline=row[5],
-        origin=TaskOrigin(row[6]),
-        created_at=row[7],
-        updated_at=row[8],
-    )
+def _summary(row: Sequence[Any]) -> TaskSummary:
+    """A task summary from the `_SUMMARY_COLUMNS` of one row."""
+    return mapping.task_summary(dict(zip(_SUMMARY_KEYS, row, strict=True)))
 
 
 def count_by_status(unit: UnitOfWork) -> dict[str, int]:
@@ -530,8 +495,9 @@ def next_runnable(unit: UnitOfWork, limit: int = 1) -> list[TaskSummary]:
     ids = list(unit.session.scalars(_runnable_ids(limit)))
     if not ids:
         return []
-    rows = {row.id: row for row in unit.session.scalars(select(TaskRow).where(TaskRow.id.in_(ids)))}
-    return [mapping.task_summary(rows[task_id]) for task_id in ids]
+    query = _SUMMARIES.where(TaskRow.id.in_(ids))
+    rows = {row.id: _summary(row) for row in unit.session.execute(query)}
+    return [rows[task_id] for task_id in ids]
 
 
 def claim_next(unit: UnitOfWork) -> Task | None:

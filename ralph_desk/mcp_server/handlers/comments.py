@@ -12,7 +12,7 @@ from ralph_desk.mcp_server.results import CommentResult, Deleted
 def add_task_comment(call: ToolCall[Any]) -> CommentResult:
     """The new comment."""
     args = call.args
-    return CommentResult.of(
+    return CommentResult.model_validate(
         call.services.comments.add(
             args.task_id, args.author, args.body, discipline=args.discipline, priority=args.priority
         )
@@ -23,7 +23,9 @@ def add_task_comment(call: ToolCall[Any]) -> CommentResult:
 def update_task_comment(call: ToolCall[Any]) -> CommentResult:
     """The comment with its new text."""
     args = call.args
-    return CommentResult.of(call.services.comments.update(args.task_id, args.comment_id, args.body))
+    return CommentResult.model_validate(
+        call.services.comments.update(args.task_id, args.comment_id, args.body)
+    )
 
 
 @handles("delete_task_comment")

@@ -18,13 +18,13 @@ def list_disciplines(call: ToolCall[Any]) -> DisciplineList:
 @handles("get_discipline")
 def get_discipline(call: ToolCall[Any]) -> DisciplineDetail:
     """One discipline in full."""
-    return DisciplineDetail.of(call.services.disciplines.get(call.args.name))
+    return DisciplineDetail.model_validate(call.services.disciplines.get(call.args.name))
 
 
 @handles("create_discipline")
 def create_discipline(call: ToolCall[Any]) -> DisciplineDetail:
     """The new discipline."""
-    return DisciplineDetail.of(call.services.disciplines.create(**call.changes()))
+    return DisciplineDetail.model_validate(call.services.disciplines.create(**call.changes()))
 
 
 @handles("update_discipline")
@@ -34,7 +34,7 @@ def update_discipline(call: ToolCall[Any]) -> DisciplineDetail:
     if not changes:
         fields = [name for name in type(call.args).model_fields if name != "name"]
         raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
-    return DisciplineDetail.of(call.services.disciplines.update(call.args.name, **changes))
+    return DisciplineDetail.model_validate(call.services.disciplines.update(call.args.name, **changes))
 
 
 @handles("delete_discipline")

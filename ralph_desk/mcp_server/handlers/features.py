@@ -28,13 +28,15 @@ def list_features(call: ToolCall[Any]) -> FeatureList:
 @handles("get_feature")
 def get_feature(call: ToolCall[Any]) -> FeatureDetail:
     """One feature in full, with its learnings."""
-    return FeatureDetail.of(call.services.features.get(call.args.name))
+    return FeatureDetail.model_validate(call.services.features.get(call.args.name))
 
 
 @handles("create_feature")
 def create_feature(call: ToolCall[Any]) -> FeatureDetail:
     """The new feature."""
-    return FeatureDetail.of(call.services.features.create(**_with_checked_paths(call, call.changes())))
+    return FeatureDetail.model_validate(
+        call.services.features.create(**_with_checked_paths(call, call.changes()))
+    )
 
 
 @handles("update_feature")
@@ -44,7 +46,7 @@ def update_feature(call: ToolCall[Any]) -> FeatureDetail:
     if not changes:
         fields = [name for name in type(call.args).model_fields if name != "name"]
         raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
-    return FeatureDetail.of(call.services.features.update(call.args.name, **changes))
+    return FeatureDetail.model_validate(call.services.features.update(call.args.name, **changes))
 
 
 @handles("delete_feature")

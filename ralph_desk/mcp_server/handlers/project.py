@@ -11,7 +11,7 @@ from ralph_desk.mcp_server.results import ProjectInfo, ProjectProgress
 @handles("get_project_info")
 def get_project_info(call: ToolCall[Any]) -> ProjectInfo:
     """The project's title, description and creation date."""
-    return ProjectInfo.of(call.services.project.get())
+    return ProjectInfo.model_validate(call.services.project.get())
 
 
 @handles("get_project_progress")

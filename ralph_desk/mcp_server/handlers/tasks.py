@@ -39,13 +39,13 @@ def search_tasks(call: ToolCall[Any]) -> TaskList:
 @handles("get_task")
 def get_task(call: ToolCall[Any]) -> TaskDetail:
     """One task in full."""
-    return TaskDetail.of(call.services.tasks.get(call.args.id))
+    return TaskDetail.model_validate(call.services.tasks.get(call.args.id))
 
 
 @handles("create_task")
 def create_task(call: ToolCall[Any]) -> TaskDetail:
     """A new task, draft or pending."""
-    return TaskDetail.of(call.services.tasks.create(**_with_checked_paths(call, call.changes())))
+    return TaskDetail.model_validate(call.services.tasks.create(**_with_checked_paths(call, call.changes())))
 
 
 @handles("update_task")
@@ -55,7 +55,7 @@ def update_task(call: ToolCall[Any]) -> TaskDetail:
     if not changes:
         fields = [name for name in type(call.args).model_fields if name != "id"]
         raise InvalidValueError("arguments", {"id": call.args.id}, "at least one of " + ", ".join(fields))
-    return TaskDetail.of(call.services.tasks.update(call.args.id, **changes))
+    return TaskDetail.model_validate(call.services.tasks.update(call.args.id, **changes))
 
 
 @handles("delete_task")
@@ -68,14 +68,14 @@ def delete_task(call: ToolCall[Any]) -> Deleted:
 @handles("set_task_status")
 def set_task_status(call: ToolCall[Any]) -> TaskBrief:
     """The task in its new status."""
-    return TaskBrief.of(call.services.tasks.set_status(call.args.id, call.args.status))
+    return TaskBrief.model_validate(call.services.tasks.set_status(call.args.id, call.args.status))
 
 
 @handles("enrich_task")
 def enrich_task(call: ToolCall[Any]) -> TaskDetail:
     """The draft task with its pseudocode, now pending."""
     args = call.args
-    return TaskDetail.of(
+    return TaskDetail.model_validate(
         call.services.tasks.enrich(
             args.id,
             args.pseudocode,
