@@ -2,7 +2,7 @@
 
 Everything else about the package is declared in pyproject.toml. In a checkout (and an editable
 install) the window finds `resources/` beside the package; a wheel carries a copy inside it, where
-`ralph_desk.gui.icons.resource_dir()` looks first.
+`ralph_desk.resource_dir()` looks first (icons, the demo's story).
 """
 
 from __future__ import annotations

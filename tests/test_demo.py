@@ -244,3 +244,15 @@ def test_a_demo_that_fails_half_way_leaves_no_project_behind(
         demo.create_demo(tmp_path / "half")
 
     assert not (tmp_path / "half" / ".ralph").exists()
+
+
+def test_every_task_feature_and_discipline_the_story_names_is_in_it() -> None:
+    story = demo.story()
+    tasks = {task.key for task in story.tasks}
+    features = {feature.name for feature in story.features}
+    disciplines = {spec["name"] for spec in story.disciplines}
+
+    assert {dep for task in story.tasks for dep in task.depends_on} <= tasks
+    assert {s.task for s in story.sessions} | {story.running.task} | {c.task for c in story.comments} <= tasks
+    assert {task.feature for task in story.tasks} <= features
+    assert {task.discipline for task in story.tasks} <= disciplines

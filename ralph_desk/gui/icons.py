@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QIconEngine, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
-import ralph_desk
+from ralph_desk import resource_dir
 
 DISABLED_OPACITY = 0.35
 APP_ICON = "app"
-
-
-def resource_dir() -> Path:
-    """The `resources/` folder: inside the installed package, else beside it in the source tree."""
-    package = Path(ralph_desk.__file__).resolve().parent
-    for candidate in (package / "resources", package.parent / "resources"):
-        if (candidate / "icons").is_dir():
-            return candidate
-    raise FileNotFoundError(f"no resources/icons folder near {package}")
 
 
 @cache
