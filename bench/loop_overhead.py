@@ -76,7 +76,9 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
     embedded = EmbeddedMcp(services)
     await embedded.start()
     template = shlex.join([PYTHON, str(BENCH_DIR / "fake_agent.py"), "{mcp_config}"])
-    settings = LoopSettings(agent="command", agent_command=template, session_timeout_s=120, stuck_threshold=3)
+    settings = LoopSettings(
+        agent="command", agent_command=template, session_timeout_s=120, stuck_threshold=3, max_iterations=None
+    )
 
     async def standalone(runs: int) -> list[float]:
         times: list[float] = []

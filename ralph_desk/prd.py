@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Task
-from ralph_desk.project import ProjectError, read_config, write_config
+from ralph_desk.project import ProjectError, read_config, update_config
 from ralph_desk.services.errors import NotFoundError
 
 if TYPE_CHECKING:
@@ -306,11 +306,10 @@ def _adopt_project_details(services: Services, document: PrdDocument) -> None:
             services.project.set(project.title, document.description)
     if document.branch_name and document.branch_name.strip():
         try:
-            config = read_config(services.paths)
+            if read_config(services.paths).base_branch is None:
+                update_config(services.paths, base_branch=document.branch_name)
         except ProjectError:
             return
-        if not config.get("branch_name"):
-            write_config(services.paths, {**config, "branch_name": document.branch_name})
 
 
 def _exported_task(story_id: str, untagged: Mapping[int, Task]) -> Task | None:
@@ -414,7 +413,7 @@ def _story_of(task: Task) -> dict[str, Any]:
 
 def _branch_name(services: Services, title: str) -> str:
     try:
-        configured = read_config(services.paths).get("branch_name")
+        configured = read_config(services.paths).base_branch
     except ProjectError:
         configured = None
     if isinstance(configured, str) and configured:

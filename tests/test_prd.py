@@ -241,7 +241,7 @@ def test_import_takes_the_description_and_branch_when_the_project_has_none(servi
     )
 
     assert services.project.get().description == "Tide tables for harbours"
-    assert read_config(services.paths)["branch_name"] == "ralph/tides"
+    assert read_config(services.paths).base_branch == "ralph/tides"
 
 
 def test_import_keeps_an_existing_project_description(services: Services) -> None:

@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
 import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ralph_desk.project import (
+    CONFIG_VERSION,
     DEFAULT_MODELS,
+    ConfigError,
     Problem,
+    ProjectConfig,
     ProjectError,
     ProjectExistsError,
     ProjectPaths,
     default_config,
     init_project,
     read_config,
+    update_config,
     validate_project,
     write_config,
 )
@@ -194,10 +200,10 @@ def test_read_config_fills_in_defaults_for_missing_keys(project: ProjectPaths) -
 
     config = read_config(project)
 
-    assert config["agent"] == "codex"
-    assert config["models"]["yap"] == "opus"
-    assert config["models"]["opus_review"] == DEFAULT_MODELS["opus_review"]
-    assert config["stuck_threshold"] == 3
+    assert config.agent == "codex"
+    assert config.models["yap"] == "opus"
+    assert config.models["opus_review"] == DEFAULT_MODELS["opus_review"]
+    assert config.stuck_threshold == 3
 
 
 def test_read_config_names_every_bad_key(project: ProjectPaths) -> None:
@@ -210,11 +216,126 @@ def test_read_config_names_every_bad_key(project: ProjectPaths) -> None:
     assert 'allow_edits: "yes" is not allowed; allowed: true or false' in str(raised.value)
 
 
-def test_write_config_refuses_invalid_settings(project: ProjectPaths) -> None:
-    with pytest.raises(ProjectError, match="stuck_threshold"):
-        write_config(project, {**default_config(), "stuck_threshold": 0})
+def test_an_unknown_key_is_refused_with_the_list_of_known_ones(project: ProjectPaths) -> None:
+    project.config_file.write_text(json.dumps({"max_turn": 5}))
 
-    assert json.loads(project.config_file.read_text()) == default_config()
+    with pytest.raises(ProjectError) as raised:
+        read_config(project)
+
+    message = str(raised.value)
+    assert message.startswith(f"{project.config_file}: unknown key 'max_turn'; known keys: version, agent,")
+    for key in ("agent_bin", "max_turns", "rate_limit_wait_s", "base_branch", "session_timeout_s"):
+        assert key in message
+
+
+def test_update_config_refuses_invalid_settings_and_writes_nothing(project: ProjectPaths) -> None:
+    before = project.config_file.read_bytes()
+
+    with pytest.raises(ProjectError, match="stuck_threshold: 0 is not allowed; allowed: a whole number ≥ 1"):
+        update_config(project, stuck_threshold=0)
+    with pytest.raises(ProjectError, match="unknown key 'stuck'; known keys: version, agent"):
+        update_config(project, stuck=4)
+
+    assert project.config_file.read_bytes() == before
+
+
+def test_update_config_changes_only_what_it_is_given(project: ProjectPaths) -> None:
+    update_config(project, max_turns=9)
+    updated = update_config(project, rate_limit_wait_s=2.5, agent_bin="/opt/claude")
+
+    assert (updated.max_turns, updated.rate_limit_wait_s, updated.agent_bin) == (9, 2.5, "/opt/claude")
+    assert read_config(project) == updated
+
+
+def test_a_broken_config_file_is_named_and_kept_as_it_was(project: ProjectPaths) -> None:
+    project.config_file.write_text('{"agent": "claude", ')
+
+    with pytest.raises(ProjectError, match=r"config\.json: not valid JSON"):
+        update_config(project, max_turns=3)
+
+    assert project.config_file.read_text() == '{"agent": "claude", '
+
+
+def test_the_config_model_refuses_invalid_values_when_made() -> None:
+    with pytest.raises(ConfigError) as raised:
+        ProjectConfig(max_turns=0, rate_limit_wait_s=-1, agent_bin=" ")
+
+    assert [problem.split(":")[0] for problem in raised.value.problems] == [
+        "agent_bin",
+        "max_turns",
+        "rate_limit_wait_s",
+    ]
+
+
+def test_every_setting_round_trips_through_the_file(project: ProjectPaths) -> None:
+    config = ProjectConfig(
+        agent="command",
+        agent_bin="/opt/agent",
+        agent_command=("my-agent", "{prompt_file}"),
+        models={**DEFAULT_MODELS, "yap": "haiku"},
+        max_turns=7,
+        max_iterations=3,
+        max_cost_usd=None,
+        session_timeout_s=60,
+        stuck_threshold=2,
+        rate_limit_wait_s=0.5,
+        opus_review_every=4,
+        allow_edits=False,
+        base_branch="trunk",
+    )
+
+    write_config(project, config)
+
+    assert read_config(project) == config
+    assert validate_project(project.root) == []
+
+
+def test_a_version_1_file_with_branch_name_still_loads_and_is_valid(project: ProjectPaths) -> None:
+    old = {**default_config(), "version": 1, "branch_name": "ralph/tides"}
+    for key in ("base_branch", "agent_bin", "max_turns", "rate_limit_wait_s"):
+        del old[key]
+    project.config_file.write_text(json.dumps(old))
+
+    assert validate_project(project.root) == []
+    assert read_config(project).base_branch == "ralph/tides"
+
+    update_config(project, max_turns=5)
+
+    saved = json.loads(project.config_file.read_text())
+    assert (saved["version"], saved["base_branch"], saved["max_turns"]) == (CONFIG_VERSION, "ralph/tides", 5)
+    assert "branch_name" not in saved
+
+
+def test_a_version_2_file_must_name_the_newer_keys(project: ProjectPaths) -> None:
+    config = default_config()
+    del config["max_turns"]
+    project.config_file.write_text(json.dumps(config))
+
+    assert _messages(validate_project(project.root)) == [f"{project.config_file}: max_turns: missing"]
+
+
+def test_the_old_and_new_name_of_the_base_branch_together_are_refused(project: ProjectPaths) -> None:
+    project.config_file.write_text(json.dumps({"base_branch": "main", "branch_name": "dev"}))
+
+    with pytest.raises(ProjectError, match="branch_name: the old name of base_branch; keep only base_branch"):
+        read_config(project)
+
+
+def test_init_takes_the_checked_out_branch_as_the_base_branch(tmp_path: Path) -> None:
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run([git, "init", "-q", "-b", "trunk", str(root)], check=True)
+
+    paths = init_project(root)
+
+    assert read_config(paths).base_branch == "trunk"
+
+
+def test_outside_git_there_is_no_base_branch(project: ProjectPaths) -> None:
+    assert read_config(project).base_branch is None
 
 
 # --- validate ------------------------------------------------------------------------------------
@@ -299,6 +420,14 @@ def test_settings_that_are_not_json_are_reported(project: ProjectPaths) -> None:
             'models: ["opus"] is not allowed; allowed: an object of recipe name to model name',
         ),
         ("version", 99, "version: 99 is not allowed"),
+        (
+            "max_turns",
+            0,
+            "max_turns: 0 is not allowed; allowed: a whole number ≥ 1 (agent turns per session)",
+        ),
+        ("rate_limit_wait_s", 0, "rate_limit_wait_s: 0 is not allowed; allowed: a number > 0 (seconds"),
+        ("agent_bin", "", 'agent_bin: "" is not allowed; allowed: null or the path of the agent\'s program'),
+        ("base_branch", 3, "base_branch: 3 is not allowed; allowed: null or a branch name"),
     ],
 )
 def test_a_setting_of_the_wrong_type_is_named_with_its_value_and_what_is_allowed(

@@ -40,7 +40,9 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", choices=("claude", "codex", "command"), default=None)
     parser.add_argument("--agent-command", default=None, help="e.g. 'tool {prompt_file} {mcp_config}'")
     parser.add_argument(
-        "--claude-bin", default=None, help="the Claude Code binary (default: RALPH_CLAUDE_BIN or PATH)"
+        "--claude-bin",
+        default=None,
+        help="the agent's program (default: agent_bin in config.json, else RALPH_CLAUDE_BIN or PATH)",
     )
     parser.add_argument("--model", default=None, help="model for task sessions (default: config.json)")
     parser.add_argument("--max-iterations", type=int, default=None)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -11,24 +13,41 @@ from typing import Any
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.records import Discipline, Feature, Task
 from ralph_desk.domain.session import SessionContext
+from ralph_desk.project.config import ProjectConfig
+
+_CONFIG = ProjectConfig()
+
+
+def command_template(words: Sequence[str] | None) -> str | None:
+    """config.json keeps an agent command as a list of words; the adapter takes one template string."""
+    return shlex.join(words) if words else None
 
 
 @dataclass(frozen=True)
 class LoopSettings:
-    """What a loop run may do; every threshold is a setting, shown in the window, never hidden."""
+    """What a loop run may do: the loop's view of the project's config, whose defaults are its own."""
 
-    agent: str = "claude"
-    agent_command: str | None = None
-    agent_bin: str | None = None
-    models: dict[str, str] = field(default_factory=dict)
-    max_iterations: int | None = None
-    max_cost_usd: float | None = None
-    session_timeout_s: float = 1800.0
-    stuck_threshold: int = 3
-    max_turns: int = 50
-    opus_review_every: int = 0
-    allow_edits: bool = True
-    rate_limit_wait_s: float = 60.0
+    agent: str = _CONFIG.agent
+    agent_command: str | None = command_template(_CONFIG.agent_command)
+    agent_bin: str | None = _CONFIG.agent_bin
+    # Empty, not the config's: without a project the agent keeps its own model (Codex knows no "sonnet").
+    models: Mapping[str, str | None] = field(default_factory=dict)
+    max_iterations: int | None = _CONFIG.max_iterations or None  # None: no limit
+    max_cost_usd: float | None = _CONFIG.max_cost_usd
+    session_timeout_s: float = _CONFIG.session_timeout_s
+    stuck_threshold: int = _CONFIG.stuck_threshold
+    max_turns: int = _CONFIG.max_turns
+    opus_review_every: int = _CONFIG.opus_review_every
+    allow_edits: bool = _CONFIG.allow_edits
+    rate_limit_wait_s: float = _CONFIG.rate_limit_wait_s
+
+    @classmethod
+    def of(cls, config: ProjectConfig) -> LoopSettings:
+        """The settings of the loop that a project's config describes."""
+        shared = {setting.name: getattr(config, setting.name) for setting in fields(cls)}
+        shared["agent_command"] = command_template(config.agent_command)
+        shared["max_iterations"] = config.max_iterations or None
+        return cls(**shared)
 
     def model_for(self, recipe: Recipe) -> str | None:
         """The model configured for a recipe, or the default one (key `default`)."""

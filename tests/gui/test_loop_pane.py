@@ -248,7 +248,7 @@ def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(window: M
 # --- settings and dry run -------------------------------------------------------------------
 
 
-def test_settings_are_saved_to_config_json_and_the_program_to_this_computer(
+def test_settings_and_the_program_are_saved_to_config_json(
     window: MainWindow, services: Services, settings: QSettings
 ) -> None:
     form = window.loop.settings
@@ -266,13 +266,13 @@ def test_settings_are_saved_to_config_json_and_the_program_to_this_computer(
     form.save.click()
 
     config = read_config(services.paths)
-    assert config["agent"] == "codex"
-    assert config["models"]["task_execution"] == "haiku"
-    assert (config["max_iterations"], config["max_cost_usd"], config["session_timeout_s"]) == (7, 2.5, 600)
-    assert (config["stuck_threshold"], config["opus_review_every"], config["allow_edits"]) == (5, 4, False)
-    assert settings.value(program_key(str(services.paths.root))) == "/opt/codex/bin/codex"
+    assert config.agent == "codex"
+    assert config.models["task_execution"] == "haiku"
+    assert (config.max_iterations, config.max_cost_usd, config.session_timeout_s) == (7, 2.5, 600)
+    assert (config.stuck_threshold, config.opus_review_every, config.allow_edits) == (5, 4, False)
+    assert config.agent_bin == "/opt/codex/bin/codex"
+    assert settings.value(program_key(str(services.paths.root))) is None
     assert not form.dirty
-    assert "agent_bin" not in services.paths.config_file.read_text(encoding="utf-8")
 
 
 def test_zero_means_no_limit_and_no_budget(window: MainWindow, services: Services) -> None:
@@ -283,7 +283,7 @@ def test_zero_means_no_limit_and_no_budget(window: MainWindow, services: Service
     form.save.click()
 
     config = read_config(services.paths)
-    assert config["max_iterations"] == 0 and config["max_cost_usd"] is None
+    assert config.max_iterations == 0 and config.max_cost_usd is None
     assert form.max_iterations.text() == "no limit" and form.budget.text() == "no budget"
 
 

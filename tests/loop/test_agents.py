@@ -402,11 +402,24 @@ def test_a_missing_codex_names_the_env_variable_and_path(
     monkeypatch.delenv(CODEX_BIN_ENV, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(AgentUnavailableError) as error:
-        CodexAdapter().check_available(LoopSettings(agent="codex", agent_bin="/ignored/claude"))
+        CodexAdapter().check_available(LoopSettings(agent="codex"))
     assert "`codex` on PATH" in str(error.value) and CODEX_BIN_ENV in str(error.value)
     monkeypatch.setenv(CODEX_BIN_ENV, str(tmp_path / "codex"))
     with pytest.raises(AgentUnavailableError, match=f"given by {CODEX_BIN_ENV}"):
         CodexAdapter().check_available(LoopSettings(agent="codex"))
+    with pytest.raises(
+        AgentUnavailableError, match="not found at '/nowhere/codex' \\(given by the agent_bin setting"
+    ):
+        CodexAdapter().check_available(LoopSettings(agent="codex", agent_bin="/nowhere/codex"))
+
+
+def test_codex_is_the_program_the_agent_bin_setting_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CODEX_BIN_ENV, str(tmp_path / "elsewhere"))
+    mine = executable(tmp_path / "mine", "my-codex")
+
+    assert CodexAdapter().locate(LoopSettings(agent="codex", agent_bin=str(mine))) == mine
 
 
 @pytest.fixture

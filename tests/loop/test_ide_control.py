@@ -14,7 +14,7 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.control import LoopController
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.mcp_server.server import build_server
-from ralph_desk.project import read_config, write_config
+from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import StartApi, heading, session, verb
 
@@ -88,13 +88,8 @@ async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
 
 
 async def test_ralph_run_refuses_clearly_when_the_agent_is_missing(project: Services, tmp_path: Path) -> None:
-    write_config(
-        project.paths,
-        {
-            **read_config(project.paths),
-            "agent": "command",
-            "agent_command": [str(tmp_path / "no-such-agent"), "{prompt_file}"],
-        },
+    update_config(
+        project.paths, agent="command", agent_command=[str(tmp_path / "no-such-agent"), "{prompt_file}"]
     )
     controller = LoopController(project, lambda: None)  # type: ignore[arg-type, return-value]
     server = build_server(project, SessionContext(recipe=Recipe.IDE), loop=controller)

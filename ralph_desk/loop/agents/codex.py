@@ -25,7 +25,7 @@ CODEX_PROGRAM = "codex"
 CODEX_BIN_ENV = "RALPH_CODEX_BIN"
 # Codex reads the bearer credential from this variable: it stays out of argv, which other users can list.
 TOKEN_ENV = "RALPH_MCP_TOKEN"
-HOW_TO_POINT = f"set {CODEX_BIN_ENV}, or put `{CODEX_PROGRAM}` on PATH"
+HOW_TO_POINT = f"set agent_bin in config.json or {CODEX_BIN_ENV}, or put `{CODEX_PROGRAM}` on PATH"
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # codex splits `-c` paths on dots and takes no quoted keys
 
 
@@ -78,9 +78,12 @@ class CodexAdapter:
     name = "codex"
 
     def locate(self, settings: LoopSettings) -> Path:
-        """The Codex executable: `$RALPH_CODEX_BIN`, else `codex` on PATH."""
-        wanted = os.environ.get(CODEX_BIN_ENV)
-        given = (wanted, CODEX_BIN_ENV) if wanted else None
+        """The Codex executable: the agent_bin setting, else `$RALPH_CODEX_BIN`, else `codex` on PATH."""
+        given: tuple[str, str] | None = None
+        if settings.agent_bin:
+            given = (settings.agent_bin, "the agent_bin setting")
+        elif os.environ.get(CODEX_BIN_ENV):
+            given = (os.environ[CODEX_BIN_ENV], CODEX_BIN_ENV)
         return locate_program("Codex", CODEX_PROGRAM, given, "npm install -g @openai/codex", HOW_TO_POINT)
 
     def check_available(self, settings: LoopSettings) -> None:

@@ -34,7 +34,7 @@ class LoopPane(QWidget):
     sig_preview_requested = Signal()
     """Show what the next session would get."""
     sig_save_settings_requested = Signal(object)
-    """Save these settings (a `LoopForm`)."""
+    """Save these edited settings (a dict of config.json keys to their new values)."""
     sig_open_transcript_requested = Signal(str)
     """Open this session transcript."""
 

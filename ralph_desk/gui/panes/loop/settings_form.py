@@ -1,9 +1,9 @@
-"""The loop's settings as a form: agent, program, models per recipe, limits; saved to config.json."""
+"""The loop's settings as a form: every key of config.json the loop reads, shown and edited; saved there."""
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import fields
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.project import ProjectConfig
 
 AGENTS = {
     "claude": "Claude Code",
@@ -37,15 +38,24 @@ MAX_BUDGET = 100_000.0
 MAX_TIMEOUT_S = 24 * 3600
 MAX_STUCK = 50
 MAX_REVIEW_EVERY = 1000
+MAX_TURNS = 1000
+MAX_RATE_WAIT_S = 24 * 3600.0
 TIMEOUT_STEP_S = 60
 
 
-@dataclass(frozen=True)
-class LoopForm:
-    """What the form holds: config.json keys, and the agent's program (kept on this computer)."""
+def _words(text: str) -> tuple[str, ...] | None:
+    """A command line as words (shell quoting understood; unbalanced quotes split at spaces)."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    return tuple(word for word in words if word.strip()) or None
 
-    config: dict[str, Any] = field(default_factory=dict)
-    agent_bin: str = ""
+
+def _kept(box: QDoubleSpinBox, exact: float) -> float:
+    """The box's number; the exact one from the file while the box shows it rounded and unchanged."""
+    shown = box.value()
+    return exact if box.textFromValue(exact) == box.textFromValue(shown) else shown
 
 
 def _spin(minimum: int, maximum: int, special: str | None = None, suffix: str = "") -> QSpinBox:
@@ -62,14 +72,13 @@ class LoopSettingsForm(QWidget):
     """Agent, program, models and limits; Save writes them to `.ralph/config.json`."""
 
     sig_save_requested = Signal(object)
-    """Save these settings (a `LoopForm`)."""
+    """Save these changes (a dict of config.json keys to their new values)."""
     sig_dirty_changed = Signal(bool)
     """Whether the form differs from the settings as loaded."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.loaded = LoopForm()
-        self._baseline = LoopForm()
+        self.loaded = ProjectConfig()
         self._loading = False
         self._dirty = False
         self.agent = QComboBox()
@@ -77,16 +86,17 @@ class LoopSettingsForm(QWidget):
             self.agent.addItem(title, key)
         self.agent_bin = QLineEdit()
         self.agent_bin.setClearButtonEnabled(True)
-        self.agent_bin.setToolTip(
-            "Where the agent's program is; empty: looked up on PATH. "
-            "Kept on this computer, not in the project."
-        )
+        self.agent_bin.setToolTip("Where the agent's program is (agent_bin); empty: looked up on PATH")
         self.command = QLineEdit()
         self.command.setPlaceholderText("my-agent --prompt {prompt_file} --mcp {mcp_config}")
         self.command.setToolTip(
             "The command for your own agent; placeholders: "
             "{prompt_file}, {mcp_config}, {session_id}, {workdir}"
         )
+        self.base_branch = QLineEdit()
+        self.base_branch.setClearButtonEnabled(True)
+        self.base_branch.setPlaceholderText("the branch checked out")
+        self.base_branch.setToolTip("The branch that task branches are made from (base_branch)")
         self.models: dict[Recipe, QComboBox] = {}
         for recipe in Recipe:
             combo = QComboBox()
@@ -108,6 +118,13 @@ class LoopSettingsForm(QWidget):
         self.timeout = _spin(1, MAX_TIMEOUT_S, suffix=" s")
         self.timeout.setSingleStep(TIMEOUT_STEP_S)
         self.timeout.setToolTip("A session running longer is ended and counts as stuck")
+        self.max_turns = _spin(1, MAX_TURNS)
+        self.max_turns.setToolTip("Agent turns one session may take (Claude Code's --max-turns)")
+        self.rate_wait = QDoubleSpinBox()
+        self.rate_wait.setRange(0.1, MAX_RATE_WAIT_S)
+        self.rate_wait.setDecimals(1)
+        self.rate_wait.setSuffix(" s")
+        self.rate_wait.setToolTip("How long to wait on a rate limit that names no reset time")
         self.stuck = _spin(1, MAX_STUCK)
         self.stuck.setToolTip("Sessions without progress before a task is marked failed")
         self.review = _spin(0, MAX_REVIEW_EVERY, "off")
@@ -134,6 +151,7 @@ class LoopSettingsForm(QWidget):
         agent_form.addRow("Agent", self.agent)
         agent_form.addRow("Program", self.agent_bin)
         agent_form.addRow("Command", self.command)
+        agent_form.addRow("Base branch", self.base_branch)
         models_box = QGroupBox("Model per recipe")
         grid = QGridLayout(models_box)
         grid.setHorizontalSpacing(8)
@@ -145,7 +163,9 @@ class LoopSettingsForm(QWidget):
         limits = QFormLayout(limits_box)
         limits.addRow("Max iterations", self.max_iterations)
         limits.addRow("Budget", self.budget)
+        limits.addRow("Max turns", self.max_turns)
         limits.addRow("Session timeout", self.timeout)
+        limits.addRow("Rate-limit wait", self.rate_wait)
         limits.addRow("Stuck after", self.stuck)
         limits.addRow("Opus review every", self.review)
         limits.addRow("", self.allow_edits)
@@ -178,10 +198,13 @@ class LoopSettingsForm(QWidget):
         return [
             self.agent_bin.textChanged,
             self.command.textChanged,
+            self.base_branch.textChanged,
             *(combo.currentTextChanged for combo in combos),
             self.max_iterations.valueChanged,
             self.budget.valueChanged,
+            self.max_turns.valueChanged,
             self.timeout.valueChanged,
+            self.rate_wait.valueChanged,
             self.stuck.valueChanged,
             self.review.valueChanged,
             self.allow_edits.toggled,
@@ -189,46 +212,56 @@ class LoopSettingsForm(QWidget):
 
     # --- values -------------------------------------------------------------------------------
 
-    def load(self, form: LoopForm) -> None:
+    def load(self, config: ProjectConfig) -> None:
         """Show these settings (no edits pending)."""
-        self.loaded = form
-        config = form.config
+        self.loaded = config
         self._loading = True
-        self.agent.setCurrentIndex(max(0, self.agent.findData(config.get("agent") or "claude")))
-        self.agent_bin.setText(form.agent_bin)
-        words = config.get("agent_command")
-        self.command.setText(shlex.join(words) if isinstance(words, list) else "")
-        models = config.get("models") or {}
+        self.agent.setCurrentIndex(max(0, self.agent.findData(config.agent)))
+        self.agent_bin.setText(config.agent_bin or "")
+        self.command.setText(shlex.join(config.agent_command) if config.agent_command else "")
+        self.base_branch.setText(config.base_branch or "")
         for recipe, combo in self.models.items():
-            combo.setCurrentText(str(models.get(recipe.value) or ""))
-        self.max_iterations.setValue(int(config.get("max_iterations") or 0))
-        self.budget.setValue(float(config.get("max_cost_usd") or 0.0))
-        self.timeout.setValue(int(config.get("session_timeout_s") or 1800))
-        self.stuck.setValue(int(config.get("stuck_threshold") or 3))
-        self.review.setValue(int(config.get("opus_review_every") or 0))
-        self.allow_edits.setChecked(bool(config.get("allow_edits", True)))
+            combo.setCurrentText(config.models.get(recipe.value) or "")
+        self.max_iterations.setValue(config.max_iterations)
+        self.budget.setValue(config.max_cost_usd or 0.0)
+        self.max_turns.setValue(config.max_turns)
+        self.timeout.setValue(config.session_timeout_s)
+        self.rate_wait.setValue(config.rate_limit_wait_s)
+        self.stuck.setValue(config.stuck_threshold)
+        self.review.setValue(config.opus_review_every)
+        self.allow_edits.setChecked(config.allow_edits)
         self._loading = False
         self._on_agent()
-        self._baseline = self.values()
         self._set_dirty(False)
 
-    def values(self) -> LoopForm:
-        """The settings as the form shows them (config.json keys, and the program)."""
-        text = self.command.text().strip()
-        config: dict[str, Any] = {
-            "agent": self.agent.currentData(),
-            "agent_command": shlex.split(text) if text else None,
-            "models": {
+    def values(self) -> ProjectConfig:
+        """The settings as the form shows them."""
+        return self.loaded.changed(
+            agent=self.agent.currentData(),
+            agent_bin=self.agent_bin.text().strip() or None,
+            agent_command=_words(self.command.text()),
+            base_branch=self.base_branch.text().strip() or None,
+            models={
                 recipe.value: combo.currentText().strip() or None for recipe, combo in self.models.items()
             },
-            "max_iterations": self.max_iterations.value(),
-            "max_cost_usd": self.budget.value() or None,
-            "session_timeout_s": self.timeout.value(),
-            "stuck_threshold": self.stuck.value(),
-            "opus_review_every": self.review.value(),
-            "allow_edits": self.allow_edits.isChecked(),
+            max_iterations=self.max_iterations.value(),
+            max_cost_usd=_kept(self.budget, self.loaded.max_cost_usd or 0.0) or None,
+            max_turns=self.max_turns.value(),
+            session_timeout_s=self.timeout.value(),
+            rate_limit_wait_s=_kept(self.rate_wait, self.loaded.rate_limit_wait_s),
+            stuck_threshold=self.stuck.value(),
+            opus_review_every=self.review.value(),
+            allow_edits=self.allow_edits.isChecked(),
+        )
+
+    def changes(self) -> dict[str, Any]:
+        """The settings edited since they were loaded: config.json keys and their new values."""
+        shown = self.values()
+        return {
+            setting.name: getattr(shown, setting.name)
+            for setting in fields(ProjectConfig)
+            if getattr(shown, setting.name) != getattr(self.loaded, setting.name)
         }
-        return LoopForm(config, self.agent_bin.text().strip())
 
     @property
     def dirty(self) -> bool:
@@ -236,8 +269,8 @@ class LoopSettingsForm(QWidget):
         return self._dirty
 
     def request_save(self) -> None:
-        """Ask to save the settings."""
-        self.sig_save_requested.emit(self.values())
+        """Ask to save the edited settings."""
+        self.sig_save_requested.emit(self.changes())
 
     # --- reactions ----------------------------------------------------------------------------
 
@@ -250,7 +283,7 @@ class LoopSettingsForm(QWidget):
 
     def _on_edit(self, *_args: object) -> None:
         if not self._loading:
-            self._set_dirty(self.values() != self._baseline)
+            self._set_dirty(bool(self.changes()))
 
     def _set_dirty(self, dirty: bool) -> None:
         changed = dirty != self._dirty
@@ -263,4 +296,4 @@ class LoopSettingsForm(QWidget):
         self.save.setEnabled(self._dirty)
         self.revert.setEnabled(self._dirty)
         self.notice.setText("Unsaved — Start saves them" if self._dirty else "Saved in config.json")
-        self.notice.setToolTip("The project's .ralph/config.json; the program is kept on this computer")
+        self.notice.setToolTip("The project's .ralph/config.json")

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, QSettings
 
@@ -19,15 +20,13 @@ from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.models.stream import line_of
 from ralph_desk.gui.panes.loop.pane import LoopPane
-from ralph_desk.gui.panes.loop.settings_form import LoopForm
 from ralph_desk.gui.panes.loop.state import ACTIVE, LoopView, Phase, phase_of
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
 from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
 from ralph_desk.loop.runner import LoopRunner
-from ralph_desk.loop.settings import load_settings
-from ralph_desk.project import ProjectError, read_config, write_config
+from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui.loop")
@@ -55,7 +54,7 @@ def replay(path: Path, agent: str, limit: int = REPLAY_LIMIT) -> list[LiveEvent]
 
 
 def program_key(root: str) -> str:
-    """The QSettings key of a project's agent program (it differs per computer, so not in config.json)."""
+    """The QSettings key where older windows kept a project's agent program (now agent_bin in config.json)."""
     return f"loop/agent_bin/{hashlib.sha1(root.encode()).hexdigest()[:16]}"
 
 
@@ -142,10 +141,20 @@ class LoopWiring(QObject):
         if topics & WAKE_TOPICS and self.runner is not None and self.view.phase is Phase.WAITING:
             self.runner.wake()
 
-    def _read_form(self) -> LoopForm:
-        config = read_config(self.services.paths)
-        program = self.store.value(program_key(str(self.services.paths.root)), "")
-        return LoopForm(config, str(program or ""))
+    def _read_form(self) -> ProjectConfig:
+        """The saved settings; a program an older window kept in QSettings moves into config.json once."""
+        paths = self.services.paths
+        config = read_config(paths)
+        key = program_key(str(paths.root))
+        program = str(self.store.value(key, "") or "").strip()
+        if program and config.agent_bin is None:
+            config = update_config(paths, agent_bin=program)
+            log.info(
+                "moved the agent program %s from this computer's settings to %s", program, paths.config_file
+            )
+        if program:
+            self.store.remove(key)
+        return config
 
     def _title(self, task_id: int | None) -> str:
         if task_id is None:
@@ -159,29 +168,25 @@ class LoopWiring(QObject):
 
     # --- settings -----------------------------------------------------------------------------
 
-    def save_settings(self, form: LoopForm) -> bool:
-        """Write the settings to config.json (the program to this computer's settings); whether it worked."""
-        paths = self.services.paths
+    def save_settings(self, changes: dict[str, Any]) -> bool:
+        """Write the edited settings to config.json (the rest of the file kept); whether it worked."""
         try:
-            config = {**read_config(paths), **form.config}
-            write_config(paths, config)
+            config = update_config(self.services.paths, **changes)
         except (ProjectError, OSError) as error:
             self.actions.fail(f"Could not save the loop settings: {error}")
             return False
-        self.store.setValue(program_key(str(paths.root)), form.agent_bin)
-        self.pane.settings.load(LoopForm(config, form.agent_bin))
+        self.pane.settings.load(config)
         self.actions.sig_succeeded.emit("Loop settings saved in .ralph/config.json.")
         return True
 
     def settings(self) -> LoopSettings | None:
-        """The loop settings the form shows, as the runner takes them (None when unreadable)."""
-        form = self.pane.settings.values()
+        """The loop settings the form shows (saved, with any edits on top), as the runner takes them."""
         try:
-            loaded = load_settings(self.services.paths)
+            saved = read_config(self.services.paths)
         except ProjectError as error:
             self.actions.fail(f"Could not read the loop settings: {error}")
             return None
-        return replace(loaded, agent_bin=form.agent_bin or loaded.agent_bin)
+        return LoopSettings.of(saved.changed(**self.pane.settings.changes()))
 
     # --- running ------------------------------------------------------------------------------
 
@@ -190,7 +195,7 @@ class LoopWiring(QObject):
         if self.running:
             self.actions.fail("The loop is already running in this window.")
             return
-        if self.pane.settings.dirty and not self.save_settings(self.pane.settings.values()):
+        if self.pane.settings.dirty and not self.save_settings(self.pane.settings.changes()):
             return
         settings = self.settings()
         if settings is None:

@@ -1,0 +1,102 @@
+"""`validate`: everything missing or broken in a project's `.ralph/` folder, found without changing it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.project.config import config_problems
+from ralph_desk.project.errors import Problem
+from ralph_desk.project.paths import ProjectPaths
+
+CONTEXT_TYPES: Mapping[str, tuple[type, ...]] = {
+    "session_id": (str,),
+    "recipe": (str,),
+    "discipline": (str, type(None)),
+    "feature": (str, type(None)),
+    "task_id": (int, type(None)),
+    "disabled_tools": (list,),
+}
+
+
+def validate_project(root: str | os.PathLike[str], db_url: str | None = None) -> list[Problem]:
+    """Everything missing or broken in `root/.ralph/` (empty when the project is sound); changes nothing."""
+    paths = ProjectPaths.at(root)
+    if not paths.ralph.is_dir():
+        return [
+            Problem(paths.ralph, "missing: this folder is not a ralph-desk project; run `ralph-desk init`")
+        ]
+    problems: list[Problem] = []
+    for folder in (paths.db_dir, paths.mcp_dir, paths.sessions_dir, paths.clients_dir, paths.logs_dir):
+        if not folder.is_dir():
+            problems.append(Problem(folder, "missing folder" if not folder.exists() else "not a folder"))
+    if paths.sessions_dir.is_dir() and os.name == "posix":
+        mode = paths.sessions_dir.stat().st_mode & 0o777
+        if mode & 0o077:
+            problems.append(
+                Problem(
+                    paths.sessions_dir, f"mode {mode:04o} lets others read session credentials; expected 0700"
+                )
+            )
+    for state_file in (paths.learnings_file, paths.progress_file, paths.ralph / ".gitignore"):
+        if not state_file.is_file():
+            problems.append(Problem(state_file, "missing file" if not state_file.exists() else "not a file"))
+    problems.extend(_config_file_problems(paths))
+    problems.extend(_context_problems(paths))
+    problems.extend(_database_problems(paths.db_url(db_url)))
+    return problems
+
+
+def _database_problems(url: str) -> list[Problem]:
+    # Imported here: the command line checks projects without loading the database layer up front.
+    from ralph_desk.store import health
+
+    sqlite_file = health.sqlite_file(url)
+    if sqlite_file is not None:
+        return [Problem(sqlite_file, message) for message in health.sqlite_problems(sqlite_file)]
+    shown = health.redacted(url)
+    return [Problem(shown, message) for message in health.url_problems(url)]
+
+
+def _config_file_problems(paths: ProjectPaths) -> list[Problem]:
+    path = paths.config_file
+    if not path.is_file():
+        return [Problem(path, "missing file; `ralph-desk init --force` writes the default settings")]
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return [Problem(path, f"not valid JSON: {error}")]
+    return [Problem(path, message) for message in config_problems(config)]
+
+
+def _context_problems(paths: ProjectPaths) -> list[Problem]:
+    path = paths.context_file
+    if not path.exists():
+        return []
+    try:
+        context = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return [Problem(path, f"not valid JSON: {error}")]
+    if not isinstance(context, dict):
+        return [Problem(path, f"must be a JSON object, not {type(context).__name__}")]
+    problems: list[Problem] = []
+    for key, types in CONTEXT_TYPES.items():
+        if key not in context:
+            continue
+        value = context[key]
+        if isinstance(value, bool) or not isinstance(value, types):
+            allowed = " or ".join("null" if kind is type(None) else kind.__name__ for kind in types)
+            problems.append(Problem(path, f"{key}: {json.dumps(value)} is not allowed; allowed: {allowed}"))
+    recipe = context.get("recipe")
+    if isinstance(recipe, str) and recipe not in {member.value for member in Recipe}:
+        problems.append(
+            Problem(
+                path, f"recipe: {recipe!r} is not a recipe; allowed: {', '.join(r.value for r in Recipe)}"
+            )
+        )
+    tools = context.get("disabled_tools")
+    if isinstance(tools, list) and not all(isinstance(tool, str) for tool in tools):
+        problems.append(Problem(path, "disabled_tools: every item must be a tool name (text)"))
+    return problems

@@ -1,0 +1,250 @@
+"""The project's settings: one typed model of `.ralph/config.json`, checked, read and written here only."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.project.errors import ProjectError
+from ralph_desk.project.paths import ProjectPaths, write_atomically
+
+CONFIG_VERSION = 2
+AGENTS = ("claude", "codex", "command")
+RECIPES = tuple(recipe.value for recipe in Recipe)
+OLD_NAMES: Mapping[str, str] = {"branch_name": "base_branch"}  # renamed in version 2, still read
+
+DEFAULT_MODELS: Mapping[str, str | None] = {
+    Recipe.BRAINDUMP.value: "opus",
+    Recipe.YAP.value: "sonnet",
+    Recipe.RAMBLE.value: "sonnet",
+    Recipe.DISCUSS.value: "sonnet",
+    Recipe.TASK_EXECUTION.value: "sonnet",
+    Recipe.OPUS_REVIEW.value: "opus",
+    Recipe.ENRICHMENT.value: "sonnet",
+    Recipe.IDE.value: None,
+    Recipe.UNDERSTAND.value: "sonnet",
+}
+
+
+class ConfigError(ProjectError):
+    """Settings that break the rules; `problems` names each broken key with what is allowed."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one setting accepts, and the same said in words for the person who wrote something else."""
+
+    accepts: Callable[[Any], bool]
+    allowed: str
+    since: int = 1  # the config version that added the key: older files may leave it out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _whole(minimum: int, note: str = "", since: int = 1) -> Rule:
+    return Rule(lambda value: _is_int(value) and value >= minimum, f"a whole number ≥ {minimum}{note}", since)
+
+
+def _text_or_null(what: str, since: int = 1) -> Rule:
+    return Rule(lambda value: value is None or _is_text(value), f"null or {what}", since)
+
+
+def _is_command(value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, list | tuple) and bool(value) and all(_is_text(word) for word in value)
+
+
+def _setting(default: Any, rule: Rule) -> Any:
+    return field(default=default, metadata={"rule": rule})
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """Everything the loop and the window may be told in `.ralph/config.json`; invalid values are refused."""
+
+    agent: str = _setting("claude", Rule(lambda value: value in AGENTS, "one of " + ", ".join(AGENTS)))
+    agent_bin: str | None = _setting(
+        None, _text_or_null("the path of the agent's program (null: found on PATH)", since=2)
+    )
+    agent_command: tuple[str, ...] | None = _setting(
+        None, Rule(_is_command, "null or a non-empty list of texts (the command and its arguments)")
+    )
+    models: Mapping[str, str | None] = field(
+        default_factory=lambda: dict(DEFAULT_MODELS),
+        metadata={
+            "rule": Rule(lambda value: isinstance(value, Mapping), "an object of recipe name to model name")
+        },
+    )
+    max_turns: int = _setting(50, _whole(1, " (agent turns per session)", since=2))
+    max_iterations: int = _setting(50, _whole(0, " (0: no limit)"))
+    max_cost_usd: float | None = _setting(
+        10.0,
+        Rule(
+            lambda value: value is None or (_is_number(value) and value >= 0),
+            "null (no budget) or a number ≥ 0 (US dollars)",
+        ),
+    )
+    session_timeout_s: int = _setting(1800, _whole(1, " (seconds)"))
+    stuck_threshold: int = _setting(3, _whole(1))
+    rate_limit_wait_s: float = _setting(
+        60.0,
+        Rule(
+            lambda value: _is_number(value) and value > 0,
+            "a number > 0 (seconds to wait on a rate limit that names no reset time)",
+            since=2,
+        ),
+    )
+    opus_review_every: int = _setting(0, _whole(0, " (0: off)"))
+    allow_edits: bool = _setting(True, Rule(lambda value: isinstance(value, bool), "true or false"))
+    base_branch: str | None = _setting(None, _text_or_null("a branch name (null: the branch checked out)"))
+
+    def __post_init__(self) -> None:
+        problems = config_problems(self.to_json(), complete=False)
+        if problems:
+            raise ConfigError(problems)
+
+    @classmethod
+    def from_json(cls, raw: Any) -> ProjectConfig:
+        """The settings a parsed `config.json` holds (defaults for keys left out); ConfigError if broken."""
+        problems = config_problems(raw, complete=False)
+        if problems:
+            raise ConfigError(problems)
+        values = {OLD_NAMES.get(key, key): value for key, value in raw.items() if key != "version"}
+        values["models"] = {**DEFAULT_MODELS, **values.get("models", {})}
+        if values.get("agent_command") is not None:
+            values["agent_command"] = tuple(values["agent_command"])
+        return cls(**values)
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as `config.json` keeps them, with the file's version."""
+        saved: dict[str, Any] = {"version": CONFIG_VERSION}
+        for setting in fields(self):
+            value = getattr(self, setting.name)
+            if isinstance(value, tuple):
+                value = list(value)
+            elif isinstance(value, Mapping):
+                value = dict(value)
+            saved[setting.name] = value
+        return saved
+
+    def changed(self, **changes: Any) -> ProjectConfig:
+        """These settings with some changed; ConfigError naming every change that is not allowed."""
+        if changes.get("agent_command") is not None:
+            changes["agent_command"] = tuple(changes["agent_command"])
+        if "models" in changes:
+            changes["models"] = {**self.models, **changes["models"]}
+        unknown = [name for name in changes if name not in RULES]
+        if unknown:
+            raise ConfigError([_unknown(name) for name in unknown])
+        return replace(self, **changes)
+
+
+RULES: Mapping[str, Rule] = {setting.name: setting.metadata["rule"] for setting in fields(ProjectConfig)}
+KNOWN_KEYS = ("version", *RULES)
+
+
+def _unknown(key: str) -> str:
+    return f"unknown key {key!r}; known keys: {', '.join(KNOWN_KEYS)}"
+
+
+def _not_allowed(key: str, value: Any, allowed: str) -> str:
+    return f"{key}: {json.dumps(value)} is not allowed; allowed: {allowed}"
+
+
+def config_problems(raw: Any, complete: bool = True) -> list[str]:
+    """What is wrong with a parsed `config.json`, one message per key; `complete` also names missing keys."""
+    if not isinstance(raw, dict):
+        return [f"must be a JSON object, not {type(raw).__name__}"]
+    version = raw.get("version", CONFIG_VERSION)
+    problems: list[str] = []
+    if not (_is_int(version) and 1 <= version <= CONFIG_VERSION):
+        problems.append(_not_allowed("version", version, f"1 to {CONFIG_VERSION}"))
+        version = CONFIG_VERSION
+    for key, value in raw.items():
+        name = OLD_NAMES.get(key, key)
+        rule = RULES.get(name)
+        if key == "version":
+            continue
+        if rule is None:
+            problems.append(_unknown(key))
+        elif name != key and name in raw:
+            problems.append(f"{key}: the old name of {name}; keep only {name}")
+        elif not rule.accepts(value):
+            problems.append(_not_allowed(key, value, rule.allowed))
+    if complete:
+        given = {OLD_NAMES.get(key, key) for key in raw}
+        required = ["version", *(name for name, rule in RULES.items() if rule.since <= version)]
+        problems.extend(f"{name}: missing" for name in required if name not in given)
+    models = raw.get("models")
+    if isinstance(models, Mapping):
+        problems.extend(_model_problems(models))
+    return problems
+
+
+def _model_problems(models: Mapping[Any, Any]) -> list[str]:
+    problems: list[str] = []
+    for recipe, model in models.items():
+        if recipe not in RECIPES:
+            problems.append(f"models: unknown recipe {recipe!r}; allowed: {', '.join(RECIPES)}")
+        elif model is not None and not _is_text(model):
+            problems.append(_not_allowed(f"models.{recipe}", model, "null or a model name"))
+    return problems
+
+
+def default_config() -> dict[str, Any]:
+    """The settings `init` writes into `.ralph/config.json` when no branch is checked out."""
+    return ProjectConfig().to_json()
+
+
+def read_config(paths: ProjectPaths) -> ProjectConfig:
+    """The project's settings; ProjectError naming the file and every broken key (the file is kept)."""
+    try:
+        text = paths.config_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProjectError(
+            f"{paths.config_file}: missing; run `ralph-desk init --force {paths.root}`"
+        ) from None
+    except UnicodeDecodeError as error:
+        raise ProjectError(f"{paths.config_file}: not valid JSON: {error}") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ProjectError(f"{paths.config_file}: not valid JSON: {error}") from None
+    try:
+        return ProjectConfig.from_json(raw)
+    except ConfigError as error:
+        raise ProjectError(f"{paths.config_file}: {error}") from None
+
+
+def write_config(paths: ProjectPaths, config: ProjectConfig) -> None:
+    """Write the settings to `.ralph/config.json`, the whole file replaced at once."""
+    write_atomically(paths.config_file, json.dumps(config.to_json(), indent=2) + "\n")
+
+
+def update_config(paths: ProjectPaths, **changes: Any) -> ProjectConfig:
+    """Change some settings in `.ralph/config.json`; ProjectError, nothing written, when any is bad."""
+    try:
+        updated = read_config(paths).changed(**changes)
+    except ConfigError as error:
+        raise ProjectError(f"{paths.config_file}: {error}") from None
+    write_config(paths, updated)
+    return updated

@@ -1,0 +1,109 @@
+"""`init`: create a project's `.ralph/` folder with its settings and a migrated database (DESIGN §3)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from ralph_desk.project.config import ProjectConfig, write_config
+from ralph_desk.project.errors import ProjectError, ProjectExistsError
+from ralph_desk.project.paths import ProjectPaths, write_atomically
+
+PRIVATE_DIR_MODE = 0o700
+TITLE_LIMIT = 200
+BRANCH_REF = "ref: refs/heads/"
+
+GITIGNORE = """\
+# Written by ralph-desk: runtime state stays out of version control.
+db/
+logs/
+mcp/sessions/
+"""
+
+
+def init_project(
+    root: str | os.PathLike[str],
+    title: str | None = None,
+    force: bool = False,
+    db_url: str | None = None,
+) -> ProjectPaths:
+    """Create `root/.ralph/` (DESIGN §3) with a migrated database whose project is titled `title`.
+
+    With `force`, an existing folder gets fresh configuration (config.json, .gitignore, any missing
+    folders and files) while its database, progress.txt, learnings.txt and logs are kept. An existing
+    database keeps its project title unless `title` is given.
+    """
+    paths = ProjectPaths.at(root)
+    if paths.root.exists() and not paths.root.is_dir():
+        raise ProjectError(f"{paths.root}: exists and is not a folder")
+    if paths.ralph.exists() and not force:
+        raise ProjectExistsError(
+            f"{paths.ralph}: already exists; use --force to re-create its configuration "
+            "(the database, progress.txt and learnings.txt are kept)"
+        )
+    if paths.ralph.exists() and not paths.ralph.is_dir():
+        raise ProjectError(f"{paths.ralph}: exists and is not a folder")
+    project_title = _checked_title(title if title is not None else paths.root.name or "project")
+    for folder in (paths.ralph, paths.db_dir, paths.mcp_dir, paths.clients_dir, paths.logs_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    paths.sessions_dir.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+    paths.sessions_dir.chmod(PRIVATE_DIR_MODE)
+    for state_file in (paths.learnings_file, paths.progress_file):
+        state_file.touch(exist_ok=True)
+    write_atomically(paths.ralph / ".gitignore", GITIGNORE)
+    write_config(paths, ProjectConfig(base_branch=checked_out_branch(paths.root)))
+    _init_database(paths.db_url(db_url), project_title, overwrite=title is not None)
+    return paths
+
+
+def checked_out_branch(root: Path) -> str | None:
+    """The git branch checked out in `root` (None outside a repository, or on a detached head)."""
+    # Read from the repository's HEAD file, not by running git: init works where git is not installed.
+    for folder in (root, *root.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_file():  # a worktree or submodule: the file names the real git folder
+            pointer = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            dot_git = (folder / pointer.removeprefix("gitdir:").strip()).resolve()
+        if dot_git.is_dir():
+            return _branch_of(dot_git / "HEAD")
+    return None
+
+
+def _branch_of(head: Path) -> str | None:
+    try:
+        text = head.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith(BRANCH_REF):
+        return None  # a detached head names a commit, not a branch
+    return text.removeprefix(BRANCH_REF) or None
+
+
+def _checked_title(title: str) -> str:
+    cleaned = title.strip()
+    if not cleaned or len(cleaned) > TITLE_LIMIT or "\x00" in cleaned:
+        raise ProjectError(f"invalid title {title!r}; allowed: 1 to {TITLE_LIMIT} characters")
+    return cleaned
+
+
+def _init_database(url: str, title: str, overwrite: bool) -> None:
+    # Imported here: opening a database pulls in the ORM, which `ProjectPaths` users do not need.
+    from ralph_desk.store import project_info
+    from ralph_desk.store.database import Database
+
+    database = Database(url)
+    try:
+        with database.write() as unit:
+            existing = project_info.get(unit)
+            if existing is None:
+                project_info.upsert(unit, title, "")
+            elif overwrite:
+                project_info.upsert(unit, title, existing.description)
+    finally:
+        database.dispose()
+
+
+def remove_project(paths: ProjectPaths) -> None:
+    """Delete a project's `.ralph/` folder (used to undo a half-made demo)."""
+    shutil.rmtree(paths.ralph, ignore_errors=True)

@@ -1,0 +1,85 @@
+"""Whether a database can be opened as ralph-desk's, checked without changing it (for `validate`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ralph_desk.store.urls import is_sqlite
+
+EXPECTED_TABLES = frozenset({"project", "features", "disciplines", "tasks", "task_signals"})
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a `sqlite:///FILE` URL (None for other databases and in-memory SQLite)."""
+    if not is_sqlite(url):
+        return None
+    location = url.split("://", 1)[1].split("?", 1)[0]
+    if not location.startswith("/") or location in ("/", "/:memory:"):
+        return None
+    return Path(location[1:])
+
+
+def sqlite_problems(db_file: Path) -> list[str]:
+    """What is wrong with a SQLite file as ralph-desk's database (empty when it is sound)."""
+    if not db_file.exists():
+        return ["missing database; `ralph-desk init --force` creates it"]
+    if not db_file.is_file():
+        return ["not a file"]
+    # Opened read-only through the standard library: a database we do not understand stays untouched.
+    try:
+        connection = sqlite3.connect(f"{db_file.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        return [f"cannot open the database: {error}"]
+    try:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        revision = None
+        if "alembic_version" in tables:
+            row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+            revision = row[0] if row else None
+        check = connection.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as error:
+        return [f"unreadable: {error} (not a SQLite database, or damaged)"]
+    finally:
+        connection.close()
+    if not tables:
+        return ["empty database without the ralph-desk schema; `ralph-desk init --force` creates it"]
+    if "alembic_version" not in tables or not tables >= EXPECTED_TABLES:
+        return ["not a ralph-desk database (its tables are not ralph-desk's)"]
+    from ralph_desk.store import migrate  # alembic is slow to import; only validate needs it
+
+    problems: list[str] = []
+    if revision is not None and revision not in migrate.known_revisions():
+        problems.append(
+            f"schema revision {revision!r} is newer than this ralph-desk knows "
+            f"(newest known: {migrate.head_revision()!r}); upgrade ralph-desk to open it"
+        )
+    if check is None or check[0] != "ok":
+        problems.append(f"integrity check failed: {check[0] if check else 'no answer'}")
+    return problems
+
+
+def url_problems(url: str) -> list[str]:
+    """What stops the database at a (non-SQLite-file) URL from opening (empty when it opens)."""
+    from ralph_desk.store import migrate
+    from ralph_desk.store.database import Database
+
+    try:
+        database = Database(url, migrate_on_open=False)
+    except migrate.SchemaTooNewError as error:
+        return [str(error)]
+    except Exception as error:  # any driver or network failure is a problem to report, not a crash
+        detail = " ".join(str(error).split("(Background on this error")[0].split())
+        return [f"cannot open the database: {type(error).__name__}: {detail}"]
+    database.dispose()
+    return []
+
+
+def redacted(url: str) -> str:
+    """A database URL fit to show: its password hidden (without importing SQLAlchemy)."""
+    scheme, separator, rest = url.partition("://")
+    if not separator or "@" not in rest:
+        return url
+    credentials, _, host = rest.rpartition("@")
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"

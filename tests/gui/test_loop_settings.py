@@ -1,0 +1,166 @@
+"""The Loop pane's settings: every key of config.json the loop reads is shown, edited and saved there."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
+from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key
+from ralph_desk.project import ProjectConfig, read_config, update_config
+from ralph_desk.services.container import Services
+
+WAIT_MS = 3000
+
+CONFIGURED = ProjectConfig(
+    agent="claude",
+    agent_bin="/opt/claude/bin/claude",
+    max_turns=7,
+    rate_limit_wait_s=42.5,
+    max_iterations=3,
+    max_cost_usd=2.5,
+    session_timeout_s=600,
+    stuck_threshold=4,
+    opus_review_every=2,
+    allow_edits=False,
+    base_branch="trunk",
+)
+
+
+def wiring(window: MainWindow) -> LoopWiring:
+    found = window.findChild(LoopWiring)
+    assert found is not None
+    return found
+
+
+def test_the_form_shows_every_setting_it_is_given(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+
+    form.load(CONFIGURED)
+
+    assert form.agent.currentData() == "claude"
+    assert form.agent_bin.text() == "/opt/claude/bin/claude"
+    assert (form.max_turns.value(), form.rate_wait.value()) == (7, 42.5)
+    assert (form.max_iterations.value(), form.budget.value(), form.timeout.value()) == (3, 2.5, 600)
+    assert (form.stuck.value(), form.review.value(), form.allow_edits.isChecked()) == (4, 2, False)
+    assert form.base_branch.text() == "trunk"
+    assert form.models[Recipe.BRAINDUMP].currentText() == "opus"
+    assert not form.dirty and form.values() == CONFIGURED
+
+
+def test_saving_asks_for_only_the_edited_settings(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(CONFIGURED)
+
+    form.max_turns.setValue(9)
+    form.rate_wait.setValue(5.0)
+    form.agent_bin.setText("  ")
+    form.command.setText("my-agent --prompt '{prompt_file}'")
+    with qtbot.waitSignal(form.sig_save_requested, timeout=WAIT_MS) as saved:
+        form.save.click()
+
+    assert saved.args == [
+        {
+            "agent_bin": None,
+            "agent_command": ("my-agent", "--prompt", "{prompt_file}"),
+            "max_turns": 9,
+            "rate_limit_wait_s": 5.0,
+        }
+    ]
+
+
+def test_a_wait_the_box_rounds_is_kept_exact_until_it_is_edited(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+
+    form.load(replace(CONFIGURED, rate_limit_wait_s=0.25))
+    form.max_turns.setValue(8)
+
+    assert form.changes() == {"max_turns": 8}
+
+
+def test_the_loop_pane_shows_max_turns_the_rate_limit_wait_and_the_program_from_config_json(
+    window: MainWindow, services: Services
+) -> None:
+    update_config(services.paths, agent_bin="/opt/claude/bin/claude", max_turns=7, rate_limit_wait_s=42.5)
+
+    wiring(window).refresh()
+
+    form = window.loop.settings
+    assert form.agent_bin.text() == "/opt/claude/bin/claude"
+    assert (form.max_turns.value(), form.rate_wait.value()) == (7, 42.5)
+    assert not form.dirty
+
+
+def test_edits_in_the_loop_pane_are_saved_to_config_json_and_run_the_loop(
+    window: MainWindow, services: Services
+) -> None:
+    form = window.loop.settings
+    form.max_turns.setValue(12)
+    form.rate_wait.setValue(3.5)
+    form.agent_bin.setText("/opt/claude/bin/claude")
+    form.base_branch.setText("develop")
+
+    form.save.click()
+
+    config = read_config(services.paths)
+    assert (config.max_turns, config.rate_limit_wait_s) == (12, 3.5)
+    assert (config.agent_bin, config.base_branch) == ("/opt/claude/bin/claude", "develop")
+    settings = wiring(window).settings()
+    assert settings is not None
+    assert (settings.max_turns, settings.rate_limit_wait_s, settings.agent_bin) == (
+        12,
+        3.5,
+        "/opt/claude/bin/claude",
+    )
+
+
+def test_unsaved_edits_are_what_the_loop_would_run_with(window: MainWindow) -> None:
+    window.loop.settings.max_turns.setValue(3)
+
+    settings = wiring(window).settings()
+
+    assert settings is not None and settings.max_turns == 3
+
+
+def test_a_program_kept_on_this_computer_moves_into_config_json_once(
+    window: MainWindow, services: Services, settings: QSettings
+) -> None:
+    key = program_key(str(services.paths.root))
+    settings.setValue(key, "/opt/old/claude")
+
+    wiring(window).refresh()
+
+    assert read_config(services.paths).agent_bin == "/opt/old/claude"
+    assert window.loop.settings.agent_bin.text() == "/opt/old/claude"
+    assert settings.value(key) is None
+
+
+def test_a_program_in_config_json_wins_over_one_kept_on_this_computer(
+    window: MainWindow, services: Services, settings: QSettings
+) -> None:
+    update_config(services.paths, agent_bin="/opt/new/claude")
+    settings.setValue(program_key(str(services.paths.root)), "/opt/old/claude")
+
+    wiring(window).refresh()
+
+    assert read_config(services.paths).agent_bin == "/opt/new/claude"
+    assert window.loop.settings.agent_bin.text() == "/opt/new/claude"
+
+
+def test_a_broken_config_json_is_named_and_left_as_it_was(window: MainWindow, services: Services) -> None:
+    services.paths.config_file.write_text('{"max_turns": 0}', encoding="utf-8")
+    form = window.loop.settings
+    form.max_turns.setValue(5)
+
+    saved = wiring(window).save_settings(form.changes())
+
+    assert not saved
+    assert services.paths.config_file.read_text(encoding="utf-8") == '{"max_turns": 0}'
+    assert wiring(window).settings() is None
