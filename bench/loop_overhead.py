@@ -1,13 +1,13 @@
 """Row 5: the loop's own cost per iteration, not counting the agent process's run time.
 
 The real `LoopRunner` runs K tasks of a git project with the command-template agent pointing at
-`fake_agent.py`, a stdlib-only program that reads the session's MCP config, calls `done` over HTTP
-with the session's credential and exits — so each iteration goes through everything a real one
-does: planning, the session's credential and files, the prompt, the process, reading its output,
-git and fingerprint checks, post-processing a real `done`, the transcript and the session record.
-The same agent command is also run standalone (same pipes, same server, its own session on a
-draft task) before and after the loop; its mean wall time is subtracted from the loop's mean
-iteration time.
+the tests' stand-in agent (`tests/support/stand_in_agent.py`), a stdlib-only program that reads the
+session's MCP config, calls `done` over HTTP with the session's credential and exits — so each
+iteration goes through everything a real one does: planning, the session's credential and files,
+the prompt, the process, reading its output, git and fingerprint checks, post-processing a real
+`done`, the transcript and the session record. The same agent command is also run standalone (same
+pipes, same server, its own session on a draft task) before and after the loop; its mean wall time
+is subtracted from the loop's mean iteration time.
 
     python bench/loop_overhead.py [--tasks 20]
 """
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from _common import (
-    BENCH_DIR,
     PYTHON,
+    REPO,
     Row,
     emit,
     env_for_children,
@@ -39,6 +39,13 @@ from _common import (
 
 TARGET_MS = 150.0
 STANDALONE_RUNS = 10
+STAND_IN = REPO / "tests" / "support" / "stand_in_agent.py"
+DONE_CALL = 'done={"summary": "nothing to do: the benchmark\'s stand-in agent"}'
+
+
+def agent_argv(prompt_file: str, mcp_config: str) -> list[str]:
+    """The stand-in agent calling `done` (no model API), as a command template or a command."""
+    return [PYTHON, "-I", str(STAND_IN), prompt_file, mcp_config, "--call", DONE_CALL]
 
 
 async def run_agent(argv: list[str], cwd: Path) -> float:
@@ -75,7 +82,7 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
     )
     embedded = EmbeddedMcp(services)
     await embedded.start()
-    template = shlex.join([PYTHON, str(BENCH_DIR / "fake_agent.py"), "{mcp_config}"])
+    template = shlex.join(agent_argv("{prompt_file}", "{mcp_config}"))
     settings = LoopSettings(
         agent="command", agent_command=template, session_timeout_s=120, stuck_threshold=3, max_iterations=None
     )
@@ -93,7 +100,9 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
             )
             config = root / ".ralph" / "mcp" / f"standalone-{number}.mcp.json"
             config.write_text(json.dumps(mcp_config(endpoint, None)))
-            times.append(await run_agent([PYTHON, str(BENCH_DIR / "fake_agent.py"), str(config)], root))
+            prompt = config.with_suffix(".prompt.md")
+            prompt.write_text("# Standalone run\n")
+            times.append(await run_agent(agent_argv(str(prompt), str(config)), root))
             embedded.close_session(endpoint)
         return times
 

@@ -1,11 +1,14 @@
-"""Fixtures for loop tests that run the real Claude Code CLI against the scripted model API."""
+"""Fixtures for loop tests: agents (the stand-in everywhere, the real Claude Code CLI when installed) that
+take their turns from the scripted model API."""
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 import subprocess
+import sys
 from collections.abc import Callable, Coroutine, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +16,13 @@ import pytest
 
 from ralph_desk.loop.model import LiveEvent, LoopSettings
 from ralph_desk.loop.runner import LoopRunner, LoopStatus
+from ralph_desk.loop.settings import CLAUDE_BIN_ENV
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
-from ralph_desk.project import init_project
+from ralph_desk.project import init_project, read_config, write_config
 from ralph_desk.services.container import Services
+from tests.support import stand_in_agent
 from tests.support.fake_model_api import FakeModelApi, Text, ToolCalls, Turn
-from tests.support.npm_tools import claude_bin, missing_reason
+from tests.support.npm_tools import claude_bin
 
 LOOP_TIMEOUT_S = 240
 GIT = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
@@ -41,12 +46,61 @@ def session(*calls: tuple[str, dict[str, Any]]) -> list[Turn]:
     return [ToolCalls(list(calls)), Text("Session over.")]
 
 
-@pytest.fixture
-def claude() -> Path:
+STAND_IN_WORDS = (sys.executable, "-I", stand_in_agent.__file__, "{prompt_file}", "{mcp_config}")
+STAND_IN_COMMAND = shlex.join(STAND_IN_WORDS)
+
+
+@dataclass(frozen=True)
+class Agent:
+    """An agent the loop tests run: as loop settings, as `ralph-desk run` arguments, as project config."""
+
+    name: str
+    settings: LoopSettings
+    cli: tuple[str, ...]
+    config: dict[str, Any]  # the config.json keys that choose it
+    env: dict[str, str]  # the environment that points at it
+
+
+def stand_in() -> Agent:
+    """The binary-free stand-in agent, run by the `command` agent template."""
+    return Agent(
+        "stand-in",
+        LoopSettings(agent="command", agent_command=STAND_IN_COMMAND),
+        ("--agent", "command", "--agent-command", STAND_IN_COMMAND),
+        {"agent": "command", "agent_command": list(STAND_IN_WORDS)},
+        {},
+    )
+
+
+def real_claude(binary: Path) -> Agent:
+    """The real Claude Code CLI."""
+    return Agent(
+        "claude",
+        LoopSettings(agent="claude", agent_bin=str(binary)),
+        ("--claude-bin", str(binary)),
+        {"agent": "claude"},
+        {CLAUDE_BIN_ENV: str(binary)},
+    )
+
+
+def use_agent(services: Services, agent: Agent, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `agent` the one the project's config (and so a loop started from a tool) runs."""
+    write_config(services.paths, {**read_config(services.paths), **agent.config})
+    for key, value in agent.env.items():
+        monkeypatch.setenv(key, value)
+
+
+def installed_agents() -> list[Agent]:
+    """The stand-in on every machine, the real Claude Code on top where tools/npm has it."""
     binary = claude_bin()
-    if binary is None:
-        pytest.skip(missing_reason("Claude Code"))
-    return binary
+    return [stand_in()] if binary is None else [stand_in(), real_claude(binary)]
+
+
+@pytest.fixture(params=installed_agents(), ids=lambda agent: agent.name)
+def agent(request: pytest.FixtureRequest) -> Agent:
+    """Each installed agent in turn (so no loop test is skipped where Claude Code is missing)."""
+    chosen: Agent = request.param
+    return chosen
 
 
 @pytest.fixture
@@ -86,11 +140,9 @@ def start_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Start
         api.stop()
 
 
-def settings(claude: Path, **changes: Any) -> LoopSettings:
-    """Loop settings for tests: the real Claude binary, short limits."""
-    base = LoopSettings(
-        agent="claude", agent_bin=str(claude), max_turns=8, session_timeout_s=120, rate_limit_wait_s=0.5
-    )
+def settings(agent: Agent, **changes: Any) -> LoopSettings:
+    """Loop settings for tests: the agent, short limits."""
+    base = replace(agent.settings, max_turns=8, session_timeout_s=120, rate_limit_wait_s=0.5)
     return replace(base, **changes)
 
 

@@ -16,7 +16,7 @@ from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
-from tests.loop.conftest import StartApi, heading, session, verb
+from tests.loop.conftest import Agent, StartApi, heading, session, use_agent, verb
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -33,9 +33,9 @@ def structured(result: Any) -> dict[str, Any]:
 
 
 async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
-    claude: Path, project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch
+    agent: Agent, project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RALPH_CLAUDE_BIN", str(claude))
+    use_agent(project, agent, monkeypatch)
     task = project.tasks.create("core", "backend", "Started from the IDE")
     start_api(
         **{

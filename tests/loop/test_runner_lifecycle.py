@@ -16,13 +16,13 @@ from sqlalchemy import update
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.loop.agents.base import AgentUnavailableError
 from ralph_desk.loop.lock import LoopAlreadyRunningError, LoopLock
-from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.services.container import Services
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S, this_host
 from ralph_desk.store.schema import LoopRunRow, TaskRow
-from tests.loop.conftest import LOOP_TIMEOUT_S, StartApi, heading, run_loop, session, settings, verb
+from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, run_loop, session, settings, verb
 from tests.support.fake_model_api import Hang, Text
 
 pytestmark = pytest.mark.slow
@@ -55,12 +55,12 @@ def sessions_ended(runner: LoopRunner, count: int) -> asyncio.Event:
     return ended
 
 
-def test_a_second_loop_on_the_same_project_is_refused(claude: Path, project: Services) -> None:
+def test_a_second_loop_on_the_same_project_is_refused(agent: Agent, project: Services) -> None:
     lock = LoopLock(project.paths.ralph / "loop.lock")
     lock.acquire()
     try:
         with pytest.raises(LoopAlreadyRunningError, match=f"pid {os.getpid()}"):
-            run_loop(project, settings(claude))
+            run_loop(project, settings(agent))
     finally:
         lock.release()
     assert project.sessions.latest_loop_run() is None
@@ -70,21 +70,21 @@ def test_a_missing_agent_binary_is_a_clear_error_before_anything_changes(
     project: Services, tmp_path: Path
 ) -> None:
     task = project.tasks.create("core", "backend", "Anything")
-    missing = tmp_path / "no-such-claude"
+    missing = LoopSettings(agent="claude", agent_bin=str(tmp_path / "no-such-claude"))
     with pytest.raises(AgentUnavailableError, match="no-such-claude"):
-        run_loop(project, settings(missing))
+        run_loop(project, missing)
     assert project.tasks.get(task.id).status is TaskStatus.PENDING
     assert project.sessions.latest_loop_run() is None
 
 
 def test_a_task_left_in_progress_by_a_dead_loop_is_recovered_at_start(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Interrupted job")
     project.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
     project.sessions.start_session("dead-session", task_id=task.id, recipe="task_execution", agent="claude")
     start_api(**{heading(task.id): session(verb("done", summary="finished after recovery"))})
-    run_loop(project, settings(claude))
+    run_loop(project, settings(agent))
     assert project.tasks.get(task.id).status is TaskStatus.DONE
     assert project.tasks.get(task.id).stuck_count == 0
     dead = project.sessions.get("dead-session")
@@ -109,11 +109,11 @@ def _hold(project: Services, task_id: int, host: str = "another-machine", pid: i
 
 
 def test_a_task_another_machine_is_working_on_is_left_alone_until_its_lease_lapses(
-    claude: Path, project: Services
+    agent: Agent, project: Services
 ) -> None:
     task = project.tasks.create("core", "backend", "Held elsewhere")
     run_id = _hold(project, task.id)
-    status = run_loop(project, settings(claude))
+    status = run_loop(project, settings(agent))
     assert status.state is LoopState.COMPLETED and status.iteration == 0
     assert project.tasks.get(task.id).status is TaskStatus.IN_PROGRESS
     assert project.sessions.get(f"held-{task.id}").ended_at is None
@@ -146,11 +146,11 @@ def test_a_task_in_progress_without_a_session_is_recovered_only_once_its_claim_i
 
 
 def test_a_session_over_its_time_limit_is_ended_and_counted_stuck(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Never answers")
     start_api(**{heading(task.id): [Hang()]})
-    run_loop(project, settings(claude, session_timeout_s=3, max_iterations=1))
+    run_loop(project, settings(agent, session_timeout_s=3, max_iterations=1))
     reloaded = project.tasks.get(task.id)
     assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 1
     (recorded,) = project.sessions.list(task_id=task.id)
@@ -158,7 +158,7 @@ def test_a_session_over_its_time_limit_is_ended_and_counted_stuck(
 
 
 def test_a_human_stop_ends_the_agent_without_counting_stuck(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Stop me")
     api = start_api(**{heading(task.id): [Hang()]})
@@ -167,7 +167,7 @@ def test_a_human_stop_ends_the_agent_without_counting_stuck(
         await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))
         runner.stop()
 
-    status = run_loop(project, settings(claude), runner_hook=stop_when_waiting)
+    status = run_loop(project, settings(agent), runner_hook=stop_when_waiting)
     reloaded = project.tasks.get(task.id)
     assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 0
     (recorded,) = project.sessions.list(task_id=task.id)
@@ -176,7 +176,7 @@ def test_a_human_stop_ends_the_agent_without_counting_stuck(
 
 
 def test_a_loop_stopped_mid_session_leaves_no_helper_task_pending_when_it_returns(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Stop me, then quit")
     api = start_api(**{heading(task.id): [Hang()]})
@@ -184,7 +184,7 @@ def test_a_loop_stopped_mid_session_leaves_no_helper_task_pending_when_it_return
     async def main() -> list[str]:
         embedded = EmbeddedMcp(project)
         await embedded.start()
-        runner = LoopRunner(project, embedded, settings(claude))
+        runner = LoopRunner(project, embedded, settings(agent))
 
         async def stop_when_waiting() -> None:
             await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))
@@ -204,7 +204,7 @@ def test_a_loop_stopped_mid_session_leaves_no_helper_task_pending_when_it_return
 
 
 def test_pause_holds_the_loop_after_the_current_session_until_resumed(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     first = project.tasks.create("core", "backend", "First", priority="high")
     second = project.tasks.create("core", "backend", "Second")
@@ -227,14 +227,14 @@ def test_pause_holds_the_loop_after_the_current_session_until_resumed(
         assert project.tasks.get(second.id).status is TaskStatus.PENDING
         runner.resume()
 
-    run_loop(project, settings(claude), events, runner_hook=pause_then_resume)
+    run_loop(project, settings(agent), events, runner_hook=pause_then_resume)
     states = [e.text for e in events if e.kind is EventKind.LOOP_STATE]
     assert states.index(LoopState.PAUSED.value) < len(states) - 1
     assert project.tasks.get(second.id).status is TaskStatus.DONE
 
 
 def test_a_waiting_loop_wakes_when_a_question_is_answered(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Needs a decision")
     script = [
@@ -255,18 +255,18 @@ def test_a_waiting_loop_wakes_when_a_question_is_answered(
         await asyncio.wait_for(two_sessions.wait(), 120)
         runner.stop()
 
-    run_loop(project, settings(claude), runner_hook=answer_when_waiting, exit_when_idle=False)
+    run_loop(project, settings(agent), runner_hook=answer_when_waiting, exit_when_idle=False)
     assert "ANSWER to your question 'Which chart library?': uPlot" in api.user_text(2)
 
 
 def test_an_opus_review_runs_after_every_n_tasks_done_in_a_feature(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Reviewed work")
     api = start_api(
         [Text("Reviewed: all good.")], **{heading(task.id): session(verb("done", summary="work"))}
     )
-    run_loop(project, settings(claude, opus_review_every=1))
+    run_loop(project, settings(agent, opus_review_every=1))
     reviews = [s for s in project.sessions.list() if s.recipe == Recipe.OPUS_REVIEW.value]
     assert len(reviews) == 1 and reviews[0].feature == "core"
     review_request = next(i for i in range(len(api.requests)) if "# Review of a feature" in api.user_text(i))
@@ -285,12 +285,10 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_understand_session_writes_the_codebase_map_read_only(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     start_api([Text("# Codebase map\n\nOne README, nothing else yet.")])
-    run = run_cli(
-        "session", "--root", str(project.paths.root), "--recipe", "understand", "--claude-bin", str(claude)
-    )
+    run = run_cli("session", "--root", str(project.paths.root), "--recipe", "understand", *agent.cli)
     assert run.returncode == 0, run.stderr
     assert project.paths.codebase_map.read_text().startswith("# Codebase map")
     (recorded,) = project.sessions.list()
@@ -320,13 +318,11 @@ def test_cli_dry_run_shows_tasks_prompt_and_config_and_starts_nothing(project: S
 
 
 def test_cli_run_works_through_the_queue_headless(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Headless job")
     start_api(**{heading(task.id): session(verb("done", summary="headless"))})
-    run = run_cli(
-        "run", "--root", str(project.paths.root), "--claude-bin", str(claude), "--exit-when-idle", "--json"
-    )
+    run = run_cli("run", "--root", str(project.paths.root), *agent.cli, "--exit-when-idle", "--json")
     assert run.returncode == 0, run.stderr
     finished = json.loads(run.stdout.strip().splitlines()[-1])
     assert finished["event"] == "finished" and finished["completed"] == 1
@@ -334,7 +330,7 @@ def test_cli_run_works_through_the_queue_headless(
 
 
 def test_the_app_killed_mid_loop_leaves_a_task_the_next_start_recovers(
-    claude: Path, project: Services, start_api: StartApi
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Survives a crash")
     api = start_api(**{heading(task.id): [Hang(), *session(verb("done", summary="after the crash"))]})
@@ -346,8 +342,7 @@ def test_the_app_killed_mid_loop_leaves_a_task_the_next_start_recovers(
             "run",
             "--root",
             str(project.paths.root),
-            "--claude-bin",
-            str(claude),
+            *agent.cli,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -362,7 +357,7 @@ def test_the_app_killed_mid_loop_leaves_a_task_the_next_start_recovers(
         if loop.poll() is None:
             loop.kill()
     api.release()  # the orphaned agent gets its answer and exits on its own
-    run = run_cli("run", "--root", str(project.paths.root), "--claude-bin", str(claude), "--exit-when-idle")
+    run = run_cli("run", "--root", str(project.paths.root), *agent.cli, "--exit-when-idle")
     assert run.returncode == 0, run.stderr
     assert project.tasks.get(task.id).status is TaskStatus.DONE
     assert project.tasks.get(task.id).stuck_count == 0

@@ -1,0 +1,118 @@
+"""One session of `LoopRunner.run_session`, outside a loop run: what the agent did decides the outcome."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+
+from ralph_desk.domain.enums import SessionOutcome, TaskStatus
+from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.planner import plan_next_task
+from ralph_desk.loop.runner import LoopRunner, SessionResult
+from ralph_desk.mcp_server.embedded import EmbeddedMcp
+from ralph_desk.services.container import Services
+from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, session, settings, verb
+from tests.support.fake_model_api import Hang, HttpError, Text
+
+pytestmark = pytest.mark.slow
+
+WhileRunning = Callable[[LoopRunner], Coroutine[Any, Any, None]]
+
+
+def run_session(
+    services: Services, agent: Agent, events: list[LiveEvent], while_running: WhileRunning | None = None
+) -> SessionResult:
+    """Claim the next task and run its one session with the embedded server, nothing else of a loop."""
+
+    async def main() -> SessionResult:
+        embedded = EmbeddedMcp(services)
+        await embedded.start()
+        runner = LoopRunner(services, embedded, settings(agent))
+        runner.subscribe(events.append)
+        plan = plan_next_task(services, runner.settings)
+        assert plan is not None
+        helper = asyncio.create_task(while_running(runner)) if while_running else None
+        try:
+            result = await asyncio.wait_for(runner.run_session(plan), LOOP_TIMEOUT_S)
+            if helper is not None:
+                await asyncio.wait_for(helper, LOOP_TIMEOUT_S)
+            return result
+        finally:
+            await embedded.stop()
+
+    return asyncio.run(main())
+
+
+def test_a_session_that_edits_and_calls_partial_requeues_its_task_with_the_edit_recorded(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Tide parser")
+    edited = project.paths.root / "tide.py"
+    start_api(
+        **{
+            heading(task.id): session(
+                ("Write", {"file_path": str(edited), "content": "HIGH_WATER = 4.2\n"}),
+                verb("partial", summary="constants written", remaining="parse the table"),
+            )
+        }
+    )
+    events: list[LiveEvent] = []
+    result = run_session(project, agent, events)
+    assert result.outcome is SessionOutcome.REQUEUED and result.exit_code == 0
+    assert result.decision is not None and result.decision.status is TaskStatus.PENDING
+    assert result.changed_files == ["tide.py"] and edited.read_text() == "HIGH_WATER = 4.2\n"
+    assert result.summary.turns == 2 and result.summary.cost_usd > 0
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert (recorded.closing_verb, recorded.outcome) == ("partial", SessionOutcome.REQUEUED.value)
+    assert [signal.remaining for signal in project.signals.for_task(task.id)] == ["parse the table"]
+    calls = [e.data["tool"] for e in events if e.kind is EventKind.TOOL_CALL]
+    assert calls == ["Write", "partial"]
+    assert events[0].kind is EventKind.SESSION_STARTED
+    assert events[-1].kind is EventKind.SESSION_ENDED and events[-1].text == SessionOutcome.REQUEUED.value
+
+
+def test_a_session_that_calls_no_verb_is_stuck(agent: Agent, project: Services, start_api: StartApi) -> None:
+    task = project.tasks.create("core", "backend", "Silent agent")
+    start_api(**{heading(task.id): [Text("I looked around and did nothing.")]})
+    result = run_session(project, agent, [])
+    assert result.outcome is SessionOutcome.STUCK and result.decision is not None
+    assert result.exit_code == 0 and result.summary.result_text == "I looked around and did nothing."
+    reloaded = project.tasks.get(task.id)
+    assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 1
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.closing_verb is None and recorded.outcome == SessionOutcome.STUCK.value
+
+
+def test_an_agent_that_exits_with_an_error_is_stuck_with_its_error_recorded(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Broken API")
+    start_api(**{heading(task.id): [HttpError(400, message="the prompt is malformed")]})
+    result = run_session(project, agent, [])
+    assert result.exit_code not in (0, None) and result.summary.is_error
+    assert result.outcome is SessionOutcome.STUCK
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.error is not None and "the prompt is malformed" in recorded.error
+    assert project.tasks.get(task.id).stuck_count == 1
+
+
+def test_a_session_stopped_while_the_agent_waits_is_stopped_not_stuck(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Endless thinking")
+    api = start_api(**{heading(task.id): [Hang()]})
+
+    async def stop_when_waiting(runner: LoopRunner) -> None:
+        await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))
+        runner.stop()
+
+    result = run_session(project, agent, [], stop_when_waiting)
+    assert result.outcome is SessionOutcome.STOPPED and result.stopped
+    assert result.exit_code is not None and result.exit_code < 0
+    reloaded = project.tasks.get(task.id)
+    assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 0
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.outcome == SessionOutcome.STOPPED.value

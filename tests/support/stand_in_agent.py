@@ -1,0 +1,322 @@
+"""A binary-free coding agent for the `command` agent template: a small stdlib MCP client that calls verbs.
+
+It reads the session's prompt and MCP config, speaks MCP to every server of the config (the ralph
+server over streamable HTTP with the session's credential, others over stdio), and asks a model for
+its turns: the scripted model API of the tests (`ANTHROPIC_BASE_URL`, the Messages format that
+`FakeModelApi` serves to Claude Code, so one script drives both agents), or else the calls given with
+`--call` (one turn of calls, then the end). It prints Claude Code's stream-json events, which the
+`command` adapter reads. Standard library only, so that it starts in a few tens of milliseconds.
+
+    python stand_in_agent.py PROMPT_FILE MCP_CONFIG [--call 'done={"summary": "…"}' ...]
+
+What a script can make it do: call any offered tool (`mcp__<server>__<tool>`), edit a file with the
+local `Write` tool (`file_path`, `content`, as Claude Code's), wait as long as the model does not
+answer (killed by a stop or a timeout), and end with an error exit: an HTTP error from the model API
+(429/529 printed as the rate-limit result Claude Code prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+PROTOCOL = "2025-11-25"
+MODEL = "stand-in"
+MAX_TURNS = 50
+WRITE_TOOL: dict[str, Any] = {
+    "name": "Write",
+    "description": "Write a file in the working directory.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["file_path", "content"],
+    },
+}
+# Dollars per input and per output token, so that sessions cost something, as a real model's do.
+PRICE = (3e-6, 15e-6)
+RATE_LIMIT_STATUSES = (429, 529)
+
+Message = dict[str, Any]
+
+
+def emit(event: Message) -> None:
+    """Print one stream-json event."""
+    print(json.dumps(event), flush=True)
+
+
+def initialize(call: Callable[[str, Message], Message]) -> None:
+    """The MCP handshake, through `call(method, params)`."""
+    call(
+        "initialize",
+        {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "stand-in", "version": "1"}},
+    )
+
+
+class HttpServer:
+    """An MCP server over streamable HTTP (JSON or SSE answers), with the config's headers."""
+
+    def __init__(self, spec: Message) -> None:
+        self._url = urlsplit(spec["url"])
+        self._headers = {
+            **spec.get("headers", {}),
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        self._connection = http.client.HTTPConnection(self._url.hostname or "127.0.0.1", self._url.port, 600)
+        self._ids = 0
+        initialize(self.call)
+        self._headers["MCP-Protocol-Version"] = PROTOCOL
+        self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _post(self, document: Message) -> Message:
+        self._connection.request("POST", self._url.path, json.dumps(document), self._headers)
+        response = self._connection.getresponse()
+        session = response.getheader("mcp-session-id")
+        if session:
+            self._headers["Mcp-Session-Id"] = session
+        body = response.read().decode()
+        if response.status >= 400:
+            raise RuntimeError(f"HTTP {response.status}: {body[:300]}")
+        if response.getheader("content-type", "").startswith("application/json"):
+            return json.loads(body) if body else {}
+        answers = [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")]
+        return next((a for a in answers if "id" in a), {})
+
+    def call(self, method: str, params: Message) -> Message:
+        """One request's result; an error answer raises."""
+        self._ids += 1
+        answer = self._post({"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params})
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        result: Message = answer.get("result", {})
+        return result
+
+    def close(self) -> None:
+        """End the MCP session."""
+        self._connection.request("DELETE", self._url.path, headers=self._headers)
+        self._connection.getresponse().read()
+        self._connection.close()
+
+
+class StdioServer:
+    """An MCP server started from the config's command, spoken to in JSON lines."""
+
+    def __init__(self, spec: Message) -> None:
+        self._process = subprocess.Popen(
+            [spec["command"], *spec.get("args", [])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, **spec.get("env", {})},
+            text=True,
+        )
+        self._ids = 0
+        initialize(self.call)
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, document: Message) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(json.dumps(document) + "\n")
+        self._process.stdin.flush()
+
+    def call(self, method: str, params: Message) -> Message:
+        """One request's result; an error answer raises."""
+        self._ids += 1
+        self._send({"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params})
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            answer = json.loads(line)
+            if answer.get("id") == self._ids and "method" not in answer:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                result: Message = answer.get("result", {})
+                return result
+        raise RuntimeError(f"{method}: the server exited")
+
+    def close(self) -> None:
+        """Stop the server."""
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait(10)
+
+
+class Tools:
+    """Every tool the config's servers offer, named `mcp__<server>__<tool>` as Claude Code names them."""
+
+    def __init__(self, config: Message) -> None:
+        self.servers: dict[str, HttpServer | StdioServer] = {}
+        self.offered: list[Message] = [WRITE_TOOL]
+        for name, spec in config["mcpServers"].items():
+            server = HttpServer(spec) if "url" in spec else StdioServer(spec)
+            self.servers[name] = server
+            for tool in server.call("tools/list", {})["tools"]:
+                self.offered.append(
+                    {
+                        "name": f"mcp__{name}__{tool['name']}",
+                        "description": tool.get("description", ""),
+                        "input_schema": tool["inputSchema"],
+                    }
+                )
+
+    def call(self, name: str, arguments: Message) -> tuple[str, bool]:
+        """A tool's answer as text, and whether it is an error."""
+        if name == WRITE_TOOL["name"]:
+            path = Path(arguments["file_path"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(arguments["content"], encoding="utf-8")
+            return f"wrote {path}", False
+        server, _, tool = name.removeprefix("mcp__").partition("__")
+        if server not in self.servers or name not in {t["name"] for t in self.offered}:
+            return f"Error: No such tool available: {name}", True
+        result = self.servers[server].call("tools/call", {"name": tool, "arguments": arguments})
+        text = "\n".join(b.get("text", "") for b in result.get("content", []) if b.get("type") == "text")
+        return text, bool(result.get("isError"))
+
+    def close(self) -> None:
+        """End every server's session."""
+        for server in self.servers.values():
+            server.close()
+
+
+class ModelApi:
+    """The scripted Messages API: one POST per turn, no streaming."""
+
+    def __init__(self, base_url: str) -> None:
+        url = urlsplit(base_url)
+        self._connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, 600)
+        self._headers = {
+            "content-type": "application/json",
+            "x-api-key": os.environ.get("ANTHROPIC_API_KEY", ""),
+            "anthropic-version": "2023-06-01",
+        }
+
+    def turn(self, messages: list[Message], tools: list[Message]) -> tuple[int, Message]:
+        """The HTTP status and the answer (a message, or an error envelope)."""
+        body = {"model": MODEL, "max_tokens": 4096, "messages": messages, "tools": tools}
+        self._connection.request("POST", "/v1/messages", json.dumps(body), self._headers)
+        response = self._connection.getresponse()
+        answer: Message = json.loads(response.read() or b"{}")
+        return response.status, answer
+
+
+class GivenCalls:
+    """The `--call` turns: every call in one turn, then a closing text."""
+
+    def __init__(self, calls: list[tuple[str, Message]]) -> None:
+        uses = [
+            {"type": "tool_use", "id": f"call_{i}", "name": n, "input": a} for i, (n, a) in enumerate(calls)
+        ]
+        self._turns = [uses] if uses else []
+        self._turns.append([{"type": "text", "text": "Session over."}])
+
+    def turn(self, messages: list[Message], tools: list[Message]) -> tuple[int, Message]:
+        """The next turn (the last one again once all were given)."""
+        content = self._turns[min(len(messages) // 2, len(self._turns) - 1)]
+        stop = "tool_use" if content[0]["type"] == "tool_use" else "end_turn"
+        return 200, {
+            "content": content,
+            "stop_reason": stop,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+
+
+def parse_call(text: str) -> tuple[str, Message]:
+    """`verb={json arguments}` as a call of ralph's `verb`."""
+    name, _, arguments = text.partition("=")
+    return f"mcp__ralph__{name}", json.loads(arguments or "{}")
+
+
+def run(prompt: str, tools: Tools, model: ModelApi | GivenCalls, session_id: str) -> int:
+    """The agent loop, printing stream-json; the exit status."""
+    messages: list[Message] = [{"role": "user", "content": prompt}]
+    used = [0, 0]
+    text = ""
+    for turn in range(1, MAX_TURNS + 1):
+        status, answer = model.turn(messages, tools.offered)
+        if status >= 400:
+            error = answer.get("error", {}).get("message", f"HTTP {status}")
+            emit(
+                {
+                    "type": "result",
+                    "subtype": "success",
+                    "is_error": True,
+                    "api_error_status": status,
+                    "num_turns": turn,
+                    "result": f"API Error: {status} {error}",
+                    "session_id": session_id,
+                    "total_cost_usd": 0,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                }
+            )
+            return 1
+        usage = answer.get("usage", {})
+        used[0] += usage.get("input_tokens", 0)
+        used[1] += usage.get("output_tokens", 0)
+        content = answer.get("content", [])
+        emit({"type": "assistant", "message": {"role": "assistant", "model": MODEL, "content": content}})
+        messages.append({"role": "assistant", "content": content})
+        calls = [block for block in content if block.get("type") == "tool_use"]
+        if answer.get("stop_reason") != "tool_use" or not calls:
+            text = "\n".join(block.get("text", "") for block in content if block.get("type") == "text")
+            break
+        results = []
+        for block in calls:
+            output, is_error = tools.call(block["name"], block.get("input", {}))
+            results.append(
+                {"type": "tool_result", "tool_use_id": block["id"], "content": output, "is_error": is_error}
+            )
+        emit({"type": "user", "message": {"role": "user", "content": results}})
+        messages.append({"role": "user", "content": results})
+    emit(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "num_turns": turn,
+            "result": text,
+            "session_id": session_id,
+            "total_cost_usd": used[0] * PRICE[0] + used[1] * PRICE[1],
+            "usage": {"input_tokens": used[0], "output_tokens": used[1]},
+        }
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one session; the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("prompt_file", type=Path)
+    parser.add_argument("mcp_config", type=Path)
+    parser.add_argument("--call", action="append", default=[], type=parse_call, help="verb={json arguments}")
+    args = parser.parse_args(argv)
+    config = json.loads(args.mcp_config.read_text(encoding="utf-8"))
+    base_url = os.environ.get("ANTHROPIC_BASE_URL")
+    model = GivenCalls(args.call) if args.call or not base_url else ModelApi(base_url)
+    session_id = str(uuid.uuid4())
+    tools = Tools(config)
+    emit(
+        {
+            "type": "system",
+            "subtype": "init",
+            "model": MODEL,
+            "session_id": session_id,
+            "mcp_servers": [{"name": name, "status": "connected"} for name in tools.servers],
+            "tools": [tool["name"] for tool in tools.offered],
+        }
+    )
+    try:
+        return run(args.prompt_file.read_text(encoding="utf-8"), tools, model, session_id)
+    finally:
+        tools.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
