@@ -1,4 +1,4 @@
-"""The Loop pane: settings, start/pause/stop, the live stream of a real Claude Code session, the history."""
+"""The Loop pane: settings, start/pause/stop, the live stream of an agent's session, the history."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ralph_desk.gui.models.history import HistoryRow, HistoryTableModel
 from ralph_desk.gui.models.stream import StreamLine, StreamModel, line_of
 from ralph_desk.gui.panes.loop.dry_run import TOOLS
 from ralph_desk.gui.panes.loop.pane import LoopPane
+from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
 from ralph_desk.gui.panes.loop.state import BUTTONS, LoopView, Phase
 from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key
@@ -34,13 +35,14 @@ from ralph_desk.project import read_config
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller
 from tests.loop import conftest as loop_fixtures
-from tests.loop.conftest import StartApi, heading, verb
+from tests.loop.conftest import Agent, StartApi, heading, verb
 from tests.support.fake_model_api import Hang, Text, ToolCalls
 
 T = TypeVar("T")
 
-# The real Claude Code CLI and the scripted model API of the loop tests.
-claude = loop_fixtures.claude
+# The loop tests' agents (the stand-in everywhere, the real Claude Code CLI when installed) and their
+# scripted model API.
+agent = loop_fixtures.agent
 start_api = loop_fixtures.start_api
 
 WAIT_MS = 3000
@@ -122,6 +124,15 @@ def wiring(window: MainWindow) -> LoopWiring:
     return found
 
 
+def choose_agent(form: LoopSettingsForm, chosen: Agent) -> None:
+    """Pick the agent in the settings form as a user would: its kind, then its program or command."""
+    form.agent.setCurrentIndex(form.agent.findData(chosen.settings.agent))
+    if chosen.settings.agent_command:
+        form.command.setText(chosen.settings.agent_command)
+    else:
+        form.agent_bin.setText(chosen.settings.agent_bin or "")
+
+
 def texts(lines: list[StreamLine], kind: EventKind) -> list[str]:
     return [line.text for line in lines if line.kind is kind]
 
@@ -130,8 +141,8 @@ def texts(lines: list[StreamLine], kind: EventKind) -> list[str]:
 
 
 @pytest.mark.slow
-def test_start_shows_the_live_session_and_stop_ends_the_loop_with_the_real_claude_cli(
-    qtbot: QtBot, loop_window: MainWindow, services: Services, claude: Path, start_api: StartApi
+def test_start_shows_the_live_session_and_stop_ends_the_loop(
+    qtbot: QtBot, loop_window: MainWindow, services: Services, agent: Agent, start_api: StartApi
 ) -> None:
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
         services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
@@ -154,7 +165,7 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop_with_the_real_claud
     pane.stream.model.rowsInserted.connect(
         lambda _parent, _first, last: seen.append(pane.stream.model.lines[last])
     )
-    pane.settings.agent_bin.setText(str(claude))
+    choose_agent(pane.settings, agent)
     pane.settings.timeout.setValue(120)
     sessions_before = len(services.sessions.list(limit=500))
 
