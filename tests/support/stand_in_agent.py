@@ -25,6 +25,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -53,6 +54,28 @@ def emit(event: Message) -> None:
     print(json.dumps(event), flush=True)
 
 
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP answer, read whole."""
+
+    status: int
+    headers: dict[str, str]  # names in lower case
+    text: str
+
+
+def exchange(url: str, method: str, body: Message | None, headers: dict[str, str]) -> Reply:
+    """One HTTP request on a connection of its own (a server may close a kept-alive one while idle)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=600)
+    try:
+        connection.request(method, parts.path, json.dumps(body) if body is not None else None, headers)
+        response = connection.getresponse()
+        text = response.read().decode()
+        return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, text)
+    finally:
+        connection.close()
+
+
 def initialize(call: Callable[[str, Message], Message]) -> None:
     """The MCP handshake, through `call(method, params)`."""
     call(
@@ -65,30 +88,26 @@ class HttpServer:
     """An MCP server over streamable HTTP (JSON or SSE answers), with the config's headers."""
 
     def __init__(self, spec: Message) -> None:
-        self._url = urlsplit(spec["url"])
+        self._url: str = spec["url"]
         self._headers = {
             **spec.get("headers", {}),
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
-        self._connection = http.client.HTTPConnection(self._url.hostname or "127.0.0.1", self._url.port, 600)
         self._ids = 0
         initialize(self.call)
         self._headers["MCP-Protocol-Version"] = PROTOCOL
         self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def _post(self, document: Message) -> Message:
-        self._connection.request("POST", self._url.path, json.dumps(document), self._headers)
-        response = self._connection.getresponse()
-        session = response.getheader("mcp-session-id")
-        if session:
-            self._headers["Mcp-Session-Id"] = session
-        body = response.read().decode()
-        if response.status >= 400:
-            raise RuntimeError(f"HTTP {response.status}: {body[:300]}")
-        if response.getheader("content-type", "").startswith("application/json"):
-            return json.loads(body) if body else {}
-        answers = [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")]
+        reply = exchange(self._url, "POST", document, self._headers)
+        if "mcp-session-id" in reply.headers:
+            self._headers["Mcp-Session-Id"] = reply.headers["mcp-session-id"]
+        if reply.status >= 400:
+            raise RuntimeError(f"HTTP {reply.status}: {reply.text[:300]}")
+        if reply.headers.get("content-type", "").startswith("application/json"):
+            return json.loads(reply.text) if reply.text else {}
+        answers = [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
         return next((a for a in answers if "id" in a), {})
 
     def call(self, method: str, params: Message) -> Message:
@@ -102,9 +121,7 @@ class HttpServer:
 
     def close(self) -> None:
         """End the MCP session."""
-        self._connection.request("DELETE", self._url.path, headers=self._headers)
-        self._connection.getresponse().read()
-        self._connection.close()
+        exchange(self._url, "DELETE", None, self._headers)
 
 
 class StdioServer:
@@ -190,8 +207,7 @@ class ModelApi:
     """The scripted Messages API: one POST per turn, no streaming."""
 
     def __init__(self, base_url: str) -> None:
-        url = urlsplit(base_url)
-        self._connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, 600)
+        self._url = base_url.rstrip("/") + "/v1/messages"
         self._headers = {
             "content-type": "application/json",
             "x-api-key": os.environ.get("ANTHROPIC_API_KEY", ""),
@@ -201,10 +217,9 @@ class ModelApi:
     def turn(self, messages: list[Message], tools: list[Message]) -> tuple[int, Message]:
         """The HTTP status and the answer (a message, or an error envelope)."""
         body = {"model": MODEL, "max_tokens": 4096, "messages": messages, "tools": tools}
-        self._connection.request("POST", "/v1/messages", json.dumps(body), self._headers)
-        response = self._connection.getresponse()
-        answer: Message = json.loads(response.read() or b"{}")
-        return response.status, answer
+        reply = exchange(self._url, "POST", body, self._headers)
+        answer: Message = json.loads(reply.text or "{}")
+        return reply.status, answer
 
 
 class GivenCalls:
