@@ -16,9 +16,8 @@ import pytest
 
 from ralph_desk.loop.model import LiveEvent, LoopSettings
 from ralph_desk.loop.runner import LoopRunner, LoopStatus
-from ralph_desk.loop.settings import CLAUDE_BIN_ENV
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
-from ralph_desk.project import init_project, read_config, write_config
+from ralph_desk.project import init_project, update_config
 from ralph_desk.services.container import Services
 from tests.support import stand_in_agent
 from tests.support.fake_model_api import FakeModelApi, Text, ToolCalls, Turn
@@ -58,7 +57,6 @@ class Agent:
     settings: LoopSettings
     cli: tuple[str, ...]
     config: dict[str, Any]  # the config.json keys that choose it
-    env: dict[str, str]  # the environment that points at it
 
 
 def stand_in() -> Agent:
@@ -68,7 +66,6 @@ def stand_in() -> Agent:
         LoopSettings(agent="command", agent_command=STAND_IN_COMMAND),
         ("--agent", "command", "--agent-command", STAND_IN_COMMAND),
         {"agent": "command", "agent_command": list(STAND_IN_WORDS)},
-        {},
     )
 
 
@@ -78,16 +75,13 @@ def real_claude(binary: Path) -> Agent:
         "claude",
         LoopSettings(agent="claude", agent_bin=str(binary)),
         ("--claude-bin", str(binary)),
-        {"agent": "claude"},
-        {CLAUDE_BIN_ENV: str(binary)},
+        {"agent": "claude", "agent_bin": str(binary)},
     )
 
 
-def use_agent(services: Services, agent: Agent, monkeypatch: pytest.MonkeyPatch) -> None:
+def use_agent(services: Services, agent: Agent) -> None:
     """Make `agent` the one the project's config (and so a loop started from a tool) runs."""
-    write_config(services.paths, {**read_config(services.paths), **agent.config})
-    for key, value in agent.env.items():
-        monkeypatch.setenv(key, value)
+    update_config(services.paths, **agent.config)
 
 
 def installed_agents() -> list[Agent]:

@@ -33,9 +33,9 @@ def structured(result: Any) -> dict[str, Any]:
 
 
 async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
-    agent: Agent, project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch
+    agent: Agent, project: Services, start_api: StartApi
 ) -> None:
-    use_agent(project, agent, monkeypatch)
+    use_agent(project, agent)
     task = project.tasks.create("core", "backend", "Started from the IDE")
     start_api(
         **{
