@@ -15,6 +15,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ralph_desk.domain.arguments import problems as argument_problems
 from ralph_desk.domain.recipes import check_fields
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY, ToolCategory, ToolSpec
@@ -53,24 +54,24 @@ def context_from_request(request: Any, default: SessionContext) -> SessionContex
 
 
 def describe_validation_error(tool_name: str, error: ValidationError, model: type[BaseModel]) -> str:
-    """A short message naming each bad field, what it got and what is allowed."""
+    """A short message naming each bad field, what it got and what is allowed (as the services word it)."""
     problems = []
-    for item in error.errors(include_url=False):
+    items = error.errors(include_url=False)
+    for item, problem in zip(items, argument_problems(error, model, tool_name), strict=True):
         where = ".".join(str(part) for part in item["loc"]) or "arguments"
         if item["type"] == "extra_forbidden":
             allowed = ", ".join(model.model_fields) or "none"
             problems.append(f"{where}: unexpected argument (allowed arguments: {allowed})")
             continue
+        field = model.model_fields.get(str(item["loc"][0])) if item["loc"] else None
+        if item["type"] == "missing":
+            described = f" ({field.description})" if field is not None and field.description else ""
+            problems.append(f"{where}: Field required{described}; allowed: {problem.allowed}")
+            continue
         got = repr(item.get("input"))
         if len(got) > 60:
             got = got[:57] + "..."
-        field = model.model_fields.get(str(item["loc"][0])) if item["loc"] else None
-        wanted = f"; allowed: {field.description}" if field is not None and field.description else ""
-        if item["type"] == "missing":
-            described = f" ({field.description})" if field is not None and field.description else ""
-            problems.append(f"{where}: Field required{described}")
-            continue
-        problems.append(f"{where}: {item['msg']} (got {got}){wanted}")
+        problems.append(f"{where}: {item['msg']} (got {got}); allowed: {problem.allowed}")
     return f"invalid arguments for {tool_name!r}: " + "; ".join(problems)
 
 

@@ -12,6 +12,7 @@ from ralph_desk.store import comments as store
 from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import tasks as tasks_store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.writes import CommentWrite
 
 
 class CommentNotOnTaskError(NotFoundError):
@@ -48,7 +49,7 @@ class CommentService:
     ) -> Comment:
         """Add a comment to a task, optionally speaking for a discipline and with a priority."""
         task_id = _id("task_id", task_id)
-        fields = {
+        fields: CommentWrite = {
             "author": check.required_text("author", author, limit=200).strip(),
             "body": check.required_text("body", body),
             "discipline": discipline,

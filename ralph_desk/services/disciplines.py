@@ -15,6 +15,7 @@ from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.writes import DisciplineWrite, checked
 
 UPDATABLE_FIELDS = (
     "display_name",
@@ -283,7 +284,7 @@ class DisciplineService:
         with self.db.write() as unit:
             if store.id_of(unit, name) is not None:
                 raise ConflictError(f"a discipline named {name!r} already exists; choose another name")
-            return store.create(unit, fields)
+            return store.create(unit, checked(fields, DisciplineWrite))
 
     def update(self, name: str, **changes: Any) -> Discipline:
         """Change the given fields (None clears an optional text; lists and servers are replaced whole)."""
@@ -295,7 +296,7 @@ class DisciplineService:
             discipline = self._require(unit, name)
             if not fields:
                 return discipline
-            updated = store.update(unit, name, fields)
+            updated = store.update(unit, name, checked(fields, DisciplineWrite))
             assert updated is not None
             return updated
 

@@ -15,6 +15,7 @@ from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.store import features as store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.writes import FeatureWrite, LearningWrite, checked
 
 UNSET: Any = object()
 
@@ -33,7 +34,7 @@ AppendedLearning = tuple[FeatureLearning, bool] | ServiceError
 """A learning as stored and whether it was new, or why it was not stored."""
 
 
-def _learning_fields(item: NewLearning) -> dict[str, Any]:
+def _learning_fields(item: NewLearning) -> LearningWrite:
     return {
         "text": check.required_text("text", item.text),
         "source": check.choice("source", item.source, LearningSource).value,
@@ -51,25 +52,25 @@ def append_learnings(
     that repeats an earlier one of the same batch raises that one's hit count, as sequential appends do.
     `feature_id`, when the caller already knows it, saves looking the name up.
     """
-    checked: list[dict[str, Any] | ServiceError] = []
+    checked_items: list[LearningWrite | ServiceError] = []
     for item in items:
         try:
-            checked.append(_learning_fields(item))
+            checked_items.append(_learning_fields(item))
         except ServiceError as error:
-            checked.append(error)
-    if all(isinstance(fields, ServiceError) for fields in checked):
-        return [fields for fields in checked if isinstance(fields, ServiceError)]
+            checked_items.append(error)
+    if all(isinstance(fields, ServiceError) for fields in checked_items):
+        return [fields for fields in checked_items if isinstance(fields, ServiceError)]
     if feature_id is None:
         feature_id = store.id_of(unit, feature_name)
     if feature_id is None:
         missing = NotFoundError("feature", feature_name, store.names(unit))
-        return [fields if isinstance(fields, ServiceError) else missing for fields in checked]
+        return [fields if isinstance(fields, ServiceError) else missing for fields in checked_items]
     # A key is ("old", learning id) for a stored learning, ("new", index into `new`) for one of this batch.
     stored = {learning.id: learning for learning in store.learnings_of(unit, feature_id, feature_name)}
     known = [(("old", learning.id), word_set(learning.text)) for learning in stored.values()]
-    new: list[dict[str, Any]] = []
+    new: list[LearningWrite] = []
     keys: list[tuple[str, int] | ServiceError] = []
-    for fields in checked:
+    for fields in checked_items:
         if isinstance(fields, ServiceError):
             keys.append(fields)
             continue
@@ -153,7 +154,7 @@ class FeatureService:
         dependencies: Sequence[str] | None = None,
     ) -> Feature:
         """Add a feature; the name must be new."""
-        fields: dict[str, Any] = {
+        fields: FeatureWrite = {
             "name": check.name("name", name),
             "display_name": check.required_text("display_name", display_name, limit=200),
             "description": check.text("description", description),
@@ -167,7 +168,7 @@ class FeatureService:
         with self.db.write() as unit:
             if store.id_of(unit, name) is not None:
                 raise ConflictError(f"a feature named {name!r} already exists; choose another name")
-            self._check_dependencies(unit, name, fields["dependencies"])
+            self._check_dependencies(unit, name, fields.get("dependencies", []))
             return store.create(unit, fields)
 
     def update(self, name: str, **changes: Any) -> Feature:
@@ -201,7 +202,7 @@ class FeatureService:
             self._require(unit, name)
             if "dependencies" in fields:
                 self._check_dependencies(unit, name, fields["dependencies"])
-            feature = store.update(unit, name, fields)
+            feature = store.update(unit, name, checked(fields, FeatureWrite))
             assert feature is not None
             return feature
 
@@ -256,7 +257,7 @@ class FeatureService:
         self, learning_id: int, text: str | None = None, reason: str | None = UNSET
     ) -> FeatureLearning:
         """Edit a learning's text or reason."""
-        fields: dict[str, Any] = {}
+        fields: LearningWrite = {}
         if text is not None:
             fields["text"] = check.required_text("text", text)
         if reason is not UNSET:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ralph_desk.domain.enums import (
     FlagCategory,
@@ -30,7 +30,7 @@ from ralph_desk.store import features as features_store
 from ralph_desk.store import signals as store
 from ralph_desk.store import tasks as tasks_store
 from ralph_desk.store.database import Database, UnitOfWork
-from ralph_desk.store.writes import SignalWrite
+from ralph_desk.store.writes import SignalWrite, TaskWrite
 
 TITLE_LENGTH = 120
 ELLIPSIS = "…"
@@ -83,7 +83,7 @@ def refuse_unless_draftable(suggestion: Signal) -> None:
         )
 
 
-def draft_fields(unit: UnitOfWork, suggestion: Signal, source: store.TaskFacts) -> dict[str, Any]:
+def draft_fields(unit: UnitOfWork, suggestion: Signal, source: store.TaskFacts) -> TaskWrite:
     """The columns of the draft task a new_task suggestion made on task `source` becomes (origin agent)."""
     feature_id = source.feature_id
     if suggestion.feature is not None:

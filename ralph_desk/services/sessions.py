@@ -19,6 +19,7 @@ from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import sessions as store
 from ralph_desk.store.database import Database
+from ralph_desk.store.writes import LoopRunWrite, SessionWrite, checked
 
 MAX_ID_TEXT = 128
 MAX_AGENT = 32
@@ -238,7 +239,7 @@ class SessionService:
         started_at: datetime | None = None,
     ) -> AgentSession:
         """Record that an agent session started (outcome `running`); `started_at` is now unless given."""
-        fields: dict[str, Any] = {
+        fields: SessionWrite = {
             "id": check.required_text("id", id, limit=MAX_ID_TEXT),
             "task_id": check.positive_int("task_id", task_id),
             "recipe": check.choice("recipe", recipe, Recipe).value,
@@ -265,7 +266,7 @@ class SessionService:
         """Change fields of a session while it runs (cost, tokens, turns…)."""
         fields = _fields(changes, SESSION_FIELDS, _session_field)
         with self.db.write() as unit:
-            session = store.update(unit, id, fields)
+            session = store.update(unit, id, checked(fields, SessionWrite))
             if session is None:
                 raise NotFoundError("agent session", id)
             return session
@@ -313,7 +314,7 @@ class SessionService:
         """Record that the loop started (state `running`)."""
         if not isinstance(allow_edits, bool):
             raise InvalidValueError("allow_edits", allow_edits, "true or false")
-        fields: dict[str, Any] = {
+        fields: LoopRunWrite = {
             "agent": check.required_text("agent", agent, limit=MAX_AGENT),
             "max_iterations": check.positive_int("max_iterations", max_iterations),
             "max_cost_usd": None if max_cost_usd is None else _money("max_cost_usd", max_cost_usd),
@@ -378,7 +379,7 @@ class SessionService:
             final = fields.get("state") in FINAL_LOOP_STATES
             if final and "ended_at" not in fields and current.ended_at is None:
                 fields["ended_at"] = _now()
-            loop_run = store.update_loop_run(unit, id, fields)
+            loop_run = store.update_loop_run(unit, id, checked(fields, LoopRunWrite))
             assert loop_run is not None
             return loop_run
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.domain.postprocess import Blocker
@@ -20,6 +19,7 @@ from ralph_desk.store import comments as comments_store
 from ralph_desk.store import signals as store
 from ralph_desk.store import tasks as tasks_store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.writes import CommentWrite, TaskWrite
 
 SETTLER = "ralph-desk"
 
@@ -147,7 +147,7 @@ def _link_upstream(
         notes.append(note)
         unresolved.append(blocker)
         try:
-            fields = {
+            fields: CommentWrite = {
                 "author": SETTLER,
                 "body": check.required_text("body", note),
                 "discipline": None,
@@ -175,7 +175,7 @@ def _create_drafts(
     notes: list[str],
 ) -> list[int]:
     """The draft task of each new_task suggestion (an existing one when already made); their ids, in order."""
-    drafts: dict[int, dict[str, Any]] = {}
+    drafts: dict[int, TaskWrite] = {}
     existing: dict[int, int] = {}
     facts: dict[int, store.TaskFacts | None] = {session_task.id: session_task}
     for suggestion_id in suggestion_ids:

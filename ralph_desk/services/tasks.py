@@ -16,6 +16,7 @@ from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.writes import TaskWrite, checked
 
 MAX_TITLE = 500
 MAX_TAG = 500
@@ -159,7 +160,7 @@ class TaskService:
         new_statuses = [TaskStatus.DRAFT, TaskStatus.PENDING]
         if checked_origin is TaskOrigin.IMPORT:
             new_statuses.append(TaskStatus.DONE)
-        fields: dict[str, Any] = {
+        fields: TaskWrite = {
             "title": _field("title", title),
             "description": _field("description", description),
             "priority": _field("priority", priority),
@@ -264,7 +265,7 @@ class TaskService:
                 _check_acyclic(unit, task_id, dependency_ids, replacing=True)
                 store.set_dependencies(unit, task_id, dependency_ids)
             if fields:
-                updated = store.update(unit, task_id, fields)
+                updated = store.update(unit, task_id, checked(fields, TaskWrite))
                 assert updated is not None
                 return updated
             return self._require(unit, task_id) if dependency_ids is not None else task
@@ -288,7 +289,7 @@ class TaskService:
     ) -> Task:
         """Give a draft task its pseudocode (and maybe new criteria and context files); it becomes pending."""
         task_id = _task_id(task_id)
-        fields: dict[str, Any] = {"pseudocode": check.required_text("pseudocode", pseudocode)}
+        fields: TaskWrite = {"pseudocode": check.required_text("pseudocode", pseudocode)}
         if acceptance_criteria is not None:
             fields["acceptance_criteria"] = _field("acceptance_criteria", acceptance_criteria)
         if context_files is not None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 
 from ralph_desk.domain.records import Comment
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import TaskCommentRow
+from ralph_desk.store.writes import CommentWrite, assign, checked
 
 
 def get(unit: UnitOfWork, comment_id: int) -> Comment | None:
@@ -26,9 +25,9 @@ def list_for(unit: UnitOfWork, task_id: int) -> list[Comment]:
     return [mapping.comment(mapping.columns(row)) for row in rows]
 
 
-def add(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Comment:
+def add(unit: UnitOfWork, task_id: int, fields: CommentWrite) -> Comment:
     """Add a comment to a task."""
-    row = TaskCommentRow(task_id=task_id, **fields)
+    row = TaskCommentRow(task_id=task_id, **checked(fields, CommentWrite))
     unit.session.add(row)
     unit.session.flush()
     unit.touch("comments", row.id)
@@ -36,13 +35,12 @@ def add(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Comment:
     return mapping.comment(mapping.columns(row))
 
 
-def update(unit: UnitOfWork, comment_id: int, fields: dict[str, Any]) -> Comment | None:
+def update(unit: UnitOfWork, comment_id: int, fields: CommentWrite) -> Comment | None:
     """Change a comment's fields."""
     row = unit.session.get(TaskCommentRow, comment_id)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, CommentWrite)
     unit.session.flush()
     unit.touch("comments", row.id)
     unit.touch("tasks", row.task_id)

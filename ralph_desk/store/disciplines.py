@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import func, select
 
 from ralph_desk.domain.records import Discipline
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import DisciplineRow, TaskRow
+from ralph_desk.store.writes import DisciplineWrite, assign, checked
 
 
 def _row(unit: UnitOfWork, name: str) -> DisciplineRow | None:
@@ -38,22 +37,21 @@ def get(unit: UnitOfWork, name: str) -> Discipline | None:
     return mapping.discipline(row) if row else None
 
 
-def create(unit: UnitOfWork, fields: dict[str, Any]) -> Discipline:
+def create(unit: UnitOfWork, fields: DisciplineWrite) -> Discipline:
     """Insert a discipline."""
-    row = DisciplineRow(**fields)
+    row = DisciplineRow(**checked(fields, DisciplineWrite))
     unit.session.add(row)
     unit.session.flush()
     unit.touch("disciplines", row.id)
     return mapping.discipline(row)
 
 
-def update(unit: UnitOfWork, name: str, fields: dict[str, Any]) -> Discipline | None:
+def update(unit: UnitOfWork, name: str, fields: DisciplineWrite) -> Discipline | None:
     """Change a discipline's fields (JSON fields are replaced whole)."""
     row = _row(unit, name)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, DisciplineWrite)
     unit.session.flush()
     unit.touch("disciplines", row.id)
     return mapping.discipline(row)

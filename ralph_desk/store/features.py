@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy import update as update_rows
@@ -13,6 +12,7 @@ from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import FeatureLearningRow, FeatureRow, TaskRow, utcnow
+from ralph_desk.store.writes import FeatureWrite, LearningWrite, assign, checked
 
 
 def _row(unit: UnitOfWork, name: str) -> FeatureRow | None:
@@ -43,22 +43,21 @@ def get(unit: UnitOfWork, name: str) -> Feature | None:
     return mapping.feature(row, with_learnings=True) if row else None
 
 
-def create(unit: UnitOfWork, fields: dict[str, Any]) -> Feature:
+def create(unit: UnitOfWork, fields: FeatureWrite) -> Feature:
     """Insert a feature."""
-    row = FeatureRow(**fields)
+    row = FeatureRow(**checked(fields, FeatureWrite))
     unit.session.add(row)
     unit.session.flush()
     unit.touch("features", row.id)
     return mapping.feature(row)
 
 
-def update(unit: UnitOfWork, name: str, fields: dict[str, Any]) -> Feature | None:
+def update(unit: UnitOfWork, name: str, fields: FeatureWrite) -> Feature | None:
     """Change a feature's fields."""
     row = _row(unit, name)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, FeatureWrite)
     unit.session.flush()
     unit.touch("features", row.id)
     return mapping.feature(row, with_learnings=True)
@@ -115,32 +114,25 @@ _BUMP_LEARNING = (
 def learnings_of(unit: UnitOfWork, feature_id: int, name: str) -> list[FeatureLearning]:
     """A feature's learnings, oldest first, by the feature's id (`name` goes into the records)."""
     rows = unit.execute(_LEARNINGS_OF, {"feature_id": feature_id})
-    return [FeatureLearning(row[0], name, *row[1:]) for row in rows]
+    return [mapping.learning(row._asdict(), name) for row in rows]
 
 
 def add_learnings(
-    unit: UnitOfWork, feature_id: int, name: str, items: Sequence[dict[str, Any]]
+    unit: UnitOfWork, feature_id: int, name: str, items: Sequence[LearningWrite]
 ) -> list[FeatureLearning]:
     """Append learnings (text, source, reason, task_id, hit_count) to a feature; the records, in order."""
     if not items:
         return []
     now = utcnow()
-    rows = [{"feature_id": feature_id, **fields, "created_at": now, "updated_at": now} for fields in items]
+    rows = [
+        {"feature_id": feature_id, **checked(fields, LearningWrite), "created_at": now, "updated_at": now}
+        for fields in items
+    ]
     ids = list(unit.session.scalars(_ADD_LEARNINGS, rows))
     unit.touch("features", feature_id)
     unit.touch("learnings", *ids)
     return [
-        FeatureLearning(
-            id=learning_id,
-            feature_name=name,
-            text=fields["text"],
-            source=fields["source"],
-            reason=fields["reason"],
-            task_id=fields["task_id"],
-            hit_count=fields["hit_count"],
-            created_at=now,
-        )
-        for learning_id, fields in zip(ids, items, strict=True)
+        mapping.learning({**row, "id": learning_id}, name) for learning_id, row in zip(ids, rows, strict=True)
     ]
 
 
@@ -157,19 +149,18 @@ def bump_learnings(unit: UnitOfWork, hits: Mapping[int, int]) -> None:
 def get_learning(unit: UnitOfWork, learning_id: int) -> FeatureLearning | None:
     """One learning, by id."""
     row = unit.session.get(FeatureLearningRow, learning_id)
-    return mapping.learning(row, row.feature.name) if row else None
+    return mapping.learning(mapping.columns(row), row.feature.name) if row else None
 
 
-def update_learning(unit: UnitOfWork, learning_id: int, fields: dict[str, Any]) -> FeatureLearning | None:
+def update_learning(unit: UnitOfWork, learning_id: int, fields: LearningWrite) -> FeatureLearning | None:
     """Change a learning's text, reason or hit count."""
     row = unit.session.get(FeatureLearningRow, learning_id)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, LearningWrite)
     unit.session.flush()
     unit.touch("learnings", row.id)
-    return mapping.learning(row, row.feature.name)
+    return mapping.learning(mapping.columns(row), row.feature.name)
 
 
 def delete_learning(unit: UnitOfWork, learning_id: int) -> bool:

@@ -23,7 +23,6 @@ from ralph_desk.store.schema import (
     AgentSessionRow,
     Base,
     DisciplineRow,
-    FeatureLearningRow,
     FeatureRow,
     LoopRunRow,
     ProjectRow,
@@ -35,17 +34,17 @@ def project(row: ProjectRow) -> Project:
     return Project(title=row.title, description=row.description, created_at=row.created_at)
 
 
-def learning(row: FeatureLearningRow, feature_name: str) -> FeatureLearning:
-    """A feature learning record."""
+def learning(values: Mapping[str, Any], feature_name: str) -> FeatureLearning:
+    """A feature learning record from its column values and its feature's name."""
     return FeatureLearning(
-        id=row.id,
+        id=values["id"],
         feature_name=feature_name,
-        text=row.text,
-        source=row.source,
-        reason=row.reason,
-        task_id=row.task_id,
-        hit_count=row.hit_count,
-        created_at=row.created_at,
+        text=values["text"],
+        source=values["source"],
+        reason=values["reason"],
+        task_id=values["task_id"],
+        hit_count=values["hit_count"],
+        created_at=values["created_at"],
     )
 
 
@@ -63,7 +62,9 @@ def feature(row: FeatureRow, with_learnings: bool = False) -> Feature:
         context_files=tuple(row.context_files),
         dependencies=tuple(row.dependencies),
         created_at=row.created_at,
-        learnings=tuple(learning(item, row.name) for item in row.learnings) if with_learnings else (),
+        learnings=tuple(learning(columns(item), row.name) for item in row.learnings)
+        if with_learnings
+        else (),
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import CursorResult, func, select
 from sqlalchemy import update as sql_update
@@ -15,6 +14,7 @@ from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import AgentSessionRow, LoopRunRow, TaskRow
+from ralph_desk.store.writes import LoopRunWrite, SessionWrite, assign, checked
 
 
 @dataclass(frozen=True)
@@ -57,22 +57,21 @@ def get(unit: UnitOfWork, session_id: str) -> AgentSession | None:
     return mapping.agent_session(row) if row is not None else None
 
 
-def insert(unit: UnitOfWork, fields: dict[str, Any]) -> AgentSession:
+def insert(unit: UnitOfWork, fields: SessionWrite) -> AgentSession:
     """Insert an agent session."""
-    row = AgentSessionRow(**fields)
+    row = AgentSessionRow(**checked(fields, SessionWrite))
     unit.session.add(row)
     unit.session.flush()
     unit.touch("sessions", row.id)
     return mapping.agent_session(row)
 
 
-def update(unit: UnitOfWork, session_id: str, fields: dict[str, Any]) -> AgentSession | None:
+def update(unit: UnitOfWork, session_id: str, fields: SessionWrite) -> AgentSession | None:
     """Change an agent session's fields."""
     row = unit.session.get(AgentSessionRow, session_id)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, SessionWrite)
     unit.session.flush()
     unit.touch("sessions", session_id)
     return mapping.agent_session(row)
@@ -113,22 +112,21 @@ def get_loop_run(unit: UnitOfWork, loop_run_id: int) -> LoopRun | None:
     return mapping.loop_run(row) if row is not None else None
 
 
-def insert_loop_run(unit: UnitOfWork, fields: dict[str, Any]) -> LoopRun:
+def insert_loop_run(unit: UnitOfWork, fields: LoopRunWrite) -> LoopRun:
     """Insert a loop run."""
-    row = LoopRunRow(**fields)
+    row = LoopRunRow(**checked(fields, LoopRunWrite))
     unit.session.add(row)
     unit.session.flush()
     unit.touch("loop", row.id)
     return mapping.loop_run(row)
 
 
-def update_loop_run(unit: UnitOfWork, loop_run_id: int, fields: dict[str, Any]) -> LoopRun | None:
+def update_loop_run(unit: UnitOfWork, loop_run_id: int, fields: LoopRunWrite) -> LoopRun | None:
     """Change a loop run's fields."""
     row = unit.session.get(LoopRunRow, loop_run_id)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, LoopRunWrite)
     unit.session.flush()
     unit.touch("loop", loop_run_id)
     return mapping.loop_run(row)

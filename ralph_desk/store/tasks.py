@@ -38,6 +38,7 @@ from ralph_desk.store.schema import (
     TaskRow,
     utcnow,
 )
+from ralph_desk.store.writes import TaskWrite, assign, checked
 
 _LIKE_ESCAPE = "\\"
 
@@ -291,10 +292,10 @@ def _stamp(row: TaskRow, status: str) -> None:
     row.status = status
 
 
-def create(unit: UnitOfWork, fields: dict[str, Any], dependency_ids: Iterable[int] = ()) -> Task:
+def create(unit: UnitOfWork, fields: TaskWrite, dependency_ids: Iterable[int] = ()) -> Task:
     """Insert a task (fields name `feature_id` and `discipline_id`) and its dependencies."""
-    values = dict(fields)
-    status = values.pop("status", TaskStatus.PENDING.value)
+    values = dict(checked(fields, TaskWrite))
+    status = str(values.pop("status", TaskStatus.PENDING.value))
     row = TaskRow(**values)
     _stamp(row, status)
     unit.session.add(row)
@@ -306,12 +307,12 @@ def create(unit: UnitOfWork, fields: dict[str, Any], dependency_ids: Iterable[in
     return task
 
 
-def create_many(unit: UnitOfWork, rows: Iterable[dict[str, Any]]) -> list[int]:
+def create_many(unit: UnitOfWork, rows: Iterable[TaskWrite]) -> list[int]:
     """Insert new draft or pending tasks without dependencies (fields as for `create`); their ids, in order.
 
     One Core statement for all of them (post-processing makes a session's drafts at once).
     """
-    values = [dict(fields) for fields in rows]
+    values = [dict(checked(fields, TaskWrite)) for fields in rows]
     if not values:
         return []
     ids = list(unit.session.scalars(_INSERT_TASKS, values))
@@ -319,13 +320,12 @@ def create_many(unit: UnitOfWork, rows: Iterable[dict[str, Any]]) -> list[int]:
     return ids
 
 
-def update(unit: UnitOfWork, task_id: int, fields: dict[str, Any]) -> Task | None:
+def update(unit: UnitOfWork, task_id: int, fields: TaskWrite) -> Task | None:
     """Change a task's fields (`feature_id` and `discipline_id` to move it)."""
     row = _row(unit, task_id)
     if row is None:
         return None
-    for key, value in fields.items():
-        setattr(row, key, value)
+    assign(row, fields, TaskWrite)
     unit.session.flush()
     # A changed feature_id or discipline_id leaves the loaded relationship stale until reloaded.
     unit.session.expire(row)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 from ralph_desk.store.schema import Base
 
@@ -176,17 +176,18 @@ class LoopRunWrite(TypedDict, total=False):
 W = TypeVar("W", bound=Mapping[str, Any])
 
 
-def checked(values: W, shape: type[W]) -> W:
-    """`values`, refused (TypeError) if it names a column `shape` does not declare.
+def checked(values: Mapping[str, Any], shape: type[W]) -> W:
+    """`values` as `shape`, refused (TypeError) if it names a column `shape` does not declare.
 
-    mypy catches a misspelt key where the dict is written; this catches one that reached the store
-    through an untyped path (a `**kwargs`, a `dict(...)`), which setattr or an insert would drop.
+    mypy catches a misspelt key where a `shape` is written; this catches one that comes by a path
+    whose keys are only known at run time (an update of the fields a caller named), which setattr or
+    an insert would otherwise drop or fail on far from the cause.
     """
     known: frozenset[str] = shape.__required_keys__ | shape.__optional_keys__  # type: ignore[attr-defined]
     unknown = sorted(set(values) - known)
     if unknown:
         raise TypeError(f"{shape.__name__} has no column {', '.join(map(repr, unknown))}")
-    return values
+    return cast(W, values)
 
 
 def assign(row: Base, values: W, shape: type[W]) -> None:
