@@ -186,6 +186,17 @@ class Startup:
                 log.exception("stopping %s failed", step.name)
 
 
+def embedded_mcp(services: Services) -> EmbeddedMcp:
+    """The window's embedded MCP server; its loop-control tools run loops through it."""
+    from ralph_desk.loop.control import LoopController
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp  # the MCP SDK loads only with the window
+
+    control = LoopController(services)
+    server = EmbeddedMcp(services, loop=control)
+    control.issue_through(server)
+    return server
+
+
 @dataclass
 class Parts:
     """What the steps build, for the steps that come after them."""
@@ -211,10 +222,8 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
             parts.services.close()
 
     async def start_mcp() -> None:
-        from ralph_desk.mcp_server.embedded import EmbeddedMcp  # the MCP SDK loads only with the window
-
         assert parts.services is not None
-        server = EmbeddedMcp(parts.services)
+        server = embedded_mcp(parts.services)
         await server.start()
         parts.mcp, parts.mcp_url = server, server.url
 

@@ -531,16 +531,18 @@ def _loop_controller(services: Services) -> LoopController:
     from ralph_desk.loop.control import LoopController
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
+    control = LoopController(services)
     hosts: list[EmbeddedMcp] = []
 
     async def issuer() -> EmbeddedMcp:
         if not hosts:
-            host = EmbeddedMcp(services)
+            host = EmbeddedMcp(services, loop=control)
             await host.start()
             hosts.append(host)
         return hosts[0]
 
-    return LoopController(services, issuer)
+    control.make_issuer = issuer
+    return control
 
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:
@@ -554,7 +556,7 @@ def _run_run(args: argparse.Namespace) -> int:
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
     with _services(args) as services:
-        return run_loop_command(args, services, EmbeddedMcp)
+        return run_loop_command(args, services, lambda services, control: EmbeddedMcp(services, loop=control))
 
 
 def _configure_session(parser: argparse.ArgumentParser) -> None:
@@ -568,7 +570,9 @@ def _run_session(args: argparse.Namespace) -> int:
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
     with _services(args) as services:
-        return run_session_command(args, services, EmbeddedMcp)
+        return run_session_command(
+            args, services, lambda services, control: EmbeddedMcp(services, loop=control)
+        )
 
 
 def _configure_connect(parser: argparse.ArgumentParser) -> None:

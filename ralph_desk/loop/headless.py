@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.loop.agents import adapter_for
+from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
@@ -22,6 +23,7 @@ from ralph_desk.loop.runner import LoopRunner, LoopStatus
 from ralph_desk.loop.settings import load_settings
 from ralph_desk.services.container import Services
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 RECIPES_FOR_SESSION = ("braindump", "yap", "ramble", "discuss", "enrichment", "opus_review", "understand")
 
 
@@ -32,7 +34,8 @@ class HostedIssuer(EndpointIssuer, Protocol):
     async def stop(self) -> None: ...
 
 
-IssuerFactory = Callable[[Services], HostedIssuer]
+IssuerFactory = Callable[[Services, LoopController], HostedIssuer]
+"""Builds the embedded server whose loop-control tools the controller answers."""
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
@@ -154,29 +157,51 @@ def _print_status(status: LoopStatus, as_json: bool) -> None:
         )
 
 
+def _serving(services: Services, make_issuer: IssuerFactory) -> tuple[LoopController, HostedIssuer]:
+    """The embedded server and the loop controller answering its loop-control tools through it."""
+    control = LoopController(services)
+    issuer = make_issuer(services, control)
+    control.issue_through(issuer)
+    return control, issuer
+
+
 def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: IssuerFactory) -> int:
     """`ralph-desk run`: the loop in this process; SIGINT/SIGTERM stop it cleanly."""
     settings = _settings(services, args, Recipe.TASK_EXECUTION)
     if args.dry_run:
         return _dry_run(services, settings, args.json)
     adapter_for(settings).check_available(settings)
-
-    async def main() -> LoopStatus:
-        issuer = make_issuer(services)
-        await issuer.start()
-        runner = LoopRunner(services, issuer, settings, exit_when_idle=args.exit_when_idle)
-        runner.subscribe(EventPrinter(args.json))
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, runner.stop)
-        try:
-            return await runner.run()
-        finally:
-            await issuer.stop()
-
-    status = asyncio.run(main())
+    status = asyncio.run(
+        run_headless(services, settings, make_issuer, args.exit_when_idle, EventPrinter(args.json))
+    )
     _print_status(status, args.json)
     return 0
+
+
+async def run_headless(
+    services: Services,
+    settings: LoopSettings,
+    make_issuer: IssuerFactory,
+    exit_when_idle: bool,
+    on_event: Callable[[LiveEvent], None],
+) -> LoopStatus:
+    """The loop of `ralph-desk run` and the embedded server its agents and IDE clients reach."""
+    control, issuer = _serving(services, make_issuer)
+    await issuer.start()
+    runner = LoopRunner(services, issuer, settings, exit_when_idle=exit_when_idle)
+    runner.subscribe(on_event)
+    current = asyncio.current_task()
+    assert current is not None
+    control.follow(runner, current)  # the embedded server's ralph_status and ralph_stop see this loop
+    loop = asyncio.get_running_loop()
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, runner.stop)
+    try:
+        return await runner.run()
+    finally:
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
+        await issuer.stop()
 
 
 def _dry_run(services: Services, settings: LoopSettings, as_json: bool) -> int:
@@ -225,7 +250,7 @@ def run_session_command(args: argparse.Namespace, services: Services, make_issue
     )
 
     async def main() -> int | None:
-        issuer = make_issuer(services)
+        _, issuer = _serving(services, make_issuer)
         await issuer.start()
         runner = LoopRunner(services, issuer, settings)
         runner.subscribe(EventPrinter(args.json))

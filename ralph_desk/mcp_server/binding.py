@@ -10,9 +10,19 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, get_type_hint
 
 from pydantic import BaseModel
 
+from ralph_desk.domain.loop_results import (
+    ErrorCode,
+    LoopErrorInfo,
+    RalphHistoryResult,
+    RalphInitResult,
+    RalphRunResult,
+    RalphStatusResult,
+    RalphStopResult,
+    RalphUnderstandResult,
+    RalphValidateResult,
+)
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY
-from ralph_desk.mcp_server.results import ErrorCode, LoopErrorInfo
 from ralph_desk.services.errors import InvalidValueError, ServiceError
 
 if TYPE_CHECKING:
@@ -22,17 +32,17 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 
 class LoopControl(Protocol):
-    """What the loop-control tools need from a loop runner (the loop issue provides one)."""
+    """What the loop-control tools ask: `ralph_desk.loop.control.LoopController` is the one implementation."""
 
-    def init(self, force: bool) -> dict[str, Any]: ...
-    def validate(self) -> dict[str, Any]: ...
+    def init(self, force: bool) -> RalphInitResult: ...
+    def validate(self) -> RalphValidateResult: ...
     def run(
         self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
-    ) -> dict[str, Any]: ...
-    def status(self) -> dict[str, Any]: ...
-    def stop(self) -> dict[str, Any]: ...
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> dict[str, Any]: ...
-    def understand(self) -> dict[str, Any]: ...
+    ) -> RalphRunResult: ...
+    def status(self) -> RalphStatusResult: ...
+    def stop(self) -> RalphStopResult: ...
+    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult: ...
+    def understand(self) -> RalphUnderstandResult: ...
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ralph_desk.domain.loop_results import (
+        RalphHistoryResult,
+        RalphInitResult,
+        RalphRunResult,
+        RalphStatusResult,
+        RalphStopResult,
+        RalphUnderstandResult,
+        RalphValidateResult,
+    )
     from ralph_desk.mcp_server.binding import LoopControl
 
 
@@ -30,25 +39,25 @@ class DeferredLoopControl:
                 self._built = self._build()
             return self._built
 
-    def init(self, force: bool) -> dict[str, Any]:
+    def init(self, force: bool) -> RalphInitResult:
         return self.control.init(force)
 
-    def validate(self) -> dict[str, Any]:
+    def validate(self) -> RalphValidateResult:
         return self.control.validate()
 
     def run(
         self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
-    ) -> dict[str, Any]:
+    ) -> RalphRunResult:
         return self.control.run(max_iterations, dry_run, agent, allow_edits)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RalphStatusResult:
         return self.control.status()
 
-    def stop(self) -> dict[str, Any]:
+    def stop(self) -> RalphStopResult:
         return self.control.stop()
 
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> dict[str, Any]:
+    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult:
         return self.control.history(limit, offset, iteration, kind)
 
-    def understand(self) -> dict[str, Any]:
+    def understand(self) -> RalphUnderstandResult:
         return self.control.understand()

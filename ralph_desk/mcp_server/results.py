@@ -1,14 +1,14 @@
 """The structured results tools return; each model is also the tool's output schema.
 
 Lists carry briefs, single reads carry the full record (DESIGN §2.4: results are structured and
-short). The loop-control results use seed 004's camelCase keys on the wire.
+short). The loop-control results are in `ralph_desk.domain.loop_results`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from datetime import datetime
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -17,24 +17,13 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
 )
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
-from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, LoopRun, TaskSummary
+from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, TaskSummary
+from ralph_desk.domain.timestamps import maybe_utc, utc
 
 BRIEF_TEXT = 280
-
-
-def utc(moment: datetime) -> datetime:
-    """A stored timestamp (naive UTC) as an aware UTC one, so the wire says which zone it is."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def maybe_utc(moment: datetime | None) -> datetime | None:
-    """`utc` for an optional timestamp."""
-    return None if moment is None else utc(moment)
 
 
 def brief_text(text: str | None) -> str | None:
@@ -335,161 +324,3 @@ class Appended(ResultModel):
 
     file: StateFileName
     entry: str = Field(description="The entry as written, with its timestamp heading.")
-
-
-# --- loop control (seeds 003 and 004) ------------------------------------------------------------
-
-
-class Sparse(ResultModel):
-    """A seed 004 shape: camelCase keys on the wire, unset (None) keys left out, a runner may add keys."""
-
-    model_config = ConfigDict(extra="allow", validate_by_name=True, validate_by_alias=True)
-
-    @model_serializer(mode="wrap")
-    def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        dumped: dict[str, Any] = handler(self)
-        return {key: value for key, value in dumped.items() if value is not None}
-
-
-class LoopResult(Sparse):
-    """Common shape of the loop-control results."""
-
-    success: bool = Field(description="Whether the request did what was asked.")
-
-
-ErrorCode = Literal["invalid_argument", "execution_failed"]
-
-
-class LoopErrorInfo(ResultModel):
-    """A structured loop-control error (seed 003), sent as the JSON text of the tool error."""
-
-    code: ErrorCode
-    message: str
-    details: dict[str, Any] = Field(default_factory=dict)
-
-
-class RalphInitResult(LoopResult):
-    """The project's .ralph/ folder was created or its configuration re-created."""
-
-    task_count: int | None = Field(None, alias="taskCount")
-    prd_path: str | None = Field(None, alias="prdPath")
-    initialized: bool | None = None
-    reinitialized: bool | None = None
-
-
-class ValidationProblem(ResultModel):
-    """One thing missing or broken in the project folder."""
-
-    path: str
-    message: str
-
-
-class RalphValidateResult(LoopResult):
-    """What is missing or broken in the project folder (nothing when valid)."""
-
-    valid: bool | None = None
-    problems: list[ValidationProblem] = Field(default_factory=list)
-
-
-class LoopRunInfo(Sparse):
-    """A loop run as reported by status and history."""
-
-    loop_id: int | str | None = Field(None, alias="loopId")
-    status: str | None = None
-    agent: str | None = None
-    started_at: datetime | None = Field(None, alias="startedAt")
-    ended_at: datetime | None = Field(None, alias="endedAt")
-    iterations: int | None = None
-    max_iterations: int | None = Field(None, alias="maxIterations")
-    cost_usd: float | None = Field(None, alias="costUsd")
-    stop_reason: str | None = Field(None, alias="stopReason")
-    allow_edits: bool | None = Field(None, alias="allowEdits")
-
-    @classmethod
-    def of(cls, run: LoopRun) -> LoopRunInfo:
-        """The report of a loop-run record."""
-        return cls(
-            loop_id=run.id,
-            status=run.state,
-            agent=run.agent,
-            started_at=utc(run.started_at),
-            ended_at=maybe_utc(run.ended_at),
-            iterations=run.iterations,
-            max_iterations=run.max_iterations,
-            cost_usd=run.cost_usd,
-            stop_reason=run.stop_reason,
-            allow_edits=run.allow_edits,
-        )
-
-
-class RalphRunResult(LoopResult):
-    """The loop started (it runs on; ralph_status follows it), or a dry run's preview."""
-
-    loop_id: int | str | None = Field(None, alias="loopId")
-    status: str | None = None
-    iteration_number: int | None = Field(None, alias="iterationNumber")
-    current_task: Any = Field(None, alias="currentTask")
-    dry_run: bool | None = Field(None, alias="dryRun")
-    tasks_to_attempt: list[Any] | None = Field(None, alias="tasksToAttempt")
-    preview: str | None = None
-
-
-class RalphStatusResult(LoopResult):
-    """Whether the loop runs, where it is, and the last run when none does."""
-
-    status: str = Field(description="running, paused, waiting, … or not_running.")
-    loop_id: int | str | None = Field(None, alias="loopId")
-    iteration_number: int | None = Field(None, alias="iterationNumber")
-    current_task: Any = Field(None, alias="currentTask")
-    loop_status: dict[str, Any] | None = Field(None, alias="loopStatus")
-    metrics: dict[str, Any] | None = None
-    last_run: LoopRunInfo | None = Field(None, alias="lastRun")
-
-
-class RalphStopResult(LoopResult):
-    """The loop was asked to stop (or was not running)."""
-
-    status: str | None = None
-    loop_id: int | str | None = Field(None, alias="loopId")
-
-
-class IterationEntry(Sparse):
-    """One loop iteration: one agent session on one task."""
-
-    iteration_number: int | None = Field(None, alias="iterationNumber")
-    timestamp: datetime | None = None
-    task_attempted: int | None = Field(None, alias="taskAttempted")
-    result: str | None = Field(None, description="The session's outcome.")
-    quality_metrics: dict[str, Any] = Field(default_factory=dict, alias="qualityMetrics")
-    duration: float | None = Field(None, description="Seconds the session took.")
-    session_id: str | None = Field(None, alias="sessionId")
-    loop_id: int | str | None = Field(None, alias="loopId")
-
-
-class LearningEntry(Sparse):
-    """A learning an agent recorded with the `learned` verb."""
-
-    text: str | None = None
-    iteration_number: int | None = Field(None, alias="iterationNumber")
-    tags: list[str] = Field(default_factory=list, description="Its kind and scope.")
-    task_id: int | None = Field(None, alias="taskId")
-    session_id: str | None = Field(None, alias="sessionId")
-    timestamp: datetime | None = None
-
-
-class RalphHistoryResult(LoopResult):
-    """Past iterations (a page, or one in full), or the learnings recorded."""
-
-    iterations: list[IterationEntry] | None = None
-    total: int | None = None
-    has_more: bool | None = Field(None, alias="hasMore")
-    iteration: IterationEntry | None = None
-    learnings: list[LearningEntry] | None = None
-
-
-class RalphUnderstandResult(LoopResult):
-    """The read-only understanding run started."""
-
-    loop_id: int | str | None = Field(None, alias="loopId")
-    status: str | None = None
-    map_path: str | None = Field(None, alias="mapPath")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ralph_desk.domain.loop_results import ErrorCode
 
 
 class ServiceError(Exception):
@@ -40,12 +44,8 @@ class ConflictError(ServiceError):
 class ControlError(ServiceError):
     """A loop-control request that failed; structured as seed 003 asks (code, message, details)."""
 
-    def __init__(self, code: str, message: str, details: dict[str, object] | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, details: dict[str, object] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details or {}
-
-    def to_json(self) -> dict[str, object]:
-        """The structured error."""
-        return {"code": self.code, "message": self.message, "details": self.details}

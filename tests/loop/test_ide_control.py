@@ -1,24 +1,47 @@
-"""Loop control from an IDE client: `ralph_run` returns at once, the loop runs on, status follows it."""
+"""Loop control from an IDE client: `ralph_run` returns at once, the loop runs on, status follows it.
+
+The loop-control tools are answered by the real `LoopController` over real MCP clients; the agents
+are binary-free stand-ins run by the command template (tests/support/stand_in_agent.py follows a
+script, held_agent.py waits until it is stopped), and the real Claude Code runs on top where it is
+installed.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
-from mcp import Client
+from anyio.abc import SocketAttribute, SocketListener, SocketStream
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
+from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.control import LoopController
+from ralph_desk.loop.headless import run_headless
+from ralph_desk.loop.settings import load_settings
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.mcp_server.server import build_server
-from ralph_desk.project import update_config
+from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, session, use_agent, verb
+from tests.support.stdio_wire import mcp_command
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+HELD_AGENT = Path(__file__).with_name("held_agent.py")
+WAIT_S = 120
 
 
 @pytest.fixture
@@ -30,6 +53,24 @@ def structured(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     document: dict[str, Any] = result.structured_content
     return document
+
+
+def use_command_agent(paths: ProjectPaths, *words: str) -> None:
+    """Make the project's agent the command template `python WORDS…`."""
+    update_config(paths, agent="command", agent_command=[sys.executable, *words])
+
+
+def started_issuer(services: Services, hosts: list[EmbeddedMcp]) -> Callable[[], Awaitable[EndpointIssuer]]:
+    """An issuer factory starting one embedded server on first use (as `ralph-desk mcp` does)."""
+
+    async def issuer() -> EndpointIssuer:
+        if not hosts:
+            host = EmbeddedMcp(services)
+            await host.start()
+            hosts.append(host)
+        return hosts[0]
+
+    return issuer
 
 
 async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
@@ -46,14 +87,7 @@ async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
         }
     )
     hosts: list[EmbeddedMcp] = []
-
-    async def issuer() -> EmbeddedMcp:
-        host = EmbeddedMcp(project)
-        await host.start()
-        hosts.append(host)
-        return host
-
-    controller = LoopController(project, issuer)
+    controller = LoopController(project, started_issuer(project, hosts))
     server = build_server(project, SessionContext(recipe=Recipe.IDE), loop=controller)
     try:
         async with Client(server, mode="legacy") as client:
@@ -68,17 +102,21 @@ async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
             await asyncio.wait_for(asyncio.shield(controller.task), 180)
 
             status = structured(await client.call_tool("ralph_status", {}))
-            assert status["status"] == "not_running"
+            assert status["status"] == "not_running" and "lastError" not in status
+            assert status["lastRun"]["iterations"] == 1 and status["lastRun"]["allowEdits"] is False
+            assert status["metrics"] == {"tasksCompleted": 1, "tasksFailed": 0, "tasksRemaining": 0}
             history = structured(await client.call_tool("ralph_history", {"limit": 10}))
             assert history["total"] == 1
             (entry,) = history["iterations"]
             assert entry["taskAttempted"] == task.id and entry["result"] == "done"
+            full = structured(await client.call_tool("ralph_history", {"iteration": 1}))
+            assert full["iteration"]["learnings"] == ["Stations use WGS84"]
             learnings = structured(await client.call_tool("ralph_history", {"type": "learnings"}))
             assert [item["text"] for item in learnings["learnings"]] == ["Stations use WGS84"]
             stopped = structured(await client.call_tool("ralph_stop", {}))
-            assert stopped["status"] == "not_running"
+            assert stopped == {"success": True, "status": "not_running"}
             validated = structured(await client.call_tool("ralph_validate", {}))
-            assert validated["success"] is True
+            assert validated == {"success": True, "valid": True, "problems": []}
     finally:
         for host in hosts:
             await host.stop()
@@ -91,7 +129,7 @@ async def test_ralph_run_refuses_clearly_when_the_agent_is_missing(project: Serv
     update_config(
         project.paths, agent="command", agent_command=[str(tmp_path / "no-such-agent"), "{prompt_file}"]
     )
-    controller = LoopController(project, lambda: None)  # type: ignore[arg-type, return-value]
+    controller = LoopController(project, started_issuer(project, []))
     server = build_server(project, SessionContext(recipe=Recipe.IDE), loop=controller)
     async with Client(server, mode="legacy") as client:
         result = await client.call_tool("ralph_run", {})
@@ -99,3 +137,186 @@ async def test_ralph_run_refuses_clearly_when_the_agent_is_missing(project: Serv
     text = result.content[0].text  # type: ignore[union-attr]
     assert '"code": "execution_failed"' in text and "no-such-agent" in text
     assert project.sessions.latest_loop_run() is None
+
+
+# --- the same calls against the three servers ----------------------------------------------------
+
+CallResult = dict[str, Any]
+WHILE_RUNNING: list[tuple[str, dict[str, Any]]] = [
+    ("ralph_status", {}),
+    ("ralph_run", {"max_iterations": 1}),
+    ("ralph_understand", {}),
+    ("ralph_validate", {}),
+    ("ralph_run", {"dry_run": True}),
+    ("ralph_history", {"limit": 5}),
+    ("ralph_history", {"type": "learnings"}),
+    ("ralph_init", {"force": True}),
+    ("ralph_stop", {}),
+]
+AFTER_THE_LOOP: list[tuple[str, dict[str, Any]]] = [
+    ("ralph_status", {}),
+    ("ralph_stop", {}),
+    ("ralph_history", {"iteration": 1}),
+]
+
+
+def shape(value: Any) -> Any:
+    """The keys and value types of a JSON document (a list by its first item)."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(value[0])] if value else []
+    return type(value).__name__
+
+
+def shapes(answers: list[CallResult]) -> list[Any]:
+    """The shape of each answer."""
+    return [shape(answer) for answer in answers]
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> CallResult:
+    """A tool's structured result, or its structured error under "error"."""
+    result = await client.call_tool(tool, arguments)
+    if result.is_error:
+        return {"error": json.loads(result.content[0].text)}  # type: ignore[union-attr]
+    document: CallResult = result.structured_content or {}
+    return document
+
+
+def held_project(root: Path, port: int) -> tuple[ProjectPaths, int]:
+    """A project with one pending task whose agent waits, connected to `port`, until it is stopped."""
+    paths = init_project(root, title="Held")
+    services = Services.open(paths)
+    try:
+        services.features.create("core", "Core")
+        services.disciplines.create("backend", "Backend", "server", "#336699")
+        task = services.tasks.create("core", "backend", "Held until stopped")
+    finally:
+        services.close()
+    use_command_agent(paths, str(HELD_AGENT), str(port))
+    return paths, task.id
+
+
+@asynccontextmanager
+async def agent_line() -> AsyncIterator[tuple[int, SocketListener]]:
+    """A loopback listener the held agent connects to when it starts."""
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    async with listener:
+        (single,) = listener.listeners
+        yield single.extra(SocketAttribute.local_port), single
+
+
+async def agent_started(listener: SocketListener) -> SocketStream:
+    """Wait, bounded, for the held agent to connect."""
+    with anyio.fail_after(WAIT_S):
+        return await listener.accept()
+
+
+async def until_not_running(client: Client) -> None:
+    """Poll ralph_status, as an IDE does, until the stopped loop has ended."""
+    with anyio.fail_after(WAIT_S):
+        while (await call(client, "ralph_status", {}))["status"] != "not_running":
+            await anyio.sleep(0.05)
+
+
+def ide_client(host: EmbeddedMcp) -> AbstractAsyncContextManager[Client]:
+    """An IDE client of an embedded server, with an `ide` session's credential."""
+    token = host.open_session(SessionContext(recipe=Recipe.IDE, session_id="ide")).token
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    return Client(streamable_http_client(host.url, http_client=http), mode="legacy")
+
+
+async def through_ralph_desk_mcp(root: Path) -> dict[str, list[CallResult]]:
+    """`ralph-desk mcp` over stdio: start the loop with ralph_run, then the common calls."""
+    async with agent_line() as (port, listener):
+        paths, _ = held_project(root, port)
+        params = StdioServerParameters(
+            command=sys.executable, args=mcp_command(paths)[1:], env=dict(os.environ)
+        )
+        async with Client(params, mode="legacy") as client:
+            return await started_by_ralph_run(client, listener)
+
+
+async def started_by_ralph_run(client: Client, listener: SocketListener) -> dict[str, list[CallResult]]:
+    run = await call(client, "ralph_run", {"max_iterations": 1})
+    async with await agent_started(listener):
+        during = [await call(client, tool, arguments) for tool, arguments in WHILE_RUNNING]
+    await until_not_running(client)
+    after = [await call(client, tool, arguments) for tool, arguments in AFTER_THE_LOOP]
+    return {"run": [run], "during": during, "after": after}
+
+
+async def through_the_window_server(root: Path) -> dict[str, list[CallResult]]:
+    """The window's embedded server, built by the window's own composition function."""
+    from ralph_desk.app import embedded_mcp
+
+    async with agent_line() as (port, listener):
+        paths, _ = held_project(root, port)
+        services = Services.open(paths)
+        host = embedded_mcp(services)
+        await host.start()
+        try:
+            async with ide_client(host) as client:
+                return await started_by_ralph_run(client, listener)
+        finally:
+            await host.stop()
+            services.close()
+
+
+async def through_a_headless_run(root: Path) -> dict[str, list[CallResult]]:
+    """`ralph-desk run`'s embedded server while its loop runs (the loop started by the run itself)."""
+    async with agent_line() as (port, listener):
+        paths, _ = held_project(root, port)
+        services = Services.open(paths)
+        hosts: list[EmbeddedMcp] = []
+
+        def make_host(services: Services, control: LoopController) -> EmbeddedMcp:
+            hosts.append(EmbeddedMcp(services, loop=control))
+            return hosts[-1]
+
+        settings = load_settings(paths, max_iterations=1)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(run_headless, services, settings, make_host, True, lambda event: None)
+                async with await agent_started(listener), ide_client(hosts[0]) as client:
+                    during = [await call(client, tool, arguments) for tool, arguments in WHILE_RUNNING]
+        finally:
+            services.close()
+    return {"during": during}
+
+
+async def test_the_three_servers_answer_the_loop_control_tools_with_the_same_shapes(tmp_path: Path) -> None:
+    by_server = {
+        "ralph-desk mcp": await through_ralph_desk_mcp(tmp_path / "mcp"),
+        "window": await through_the_window_server(tmp_path / "window"),
+        "ralph-desk run": await through_a_headless_run(tmp_path / "run"),
+    }
+    mcp, window, headless = by_server.values()
+    for name, answers in by_server.items():
+        status, run_again, understand, valid, preview, page, learnings, init, stop = answers["during"]
+        assert (status["status"], status["currentTask"], status["lastRun"]["status"]) == (
+            "running",
+            1,
+            "running",
+        )
+        assert run_again["error"]["details"]["reason"] == "already_running", name
+        assert understand["error"]["code"] == "execution_failed", name
+        assert valid == {"success": True, "valid": True, "problems": []}, name
+        assert preview["dryRun"] is True and init["reinitialized"] is True, name
+        assert page["total"] == 1 and learnings == {
+            "success": True,
+            "learnings": [],
+            "total": 0,
+            "hasMore": False,
+        }
+        assert stop["status"] == "stopped", name
+    assert shapes(mcp["during"]) == shapes(window["during"]) == shapes(headless["during"])
+
+    assert mcp["run"] == window["run"] == [{"success": True, "status": "running", "iterationNumber": 0}]
+    for answers in (mcp, window):
+        status, stop, iteration = answers["after"]
+        assert status["status"] == "not_running" and status["lastRun"]["status"] == "stopped"
+        assert status["metrics"] == {"tasksCompleted": 0, "tasksFailed": 0, "tasksRemaining": 1}
+        assert stop == {"success": True, "status": "not_running"}
+        assert iteration["iteration"]["taskAttempted"] == 1
+    assert shapes(mcp["after"]) == shapes(window["after"])

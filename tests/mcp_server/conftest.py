@@ -16,6 +16,7 @@ from ralph_desk.domain import recipes
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import ALL_TOOLS
+from ralph_desk.loop.control import LoopController
 from ralph_desk.mcp_server.binding import LoopControl
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import init_project
@@ -89,13 +90,17 @@ def every_tool_in_ide(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def connect(services: Services) -> ClientFactory:
-    """`connect(recipe, loop=None, **context)`: an in-memory client of a fresh server for that session."""
+    """`connect(recipe, loop=None, **context)`: an in-memory client of a fresh server for that session.
+
+    Without `loop` the server's loop control is the real one of a process where no loop can run.
+    """
 
     def make(recipe: Recipe = Recipe.IDE, loop: LoopControl | None = None, **context: Any) -> Client:
         if "discipline" in context and "discipline_disabled" not in context:
             disabled = services.disciplines.get(context["discipline"]).disabled_tools
             context["discipline_disabled"] = frozenset(disabled)
-        server = build_server(services, SessionContext(recipe=recipe, **context), loop=loop)
+        control = loop or LoopController(services)
+        server = build_server(services, SessionContext(recipe=recipe, **context), loop=control)
         return Client(server, mode="legacy")
 
     return make

@@ -421,41 +421,12 @@ async def test_init_of_an_existing_project_without_force_is_an_invalid_argument(
     assert snapshot(services) == before
 
 
-class BrokenLoop:
-    """A loop runner whose run fails, whose stop refuses an argument and whose status answers nonsense."""
-
-    def run(
-        self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
-    ) -> dict[str, Any]:
-        raise RuntimeError("agent CLI 'claude' not found on PATH")
-
-    def stop(self) -> dict[str, Any]:
-        raise ValueError("no loop is running")
-
-    def status(self) -> dict[str, Any]:
-        return {"state": "running"}
-
-
-async def test_a_loop_runner_failure_is_an_execution_failure_naming_the_log_folder(
+async def test_a_loop_control_failure_is_an_execution_failure_naming_the_log_folder(
     connect: ClientFactory, services: Services
 ) -> None:
-    async with connect(Recipe.IDE, loop=BrokenLoop()) as client:
-        error = structured_error_of(await client.call_tool("ralph_run", {"max_iterations": 1}))
+    services.paths.prd_file.mkdir()
+    async with connect(Recipe.IDE) as client:
+        error = structured_error_of(await client.call_tool("ralph_init", {"force": True}))
     assert error["code"] == "execution_failed"
-    assert error["message"] == "the loop runner failed: RuntimeError: agent CLI 'claude' not found on PATH"
-    assert error["details"] == {"tool": "ralph_run", "logDir": str(services.paths.logs_dir)}
-
-
-async def test_a_loop_runner_refusing_a_value_is_an_invalid_argument(connect: ClientFactory) -> None:
-    async with connect(Recipe.IDE, loop=BrokenLoop()) as client:
-        error = structured_error_of(await client.call_tool("ralph_stop", {}))
-    assert (error["code"], error["message"]) == ("invalid_argument", "no loop is running")
-
-
-async def test_a_loop_runner_answer_of_the_wrong_shape_is_an_execution_failure(
-    connect: ClientFactory,
-) -> None:
-    async with connect(Recipe.IDE, loop=BrokenLoop()) as client:
-        error = structured_error_of(await client.call_tool("ralph_status", {}))
-    assert error["code"] == "execution_failed"
-    assert error["message"] == "the loop runner returned a ralph_status result of an unexpected shape"
+    assert "prd.json" in error["message"]
+    assert error["details"] == {"tool": "ralph_init", "logDir": str(services.paths.logs_dir)}

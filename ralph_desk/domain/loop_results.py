@@ -1,0 +1,261 @@
+"""What the loop-control tools answer (seeds 003, 004): one model per tool, camelCase on the wire.
+
+The loop's controller returns these and the MCP layer serves them as they are, so the shape a
+client sees does not depend on which process answers.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from ralph_desk.domain.records import AgentSession, LoopRun
+from ralph_desk.domain.timestamps import maybe_utc, utc
+
+ErrorCode = Literal["invalid_argument", "execution_failed"]
+NOT_RUNNING = "not_running"
+
+
+class Sparse(BaseModel):
+    """A seed 004 shape: camelCase keys on the wire, keys without a value left out."""
+
+    model_config = ConfigDict(defer_build=True, validate_by_name=True, validate_by_alias=True)
+
+    @model_serializer(mode="wrap")
+    def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {key: value for key, value in dumped.items() if value is not None}
+
+
+class LoopResult(Sparse):
+    """Common shape of the loop-control results."""
+
+    success: bool = Field(True, description="Whether the request did what was asked.")
+
+
+class LoopErrorInfo(BaseModel):
+    """A structured loop-control error (seed 003), sent as the JSON text of the tool error."""
+
+    code: ErrorCode
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class RalphInitResult(LoopResult):
+    """The project's .ralph/ folder was created or its configuration re-created."""
+
+    task_count: int = Field(alias="taskCount")
+    prd_path: str = Field(alias="prdPath")
+    initialized: bool | None = None
+    reinitialized: bool | None = None
+
+
+class ValidationProblem(Sparse):
+    """One thing missing or broken in the project folder."""
+
+    path: str
+    message: str
+
+
+class RalphValidateResult(LoopResult):
+    """What is missing or broken in the project folder (nothing when valid)."""
+
+    valid: bool
+    problems: list[ValidationProblem] = Field(default_factory=list)
+
+
+class LoopRunInfo(Sparse):
+    """A loop run as reported by status and history."""
+
+    loop_id: int = Field(alias="loopId")
+    status: str
+    agent: str
+    started_at: datetime = Field(alias="startedAt")
+    ended_at: datetime | None = Field(None, alias="endedAt")
+    iterations: int
+    max_iterations: int | None = Field(None, alias="maxIterations")
+    cost_usd: float = Field(alias="costUsd")
+    stop_reason: str | None = Field(None, alias="stopReason")
+    allow_edits: bool = Field(alias="allowEdits")
+
+    @classmethod
+    def of(cls, run: LoopRun) -> LoopRunInfo:
+        """The report of a loop-run record."""
+        return cls(
+            loop_id=run.id,
+            status=run.state,
+            agent=run.agent,
+            started_at=utc(run.started_at),
+            ended_at=maybe_utc(run.ended_at),
+            iterations=run.iterations,
+            max_iterations=run.max_iterations,
+            cost_usd=run.cost_usd,
+            stop_reason=run.stop_reason,
+            allow_edits=run.allow_edits,
+        )
+
+
+class TaskToAttempt(Sparse):
+    """A task a dry run says the loop would attempt, in order."""
+
+    id: int
+    title: str
+    priority: str
+
+
+class RalphRunResult(LoopResult):
+    """The loop started (it runs on; ralph_status follows it), or a dry run's preview."""
+
+    status: str | None = Field(None, description="running once started; absent for a dry run.")
+    loop_id: int | None = Field(None, alias="loopId")
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    current_task: int | None = Field(None, alias="currentTask")
+    dry_run: bool | None = Field(None, alias="dryRun")
+    tasks_to_attempt: list[TaskToAttempt] | None = Field(None, alias="tasksToAttempt")
+    preview: str | None = Field(None, description="The first session's prompt.")
+    mcp_config: dict[str, Any] | None = Field(None, alias="mcpConfig")
+    tools: list[str] | None = Field(None, description="The first session's tools.")
+
+
+class LoopMetrics(Sparse):
+    """Task counts of the project."""
+
+    tasks_completed: int = Field(alias="tasksCompleted")
+    tasks_failed: int = Field(alias="tasksFailed")
+    tasks_remaining: int = Field(alias="tasksRemaining", description="Tasks not done, failed or skipped.")
+
+
+class RalphStatusResult(LoopResult):
+    """Whether a loop runs (in this process or another), where it is, and the last run."""
+
+    status: str = Field(description="running, paused, waiting, rate_limited, … or not_running.")
+    loop_id: int | None = Field(None, alias="loopId")
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    current_task: int | None = Field(None, alias="currentTask")
+    resumes_at: datetime | None = Field(None, alias="resumesAt")
+    last_error: str | None = Field(None, alias="lastError")
+    metrics: LoopMetrics
+    last_run: LoopRunInfo | None = Field(None, alias="lastRun")
+
+
+class RalphStopResult(LoopResult):
+    """The loop was asked to stop (or was not running)."""
+
+    status: str
+    loop_id: int | None = Field(None, alias="loopId")
+
+
+class QualityMetrics(Sparse):
+    """How one session went."""
+
+    closing_verb: str | None = Field(None, alias="closingVerb")
+    exit_code: int | None = Field(None, alias="exitCode")
+    cost_usd: float = Field(alias="costUsd")
+    turns: int
+    input_tokens: int = Field(alias="inputTokens")
+    output_tokens: int = Field(alias="outputTokens")
+    changed_files: int = Field(alias="changedFiles", description="How many files it changed.")
+
+
+class IterationEntry(Sparse):
+    """One loop iteration: one agent session on one task."""
+
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    timestamp: datetime
+    task_attempted: int | None = Field(None, alias="taskAttempted")
+    result: str | None = Field(None, description="The session's outcome.")
+    quality_metrics: QualityMetrics = Field(alias="qualityMetrics")
+    duration: float | None = Field(None, description="Seconds the session took.")
+    session_id: str = Field(alias="sessionId")
+    loop_id: int | None = Field(None, alias="loopId")
+
+    @classmethod
+    def of(cls, session: AgentSession) -> IterationEntry:
+        """The entry of a session record."""
+        return cls(**_entry_fields(session))
+
+
+class IterationDetail(IterationEntry):
+    """One iteration in full: the entry, how the session ran and the learnings it recorded."""
+
+    agent: str
+    model: str | None = None
+    recipe: str
+    ended_at: datetime | None = Field(None, alias="endedAt")
+    commit_before: str | None = Field(None, alias="commitBefore")
+    commit_hash: str | None = Field(None, alias="commitHash")
+    changed_files: list[str] = Field(alias="changedFiles")
+    transcript_path: str | None = Field(None, alias="transcriptPath")
+    error: str | None = None
+    learnings: list[str]
+
+    @classmethod
+    def of_session(cls, session: AgentSession, learnings: list[str]) -> IterationDetail:
+        """The detail of a session record and the learnings it recorded."""
+        return cls(
+            **_entry_fields(session),
+            agent=session.agent,
+            model=session.model,
+            recipe=session.recipe,
+            ended_at=maybe_utc(session.ended_at),
+            commit_before=session.head_before,
+            commit_hash=session.head_after,
+            changed_files=list(session.changed_files),
+            transcript_path=session.transcript_path,
+            error=session.error,
+            learnings=learnings,
+        )
+
+
+def _entry_fields(session: AgentSession) -> dict[str, Any]:
+    duration = None
+    if session.ended_at is not None:
+        duration = round((session.ended_at - session.started_at).total_seconds(), 3)
+    return {
+        "iteration_number": session.iteration,
+        "timestamp": utc(session.started_at),
+        "task_attempted": session.task_id,
+        "result": session.outcome,
+        "quality_metrics": QualityMetrics(
+            closing_verb=session.closing_verb,
+            exit_code=session.exit_code,
+            cost_usd=session.cost_usd,
+            turns=session.turns,
+            input_tokens=session.input_tokens,
+            output_tokens=session.output_tokens,
+            changed_files=len(session.changed_files),
+        ),
+        "duration": duration,
+        "session_id": session.id,
+        "loop_id": session.loop_run_id,
+    }
+
+
+class LearningEntry(Sparse):
+    """A learning an agent recorded with the `learned` verb."""
+
+    text: str
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    tags: list[str] = Field(default_factory=list, description="Its kind and scope.")
+    task_id: int | None = Field(None, alias="taskId")
+    session_id: str | None = Field(None, alias="sessionId")
+    timestamp: datetime | None = None
+
+
+class RalphHistoryResult(LoopResult):
+    """Past iterations (a page, or one in full), or the learnings recorded."""
+
+    iterations: list[IterationEntry] | None = None
+    total: int | None = None
+    has_more: bool | None = Field(None, alias="hasMore")
+    iteration: IterationDetail | None = None
+    learnings: list[LearningEntry] | None = None
+
+
+class RalphUnderstandResult(LoopResult):
+    """The read-only understanding run started."""
+
+    status: str
+    map_path: str = Field(alias="mapPath")
