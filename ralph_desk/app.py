@@ -32,6 +32,7 @@ from ralph_desk.gui.panes.features.wiring import FeaturesWiring
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.theme import ThemeWatcher
+from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
 from ralph_desk.services.container import Services
 
@@ -99,21 +100,22 @@ def build_window(
     desk_settings = DeskSettings(settings)
     window = MainWindow(title, services.paths.root, desk_settings)
     runner.setParent(window)
+    worker = Worker(runner, parent=window)
     feed = ChangeFeed(services.db, poll_ms, parent=window)
     notifier = Notifier(title, use_tray=use_tray, parent=window)
-    window.controller = Controller(window, services, feed, runner, notifier, mcp_url, open_file)
+    window.controller = Controller(window, services, feed, worker, notifier, mcp_url, open_file)
     window.set_mcp(mcp_url)
     if live:
         feed.start()  # before reading: a change made meanwhile is then read twice, never missed
     window.controller.refresh_all()
-    _wire_editors(window, services, issuer, open_file)
+    window.controller.loop = _wire_editors(window, services, issuer, open_file)
     desk_settings.add_recent_project(services.paths.root)
     return window
 
 
 def _wire_editors(
     window: MainWindow, services: Services, issuer: EndpointIssuer | None, open_file: FileOpener
-) -> None:
+) -> LoopWiring:
     """Connect the Features, Disciplines and Loop panes (their wirings live as children of the window)."""
     controller = window.controller
     assert controller is not None
@@ -131,6 +133,7 @@ def _wire_editors(
         feed.sig_changes.connect(on_changes)
         window.sig_refresh_requested.connect(refresh)
         refresh()
+    return loop
 
 
 # --- start-up and shut-down ----------------------------------------------------------------------
@@ -243,13 +246,15 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
 
     async def close_window() -> None:
         window = parts.window
-        loop = window.findChild(LoopWiring) if window is not None else None
-        if loop is not None:
-            await loop.shutdown()  # the agent ends before the MCP server it talks to
-        if window is not None and window.controller is not None:
-            window.controller.feed.stop()
-            window.controller.notifier.hide()
-            window.deleteLater()
+        controller = window.controller if window is not None else None
+        if controller is None:
+            return
+        if controller.loop is not None:
+            await controller.loop.shutdown()  # the agent ends before the MCP server it talks to
+        controller.feed.stop()
+        await asyncio.to_thread(controller.worker.shutdown)  # the operation under way finishes
+        controller.notifier.hide()
+        controller.window.deleteLater()
 
     async def handle_interrupt() -> None:
         # Ctrl+C in the terminal closes the window like Quit; the feed's timer lets Python see it.

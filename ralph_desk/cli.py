@@ -265,48 +265,9 @@ def _configure_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def cost_summary(services: Services) -> dict[str, Any]:
-    """What the agent sessions cost: dollars, sessions, turns and tokens."""
-    summary: dict[str, Any] = {"sessions": 0, "turns": 0, "input_tokens": 0, "output_tokens": 0}
-    page, offset = 1000, 0
-    while True:
-        sessions = services.sessions.list(limit=page, offset=offset)
-        for session in sessions:
-            summary["sessions"] += 1
-            summary["turns"] += session.turns
-            summary["input_tokens"] += session.input_tokens
-            summary["output_tokens"] += session.output_tokens
-        if len(sessions) < page:
-            break
-        offset += page
-    summary["total_usd"] = round(services.sessions.total_cost(), 6)
-    return summary
-
-
-def status_report(services: Services) -> dict[str, Any]:
-    """Project, task counts (by status and feature), inbox counts and cost, as `status --json` prints."""
-    project = services.project.get()
-    progress = services.project.progress()
-    return {
-        "project": {
-            "title": project.title,
-            "description": project.description,
-            "created_at": project.created_at,
-            "root": services.paths.root,
-        },
-        "tasks": {
-            "total": progress["total"],
-            "done": progress["done"],
-            "percent_done": progress["percent_done"],
-            "by_status": progress["by_status"],
-            "by_feature": progress["by_feature"],
-        },
-        "inbox": services.inbox.counts(),
-        "cost": cost_summary(services),
-    }
-
-
 def _run_status(args: argparse.Namespace) -> int:
+    from ralph_desk.services.reports import status_report
+
     with _services(args) as services:
         report = _jsonable(status_report(services))
     if args.json:
@@ -342,27 +303,9 @@ def _run_status(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def inbox_report(services: Services) -> dict[str, Any]:
-    """Waiting questions, suggestions (with their draft tasks) and open flags, as `inbox --json` shows."""
-    suggestions = []
-    for signal in services.inbox.suggestions():
-        entry = _jsonable(signal)
-        task = services.tasks.get(signal.created_task_id) if signal.created_task_id is not None else None
-        entry["suggested_task"] = (
-            None
-            if task is None
-            else {"id": task.id, "title": task.title, "status": task.status.value, "feature": task.feature}
-        )
-        suggestions.append(entry)
-    return {
-        "counts": services.inbox.counts(),
-        "asks": services.inbox.asks(),
-        "suggestions": suggestions,
-        "flags": services.inbox.flags(resolution="open"),
-    }
-
-
 def _run_inbox(args: argparse.Namespace) -> int:
+    from ralph_desk.services.reports import inbox_report
+
     with _services(args) as services:
         report = _jsonable(inbox_report(services))
     if args.json:

@@ -19,6 +19,7 @@ from ralph_desk import __version__, cli
 from ralph_desk.cli import main
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths, init_project
+from ralph_desk.services import reports
 from ralph_desk.services.container import Services
 
 REPO = Path(__file__).resolve().parents[1]
@@ -757,7 +758,7 @@ def test_an_unexpected_error_is_one_line_with_exit_code_1(
     def explode(_: Any) -> dict[str, Any]:
         raise RuntimeError("the tide went out")
 
-    monkeypatch.setattr(cli, "status_report", explode)
+    monkeypatch.setattr(reports, "status_report", explode)
 
     code, _, err = run(capsys, "status", "--root", str(empty_project))
 

@@ -52,12 +52,17 @@ class ActionRunner(QObject):
         """`call()`, or `default` when reading failed (the failure is shown)."""
         try:
             return call()
-        except (ServiceError, StoreBusyError, ProjectError) as error:
-            self._fail(f"Could not {what}: {error}")
-        except Exception as error:  # the top of a refresh: show it, log the traceback
-            log.exception("could not %s", what)
-            self._fail(f"Could not {what}: {type(error).__name__}: {error}")
+        except Exception as error:  # the top of a refresh: show it
+            self.report(what, error)
         return default
+
+    def report(self, what: str, error: BaseException) -> None:
+        """Show why `what` failed: a refusal in its own words, anything else with its type (and logged)."""
+        if isinstance(error, ServiceError | StoreBusyError | ProjectError):
+            self._fail(f"Could not {what}: {error}")
+            return
+        log.error("could not %s", what, exc_info=error)
+        self._fail(f"Could not {what}: {type(error).__name__}: {error}")
 
     def fail(self, message: str) -> None:
         """Show a failure found outside a service call."""

@@ -10,7 +10,6 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 
 from ralph_desk.domain.records import Change
-from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.directory import TaskDirectory
@@ -20,7 +19,9 @@ from ralph_desk.gui.notify import Notifier
 from ralph_desk.gui.panes.dashboard.wiring import DashboardWiring
 from ralph_desk.gui.panes.inbox.pane import QUESTIONS
 from ralph_desk.gui.panes.inbox.wiring import InboxWiring
+from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
+from ralph_desk.gui.worker import Worker
 from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project, validate_project
 from ralph_desk.services.container import Services
@@ -43,7 +44,7 @@ class Controller(QObject):
         window: MainWindow,
         services: Services,
         feed: ChangeFeed,
-        runner: ActionRunner,
+        worker: Worker,
         notifier: Notifier,
         mcp_url: str | None = None,
         open_file: FileOpener = open_with_desktop,
@@ -52,15 +53,18 @@ class Controller(QObject):
         self.window = window
         self.services = services
         self.feed = feed
-        self.runner = runner
+        self.worker = worker
+        self.runner = worker.runner
         self.notifier = notifier
         self.mcp_url = mcp_url
         self.open_file = open_file
         self.directory = TaskDirectory()
         self.connect_dialog: ConnectDialog | None = None
-        self.tasks = TasksWiring(window.tasks, services, runner, self.directory, self._open_transcript)
-        self.inbox = InboxWiring(window.inbox, services, runner, self.directory, notifier, self._on_counts)
-        self.dashboard = DashboardWiring(window.dashboard, services, runner, self.directory)
+        self.loop: LoopWiring | None = None
+        """The Loop pane's wiring, set by the composition root; it stops the loop at shutdown."""
+        self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self._open_transcript)
+        self.inbox = InboxWiring(window.inbox, services, worker, self.directory, notifier, self._on_counts)
+        self.dashboard = DashboardWiring(window.dashboard, services, worker, self.directory)
         self._connect()
 
     def _connect(self) -> None:

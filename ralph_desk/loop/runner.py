@@ -211,13 +211,7 @@ class LoopRunner:
             if limit is not None:
                 self._set_state(LoopState.COMPLETED if not self._stop_requested else LoopState.STOPPED, limit)
                 return
-            unblock_ready(self.services)
-            plan = plan_next_task(
-                self.services,
-                self.settings,
-                loop_run_id=self.status.loop_run_id,
-                iteration=self.status.iteration + 1,
-            )
+            plan = await asyncio.to_thread(self._next_plan)
             if plan is None:
                 if self.exit_when_idle:
                     self._set_state(LoopState.COMPLETED, "nothing is runnable")
@@ -281,6 +275,16 @@ class LoopRunner:
         if not self._stop_requested:
             self._set_state(LoopState.RUNNING)
 
+    def _next_plan(self) -> SessionPlan | None:
+        """Unblock what is ready and plan the next session (database work: run off the event loop)."""
+        unblock_ready(self.services)
+        return plan_next_task(
+            self.services,
+            self.settings,
+            loop_run_id=self.status.loop_run_id,
+            iteration=self.status.iteration + 1,
+        )
+
     def _recover_orphans(self) -> None:
         """Tasks and sessions left behind by a dead loop (any machine) go back to the queue (not stuck).
 
@@ -313,16 +317,18 @@ class LoopRunner:
         self.status.current_task_id = plan.task.id if plan.task else None
         self.status.current_session_id = plan.session_id
         read_only = not settings.allow_edits or plan.recipe is Recipe.UNDERSTAND
-        fingerprint_before = project_fingerprint(services, self.repo_root) if plan.task else None
-        git_before = git.state(self.repo_root)
+        # Hashing files, git and the database block: they run off the event loop (and the window's thread).
+        fingerprint_before = (
+            await asyncio.to_thread(project_fingerprint, services, self.repo_root) if plan.task else None
+        )
+        git_before = await asyncio.to_thread(git.state, self.repo_root)
         endpoint = self.issuer.open_session(plan.context)
         transcript = Transcript(services.paths.logs_dir, plan.session_id)
         summary = StreamSummary()
         exit_code: int | None = None
         timed_out = False
         try:
-            prompt = render_prompt(gather_inputs(services, plan, self.repo_root))
-            (services.paths.mcp_dir / PROMPT_FILE_NAME).write_text(prompt, encoding="utf-8")
+            prompt = await asyncio.to_thread(self._write_prompt, plan)
             session_dir = services.paths.sessions_dir
             command = self.adapter.build(
                 plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only
@@ -372,13 +378,16 @@ class LoopRunner:
         if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
             # The understand run is read-only: the agent returns the map, the loop writes it.
             services.paths.codebase_map.write_text(summary.result_text.strip() + "\n", encoding="utf-8")
-        git_after = git.state(self.repo_root)
-        changed = git.changed_files(self.repo_root, git_before, git_after)
-        result = self._post_process(plan, summary, exit_code, timed_out, changed, fingerprint_before)
+        git_after = await asyncio.to_thread(git.state, self.repo_root)
+        changed = await asyncio.to_thread(git.changed_files, self.repo_root, git_before, git_after)
+        result = await asyncio.to_thread(
+            self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before
+        )
         if (
             read_only
             and changed
-            and git.stash_changes(
+            and await asyncio.to_thread(
+                git.stash_changes,
                 self.repo_root,
                 f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
             )
@@ -426,6 +435,12 @@ class LoopRunner:
         self.status.current_session_id = None
         self.results.append(result)
         return result
+
+    def _write_prompt(self, plan: SessionPlan) -> str:
+        """Gather the session's inputs, render its prompt and keep a copy beside the MCP config."""
+        prompt = render_prompt(gather_inputs(self.services, plan, self.repo_root))
+        (self.services.paths.mcp_dir / PROMPT_FILE_NAME).write_text(prompt, encoding="utf-8")
+        return prompt
 
     def _abandon(self, plan: SessionPlan, transcript: Transcript, error: Exception) -> None:
         """A session that failed before its agent started: its task goes back to the queue, uncounted."""

@@ -6,6 +6,7 @@ short). The loop-control results are in `ralph_desk.domain.loop_results`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Literal
@@ -19,6 +20,7 @@ from pydantic import (
     Field,
 )
 
+from ralph_desk.domain import totals
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, TaskSummary
 from ralph_desk.domain.timestamps import maybe_utc, utc
@@ -301,12 +303,50 @@ class StatusCounts(ResultModel):
     done: int
     by_status: dict[str, int]
 
+    @classmethod
+    def counted(cls, counts: totals.StatusCounts) -> StatusCounts:
+        """The result of a count of tasks per status."""
+        return cls(total=counts.total, done=counts.done, by_status=dict(counts.by_status))
+
+
+class InboxWaiting(ResultModel):
+    """What waits for the human."""
+
+    asks: int = Field(description="Questions nobody has answered yet, blocking or not.")
+    suggestions: int = Field(description="Suggestions waiting for review.")
+    flags: int = Field(description="Flags not yet triaged.")
+
+
+class SessionCost(ResultModel):
+    """What every agent session together took."""
+
+    sessions: int
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float = Field(description="US dollars.")
+
 
 class ProjectProgress(StatusCounts):
-    """Task counts for the whole project and per feature."""
+    """Task counts for the whole project and per feature, what waits for the human, and the cost."""
 
     percent_done: float = Field(description="Share of tasks done, 0 to 100.")
     by_feature: dict[str, StatusCounts] = Field(description="Counts per feature name.")
+    inbox: InboxWaiting
+    cost: SessionCost
+
+    @classmethod
+    def of(cls, figures: totals.ProjectTotals) -> ProjectProgress:
+        """The figures the Dashboard and `ralph-desk status` show, from the same aggregate."""
+        return cls(
+            **StatusCounts.counted(figures.tasks).model_dump(),
+            percent_done=figures.tasks.percent_done,
+            by_feature={
+                name: StatusCounts.counted(counts) for name, counts in sorted(figures.by_feature.items())
+            },
+            inbox=InboxWaiting(**figures.inbox.as_dict()),
+            cost=SessionCost(**dataclasses.asdict(figures.sessions)),
+        )
 
 
 StateFileName = Literal["learnings.txt", "progress.txt"]

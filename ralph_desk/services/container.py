@@ -10,6 +10,7 @@ from ralph_desk.services.comments import CommentService
 from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.features import FeatureService
 from ralph_desk.services.inbox import InboxService
+from ralph_desk.services.progress import ProgressService
 from ralph_desk.services.project_info import ProjectInfoService
 from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.settling import SettlingService
@@ -66,6 +67,10 @@ class Services:
     @cached_property
     def project(self) -> ProjectInfoService:
         return ProjectInfoService(self.db)
+
+    @cached_property
+    def progress(self) -> ProgressService:
+        return ProgressService(self.db)
 
     @cached_property
     def state_files(self) -> StateFileService:

@@ -29,6 +29,7 @@ from ralph_desk.store import comments as comments_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import signals as store
 from ralph_desk.store import tasks as tasks_store
+from ralph_desk.store import totals as totals_store
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.writes import SignalWrite, TaskWrite
 
@@ -39,6 +40,14 @@ TRIAGE_CHOICES = ("acknowledged", "resolved", "dismissed", "convert")
 
 E = TypeVar("E", bound=StrEnum)
 Filter = str | Sequence[str] | None
+
+
+@dataclass(frozen=True)
+class Question:
+    """An unanswered question, and what its task's agent was doing (its latest `partial`), if known."""
+
+    ask: Signal
+    doing: Signal | None = None
 
 
 @dataclass(frozen=True)
@@ -170,6 +179,13 @@ class InboxService:
         with self.db.read() as unit:
             return store.asks(unit, open_only=open_only)
 
+    def questions(self) -> builtins.list[Question]:
+        """Every unanswered question, oldest first, with its task's latest `partial` (two queries)."""
+        with self.db.read() as unit:
+            asks = store.asks(unit, open_only=False)
+            doing = store.latest_partials(unit, {ask.task_id for ask in asks})
+        return [Question(ask, doing.get(ask.task_id)) for ask in asks]
+
     def suggestions(self, pending_only: bool = True) -> builtins.list[Signal]:
         """Suggestions, oldest first (only those waiting for review when `pending_only`)."""
         with self.db.read() as unit:
@@ -194,9 +210,9 @@ class InboxService:
             )
 
     def counts(self) -> dict[str, int]:
-        """How many open questions (`asks`), pending `suggestions` and open `flags` wait."""
+        """How many unanswered questions (`asks`), pending `suggestions` and open `flags` wait."""
         with self.db.read() as unit:
-            return store.counts(unit)
+            return totals_store.inbox_counts(unit).as_dict()
 
     def answer(self, ask_id: int, text: str) -> Signal:
         """Answer a question; its task goes back to pending once none of its blocking questions is open."""

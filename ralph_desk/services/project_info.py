@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.records import Project
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import NotFoundError, ServiceError
+from ralph_desk.services.progress import progress_dict
 from ralph_desk.store import project_info as store
-from ralph_desk.store import tasks as tasks_store
+from ralph_desk.store import totals as totals_store
 from ralph_desk.store.database import Database
 
 MAX_TITLE = 200
@@ -25,11 +25,6 @@ class ProjectNotInitialisedError(NotFoundError):
         )
         self.kind = "project"
         self.key = None
-
-
-def _progress(by_status: dict[str, int]) -> dict[str, Any]:
-    counts = {status.value: by_status.get(status.value, 0) for status in TaskStatus}
-    return {"total": sum(counts.values()), "done": counts[TaskStatus.DONE.value], "by_status": counts}
 
 
 class ProjectInfoService:
@@ -56,12 +51,5 @@ class ProjectInfoService:
     def progress(self) -> dict[str, Any]:
         """Task counts: total, done, per status (every status), per feature, and the percentage done."""
         with self.db.read() as unit:
-            by_status = tasks_store.count_by_status(unit)
-            by_feature = tasks_store.count_by_feature(unit)
-        overall = _progress(by_status)
-        total, done = overall["total"], overall["done"]
-        return {
-            **overall,
-            "by_feature": {name: _progress(counts) for name, counts in sorted(by_feature.items())},
-            "percent_done": round(100.0 * done / total, 1) if total else 0.0,
-        }
+            tasks, by_feature = totals_store.task_counts(unit)
+        return progress_dict(tasks, by_feature)

@@ -300,6 +300,21 @@ def latest_partial(unit: UnitOfWork, task_id: int) -> Signal | None:
     return _first(unit, statement)
 
 
+def latest_partials(unit: UnitOfWork, task_ids: Collection[int]) -> dict[int, Signal]:
+    """`latest_partial` of each of these tasks that has one, in one query."""
+    statement = _newest_first(
+        _select().where(
+            TaskSignalRow.task_id.in_(list(task_ids)),
+            TaskSignalRow.verb == Verb.PARTIAL.value,
+            _not_followed_by_done(),
+        )
+    )
+    latest: dict[int, Signal] = {}
+    for signal in _all(unit, statement) if task_ids else []:
+        latest.setdefault(signal.task_id, signal)
+    return latest
+
+
 def _waiting_asks(statement: Select[Any]) -> Select[Any]:
     return statement.join(TaskRow, TaskRow.id == TaskSignalRow.task_id).where(
         *_open_blocking_asks(), TaskRow.status == TaskStatus.NEEDS_INPUT.value
@@ -341,28 +356,3 @@ def suggestion_for_task(unit: UnitOfWork, task_id: int) -> Signal | None:
         _select().where(TaskSignalRow.verb == Verb.SUGGEST.value, TaskSignalRow.created_task_id == task_id)
     )
     return _first(unit, statement)
-
-
-def counts(unit: UnitOfWork) -> dict[str, int]:
-    """How many asks, suggestions and flags wait for the human."""
-    session = unit.session
-    ask_count = session.scalar(_waiting_asks(select(func.count(TaskSignalRow.id)))) or 0
-    suggestion_count = (
-        session.scalar(
-            select(func.count(TaskSignalRow.id)).where(
-                TaskSignalRow.verb == Verb.SUGGEST.value,
-                TaskSignalRow.review_decision == ReviewDecision.PENDING.value,
-            )
-        )
-        or 0
-    )
-    flag_count = (
-        session.scalar(
-            select(func.count(TaskSignalRow.id)).where(
-                TaskSignalRow.verb == Verb.FLAG.value,
-                TaskSignalRow.resolution == FlagResolution.OPEN.value,
-            )
-        )
-        or 0
-    )
-    return {"asks": ask_count, "suggestions": suggestion_count, "flags": flag_count}

@@ -83,6 +83,7 @@ def window(
     built.resize(1400, 900)
     built.show()
     qtbot.waitExposed(built)
+    settle(qtbot, built)
     yield built
     controller(built).feed.stop()
     built.close()
@@ -92,6 +93,12 @@ def controller(window: MainWindow) -> Controller:
     """The window's controller."""
     assert window.controller is not None
     return window.controller
+
+
+def settle(qtbot: QtBot, window: MainWindow, timeout: int = 5000) -> None:
+    """Wait until the window's worker has finished and delivered every operation handed to it."""
+    worker = controller(window).worker
+    qtbot.waitUntil(lambda: worker.idle, timeout=timeout)
 
 
 def add_tasks(project: Path, count: int) -> None:

@@ -16,7 +16,7 @@ from ralph_desk.domain.enums import FlagResolution, ReviewDecision, TaskOrigin, 
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
 from ralph_desk.services.container import Services
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 
 WAIT_MS = 3000
 REPO = Path(__file__).resolve().parents[2]
@@ -99,11 +99,14 @@ def test_answering_lowers_the_inbox_badge_and_the_tab_count(
     assert "(10)" in window.windowTitle()
 
 
-def test_a_refused_answer_is_shown_in_the_message_bar(window: MainWindow, services: Services) -> None:
+def test_a_refused_answer_is_shown_in_the_message_bar(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     ask = services.inbox.asks()[0]
     services.inbox.answer(ask.id, "Answered elsewhere first.")
 
     controller(window).inbox.answer(ask.id, "Too late.")
+    settle(qtbot, window)
 
     assert window.message_bar.isVisible()
     assert window.message_bar.level == "error"
@@ -150,6 +153,7 @@ def test_editing_then_approving_saves_the_changed_fields_and_makes_the_task_pend
     card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
     assert card is not None
     qtbot.mouseClick(card.edit, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     dialog = controller(window).inbox.edit_dialog
     assert dialog is not None and dialog.isVisible()
     dialog.title.setText("Regression test for the 2027 spring equinox tides")
@@ -256,22 +260,26 @@ def test_flag_filters_narrow_the_table_and_an_empty_result_says_so(
     flags = window.inbox.flags
 
     flags.set_filter(flags.severity, "warning")
+    settle(qtbot, window)
 
     assert {flags.model.record(row).flag.severity for row in range(flags.model.rowCount())} == {"warning"}
     flags.set_filter(flags.category, "security")
+    settle(qtbot, window)
     assert flags.model.rowCount() == 0
     assert flags.stack.currentWidget() is flags.empty
     assert flags.empty.title.text() == "No flag matches these filters"
     flags.show_all()
+    settle(qtbot, window)
     assert flags.model.rowCount() == len(services.inbox.flags())
 
 
 def test_the_feature_filter_shows_the_flags_raised_on_that_features_tasks(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     flags = window.inbox.flags
 
     flags.set_filter(flags.feature, "tide-charts")
+    settle(qtbot, window)
 
     shown = {flags.model.record(row).flag.id for row in range(flags.model.rowCount())}
     assert shown == {flag.id for flag in services.inbox.flags(resolution="open", feature="tide-charts")}

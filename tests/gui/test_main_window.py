@@ -17,7 +17,7 @@ from ralph_desk.gui.panes.inbox.pane import SUGGESTIONS
 from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 
 LAPTOP = QSize(1280, 720)
 MAX_MINIMUM_WIDTH = 1000
@@ -75,6 +75,7 @@ def test_an_empty_project_says_what_to_do_in_every_pane(
     try:
         window = build_window(services, settings=settings, use_tray=False, live=False)
         qtbot.addWidget(window)
+        settle(qtbot, window)
 
         assert window.tasks.stack.currentWidget() is window.tasks.empty
         assert "import-prd" in window.tasks.empty.text.text()
@@ -84,6 +85,7 @@ def test_an_empty_project_says_what_to_do_in_every_pane(
         assert window.sidebar.badge("inbox") == 0
         assert "Nothing waits for you" in window.inbox.summary.text()
         window.show_pane("dashboard")
+        settle(qtbot, window)
         assert "No tasks yet" in window.dashboard.subtitle.text()
         assert window.loop.stream.empty.title.text() == "No session yet"
         assert window.loop.state.text() == "not running"
@@ -93,9 +95,10 @@ def test_an_empty_project_says_what_to_do_in_every_pane(
 
 
 def test_the_dashboard_shows_progress_cost_counts_and_recent_sessions(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     window.show_pane("dashboard")
+    settle(qtbot, window)
     dashboard = window.dashboard
     progress = services.project.progress()
 
@@ -116,6 +119,7 @@ def test_dashboard_tiles_lead_to_the_inbox_and_recent_sessions_to_their_task(
     qtbot: QtBot, window: MainWindow
 ) -> None:
     window.show_pane("dashboard")
+    settle(qtbot, window)
     qtbot.mouseClick(window.dashboard.suggestions, Qt.MouseButton.LeftButton)
     assert window.current_pane == "inbox"
     assert window.inbox.tabs.currentIndex() == SUGGESTIONS
@@ -132,12 +136,14 @@ def test_the_dashboard_is_read_again_only_when_shown(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     window.show_pane("dashboard")
+    settle(qtbot, window)
     window.show_pane("tasks")
     services.tasks.set_status(9, "done")
     wiring = controller(window).dashboard
     qtbot.waitUntil(lambda: wiring.stale, timeout=3000)
 
     window.show_pane("dashboard")
+    settle(qtbot, window)
 
     assert not wiring.stale
     assert window.dashboard.done.value.text().startswith(f"{services.project.progress()['done']} /")
@@ -277,6 +283,7 @@ def test_every_empty_pane_fits_a_laptop_screen(qtbot: QtBot, tmp_path: Path, set
     try:
         window = build_window(services, settings=settings, use_tray=False, live=False)
         qtbot.addWidget(window)
+        settle(qtbot, window)
         window.resize(1400, 900)
         window.show()
         qtbot.waitExposed(window)

@@ -577,20 +577,22 @@ def test_triage_refuses_an_unknown_resolution_an_unknown_flag_and_a_non_flag(des
 # --- counts ----------------------------------------------------------------------------------
 
 
-def test_counts_are_open_questions_pending_suggestions_and_open_flags(desk: Desk) -> None:
+def test_counts_are_unanswered_questions_pending_suggestions_and_open_flags(desk: Desk) -> None:
     task, other = desk.task(), desk.task("Other")
     assert desk.inbox.counts() == {"asks": 0, "suggestions": 0, "flags": 0}
 
     first, _second = desk.waiting_for_input(task, "Metres?", "Datum?")
-    desk.ask(other, "Not waiting yet?")
+    casual = desk.ask(other, "Not blocking, still waiting for an answer?", blocking=False)
     desk.suggest(other)
     refactor = desk.suggest(other, kind="refactor")
     flag = desk.flag(other, "Slow.")
     desk.flag(other, "Broken.", severity="blocking")
 
-    assert desk.inbox.counts() == {"asks": 2, "suggestions": 2, "flags": 2}
+    assert desk.inbox.counts() == {"asks": 3, "suggestions": 2, "flags": 2}
+    assert desk.inbox.counts()["asks"] == len(desk.inbox.asks(open_only=False))
 
     desk.inbox.answer(first.id, "Metres.")
+    desk.inbox.answer(casual.id, "Yes.")
     desk.inbox.acknowledge_suggestion(refactor.id)
     desk.inbox.triage(flag.id, "dismissed")
 

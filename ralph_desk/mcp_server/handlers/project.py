@@ -16,5 +16,5 @@ def get_project_info(call: ToolCall[Any]) -> ProjectInfo:
 
 @handles("get_project_progress")
 def get_project_progress(call: ToolCall[Any]) -> ProjectProgress:
-    """Task counts: total, done, per status and per feature."""
-    return ProjectProgress.model_validate(call.services.project.progress())
+    """Task counts (total, done, per status and per feature), what waits for the human, and the cost."""
+    return ProjectProgress.of(call.services.progress.totals())

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.domain.totals import ProjectTotals, StatusCounts
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.models.signals import describe
 from ralph_desk.gui.widgets.bars import Segment, StackedBar
@@ -48,11 +49,7 @@ class RecentSession:
 class DashboardData:
     """Everything the dashboard shows."""
 
-    progress: dict[str, Any]
-    cost: float
-    sessions: int
-    turns: int
-    inbox: dict[str, int]
+    totals: ProjectTotals
     recent: list[RecentSession] = field(default_factory=list)
 
 
@@ -197,24 +194,22 @@ class DashboardPane(QScrollArea):
     def show_data(self, data: DashboardData) -> None:
         """Show the figures."""
         self.data = data
-        progress = data.progress
-        total, done = progress["total"], progress["done"]
+        tasks, sessions, counts = data.totals.tasks, data.totals.sessions, data.totals.inbox
         self.subtitle.setText(
-            f"{fmt.plural(total, 'task')}, {progress['percent_done']:g}% done"
-            if total
+            f"{fmt.plural(tasks.total, 'task')}, {tasks.percent_done:g}% done"
+            if tasks.total
             else "No tasks yet: import a prd.json or let agents suggest tasks."
         )
-        self.done.set_value(f"{done:,} / {total:,}", f"{progress['percent_done']:g}% done")
+        self.done.set_value(f"{tasks.done:,} / {tasks.total:,}", f"{tasks.percent_done:g}% done")
         self.cost.set_value(
-            fmt.money(data.cost), f"{fmt.plural(data.sessions, 'session')} · {data.turns:,} turns"
+            fmt.money(sessions.cost_usd),
+            f"{fmt.plural(sessions.sessions, 'session')} · {sessions.turns:,} turns",
         )
-        counts = data.inbox
-        self.questions.set_value(str(counts.get("asks", 0)), "waiting for an answer")
-        self.suggestions.set_value(str(counts.get("suggestions", 0)), "to approve or reject")
-        flags = counts.get("flags", 0)
-        self.flags.set_value(str(flags), "to triage")
-        self._show_status(progress["by_status"])
-        self._show_features(progress["by_feature"])
+        self.questions.set_value(str(counts.asks), "waiting for an answer")
+        self.suggestions.set_value(str(counts.suggestions), "to approve or reject")
+        self.flags.set_value(str(counts.flags), "to triage")
+        self._show_status(tasks.by_status)
+        self._show_features(data.totals.by_feature)
         self._show_recent(data.recent)
 
     def _show_status(self, by_status: dict[str, int]) -> None:
@@ -233,23 +228,22 @@ class DashboardPane(QScrollArea):
             entry.setEnabled(count > 0)
             self.legend_layout.addWidget(entry)
 
-    def _show_features(self, by_feature: dict[str, dict[str, Any]]) -> None:
+    def _show_features(self, by_feature: dict[str, StatusCounts]) -> None:
         _clear(self.features_grid)
         if not by_feature:
             self.features_grid.addWidget(label("No feature has tasks yet.", name="muted"), 0, 0)
             return
-        for row, (name, counts) in enumerate(by_feature.items()):
+        for row, (name, counts) in enumerate(sorted(by_feature.items())):
             bar = StackedBar()
-            by_status = counts["by_status"]
             bar.set_segments(
                 [
-                    Segment(theme.status_label(s), by_status.get(s.value, 0), theme.status_color(s))
+                    Segment(theme.status_label(s), counts.by_status.get(s.value, 0), theme.status_color(s))
                     for s in TaskStatus
                 ]
             )
             self.features_grid.addWidget(label(name), row, 0)
             self.features_grid.addWidget(bar, row, 1)
-            done = label(f"{counts['done']}/{counts['total']} done", name="muted")
+            done = label(f"{counts.done}/{counts.total} done", name="muted")
             done.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.features_grid.addWidget(done, row, 2)
 

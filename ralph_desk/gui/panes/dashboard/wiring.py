@@ -1,14 +1,24 @@
-"""The Dashboard pane's wiring: reads progress, cost, counts and recent sessions when they change."""
+"""The Dashboard pane's wiring: reads the project's figures and recent sessions when they change."""
 
 from __future__ import annotations
 
-from ralph_desk.domain.records import Change
-from ralph_desk.gui.actions import ActionRunner
+from dataclasses import dataclass
+
+from ralph_desk.domain.records import AgentSession, Change
+from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.domain.totals import ProjectTotals
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.panes.dashboard.pane import RECENT_SESSIONS, DashboardData, DashboardPane, RecentSession
+from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
 
-MAX_SESSIONS_COUNTED = 1000
+
+@dataclass(frozen=True)
+class _Read:
+    """What one read of the dashboard brings back from the worker."""
+
+    totals: ProjectTotals
+    recent: list[tuple[AgentSession, list[SignalRecord]]]
 
 
 class DashboardWiring:
@@ -17,14 +27,15 @@ class DashboardWiring:
     topics = frozenset({"tasks", "sessions", "inbox", "signals", "loop"})
 
     def __init__(
-        self, pane: DashboardPane, services: Services, runner: ActionRunner, directory: TaskDirectory
+        self, pane: DashboardPane, services: Services, worker: Worker, directory: TaskDirectory
     ) -> None:
         self.pane = pane
         self.services = services
-        self.runner = runner
+        self.worker = worker
         self.directory = directory
         self.stale = True
         self.visible = False
+        self.reading = False
 
     def set_visible(self, visible: bool) -> None:
         """The pane was shown or hidden; a stale pane is read when shown."""
@@ -40,31 +51,29 @@ class DashboardWiring:
                 self.refresh()
 
     def refresh(self) -> None:
-        """Read every figure."""
-        data = self.runner.read("read the dashboard", self._read, None)
-        if data is not None:
-            self.pane.show_data(data)
-            self.stale = False
+        """Read every figure on the worker (one read at a time: a change meanwhile reads again after)."""
+        if self.reading:
+            return
+        self.reading = True
+        self.stale = False
+        self.worker.submit("read the dashboard", self._read, self._show, self._read_failed)
 
-    def _read(self) -> DashboardData:
+    def _read_failed(self) -> None:
+        self.reading = False
+        self.stale = True
+
+    def _read(self) -> _Read:
         services = self.services
-        sessions = services.sessions.list(limit=MAX_SESSIONS_COUNTED)
+        sessions = services.sessions.list(limit=RECENT_SESSIONS)
+        recent = [(session, services.signals.for_session(session.id)) for session in sessions]
+        return _Read(services.progress.totals(), recent)
+
+    def _show(self, read: _Read) -> None:
+        self.reading = False
         recent = [
-            RecentSession(
-                session,
-                self.directory.title(session.task_id) if session.task_id else "",
-                services.signals.for_session(session.id),
-            )
-            for session in sessions[:RECENT_SESSIONS]
+            RecentSession(session, self.directory.title(session.task_id) if session.task_id else "", signals)
+            for session, signals in read.recent
         ]
-        inbox = services.inbox.counts()
-        # The inbox lists every unanswered question, blocking or not: count the same ones here.
-        inbox["asks"] = len(services.inbox.asks(open_only=False))
-        return DashboardData(
-            progress=services.project.progress(),
-            cost=services.sessions.total_cost(),
-            sessions=len(sessions),
-            turns=sum(session.turns for session in sessions),
-            inbox=inbox,
-            recent=recent,
-        )
+        self.pane.show_data(DashboardData(read.totals, recent))
+        if self.stale and self.visible:
+            self.refresh()

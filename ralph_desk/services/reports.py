@@ -1,0 +1,45 @@
+"""The reports `ralph-desk status` and `ralph-desk inbox` print: plain data, ready for JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ralph_desk.services.container import Services
+from ralph_desk.services.progress import cost_dict, progress_dict
+
+
+def status_report(services: Services) -> dict[str, Any]:
+    """Project, task counts (by status and feature), inbox counts and cost, as `status --json` prints."""
+    project = services.project.get()
+    totals = services.progress.totals()
+    return {
+        "project": {
+            "title": project.title,
+            "description": project.description,
+            "created_at": project.created_at,
+            "root": services.paths.root,
+        },
+        "tasks": progress_dict(totals.tasks, totals.by_feature),
+        "inbox": totals.inbox.as_dict(),
+        "cost": cost_dict(totals.sessions),
+    }
+
+
+def inbox_report(services: Services) -> dict[str, Any]:
+    """Waiting questions, suggestions (with their draft tasks) and open flags, as `inbox --json` shows."""
+    suggestions = []
+    for signal in services.inbox.suggestions():
+        task = services.tasks.get(signal.created_task_id) if signal.created_task_id is not None else None
+        suggested = (
+            None
+            if task is None
+            else {"id": task.id, "title": task.title, "status": task.status.value, "feature": task.feature}
+        )
+        suggestions.append({**dataclasses.asdict(signal), "suggested_task": suggested})
+    return {
+        "counts": services.inbox.counts(),
+        "asks": services.inbox.asks(open_only=False),
+        "suggestions": suggestions,
+        "flags": services.inbox.flags(resolution="open"),
+    }
