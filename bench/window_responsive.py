@@ -2,11 +2,12 @@
 
 The window (offscreen, built with `ralph_desk.app.build_window` in the app's qasync event loop,
 following changes as it does, the Dashboard shown) runs the real `LoopRunner` over K tasks of a git
-project with the command-template agent `fake_agent.py --edit`: each session writes a file and calls
-`done`, so every iteration has git work, file hashing and post-processing. Meanwhile another process
-records 50 `flag` signals a second (on a draft task of their own) through the services. A heartbeat
-timer on the GUI thread ticks every 5 ms; the figure is the longest gap between two ticks beyond
-the interval: the longest time the window could not answer a click or repaint.
+project with the command-template agent, the tests' stand-in (`tests/support/stand_in_agent.py`):
+each session writes a file and calls `done`, so every iteration has git work, file hashing and
+post-processing. Meanwhile another process records 50 `flag` signals a second (on a draft task of
+their own) through the services. A heartbeat timer on the GUI thread ticks every 5 ms; the figure
+is the longest gap between two ticks beyond the interval: the longest time the window could not
+answer a click or repaint.
 
     python bench/window_responsive.py [--tasks 12] [--rate 50] [--pane dashboard]
 """
@@ -28,7 +29,6 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from _common import (
-    BENCH_DIR,
     PYTHON,
     Row,
     emit,
@@ -40,6 +40,7 @@ from _common import (
     say,
     scratch_dir,
 )
+from loop_overhead import agent_argv
 
 TARGET_MS = 50.0
 HEARTBEAT_MS = 5
@@ -96,7 +97,13 @@ async def run_loop(root: Path, tasks: int, pane: str, rate: float) -> dict[str, 
     window.resize(1400, 900)
     window.show()
     window.show_pane(pane)
-    template = shlex.join([PYTHON, str(BENCH_DIR / "fake_agent.py"), "{mcp_config}", "--edit"])
+    template = shlex.join(
+        [
+            *agent_argv("{prompt_file}", "{mcp_config}"),
+            "--call",
+            'Write={"file_path": "notes/{session_id}.txt", "content": "what the session changed"}',
+        ]
+    )
     loop_settings = LoopSettings(
         agent="command", agent_command=template, session_timeout_s=120, allow_edits=True
     )

@@ -11,7 +11,7 @@ from sqlalchemy import insert as insert_rows
 from sqlalchemy import update as update_rows
 from sqlalchemy.orm import aliased
 
-from ralph_desk.domain.enums import FlagResolution, ReviewDecision, Severity, TaskStatus, Verb
+from ralph_desk.domain.enums import ReviewDecision, Severity, TaskStatus, Verb
 from ralph_desk.domain.records import Signal
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork

@@ -9,6 +9,8 @@ its turns: the scripted model API of the tests (`ANTHROPIC_BASE_URL`, the Messag
 
     python stand_in_agent.py PROMPT_FILE MCP_CONFIG [--call 'done={"summary": "…"}' ...]
 
+(`--call 'Write={"file_path": "…", "content": "…"}'` edits a file in the same turn.)
+
 What a script can make it do: call any offered tool (`mcp__<server>__<tool>`), edit a file with the
 local `Write` tool (`file_path`, `content`, as Claude Code's), wait as long as the model does not
 answer (killed by a stop or a timeout), and end with an error exit: an HTTP error from the model API
@@ -244,9 +246,10 @@ class GivenCalls:
 
 
 def parse_call(text: str) -> tuple[str, Message]:
-    """`verb={json arguments}` as a call of ralph's `verb`."""
+    """`verb={json arguments}` as a call of ralph's `verb` (or of the local `Write` tool)."""
     name, _, arguments = text.partition("=")
-    return f"mcp__ralph__{name}", json.loads(arguments or "{}")
+    tool = name if name == WRITE_TOOL["name"] else f"mcp__ralph__{name}"
+    return tool, json.loads(arguments or "{}")
 
 
 def run(prompt: str, tools: Tools, model: ModelApi | GivenCalls, session_id: str) -> int:
