@@ -18,9 +18,11 @@ from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from tests.gui.conftest import add_tasks, controller
+from tests.support.demo_rows import task_id
 
 WAIT_MS = 3000
 SCALE = 10_000
+CHART = "Mark high and low water on the chart"
 
 
 def shown_ids(pane: TasksPane) -> list[int]:
@@ -104,31 +106,33 @@ def test_the_open_status_choice_hides_done_and_skipped_tasks(window: MainWindow)
 
 
 def test_clicking_a_header_sorts_and_the_selection_stays_on_its_task(
-    qtbot: QtBot, window: MainWindow
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
+    dark_mode = task_id(services, "Dark mode for the tide chart")
     pane = window.tasks
-    select(qtbot, window, 11)
+    select(qtbot, window, dark_mode)
 
     pane.table.horizontalHeader().sectionClicked.emit(PRIORITY)
     pane.table.sortByColumn(PRIORITY, Qt.SortOrder.AscendingOrder)
 
     ranks = [pane.model.record(row).priority.rank for row in range(pane.model.rowCount())]
     assert ranks == sorted(ranks, reverse=True)
-    assert pane.selected_id() == 11
+    assert pane.selected_id() == dark_mode
 
 
 def test_selecting_a_task_shows_its_fields_timeline_and_sessions(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
-    select(qtbot, window, 5)
+    offsets = task_id(services, "Apply daylight-saving offsets")
+    select(qtbot, window, offsets)
     detail = window.tasks.detail
-    task = services.tasks.get(5)
+    task = services.tasks.get(offsets)
 
-    assert detail.heading.text() == f"#5  {task.title}"
+    assert detail.heading.text() == f"#{offsets}  {task.title}"
     assert detail.fields.title.text() == task.title
     assert detail.fields.status.currentData() == "needs_input"
-    assert detail.timeline_model.rowCount() == len(services.signals.for_task(5)) > 0
-    assert detail.sessions_model.rowCount() == len(services.sessions.list(task_id=5)) > 0
+    assert detail.timeline_model.rowCount() == len(services.signals.for_task(offsets)) > 0
+    assert detail.sessions_model.rowCount() == len(services.sessions.list(task_id=offsets)) > 0
     assert detail.tabs.tabText(ACTIVITY) == f"Activity ({detail.sessions_model.rowCount()})"
     first = min(detail.sessions_model.items, key=lambda session: session.started_at)
     assert detail.sessions_model.index(detail.sessions_model.row_of(first.id) or 0, 0).data() == "#1"
@@ -137,7 +141,7 @@ def test_selecting_a_task_shows_its_fields_timeline_and_sessions(
 def test_open_transcript_asks_the_desktop_to_open_the_sessions_log(
     qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
 ) -> None:
-    select(qtbot, window, 5)
+    select(qtbot, window, task_id(services, "Apply daylight-saving offsets"))
     detail = window.tasks.detail
     detail.tabs.setCurrentIndex(ACTIVITY)
     detail.sessions.selectRow(0)
@@ -156,7 +160,8 @@ def test_open_transcript_asks_the_desktop_to_open_the_sessions_log(
 def test_editing_every_kind_of_field_and_saving_stores_them(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
-    select(qtbot, window, 9)
+    chart = task_id(services, CHART)
+    select(qtbot, window, chart)
     fields = window.tasks.detail.fields
     assert not fields.save.isEnabled()
 
@@ -176,7 +181,7 @@ def test_editing_every_kind_of_field_and_saving_stores_them(
 
     qtbot.mouseClick(fields.save, Qt.MouseButton.LeftButton)
 
-    task = services.tasks.get(9)
+    task = services.tasks.get(chart)
     assert task.title == "Mark high and low water on the chart, with times"
     assert task.priority is Priority.CRITICAL
     assert task.status is TaskStatus.BLOCKED
@@ -190,29 +195,31 @@ def test_editing_every_kind_of_field_and_saving_stores_them(
     assert task.pseudocode == "for extreme in extremes:\n    label(extreme)"
     assert not fields.dirty
     qtbot.waitUntil(
-        lambda: window.tasks.model.record(window.tasks.model.row_of(9) or 0).priority is Priority.CRITICAL
+        lambda: window.tasks.model.record(window.tasks.model.row_of(chart) or 0).priority is Priority.CRITICAL
     )
 
 
 def test_revert_throws_edits_away(qtbot: QtBot, window: MainWindow, services: Services) -> None:
-    select(qtbot, window, 9)
+    chart = task_id(services, CHART)
+    select(qtbot, window, chart)
     fields = window.tasks.detail.fields
     fields.title.setText("Something else")
 
     qtbot.mouseClick(fields.revert, Qt.MouseButton.LeftButton)
 
-    assert fields.title.text() == services.tasks.get(9).title
+    assert fields.title.text() == services.tasks.get(chart).title
     assert not fields.dirty
 
 
 def test_an_edit_in_progress_survives_a_change_made_elsewhere(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
-    select(qtbot, window, 9)
+    chart = task_id(services, CHART)
+    select(qtbot, window, chart)
     fields = window.tasks.detail.fields
     fields.hints.setPlainText("My unsaved hint")
 
-    services.comments.add(9, "agent", "A comment arriving meanwhile")
+    services.comments.add(chart, "agent", "A comment arriving meanwhile")
 
     qtbot.waitUntil(lambda: window.tasks.detail.comments.cards.order != [], timeout=WAIT_MS)
     assert fields.hints.toPlainText() == "My unsaved hint"
@@ -220,10 +227,13 @@ def test_an_edit_in_progress_survives_a_change_made_elsewhere(
     assert "Changed elsewhere" in fields.notice.text()
 
 
-def test_a_refused_save_shows_why_in_the_message_bar(qtbot: QtBot, window: MainWindow) -> None:
-    select(qtbot, window, 9)
+def test_a_refused_save_shows_why_in_the_message_bar(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    chart = task_id(services, CHART)
+    select(qtbot, window, chart)
 
-    controller(window).tasks.save(9, {"feature": "no-such-feature"})
+    controller(window).tasks.save(chart, {"feature": "no-such-feature"})
 
     assert window.message_bar.level == "error"
     assert "no-such-feature" in window.message_bar.text
@@ -232,40 +242,45 @@ def test_a_refused_save_shows_why_in_the_message_bar(qtbot: QtBot, window: MainW
 def test_dependencies_are_added_and_removed_by_id(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
-    select(qtbot, window, 9)
+    chart = task_id(services, CHART)
+    predictions = task_id(services, "Compute hourly tide predictions")
+    select(qtbot, window, chart)
     detail = window.tasks.detail
-    detail.dependency_id.setValue(2)
+    detail.dependency_id.setValue(predictions)
 
     qtbot.mouseClick(detail.add_dependency, Qt.MouseButton.LeftButton)
 
     qtbot.waitUntil(
-        lambda: detail.dependencies.count() == len(services.tasks.get(9).depends_on), timeout=WAIT_MS
+        lambda: detail.dependencies.count() == len(services.tasks.get(chart).depends_on), timeout=WAIT_MS
     )
-    assert 2 in services.tasks.get(9).depends_on
+    assert predictions in services.tasks.get(chart).depends_on
     row = next(
         r
         for r in range(detail.dependencies.count())
-        if detail.dependencies.item(r).data(Qt.ItemDataRole.UserRole) == 2
+        if detail.dependencies.item(r).data(Qt.ItemDataRole.UserRole) == predictions
     )
     detail.dependencies.setCurrentRow(row)
     qtbot.mouseClick(detail.remove_dependency, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: 2 not in services.tasks.get(9).depends_on, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: predictions not in services.tasks.get(chart).depends_on, timeout=WAIT_MS)
 
 
 def test_a_dependency_cycle_is_refused_with_a_message(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
-    select(qtbot, window, 3)
-    window.tasks.detail.dependency_id.setValue(5)
+    extremes = task_id(services, "Find the times of high and low water")
+    offsets = task_id(services, "Apply daylight-saving offsets")  # the demo makes it depend on the first
+    select(qtbot, window, extremes)
+    window.tasks.detail.dependency_id.setValue(offsets)
 
     qtbot.mouseClick(window.tasks.detail.add_dependency, Qt.MouseButton.LeftButton)
 
     assert window.message_bar.level == "error"
-    assert 5 not in services.tasks.get(3).depends_on
+    assert offsets not in services.tasks.get(extremes).depends_on
 
 
 def test_comments_are_added_edited_and_deleted(qtbot: QtBot, window: MainWindow, services: Services) -> None:
-    select(qtbot, window, 9)
+    chart = task_id(services, CHART)
+    select(qtbot, window, chart)
     detail = window.tasks.detail
     detail.tabs.setCurrentIndex(COMMENTS)
     comments = detail.comments
@@ -273,7 +288,7 @@ def test_comments_are_added_edited_and_deleted(qtbot: QtBot, window: MainWindow,
     qtbot.mouseClick(comments.add_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(comments.cards.order) == 1, timeout=WAIT_MS)
     assert comments.new.toPlainText() == ""
-    (comment,) = services.comments.list(9)
+    (comment,) = services.comments.list(chart)
     assert (comment.author, comment.body) == ("human", "Use the chart's own font.")
 
     card = comments.cards.card(comment.id)
@@ -282,13 +297,13 @@ def test_comments_are_added_edited_and_deleted(qtbot: QtBot, window: MainWindow,
     card.editor.setPlainText("Use the chart's own font, at 11 px.")
     qtbot.mouseClick(card.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: card.body.text() == "Use the chart's own font, at 11 px.", timeout=WAIT_MS)
-    assert services.comments.list(9)[0].body == "Use the chart's own font, at 11 px."
+    assert services.comments.list(chart)[0].body == "Use the chart's own font, at 11 px."
 
     qtbot.mouseClick(card.delete_button, Qt.MouseButton.LeftButton)
     assert card.confirm_button.isVisibleTo(card)
     qtbot.mouseClick(card.confirm_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: comments.cards.order == [], timeout=WAIT_MS)
-    assert services.comments.list(9) == []
+    assert services.comments.list(chart) == []
 
 
 # --- live and scale --------------------------------------------------------------------------
@@ -297,21 +312,24 @@ def test_comments_are_added_edited_and_deleted(qtbot: QtBot, window: MainWindow,
 def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
+    guide = task_id(services, "User guide: reading a tide chart")
+    extremes = task_id(services, "Find the times of high and low water")
     pane = window.tasks
     window.resize(1400, 500)
-    select(qtbot, window, 20)
+    select(qtbot, window, guide)
     scroll = pane.table.verticalScrollBar()
     scroll.setValue(scroll.maximum())
     position = scroll.value()
 
-    services.tasks.set_status(3, "failed")
+    services.tasks.set_status(extremes, "failed")
     services.tasks.create("tide-data", "backend", "A new task from elsewhere")
 
     qtbot.waitUntil(lambda: pane.model.rowCount() == len(services.tasks.list()), timeout=WAIT_MS)
     qtbot.waitUntil(
-        lambda: pane.model.record(pane.model.row_of(3) or 0).status is TaskStatus.FAILED, timeout=WAIT_MS
+        lambda: pane.model.record(pane.model.row_of(extremes) or 0).status is TaskStatus.FAILED,
+        timeout=WAIT_MS,
     )
-    assert pane.selected_id() == 20
+    assert pane.selected_id() == guide
     assert scroll.value() == position
 
 

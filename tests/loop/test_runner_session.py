@@ -14,7 +14,7 @@ from ralph_desk.loop.planner import plan_next_task
 from ralph_desk.loop.runner import LoopRunner, SessionResult
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.services.container import Services
-from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, session, settings, verb
+from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, session, settings, stand_in, verb
 from tests.support.fake_model_api import Hang, HttpError, Text
 
 pytestmark = pytest.mark.slow
@@ -64,7 +64,7 @@ def test_a_session_that_edits_and_calls_partial_requeues_its_task_with_the_edit_
     assert result.outcome is SessionOutcome.REQUEUED and result.exit_code == 0
     assert result.decision is not None and result.decision.status is TaskStatus.PENDING
     assert result.changed_files == ["tide.py"] and edited.read_text() == "HIGH_WATER = 4.2\n"
-    assert result.summary.turns == 2 and result.summary.cost_usd > 0
+    assert result.summary.turns >= 2 and result.summary.cost_usd > 0
     (recorded,) = project.sessions.list(task_id=task.id)
     assert (recorded.closing_verb, recorded.outcome) == ("partial", SessionOutcome.REQUEUED.value)
     assert [signal.remaining for signal in project.signals.for_task(task.id)] == ["parse the table"]
@@ -87,12 +87,13 @@ def test_a_session_that_calls_no_verb_is_stuck(agent: Agent, project: Services, 
 
 
 def test_an_agent_that_exits_with_an_error_is_stuck_with_its_error_recorded(
-    agent: Agent, project: Services, start_api: StartApi
+    project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Broken API")
+    # Claude Code does not end on this 400 (it asks again and gets the fallback answer); the stand-in exits 1.
     start_api(**{heading(task.id): [HttpError(400, message="the prompt is malformed")]})
-    result = run_session(project, agent, [])
-    assert result.exit_code not in (0, None) and result.summary.is_error
+    result = run_session(project, stand_in(), [])
+    assert result.exit_code == 1 and result.summary.is_error
     assert result.outcome is SessionOutcome.STUCK
     (recorded,) = project.sessions.list(task_id=task.id)
     assert recorded.error is not None and "the prompt is malformed" in recorded.error
@@ -111,7 +112,7 @@ def test_a_session_stopped_while_the_agent_waits_is_stopped_not_stuck(
 
     result = run_session(project, agent, [], stop_when_waiting)
     assert result.outcome is SessionOutcome.STOPPED and result.stopped
-    assert result.exit_code is not None and result.exit_code < 0
+    assert result.exit_code not in (0, None)  # ended by a signal, or by its own handler of one
     reloaded = project.tasks.get(task.id)
     assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 0
     (recorded,) = project.sessions.list(task_id=task.id)
