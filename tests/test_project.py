@@ -29,6 +29,7 @@ from ralph_desk.project import (
     validate_project,
     write_config,
 )
+from ralph_desk.project.init import checked_out_branch
 from ralph_desk.services.container import Services
 
 
@@ -336,6 +337,23 @@ def test_init_takes_the_checked_out_branch_as_the_base_branch(tmp_path: Path) ->
 
 def test_outside_git_there_is_no_base_branch(project: ProjectPaths) -> None:
     assert read_config(project).base_branch is None
+
+
+def test_the_base_branch_is_read_through_a_worktrees_git_file_and_a_detached_head_has_none(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "main-repo" / ".git" / "worktrees" / "task"
+    real.mkdir(parents=True)
+    (real / "HEAD").write_text("ref: refs/heads/ralph/7-tides\n")
+    tree = tmp_path / "task"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {real}\n")
+    detached = tmp_path / "detached"
+    (detached / ".git").mkdir(parents=True)
+    (detached / ".git" / "HEAD").write_text("3f5edee0a1b2c3d4e5f60718293a4b5c6d7e8f90\n")
+
+    assert checked_out_branch(tree / "sub") == "ralph/7-tides"
+    assert checked_out_branch(detached) is None
 
 
 # --- validate ------------------------------------------------------------------------------------
