@@ -14,6 +14,7 @@ from ralph_desk.gui.models.features import FeatureTableModel, LearningTableModel
 from ralph_desk.gui.panes.features.pane import LEARNINGS, FeaturesPane
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
+from tests.support.demo_rows import task_id
 
 WAIT_MS = 3000
 
@@ -224,7 +225,10 @@ def test_the_feature_and_learning_models_pass_the_model_tester(
     features = FeatureTableModel()
     features.set_items(services.features.list())
     learnings = LearningTableModel()
-    services.features.append_learning("tide-data", "Constituent speeds are in degrees per hour.", task_id=1)
+    parser = task_id(services, "Parse harmonic constituents")
+    services.features.append_learning(
+        "tide-data", "Constituent speeds are in degrees per hour.", task_id=parser
+    )
     learnings.set_items(list(services.features.get("tide-data").learnings))
 
     qtmodeltester.check(features)

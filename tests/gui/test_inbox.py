@@ -13,16 +13,34 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import FlagResolution, ReviewDecision, TaskOrigin, TaskStatus
+from ralph_desk.domain.records import Signal
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
+from tests.support.demo_rows import flag_about, suggestion_about, task_id
 
 WAIT_MS = 3000
 REPO = Path(__file__).resolve().parents[2]
-BLOCKING_FLAG = 17
-NEW_TASK_SUGGESTION = 5
-SUGGESTED_TASK = 23
+
+
+@pytest.fixture
+def blocking_flag(services: Services) -> int:
+    """The demo's blocking flag."""
+    return flag_about(services, "The example settings keep the SMTP password").id
+
+
+@pytest.fixture
+def suggestion(services: Services) -> Signal:
+    """A pending new-task suggestion of the demo, with its draft task."""
+    return suggestion_about(services, "Add a regression test for the spring-equinox tides")
+
+
+@pytest.fixture
+def suggested_task(suggestion: Signal) -> int:
+    """The draft task of that suggestion."""
+    assert suggestion.created_task_id is not None
+    return suggestion.created_task_id
 
 
 def run_elsewhere(*args: str) -> None:
@@ -117,10 +135,10 @@ def test_a_refused_answer_is_shown_in_the_message_bar(
 
 
 def test_a_suggestion_card_shows_the_robot_what_why_kind_feature_and_session(
-    window: MainWindow, services: Services
+    window: MainWindow, services: Services, suggestion: Signal
 ) -> None:
-    suggestion = services.signals.get(NEW_TASK_SUGGESTION)
-    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    suggestion = services.signals.get(suggestion.id)
+    card = window.inbox.suggestions.card(suggestion.id)
 
     assert card is not None
     assert card.robot.pixmap() is not None and not card.robot.pixmap().isNull()
@@ -133,24 +151,24 @@ def test_a_suggestion_card_shows_the_robot_what_why_kind_feature_and_session(
 
 
 def test_approving_a_suggestion_makes_its_task_pending(
-    qtbot: QtBot, window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services, suggestion: Signal, suggested_task: int
 ) -> None:
     window.inbox.show_tab(SUGGESTIONS)
-    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    card = window.inbox.suggestions.card(suggestion.id)
     assert card is not None
 
     qtbot.mouseClick(card.approve, Qt.MouseButton.LeftButton)
 
-    qtbot.waitUntil(lambda: window.inbox.suggestions.card(NEW_TASK_SUGGESTION) is None, timeout=WAIT_MS)
-    assert services.tasks.get(SUGGESTED_TASK).status is TaskStatus.PENDING
-    assert services.signals.get(NEW_TASK_SUGGESTION).review_decision is ReviewDecision.APPROVED
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(suggestion.id) is None, timeout=WAIT_MS)
+    assert services.tasks.get(suggested_task).status is TaskStatus.PENDING
+    assert services.signals.get(suggestion.id).review_decision is ReviewDecision.APPROVED
     assert window.message_bar.level == "success"
 
 
 def test_editing_then_approving_saves_the_changed_fields_and_makes_the_task_pending(
-    qtbot: QtBot, window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services, suggestion: Signal, suggested_task: int
 ) -> None:
-    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    card = window.inbox.suggestions.card(suggestion.id)
     assert card is not None
     qtbot.mouseClick(card.edit, Qt.MouseButton.LeftButton)
     settle(qtbot, window)
@@ -163,8 +181,8 @@ def test_editing_then_approving_saves_the_changed_fields_and_makes_the_task_pend
 
     qtbot.mouseClick(dialog.approve, Qt.MouseButton.LeftButton)
 
-    qtbot.waitUntil(lambda: window.inbox.suggestions.card(NEW_TASK_SUGGESTION) is None, timeout=WAIT_MS)
-    task = services.tasks.get(SUGGESTED_TASK)
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(suggestion.id) is None, timeout=WAIT_MS)
+    task = services.tasks.get(suggested_task)
     assert task.title == "Regression test for the 2027 spring equinox tides"
     assert task.priority.value == "high"
     assert task.discipline == "testing"
@@ -173,9 +191,9 @@ def test_editing_then_approving_saves_the_changed_fields_and_makes_the_task_pend
 
 
 def test_rejecting_a_suggestion_skips_its_task_and_keeps_the_reason_as_a_comment(
-    qtbot: QtBot, window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services, suggestion: Signal, suggested_task: int
 ) -> None:
-    card = window.inbox.suggestions.card(NEW_TASK_SUGGESTION)
+    card = window.inbox.suggestions.card(suggestion.id)
     assert card is not None
     qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
     dialog = card.reason_dialog
@@ -184,11 +202,11 @@ def test_rejecting_a_suggestion_skips_its_task_and_keeps_the_reason_as_a_comment
 
     qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
 
-    qtbot.waitUntil(lambda: window.inbox.suggestions.card(NEW_TASK_SUGGESTION) is None, timeout=WAIT_MS)
-    task = services.tasks.get(SUGGESTED_TASK)
+    qtbot.waitUntil(lambda: window.inbox.suggestions.card(suggestion.id) is None, timeout=WAIT_MS)
+    task = services.tasks.get(suggested_task)
     assert task.status is TaskStatus.SKIPPED
     assert task.comments[-1].body == "Rejected: The almanac test already covers it."
-    assert services.signals.get(NEW_TASK_SUGGESTION).review_decision is ReviewDecision.REJECTED
+    assert services.signals.get(suggestion.id).review_decision is ReviewDecision.REJECTED
 
 
 def test_a_suggestion_that_is_not_a_task_is_acknowledged(
@@ -222,31 +240,31 @@ def test_flags_are_listed_blocking_first(window: MainWindow, services: Services)
 
 @pytest.mark.parametrize("resolution", ["acknowledged", "resolved", "dismissed"])
 def test_triaging_a_flag_sets_its_resolution_and_selects_the_next_one(
-    qtbot: QtBot, window: MainWindow, services: Services, resolution: str
+    qtbot: QtBot, window: MainWindow, services: Services, resolution: str, blocking_flag: int
 ) -> None:
     flags = window.inbox.flags
     window.inbox.show_tab(FLAGS)
-    assert flags.select_flag(BLOCKING_FLAG)
+    assert flags.select_flag(blocking_flag)
     following = flags.model.record(1).flag.id
 
     qtbot.mouseClick(flags.triage_buttons[resolution], Qt.MouseButton.LeftButton)
 
-    qtbot.waitUntil(lambda: flags.model.row_of(BLOCKING_FLAG) is None, timeout=WAIT_MS)
-    assert services.signals.get(BLOCKING_FLAG).resolution is FlagResolution(resolution)
+    qtbot.waitUntil(lambda: flags.model.row_of(blocking_flag) is None, timeout=WAIT_MS)
+    assert services.signals.get(blocking_flag).resolution is FlagResolution(resolution)
     selected = flags.selected()
     assert selected is not None and selected.flag.id == following
 
 
 def test_converting_a_flag_makes_a_pending_high_priority_task_that_the_task_table_shows(
-    qtbot: QtBot, window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services, blocking_flag: int
 ) -> None:
     flags = window.inbox.flags
-    assert flags.select_flag(BLOCKING_FLAG)
+    assert flags.select_flag(blocking_flag)
 
     qtbot.mouseClick(flags.triage_buttons["convert"], Qt.MouseButton.LeftButton)
 
-    qtbot.waitUntil(lambda: flags.model.row_of(BLOCKING_FLAG) is None, timeout=WAIT_MS)
-    flag = services.signals.get(BLOCKING_FLAG)
+    qtbot.waitUntil(lambda: flags.model.row_of(blocking_flag) is None, timeout=WAIT_MS)
+    flag = services.signals.get(blocking_flag)
     assert flag.resolution is FlagResolution.CONVERTED and flag.created_task_id is not None
     task = services.tasks.get(flag.created_task_id)
     assert task.status is TaskStatus.PENDING and task.priority.value == "high"
@@ -290,28 +308,31 @@ def test_the_feature_filter_shows_the_flags_raised_on_that_features_tasks(
 
 
 def test_a_question_asked_in_another_process_appears_in_the_open_inbox_without_losing_the_selection(
-    qtbot: QtBot, window: MainWindow, project: Path
+    qtbot: QtBot, window: MainWindow, project: Path, services: Services
 ) -> None:
     window.inbox.show_tab(FLAGS)
     flags = window.inbox.flags
-    assert flags.select_flag(32)
+    same_id = flag_about(services, "Two stations share the id 'DOV'").id
+    chart = task_id(services, "Mark high and low water on the chart")
+    assert flags.select_flag(same_id)
     script = (
         "import sys; from ralph_desk.project import ProjectPaths; "
         "from ralph_desk.services.container import Services; "
         "s = Services.open(ProjectPaths.at(sys.argv[1])); "
-        "s.signals.record(9, 'elsewhere-1', 'ask', question='Label heights in metres or feet?', "
+        "chart = int(sys.argv[2]); "
+        "s.signals.record(chart, 'elsewhere-1', 'ask', question='Label heights in metres or feet?', "
         "options=['metres', 'feet'], preferred='metres', blocking=True); "
-        "s.tasks.set_status(9, 'needs_input'); s.close()"
+        "s.tasks.set_status(chart, 'needs_input'); s.close()"
     )
 
-    run_elsewhere("-c", script, str(project))
+    run_elsewhere("-c", script, str(project), str(chart))
 
     qtbot.waitUntil(lambda: "Label heights in metres or feet?" in question_texts(window), timeout=WAIT_MS)
     selected = flags.selected()
-    assert selected is not None and selected.flag.id == 32
+    assert selected is not None and selected.flag.id == same_id
     assert window.inbox.tabs.currentIndex() == FLAGS
     notifications = controller(window).notifier.sent
-    assert notifications == [("Task #9 needs your answer", "Label heights in metres or feet?")]
+    assert notifications == [(f"Task #{chart} needs your answer", "Label heights in metres or feet?")]
 
 
 def test_an_answer_given_with_the_cli_removes_the_question_from_the_open_inbox(

@@ -12,6 +12,9 @@ from ralph_desk.domain.records import Change
 from ralph_desk.gui.live import FAILING_INTERVAL_MS, ChangeFeed
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
+from tests.support.demo_rows import task_id
+
+CHART = "Mark high and low water on the chart"
 
 
 @pytest.fixture
@@ -27,36 +30,38 @@ def test_a_write_in_this_process_is_reported_at_once_with_its_topics(
     qtbot: QtBot, feed: ChangeFeed, services: Services
 ) -> None:
     with qtbot.waitSignal(feed.sig_changed, timeout=1000) as blocker:
-        services.comments.add(3, "human", "A note")
+        services.comments.add(task_id(services, "Find the times of high and low water"), "human", "A note")
 
     assert blocker.args == [{"comments", "tasks"}]
 
 
 def test_a_write_by_another_connection_is_found_by_polling(
-    qtbot: QtBot, feed: ChangeFeed, project: Path
+    qtbot: QtBot, feed: ChangeFeed, project: Path, services: Services
 ) -> None:
+    chart = task_id(services, CHART)
     other = Services.open(ProjectPaths.at(project))
     try:
         with qtbot.waitSignal(feed.sig_changes, timeout=2000) as blocker:
-            other.tasks.set_status(9, "blocked")
+            other.tasks.set_status(chart, "blocked")
     finally:
         other.close()
 
     changes: list[Change] = blocker.args[0]
-    assert Change("tasks", (9,)) in changes
+    assert Change("tasks", (chart,)) in changes
 
 
 def test_each_change_is_reported_once(qtbot: QtBot, feed: ChangeFeed, services: Services) -> None:
     seen: list[Change] = []
     feed.sig_changes.connect(seen.extend)
+    chart = task_id(services, CHART)
 
-    services.tasks.set_status(9, "blocked")
-    services.tasks.set_status(9, "pending")
+    services.tasks.set_status(chart, "blocked")
+    services.tasks.set_status(chart, "pending")
     qtbot.waitUntil(lambda: len(seen) >= 2, timeout=1000)
     polls = feed.polls
     qtbot.waitUntil(lambda: feed.polls >= polls + 3, timeout=1000)
 
-    assert seen == [Change("tasks", (9,)), Change("tasks", (9,))]
+    assert seen == [Change("tasks", (chart,)), Change("tasks", (chart,))]
 
 
 def test_a_failing_poll_says_so_slows_down_and_recovers(

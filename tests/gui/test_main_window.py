@@ -18,6 +18,7 @@ from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
+from tests.support.demo_rows import task_id
 
 LAPTOP = QSize(1280, 720)
 MAX_MINIMUM_WIDTH = 1000
@@ -138,7 +139,7 @@ def test_the_dashboard_is_read_again_only_when_shown(
     window.show_pane("dashboard")
     settle(qtbot, window)
     window.show_pane("tasks")
-    services.tasks.set_status(9, "done")
+    services.tasks.set_status(task_id(services, "Mark high and low water on the chart"), "done")
     wiring = controller(window).dashboard
     qtbot.waitUntil(lambda: wiring.stale, timeout=3000)
 
@@ -269,8 +270,8 @@ def assert_fits_a_laptop_screen(qtbot: QtBot, window: MainWindow) -> None:
     assert window.size() == LAPTOP
 
 
-def test_every_pane_fits_a_laptop_screen(qtbot: QtBot, window: MainWindow) -> None:
-    window.tasks.select_task(5)
+def test_every_pane_fits_a_laptop_screen(qtbot: QtBot, window: MainWindow, services: Services) -> None:
+    window.tasks.select_task(task_id(services, "Apply daylight-saving offsets"))
     window.features.select_feature("tide-data")
     window.disciplines.select_discipline("docs")
 

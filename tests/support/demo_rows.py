@@ -5,7 +5,7 @@ from __future__ import annotations
 from ralph_desk.domain.records import Signal
 from ralph_desk.services.container import Services
 
-__all__ = ["flag_about", "task_id"]
+__all__ = ["flag_about", "suggestion_about", "task_id"]
 
 
 def task_id(services: Services, title: str) -> int:
@@ -21,4 +21,12 @@ def flag_about(services: Services, text: str) -> Signal:
     found = [flag for flag in services.inbox.flags() if (flag.what or "").startswith(text)]
     if len(found) != 1:
         raise LookupError(f"{len(found)} flags start with {text!r}; expected one")
+    return found[0]
+
+
+def suggestion_about(services: Services, text: str) -> Signal:
+    """The one pending suggestion whose text starts with `text`."""
+    found = [item for item in services.inbox.suggestions() if (item.what or "").startswith(text)]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} suggestions start with {text!r}; expected one")
     return found[0]
