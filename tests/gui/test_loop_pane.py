@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import pytest
 import qasync
-from PySide6.QtCore import QModelIndex, QSettings
+from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QPlainTextEdit
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -381,6 +381,32 @@ def test_each_phase_allows_the_right_buttons(qtbot: QtBot) -> None:
     assert pane.state.text().startswith("rate-limited until ")
     pane.show_view(LoopView(Phase.WAITING))
     assert pane.state.text() == "waiting for input" and "Inbox" in pane.detail.text()
+
+
+def test_the_buttons_ask_for_start_pause_resume_and_stop_through_the_panes_signals(qtbot: QtBot) -> None:
+    pane = LoopPane()
+    qtbot.addWidget(pane)
+    for phase, button, signal in (
+        (Phase.STOPPED, pane.start, pane.sig_start_requested),
+        (Phase.RUNNING, pane.pause, pane.sig_pause_requested),
+        (Phase.PAUSED, pane.resume, pane.sig_resume_requested),
+        (Phase.RUNNING, pane.stop, pane.sig_stop_requested),
+        (Phase.STOPPED, pane.preview, pane.sig_preview_requested),
+    ):
+        pane.show_view(LoopView(phase))
+        with qtbot.waitSignal(signal, timeout=WAIT_MS):
+            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def test_edited_settings_are_asked_to_be_saved_through_the_panes_signal(qtbot: QtBot) -> None:
+    pane = LoopPane()
+    qtbot.addWidget(pane)
+    pane.settings.timeout.setValue(77)
+
+    with qtbot.waitSignal(pane.sig_save_settings_requested, timeout=WAIT_MS) as saved:
+        qtbot.mouseClick(pane.settings.save, Qt.MouseButton.LeftButton)
+
+    assert saved.args[0]["session_timeout_s"] == 77
 
 
 def test_the_stream_and_history_models_pass_the_model_tester(
