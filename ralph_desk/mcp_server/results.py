@@ -139,13 +139,6 @@ class ContextFiles(ResultModel):
     context_files: list[str] = Field(description="Every context file it now has.")
 
 
-class Deleted(ResultModel):
-    """Something was deleted."""
-
-    kind: Literal["task", "comment", "feature", "discipline"]
-    key: int | str = Field(description="The id or name of what was deleted.")
-
-
 # --- features ------------------------------------------------------------------------------------
 
 

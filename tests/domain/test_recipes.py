@@ -92,8 +92,8 @@ def test_a_discipline_removes_tools_from_its_recipe() -> None:
 
 @pytest.mark.parametrize("recipe", list(Recipe))
 def test_a_discipline_cannot_add_a_tool_its_recipe_does_not_allow(recipe: Recipe) -> None:
-    disabled = ["delete_task", "no_such_tool"]
-    assert enabled_tools(recipe, disabled) == RECIPE_ALLOWED[recipe] - {"delete_task"}
+    disabled = ["create_discipline", "no_such_tool"]
+    assert enabled_tools(recipe, disabled) == RECIPE_ALLOWED[recipe] - {"create_discipline"}
     assert enabled_tools(recipe, disabled) <= RECIPE_ALLOWED[recipe]
 
 
@@ -110,7 +110,7 @@ def test_disabled_for_is_the_sorted_complement_of_the_enabled_tools() -> None:
     disabled = disabled_for(Recipe.TASK_EXECUTION, ["flag"])
     assert disabled == sorted(disabled)
     assert set(disabled) == ALL_TOOLS - (VERBS - {"flag"})
-    assert "flag" in disabled and "delete_task" in disabled and "done" not in disabled
+    assert "flag" in disabled and "create_discipline" in disabled and "done" not in disabled
 
 
 def test_hidden_reason_is_none_for_an_enabled_tool() -> None:
@@ -118,9 +118,9 @@ def test_hidden_reason_is_none_for_an_enabled_tool() -> None:
 
 
 def test_hidden_reason_names_the_recipe_and_its_allowed_tools() -> None:
-    reason = hidden_reason("delete_task", Recipe.TASK_EXECUTION, "docs", [])
+    reason = hidden_reason("create_discipline", Recipe.TASK_EXECUTION, "docs", [])
     assert reason == (
-        "tool 'delete_task' is not available: recipe 'task_execution' does not allow it "
+        "tool 'create_discipline' is not available: recipe 'task_execution' does not allow it "
         "(allowed: done, partial, stuck, ask, flag, learned, suggest, blocked)"
     )
 
@@ -133,7 +133,7 @@ def test_hidden_reason_names_the_discipline_that_disables_a_tool() -> None:
 
 
 def test_hidden_reason_names_both_when_recipe_and_discipline_hide_a_tool() -> None:
-    reason = hidden_reason("delete_task", Recipe.YAP, "docs", ["delete_task"])
+    reason = hidden_reason("create_discipline", Recipe.YAP, "docs", ["create_discipline"])
     assert reason is not None
     assert "recipe 'yap' does not allow it" in reason
     assert reason.endswith("and discipline 'docs' disables it too")

@@ -35,15 +35,19 @@ from ralph_desk.domain.tools import (
 )
 
 SEED_000_TOOLS = [
-    "list_tasks", "get_task", "create_task", "update_task", "delete_task", "set_task_status", "enrich_task",
-    "add_task_comment", "update_task_comment", "delete_task_comment",
-    "list_features", "get_feature", "create_feature", "update_feature", "delete_feature",
+    "list_tasks", "get_task", "create_task", "update_task", "set_task_status", "enrich_task",
+    "add_task_comment",
+    "list_features", "get_feature", "create_feature", "update_feature",
     "append_feature_learning", "add_feature_context_file",
-    "list_disciplines", "get_discipline", "create_discipline", "update_discipline", "delete_discipline",
+    "list_disciplines", "get_discipline", "create_discipline", "update_discipline",
     "get_project_info", "get_project_progress",
     "append_learning", "read_learnings", "append_progress", "read_progress",
 ]  # fmt: skip
-SEED_001_TOOLS = ["add_task_context_file", "search_tasks"]
+SEED_001_TOOLS = ["search_tasks"]
+NO_RECIPE = [
+    "delete_task", "update_task_comment", "delete_task_comment", "delete_feature", "delete_discipline",
+    "add_task_context_file",
+]  # fmt: skip
 VERBS = ["done", "partial", "stuck", "ask", "flag", "learned", "suggest", "blocked"]
 LOOP = [
     "ralph_init", "ralph_validate", "ralph_run", "ralph_status", "ralph_stop", "ralph_history",
@@ -55,26 +59,20 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "get_task": {"id": 1},
     "create_task": {"feature": "auth", "discipline": "backend", "title": "Add login"},
     "update_task": {"id": 1},
-    "delete_task": {"id": 1},
     "set_task_status": {"id": 1, "status": "done"},
     "enrich_task": {"id": 1, "pseudocode": "1. read\n2. write"},
-    "add_task_context_file": {"task_id": 1, "file_path": "src/auth.py"},
     "search_tasks": {"query": "login"},
     "add_task_comment": {"task_id": 1, "author": "human", "body": "Looks good."},
-    "update_task_comment": {"task_id": 1, "comment_id": 2, "body": "Edited."},
-    "delete_task_comment": {"task_id": 1, "comment_id": 2},
     "list_features": {},
     "get_feature": {"name": "auth"},
     "create_feature": {"name": "auth", "display_name": "Authentication"},
     "update_feature": {"name": "auth"},
-    "delete_feature": {"name": "auth"},
     "append_feature_learning": {"feature_name": "auth", "text": "Tokens expire after an hour."},
     "add_feature_context_file": {"feature_name": "auth", "file_path": "src/auth.py"},
     "list_disciplines": {},
     "get_discipline": {"name": "backend"},
     "create_discipline": {"name": "backend", "display_name": "Backend", "icon": "server", "color": "#3b82f6"},
     "update_discipline": {"name": "backend"},
-    "delete_discipline": {"name": "backend"},
     "get_project_info": {},
     "get_project_progress": {},
     "append_learning": {"text": "Run the tests with -q."},
@@ -148,11 +146,15 @@ def test_registry_holds_seed_000s_data_tools_then_seed_001s_then_verbs_then_loop
     assert set(VERB_TOOLS) == set(VERBS)
     assert set(LOOP_TOOLS) == set(LOOP)
     assert set(SEED_000_TOOLS + SEED_001_TOOLS + VERBS + LOOP) == ALL_TOOLS
-    assert len(ALL_TOOLS) == 28 + 2 + 8 + 7
+    assert len(ALL_TOOLS) == 23 + 1 + 8 + 7
+
+
+def test_the_tools_no_recipe_of_the_seeds_allows_are_not_tools() -> None:
+    assert not set(NO_RECIPE) & ALL_TOOLS
 
 
 def test_registry_is_ordered_by_category_then_seed_order() -> None:
-    expected = SEED_000_TOOLS[:7] + SEED_001_TOOLS + SEED_000_TOOLS[7:] + VERBS + LOOP
+    expected = SEED_000_TOOLS[:6] + SEED_001_TOOLS + SEED_000_TOOLS[6:] + VERBS + LOOP
     assert list(REGISTRY) == expected
     categories = [spec.category for spec in REGISTRY.values()]
     assert categories == sorted(categories, key=list(ToolCategory).index)
@@ -170,7 +172,7 @@ def test_verb_tools_are_the_verbs_of_the_enum() -> None:
 
 
 def test_tools_in_lists_a_category_in_registry_order() -> None:
-    assert [spec.name for spec in tools_in(ToolCategory.COMMENT)] == SEED_000_TOOLS[7:10]
+    assert [spec.name for spec in tools_in(ToolCategory.COMMENT)] == ["add_task_comment"]
     assert [spec.name for spec in tools_in(ToolCategory.LOOP)] == LOOP
     assert all(tools_in(category) for category in ToolCategory)
 
@@ -183,10 +185,8 @@ def test_read_only_tools_are_the_lists_gets_reads_search_and_loop_queries() -> N
     } == READ_ONLY_TOOLS  # fmt: skip
 
 
-def test_only_delete_tools_are_destructive_and_none_is_also_read_only() -> None:
-    destructive = {spec.name for spec in REGISTRY.values() if spec.destructive}
-    assert destructive == {"delete_task", "delete_task_comment", "delete_feature", "delete_discipline"}
-    assert not any(spec.read_only and spec.destructive for spec in REGISTRY.values())
+def test_no_tool_is_destructive_now_that_the_deletes_are_gone() -> None:
+    assert not [spec.name for spec in REGISTRY.values() if spec.destructive]
 
 
 def test_tool_returns_the_spec_of_a_known_name() -> None:
@@ -196,13 +196,13 @@ def test_tool_returns_the_spec_of_a_known_name() -> None:
 
 def test_tool_raises_a_key_error_naming_the_closest_tools_for_an_unknown_name() -> None:
     with pytest.raises(KeyError) as caught:
-        tool("delet_task")
+        tool("creat_task")
     assert isinstance(caught.value, UnknownToolError)
     message = str(caught.value)
-    prefix = "unknown tool 'delet_task' (did you mean: "
+    prefix = "unknown tool 'creat_task' (did you mean: "
     assert message.startswith(prefix) and message.endswith("?)")
     suggested = message.removeprefix(prefix).removesuffix("?)").split(", ")
-    assert suggested[0] == "delete_task"
+    assert suggested[0] == "create_task"
     assert 1 <= len(suggested) <= 3 and set(suggested) <= ALL_TOOLS
 
 
@@ -288,7 +288,7 @@ def test_the_field_lists_found_in_the_schemas_are_not_empty() -> None:
     assert {("flag", "severity"), ("create_task", "status"), ("ralph_history", "type")} <= {
         (name, field) for name, field, _ in ENUM_FIELDS
     }
-    assert ("update_task_comment", "comment_id") in {(name, field) for name, field, _ in ID_FIELDS}
+    assert ("add_task_comment", "task_id") in {(name, field) for name, field, _ in ID_FIELDS}
 
 
 def test_create_task_accepts_only_draft_or_pending_status() -> None:

@@ -125,8 +125,8 @@ def test_a_cell_the_recipe_does_not_allow_is_greyed_and_cannot_be_checked(
 ) -> None:
     pane = open_discipline(qtbot, window, "backend", TOOLS)
     model = pane.detail.tools.model
-    refused = cell(model, "delete_task", Recipe.TASK_EXECUTION)
-    assert "delete_task" not in RECIPE_ALLOWED[Recipe.TASK_EXECUTION]
+    refused = cell(model, "create_discipline", Recipe.TASK_EXECUTION)
+    assert "create_discipline" not in RECIPE_ALLOWED[Recipe.TASK_EXECUTION]
 
     assert refused.data(ALLOWED_ROLE) is False
     assert not model.flags(refused) & Qt.ItemFlag.ItemIsEnabled

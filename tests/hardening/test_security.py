@@ -185,7 +185,7 @@ async def test_a_session_credential_reaches_only_its_recipes_tools(
         refusals: list[tuple[SessionEndpoint, str, dict[str, Any], str]] = [
             (task, "get_task", {"id": ids.parser}, "recipe 'task_execution' does not allow it"),
             (task, "ralph_run", {"dry_run": True}, "recipe 'task_execution' does not allow it"),
-            (task, "delete_task", {"id": ids.draft}, "recipe 'task_execution' does not allow it"),
+            (task, "set_task_status", {"id": ids.draft, "status": "done"}, "'task_execution' does not"),
             (ide, "done", {"summary": "not my task"}, "recipe 'ide' does not allow it"),
             (
                 ide,
@@ -193,7 +193,7 @@ async def test_a_session_credential_reaches_only_its_recipes_tools(
                 {"feature": "core", "discipline": "backend", "title": "x"},
                 "'ide' does not",
             ),
-            (ide, "delete_feature", {"name": "ui"}, "recipe 'ide' does not allow it"),
+            (ide, "update_feature", {"name": "ui", "description": "x"}, "recipe 'ide' does not allow it"),
             (yap_docs, "create_task", {"feature": "core", "discipline": "docs", "title": "x"}, "disables it"),
             (yap_docs, "set_task_status", {"id": ids.parser, "status": "done"}, "discipline 'docs' disables"),
         ]

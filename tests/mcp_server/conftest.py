@@ -12,10 +12,8 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from ralph_desk.domain import recipes
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.session import SessionContext
-from ralph_desk.domain.tools import ALL_TOOLS
 from ralph_desk.loop.control import LoopController
 from ralph_desk.mcp_server.binding import LoopControl
 from ralph_desk.mcp_server.server import build_server
@@ -78,14 +76,6 @@ def demo(services: Services) -> Demo:
 
 
 ClientFactory = Callable[..., Client]
-
-
-@pytest.fixture
-def every_tool_in_ide(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let the ide recipe reach every tool, for the six that no recipe allows (see test_recipes_wire)."""
-    widened = dict(recipes.RECIPE_ALLOWED)
-    widened[Recipe.IDE] = ALL_TOOLS
-    monkeypatch.setattr(recipes, "RECIPE_ALLOWED", widened)
 
 
 @pytest.fixture

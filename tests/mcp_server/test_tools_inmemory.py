@@ -12,7 +12,6 @@ from ralph_desk.domain.tools import ALL_TOOLS
 from ralph_desk.mcp_server import handlers
 from ralph_desk.mcp_server.binding import HANDLERS
 from ralph_desk.services.container import Services
-from ralph_desk.services.errors import NotFoundError
 from tests.mcp_server.conftest import ClientFactory, Demo, ok
 
 pytestmark = pytest.mark.anyio
@@ -386,72 +385,6 @@ async def test_search_tasks_finds_by_title_and_description(connect: ClientFactor
 
 
 # --- the six tools no recipe of seed 000 allows (reached with a widened ide recipe) ------------
-
-
-async def test_task_context_files_are_registered_once(
-    connect: ClientFactory, services: Services, demo: Demo, every_tool_in_ide: None
-) -> None:
-    async with connect(Recipe.IDE) as client:
-        first = ok(
-            await client.call_tool(
-                "add_task_context_file", {"task_id": demo.login_api, "file_path": "a/b.py"}
-            )
-        )
-        second = ok(
-            await client.call_tool(
-                "add_task_context_file", {"task_id": demo.login_api, "file_path": "./a/b.py"}
-            )
-        )
-    assert first == {
-        "kind": "task",
-        "key": demo.login_api,
-        "file_path": "a/b.py",
-        "context_files": ["a/b.py"],
-    }
-    assert second["context_files"] == ["a/b.py"]
-    assert services.tasks.get(demo.login_api).context_files == ("a/b.py",)
-
-
-async def test_comments_are_edited_and_deleted(
-    connect: ClientFactory, services: Services, demo: Demo, every_tool_in_ide: None
-) -> None:
-    async with connect(Recipe.IDE) as client:
-        edited = ok(
-            await client.call_tool(
-                "update_task_comment",
-                {"task_id": demo.login_api, "comment_id": demo.comment, "body": "Edited."},
-            )
-        )
-        assert services.comments.list(demo.login_api)[0].body == "Edited."
-        deleted = ok(
-            await client.call_tool(
-                "delete_task_comment", {"task_id": demo.login_api, "comment_id": demo.comment}
-            )
-        )
-    assert edited == {**edited, "id": demo.comment, "body": "Edited."}
-    assert deleted == {"kind": "comment", "key": demo.comment}
-    assert services.comments.list(demo.login_api) == []
-
-
-async def test_a_task_feature_and_discipline_nobody_uses_are_deleted(
-    connect: ClientFactory, services: Services, demo: Demo, every_tool_in_ide: None
-) -> None:
-    services.features.create("legacy", "Legacy")
-    services.disciplines.create("ops", "Operations", "cloud", "#444444")
-    async with connect(Recipe.IDE) as client:
-        task = ok(await client.call_tool("delete_task", {"id": demo.login_form}))
-        feature = ok(await client.call_tool("delete_feature", {"name": "legacy"}))
-        discipline = ok(await client.call_tool("delete_discipline", {"name": "ops"}))
-    assert (task, feature, discipline) == (
-        {"kind": "task", "key": demo.login_form},
-        {"kind": "feature", "key": "legacy"},
-        {"kind": "discipline", "key": "ops"},
-    )
-    assert demo.login_form not in [summary.id for summary in services.tasks.list()]
-    with pytest.raises(NotFoundError):
-        services.features.get("legacy")
-    with pytest.raises(NotFoundError):
-        services.disciplines.get("ops")
 
 
 # --- task_execution: the eight verbs -------------------------------------------------------------

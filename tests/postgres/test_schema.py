@@ -81,7 +81,8 @@ def _seed_at_0001(engine: Engine) -> None:
         "INSERT INTO features (id, name, display_name, knowledge_paths, context_files, dependencies,"
         " created_at) VALUES (1, 'charts', 'Charts', '[]', '[\"docs/charts.md\"]', '[]', :now)",
         "INSERT INTO disciplines (id, name, display_name, icon, color, skills, disabled_tools, mcp_servers,"
-        " created_at) VALUES (1, 'frontend', 'Frontend', 'code', '#3b82f6', '[]', '[\"delete_task\"]', '{}',"
+        " created_at) VALUES (1, 'frontend', 'Frontend', 'code', '#3b82f6', '[]',"
+        " '[\"create_task\", \"delete_task\"]', '{}',"
         " :now)",
         "INSERT INTO tasks (id, feature_id, discipline_id, title, priority, status, acceptance_criteria,"
         " tags, context_files, output_artifacts, origin, stuck_count, created_at, updated_at)"
@@ -138,7 +139,7 @@ def test_a_postgresql_database_at_0001_with_data_is_upgraded_to_head_keeping_it(
             ("It renders",),
         )
         assert [ask.question for ask in InboxService(db).asks()] == ["Metres or feet?"]
-        assert DisciplineService(db).get("frontend").disabled_tools == ("delete_task",)
+        assert DisciplineService(db).get("frontend").disabled_tools == ("create_task",)  # delete_task retired
         SignalService(db).record(1, "s-2", "done", summary="Drawn.")
         assert db.latest_change_id() > 0
     finally:

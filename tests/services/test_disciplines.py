@@ -42,7 +42,7 @@ def test_a_created_discipline_keeps_every_field(disciplines: DisciplineService) 
         system_prompt="You build UIs.",
         skills=["react", " css ", "react"],
         conventions="Use hooks.",
-        disabled_tools=["delete_task", "create_task", "delete_task"],
+        disabled_tools=["set_task_status", "create_task", "set_task_status"],
         mcp_servers={"shadcn": SHADCN, "docs": DOCS},
     )
 
@@ -51,7 +51,7 @@ def test_a_created_discipline_keeps_every_field(disciplines: DisciplineService) 
     assert created.color == "#ff8800"
     assert (created.system_prompt, created.conventions) == ("You build UIs.", "Use hooks.")
     assert created.skills == ("react", "css")
-    assert created.disabled_tools == ("create_task", "delete_task")
+    assert created.disabled_tools == ("create_task", "set_task_status")
     assert created.mcp_servers == (
         McpServerSpec("docs", url=DOCS["url"], headers={"Authorization": "Bearer abc"}),
         McpServerSpec("shadcn", command="npx", args=("-y", "@shadcn/mcp"), env={"NODE_ENV": "production"}),
@@ -241,7 +241,7 @@ def test_an_empty_update_changes_nothing_and_notifies_no_one(
 
 
 def test_set_disabled_tools_replaces_the_whole_set_in_registry_order(disciplines: DisciplineService) -> None:
-    _create(disciplines, disabled_tools=["delete_task"])
+    _create(disciplines, disabled_tools=["set_task_status"])
 
     updated = disciplines.set_disabled_tools("frontend", ["update_task", "list_tasks"])
 
@@ -250,12 +250,12 @@ def test_set_disabled_tools_replaces_the_whole_set_in_registry_order(disciplines
 
 
 def test_set_disabled_tools_with_an_unknown_tool_changes_nothing(disciplines: DisciplineService) -> None:
-    _create(disciplines, disabled_tools=["delete_task"])
+    _create(disciplines, disabled_tools=["set_task_status"])
 
     with pytest.raises(InvalidValueError, match="invalid disabled_tools: 'delete_everything'"):
         disciplines.set_disabled_tools("frontend", ["create_task", "delete_everything"])
 
-    assert disciplines.get("frontend").disabled_tools == ("delete_task",)
+    assert disciplines.get("frontend").disabled_tools == ("set_task_status",)
 
 
 def test_deleting_an_unused_discipline_removes_it(disciplines: DisciplineService) -> None:

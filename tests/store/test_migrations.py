@@ -14,6 +14,7 @@ from sqlalchemy import Engine, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.features import FeatureService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
@@ -75,7 +76,7 @@ def _seed_at_0001(engine: Engine) -> None:
         (
             "INSERT INTO disciplines (id, name, display_name, icon, color, skills, disabled_tools, "
             "mcp_servers, created_at) VALUES (1, 'frontend', 'Frontend', 'code', '#3b82f6', '[]', "
-            "'[\"delete_task\"]', '{}', :now)",
+            "'[\"create_task\", \"delete_task\"]', '{}', :now)",
             {},
         ),
         (
@@ -121,8 +122,8 @@ def test_the_migrations_build_exactly_what_the_schema_describes(url: str) -> Non
 
 
 def test_the_revisions_form_one_line_from_0001_to_head() -> None:
-    assert migrate.known_revisions() == {"0001", "0002", "0003"}
-    assert migrate.head_revision() == "0003"
+    assert migrate.known_revisions() == {"0001", "0002", "0003", "0004"}
+    assert migrate.head_revision() == "0004"
 
 
 def test_a_database_at_0001_with_data_is_upgraded_to_head_keeping_its_data(url: str, engine: Engine) -> None:
@@ -144,6 +145,7 @@ def test_a_database_at_0001_with_data_is_upgraded_to_head_keeping_its_data(url: 
         )
         assert (task.acceptance_criteria, task.stuck_count) == (("It renders",), 1)
         assert FeatureService(db).get("charts").context_files == ("docs/charts.md",)
+        assert DisciplineService(db).get("frontend").disabled_tools == ("create_task",)  # delete_task retired
         (ask,) = SignalService(db).for_task(1)
         assert (ask.question, ask.options, ask.blocking) == ("Metres or feet?", ("metres", "feet"), True)
         assert db.latest_change_id() == 0

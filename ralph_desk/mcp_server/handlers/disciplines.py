@@ -1,11 +1,11 @@
-"""Discipline tools: list, read, create, change and delete disciplines."""
+"""Discipline tools: list, read, create and change disciplines."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ralph_desk.mcp_server.binding import ToolCall, handles
-from ralph_desk.mcp_server.results import Deleted, DisciplineDetail, DisciplineList
+from ralph_desk.mcp_server.results import DisciplineDetail, DisciplineList
 from ralph_desk.services.errors import InvalidValueError
 
 
@@ -35,10 +35,3 @@ def update_discipline(call: ToolCall[Any]) -> DisciplineDetail:
         fields = [name for name in type(call.args).model_fields if name != "name"]
         raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
     return DisciplineDetail.model_validate(call.services.disciplines.update(call.args.name, **changes))
-
-
-@handles("delete_discipline")
-def delete_discipline(call: ToolCall[Any]) -> Deleted:
-    """Delete a discipline no task uses."""
-    call.services.disciplines.delete(call.args.name)
-    return Deleted(kind="discipline", key=call.args.name)

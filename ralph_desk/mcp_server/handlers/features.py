@@ -1,11 +1,11 @@
-"""Feature tools: list, read, create, change and delete features; their learnings and context files."""
+"""Feature tools: list, read, create and change features; their learnings and context files."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ralph_desk.mcp_server.binding import ToolCall, handles
-from ralph_desk.mcp_server.results import ContextFiles, Deleted, FeatureDetail, FeatureList, LearningAdded
+from ralph_desk.mcp_server.results import ContextFiles, FeatureDetail, FeatureList, LearningAdded
 from ralph_desk.services.errors import InvalidValueError
 
 PATH_FIELDS = ("knowledge_paths", "context_files")
@@ -47,13 +47,6 @@ def update_feature(call: ToolCall[Any]) -> FeatureDetail:
         fields = [name for name in type(call.args).model_fields if name != "name"]
         raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
     return FeatureDetail.model_validate(call.services.features.update(call.args.name, **changes))
-
-
-@handles("delete_feature")
-def delete_feature(call: ToolCall[Any]) -> Deleted:
-    """Delete a feature no task uses."""
-    call.services.features.delete(call.args.name)
-    return Deleted(kind="feature", key=call.args.name)
 
 
 @handles("append_feature_learning")

@@ -1,11 +1,11 @@
-"""Task tools: list, search, read, create, change, enrich, set the status of and delete tasks."""
+"""Task tools: list, search, read, create, change, enrich and set the status of tasks."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ralph_desk.mcp_server.binding import ToolCall, handles
-from ralph_desk.mcp_server.results import ContextFiles, Deleted, TaskBrief, TaskDetail, TaskList
+from ralph_desk.mcp_server.results import TaskBrief, TaskDetail, TaskList
 from ralph_desk.services.errors import InvalidValueError
 
 PATH_FIELDS = ("context_files", "output_artifacts")
@@ -58,13 +58,6 @@ def update_task(call: ToolCall[Any]) -> TaskDetail:
     return TaskDetail.model_validate(call.services.tasks.update(call.args.id, **changes))
 
 
-@handles("delete_task")
-def delete_task(call: ToolCall[Any]) -> Deleted:
-    """Delete a task nobody depends on."""
-    call.services.tasks.delete(call.args.id)
-    return Deleted(kind="task", key=call.args.id)
-
-
 @handles("set_task_status")
 def set_task_status(call: ToolCall[Any]) -> TaskBrief:
     """The task in its new status."""
@@ -83,11 +76,3 @@ def enrich_task(call: ToolCall[Any]) -> TaskDetail:
             context_files=call.all_inside_root("context_files", args.context_files),
         )
     )
-
-
-@handles("add_task_context_file")
-def add_task_context_file(call: ToolCall[Any]) -> ContextFiles:
-    """Register a context file on a task."""
-    path = call.inside_root("file_path", call.args.file_path)
-    task = call.services.tasks.add_context_file(call.args.task_id, path)
-    return ContextFiles(kind="task", key=task.id, file_path=path, context_files=list(task.context_files))
