@@ -371,7 +371,7 @@ def test_an_opus_review_of_a_feature_lists_its_tasks_and_only_its_tools(services
     prompt = _prompt(services, plan)
 
     assert "mcp__ralph__update_task(id, description?, priority?)" in prompt
-    assert "mcp__ralph__delete_task" not in prompt
+    assert "mcp__ralph__create_discipline" not in prompt
     assert "mcp__ralph__done" not in prompt
     assert_snapshot("opus_review", prompt)
 

@@ -62,7 +62,7 @@ async def test_stdio_process_serves_the_ide_recipe_when_given_nothing(project: P
     async with Client(params, mode="legacy") as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert "ralph_status" in names and "get_task" in names
-        assert "done" not in names and "delete_task" not in names
+        assert "done" not in names and "create_task" not in names
         result = await client.call_tool("get_task", {"id": 1})
         assert not result.is_error
         assert result.structured_content is not None
