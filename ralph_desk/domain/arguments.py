@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -33,15 +34,41 @@ def _choices(expected: str) -> str:
     return "one of " + ", ".join(re.findall(r"'([^']*)'", expected))
 
 
-def _number(ctx: Mapping[str, Any]) -> str:
-    low, high = ctx.get("ge"), ctx.get("le")
+@cache
+def _properties(model: type[BaseModel]) -> Mapping[str, Any]:
+    """The JSON schema of each of a model's fields, by name."""
+    properties: Mapping[str, Any] = model.model_json_schema().get("properties", {})
+    return properties
+
+
+def _schema_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> Mapping[str, Any]:
+    """The JSON schema of the value at `loc` (an optional field's non-null choice, a list's items)."""
+    schema: Mapping[str, Any] = _properties(model).get(str(loc[0]), {}) if loc else {}
+    for part in (None, *loc[1:]):
+        choices = [choice for choice in schema.get("anyOf", ()) if choice.get("type") != "null"]
+        if choices:
+            schema = choices[0]
+        if isinstance(part, int):
+            schema = schema.get("items", {})
+    return schema
+
+
+def _number(schema: Mapping[str, Any]) -> str:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and high is not None:
+        return f"a whole number from {low} to {high}"
     if low is not None:
-        return f"a whole number of at least {low}"
-    return f"a whole number of at most {high}"
+        return f"a whole number from {low} up"
+    return "a whole number"
 
 
-def _allowed(item: ErrorDetails) -> tuple[object, str]:
-    """The value to show and what is allowed, for one of pydantic's errors."""
+def _list_of(schema: Mapping[str, Any]) -> str:
+    items = schema.get("items", {})
+    return "a list of whole numbers" if items.get("type") == "integer" else "a list of texts"
+
+
+def _allowed(item: ErrorDetails, schema: Mapping[str, Any]) -> tuple[object, str]:
+    """The value to show and what is allowed, for one of pydantic's errors at a value of `schema`."""
     kind, value = item["type"], item.get("input")
     ctx: Mapping[str, Any] = item.get("ctx") or {}
     if kind in ("enum", "literal_error"):
@@ -57,13 +84,11 @@ def _allowed(item: ErrorDetails) -> tuple[object, str]:
     if kind == "string_type":
         return value, "a text"
     if kind == "list_type":
-        return value, "a list of texts"
+        return value, _list_of(schema)
     if kind in ("bool_type", "bool_parsing"):
         return value, "true or false"
-    if kind in ("int_type", "int_parsing", "int_from_float"):
-        return value, "a whole number"
-    if kind in ("greater_than_equal", "less_than_equal"):
-        return value, _number(ctx)
+    if kind in ("int_type", "int_parsing", "int_from_float", "greater_than_equal", "less_than_equal"):
+        return value, _number(schema)
     return value, item["msg"]
 
 
@@ -74,7 +99,7 @@ def _missing(model: type[BaseModel], name: str, owner: str) -> str:
     except ValidationError as error:
         for item in error.errors(include_url=False):
             if item["loc"][:1] == (name,) and item["type"] != "missing":
-                return f"{_allowed(item)[1]} (required by {owner})"
+                return f"{_allowed(item, _schema_at(model, item['loc']))[1]} (required by {owner})"
     return f"a value (required by {owner})"
 
 
@@ -89,6 +114,6 @@ def problems(error: ValidationError, model: type[BaseModel], owner: str) -> list
         elif item["type"] == "missing":
             found.append(Problem(_where(loc), None, _missing(model, str(loc[0]), owner)))
         else:
-            value, allowed = _allowed(item)
+            value, allowed = _allowed(item, _schema_at(model, loc))
             found.append(Problem(_where(loc), value, allowed))
     return found

@@ -9,7 +9,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from ralph_desk.domain.enums import (
     BlockerKind,
@@ -32,6 +33,7 @@ MAX_ID = 2**31 - 1
 MAX_TURNS = 1_000
 MAX_ITERATIONS = 10_000
 MAX_SESSION_ID = 128
+MAX_AUTHOR = 200
 
 TEXT_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
 NO_NUL_PATTERN = r"^[^\x00]*$"
@@ -62,6 +64,10 @@ ShortText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT, pattern=NO_NUL_PATTERN),
 ]
+Author = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_AUTHOR, pattern=NO_NUL_PATTERN),
+]
 Line = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, pattern=LINE_PATTERN)]
 FilePath = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_PATH, pattern=PATH_PATTERN)
@@ -70,8 +76,17 @@ Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=NAME_PATT
 Acronym = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ACRONYM_PATTERN)]
 Color = Annotated[str, StringConstraints(strip_whitespace=True, pattern=COLOR_PATTERN)]
 Icon = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ICON_PATTERN)]
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
-Turns = Annotated[int, Field(ge=1, le=MAX_TURNS)]
+
+
+def _not_a_bool(value: object) -> object:
+    """Refuse true and false where a number is wanted (pydantic would take them as 1 and 0)."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "Input should be a valid integer, not a boolean")
+    return value
+
+
+Id = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_not_a_bool)]
+Turns = Annotated[int, Field(ge=1, le=MAX_TURNS), BeforeValidator(_not_a_bool)]
 TextList = Annotated[list[Text], Field(max_length=MAX_ITEMS)]
 ShortTextList = Annotated[list[ShortText], Field(max_length=MAX_ITEMS)]
 LineList = Annotated[list[Line], Field(max_length=MAX_ITEMS)]
@@ -179,7 +194,7 @@ class AddTaskCommentInput(ToolInput):
     """Add a comment to a task."""
 
     task_id: Id = Field(description="Task id.")
-    author: ShortText = Field(description="Who writes the comment (e.g. human, opus, an agent name).")
+    author: Author = Field(description="Who writes the comment (e.g. human, opus, an agent name).")
     body: Text = Field(description="The comment text.")
     discipline: Name | None = Field(None, description="Discipline the comment speaks for.")
     priority: Priority | None = Field(None, description="How important the comment is.")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import builtins
 
-from ralph_desk.domain.enums import Priority
 from ralph_desk.domain.records import Comment
+from ralph_desk.domain.tools import AddTaskCommentInput
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
 from ralph_desk.store import comments as store
@@ -47,24 +47,33 @@ class CommentService:
         discipline: str | None = None,
         priority: str | None = None,
     ) -> Comment:
-        """Add a comment to a task, optionally speaking for a discipline and with a priority."""
-        task_id = _id("task_id", task_id)
-        fields: CommentWrite = {
-            "author": check.required_text("author", author, limit=200).strip(),
-            "body": check.required_text("body", body),
+        """Add a comment from plain values (the window, the CLI), checked as add_task_comment's arguments."""
+        given = {
+            "task_id": task_id,
+            "author": author,
+            "body": body,
             "discipline": discipline,
-            "priority": check.choice("priority", priority, Priority).value if priority is not None else None,
+            "priority": priority,
+        }
+        values = {key: value for key, value in given.items() if value is not None}
+        return self.add_input(check.arguments(AddTaskCommentInput, values, "add_task_comment"))
+
+    def add_input(self, args: AddTaskCommentInput) -> Comment:
+        """Add a comment to a task, optionally speaking for a discipline and with a priority."""
+        fields: CommentWrite = {
+            "author": args.author,
+            "body": args.body,
+            "discipline": args.discipline,
+            "priority": args.priority.value if args.priority is not None else None,
         }
         with self.db.write() as unit:
-            self._require_task(unit, task_id)
-            if discipline is not None and (
-                not isinstance(discipline, str) or disciplines_store.id_of(unit, discipline) is None
-            ):
-                raise NotFoundError("discipline", discipline, disciplines_store.names(unit))
-            return store.add(unit, task_id, fields)
+            self._require_task(unit, args.task_id)
+            if args.discipline is not None and disciplines_store.id_of(unit, args.discipline) is None:
+                raise NotFoundError("discipline", args.discipline, disciplines_store.names(unit))
+            return store.add(unit, args.task_id, fields)
 
     def update(self, task_id: int, comment_id: int, body: str) -> Comment:
-        """Replace the text of one of a task's comments."""
+        """Replace the text of one of a task's comments (the window's edit; no tool does it)."""
         task_id = _id("task_id", task_id)
         comment_id = _id("comment_id", comment_id)
         checked = check.required_text("body", body)

@@ -3,41 +3,44 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
+from typing import Any, TypeVar
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.graph import find_cycle, format_path
 from ralph_desk.domain.records import Task, TaskSummary
-from ralph_desk.domain.tools import MAX_ITEMS
+from ralph_desk.domain.tools import (
+    MAX_ITEMS,
+    CreateTaskInput,
+    EnrichTaskInput,
+    UpdateTaskInput,
+)
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
 from ralph_desk.store.database import Database, UnitOfWork
-from ralph_desk.store.writes import TaskWrite, checked
+from ralph_desk.store.writes import TaskWrite
 
-MAX_TITLE = 500
-MAX_TAG = 500
-MAX_TURNS = 1000
 MAX_QUERY = 500
 
-UPDATABLE_FIELDS = (
-    "title",
-    "description",
-    "priority",
-    "feature",
-    "discipline",
-    "acceptance_criteria",
-    "depends_on",
-    "tags",
-    "context_files",
-    "output_artifacts",
-    "hints",
-    "estimated_turns",
-    "pseudocode",
-)
+_T = TypeVar("_T")
+
+# What None means in a plain update: the clearing value of update_task's argument (none: cleared as None).
+CLEARED: dict[str, object] = {
+    "description": "",
+    "hints": "",
+    "acceptance_criteria": [],
+    "depends_on": [],
+    "tags": [],
+    "context_files": [],
+    "output_artifacts": [],
+}
+REQUIRED = ("title", "priority")
+# What `update` changes beyond update_task's arguments: a move to another feature or discipline, the plan.
+MOVES = ("feature", "discipline", "pseudocode")
+UPDATABLE_FIELDS = (*(name for name in UpdateTaskInput.model_fields if name != "id"), *MOVES)
 
 Filter = str | Sequence[str] | None
 
@@ -49,65 +52,55 @@ def _task_id(value: int, field: str = "task_id") -> int:
     return checked
 
 
+def _blank_is_none(value: object) -> object:
+    """None for an empty or blank text (a plain caller clears an optional text so), else the value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _unique(values: Sequence[_T] | None) -> list[_T]:
+    """The values without repeats, in the order given."""
+    return list(dict.fromkeys(values or ()))
+
+
+def _paths(field: str, values: Sequence[str] | None) -> list[str]:
+    """Paths inside the project, normalised to forward slashes (their text checked by the input model)."""
+    return [check.relative_path(f"{field}[{index}]", value) for index, value in enumerate(values or ())]
+
+
+def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) -> TaskWrite:
+    """The task columns of the input's fields `names`: an empty text and a missing list clear theirs."""
+    fields: TaskWrite = {}
+    if "title" in names and args.title is not None:
+        fields["title"] = args.title
+    if "description" in names:
+        fields["description"] = args.description or None
+    if "priority" in names and args.priority is not None:
+        fields["priority"] = args.priority.value
+    if "acceptance_criteria" in names:
+        fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
+    if "tags" in names:
+        fields["tags"] = _unique(args.tags)
+    if "context_files" in names:
+        fields["context_files"] = _paths("context_files", args.context_files)
+    if "output_artifacts" in names:
+        fields["output_artifacts"] = _paths("output_artifacts", args.output_artifacts)
+    if "hints" in names:
+        fields["hints"] = args.hints or None
+    if "estimated_turns" in names:
+        fields["estimated_turns"] = args.estimated_turns
+    return fields
+
+
 def _optional_text(field: str, value: str | None) -> str | None:
-    """A clearable text: None, empty or blank all clear it."""
+    """A clearable text beyond the tools' arguments (the pseudocode): None, empty or blank all clear it."""
     checked = check.text(field, value)
     return checked if checked is not None and checked.strip() else None
 
 
-def _tags(values: Sequence[str] | None) -> list[str]:
-    """Labels, trimmed, without repeats, in the order given."""
-    tags: list[str] = []
-    for index, tag in enumerate(check.text_list("tags", values)):
-        trimmed = check.required_text(f"tags[{index}]", tag.strip(), limit=MAX_TAG)
-        if trimmed not in tags:
-            tags.append(trimmed)
-    return tags
-
-
-def _ids(field: str, values: Sequence[int] | None) -> list[int]:
-    """Task ids, without repeats, in the order given."""
-    if values is None:
-        return []
-    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
-        raise InvalidValueError(field, values, "a list of task ids")
-    if len(values) > MAX_ITEMS:
-        raise InvalidValueError(field, f"<{len(values)} items>", f"at most {MAX_ITEMS} items")
-    ids: list[int] = []
-    for index, value in enumerate(values):
-        task_id = _task_id(value, f"{field}[{index}]")
-        if task_id not in ids:
-            ids.append(task_id)
-    return ids
-
-
-def _turns(value: int | None) -> int | None:
-    return check.positive_int("estimated_turns", value, maximum=MAX_TURNS)
-
-
-def _field(key: str, value: Any) -> Any:
-    """One updatable field, checked (feature, discipline and depends_on are resolved later)."""
-    if key == "title":
-        return check.required_text(key, value, limit=MAX_TITLE)
-    if key in ("description", "hints", "pseudocode"):
-        return _optional_text(key, value)
-    if key == "priority":
-        return check.choice(key, value, Priority).value
-    if key in ("feature", "discipline"):
-        if not isinstance(value, str):
-            raise InvalidValueError(key, value, f"the name of an existing {key}")
-        return value
-    if key == "acceptance_criteria":
-        return check.text_list(key, value)
-    if key == "depends_on":
-        return _ids(key, value)
-    if key == "tags":
-        return _tags(value)
-    if key in ("context_files", "output_artifacts"):
-        return check.path_list(key, value)
-    if key == "estimated_turns":
-        return _turns(value)
-    raise AssertionError(f"unhandled task field {key!r}")
+def _name(field: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidValueError(field, value, f"the name of an existing {field}")
+    return value
 
 
 def _choices(field: str, value: Filter, enum: type[TaskStatus] | type[TaskOrigin]) -> list[str] | None:
@@ -155,31 +148,53 @@ class TaskService:
         origin: str = TaskOrigin.HUMAN.value,
         pseudocode: str | None = None,
     ) -> Task:
-        """Add a task to a feature and discipline, as draft or pending (an import may also add done tasks)."""
+        """Add a task from plain values (the window, the CLI, an import), checked as create_task's."""
+        given = {
+            "feature": feature,
+            "discipline": discipline,
+            "title": title,
+            "description": _blank_is_none(description),
+            "priority": priority,
+            "acceptance_criteria": acceptance_criteria,
+            "depends_on": depends_on,
+            "tags": tags,
+            "context_files": context_files,
+            "output_artifacts": output_artifacts,
+            "hints": _blank_is_none(hints),
+            "estimated_turns": estimated_turns,
+        }
+        args = check.arguments(
+            CreateTaskInput, {key: value for key, value in given.items() if value is not None}, "create_task"
+        )
+        return self.create_input(args, status=status, origin=origin, pseudocode=pseudocode)
+
+    def create_input(
+        self,
+        args: CreateTaskInput,
+        *,
+        status: str | None = None,
+        origin: str = TaskOrigin.HUMAN.value,
+        pseudocode: str | None = None,
+    ) -> Task:
+        """Add a task to a feature and discipline, as draft or pending (an import may also add done tasks).
+
+        `status` (else the arguments', else pending) may be done only for an import; `pseudocode` is
+        the plan an enrichment would give.
+        """
         checked_origin = check.choice("origin", origin, TaskOrigin)
         new_statuses = [TaskStatus.DRAFT, TaskStatus.PENDING]
         if checked_origin is TaskOrigin.IMPORT:
             new_statuses.append(TaskStatus.DONE)
-        fields: TaskWrite = {
-            "title": _field("title", title),
-            "description": _field("description", description),
-            "priority": _field("priority", priority),
-            "status": check.choice("status", status, TaskStatus, new_statuses).value,
-            "acceptance_criteria": _field("acceptance_criteria", acceptance_criteria),
-            "tags": _field("tags", tags),
-            "context_files": _field("context_files", context_files),
-            "output_artifacts": _field("output_artifacts", output_artifacts),
-            "hints": _field("hints", hints),
-            "estimated_turns": _field("estimated_turns", estimated_turns),
-            "pseudocode": _field("pseudocode", pseudocode),
-            "origin": checked_origin.value,
-        }
-        dependency_ids = _ids("depends_on", depends_on)
-        feature_name = _field("feature", feature)
-        discipline_name = _field("discipline", discipline)
+        wanted = status or args.status or TaskStatus.PENDING.value
+        fields = _columns(args, type(args).model_fields)
+        fields.setdefault("priority", Priority.MEDIUM.value)
+        fields["status"] = check.choice("status", wanted, TaskStatus, new_statuses).value
+        fields["origin"] = checked_origin.value
+        fields["pseudocode"] = _optional_text("pseudocode", pseudocode)
+        dependency_ids = _unique(args.depends_on)
         with self.db.write() as unit:
-            fields["feature_id"] = self._feature_id(unit, feature_name)
-            fields["discipline_id"] = self._discipline_id(unit, discipline_name)
+            fields["feature_id"] = self._feature_id(unit, args.feature)
+            fields["discipline_id"] = self._discipline_id(unit, args.discipline)
             _require_all(unit, dependency_ids)
             return store.create(unit, fields, dependency_ids)
 
@@ -247,25 +262,43 @@ class TaskService:
         }
 
     def update(self, task_id: int, **changes: Any) -> Task:
-        """Change the given fields (None clears an optional one; a list replaces the whole list)."""
+        """Change the given fields from plain values (None clears an optional one; a list replaces the whole
+        list); checked as update_task's arguments, plus a move to another feature or discipline."""
         task_id = _task_id(task_id)
         unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
         if unknown:
             raise InvalidValueError("field", unknown[0], "one of " + ", ".join(UPDATABLE_FIELDS))
-        fields = {key: _field(key, value) for key, value in changes.items()}
-        dependency_ids: builtins.list[int] | None = fields.pop("depends_on", None)
+        given = {key: value for key, value in changes.items() if key not in MOVES}
+        values = {key: CLEARED.get(key) if value is None else value for key, value in given.items()}
+        for key in REQUIRED:
+            if key in values and values[key] is None:
+                raise InvalidValueError(key, None, f"a value ({key} cannot be cleared)")
+        args = check.arguments(UpdateTaskInput, {"id": task_id, **values}, "update_task")
+        moves = {key: value for key, value in changes.items() if key in MOVES}
+        return self.update_input(args, set(given), **moves)
+
+    def update_input(self, args: UpdateTaskInput, names: Collection[str] | None = None, **moves: Any) -> Task:
+        """Change the task's fields `names` (by default those the arguments set to a value) as the arguments
+        say, and make the `moves` (feature, discipline, pseudocode)."""
+        task_id = args.id
+        if names is None:
+            names = {name for name in args.model_fields_set if getattr(args, name) is not None}
+        fields = _columns(args, names)
+        dependency_ids = _unique(args.depends_on) if "depends_on" in names else None
+        if "pseudocode" in moves:
+            fields["pseudocode"] = _optional_text("pseudocode", moves["pseudocode"])
         with self.db.write() as unit:
             task = self._require(unit, task_id)
-            if "feature" in fields:
-                fields["feature_id"] = self._feature_id(unit, fields.pop("feature"))
-            if "discipline" in fields:
-                fields["discipline_id"] = self._discipline_id(unit, fields.pop("discipline"))
+            if "feature" in moves:
+                fields["feature_id"] = self._feature_id(unit, _name("feature", moves["feature"]))
+            if "discipline" in moves:
+                fields["discipline_id"] = self._discipline_id(unit, _name("discipline", moves["discipline"]))
             if dependency_ids is not None:
                 _require_all(unit, dependency_ids)
                 _check_acyclic(unit, task_id, dependency_ids, replacing=True)
                 store.set_dependencies(unit, task_id, dependency_ids)
             if fields:
-                updated = store.update(unit, task_id, checked(fields, TaskWrite))
+                updated = store.update(unit, task_id, fields)
                 assert updated is not None
                 return updated
             return self._require(unit, task_id) if dependency_ids is not None else task
@@ -287,13 +320,23 @@ class TaskService:
         acceptance_criteria: Sequence[str] | None = None,
         context_files: Sequence[str] | None = None,
     ) -> Task:
+        """Give a draft task its pseudocode from plain values; checked as enrich_task's arguments."""
+        given = {"acceptance_criteria": acceptance_criteria, "context_files": context_files}
+        values = {
+            "id": task_id,
+            "pseudocode": pseudocode,
+            **{k: v for k, v in given.items() if v is not None},
+        }
+        return self.enrich_input(check.arguments(EnrichTaskInput, values, "enrich_task"))
+
+    def enrich_input(self, args: EnrichTaskInput) -> Task:
         """Give a draft task its pseudocode (and maybe new criteria and context files); it becomes pending."""
-        task_id = _task_id(task_id)
-        fields: TaskWrite = {"pseudocode": check.required_text("pseudocode", pseudocode)}
-        if acceptance_criteria is not None:
-            fields["acceptance_criteria"] = _field("acceptance_criteria", acceptance_criteria)
-        if context_files is not None:
-            fields["context_files"] = _field("context_files", context_files)
+        task_id = args.id
+        fields: TaskWrite = {"pseudocode": args.pseudocode}
+        if args.acceptance_criteria is not None:
+            fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
+        if args.context_files is not None:
+            fields["context_files"] = _paths("context_files", args.context_files)
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if task.status is not TaskStatus.DRAFT:

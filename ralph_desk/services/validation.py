@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ralph_desk.domain.arguments import problems
-from ralph_desk.domain.tools import MAX_ID, MAX_ITEMS, MAX_TEXT
+from ralph_desk.domain.tools import MAX_ID, MAX_ITEMS, MAX_PATH, MAX_TEXT
 from ralph_desk.domain.tools import NAME_PATTERN as NAME
 from ralph_desk.services.errors import InvalidValueError
 
@@ -102,7 +102,7 @@ def positive_int(field: str, value: int | None, maximum: int = MAX_ID) -> int | 
 
 def relative_path(field: str, value: str) -> str:
     """A path inside the project: relative, without '..', normalised to forward slashes."""
-    checked = required_text(field, value, limit=1000)
+    checked = required_text(field, value, limit=MAX_PATH)
     normalised = checked.replace("\\", "/")
     path = PurePosixPath(normalised)
     if path.is_absolute() or re.match(r"^[a-zA-Z]:", normalised) or ".." in path.parts:

@@ -188,7 +188,7 @@ def test_an_unknown_dependency_is_not_found_and_nothing_is_created(
         ("estimated_turns", {"estimated_turns": 0}, 0, "a whole number from 1 to 1000"),
         ("estimated_turns", {"estimated_turns": 1001}, 1001, "a whole number from 1 to 1000"),
         ("estimated_turns", {"estimated_turns": True}, True, "a whole number from 1 to 1000"),
-        ("estimated_turns", {"estimated_turns": "5"}, "5", "a whole number from 1 to 1000"),
+        ("estimated_turns", {"estimated_turns": "five"}, "five", "a whole number from 1 to 1000"),
         ("acceptance_criteria", {"acceptance_criteria": "works"}, "works", "a list of texts"),
         ("tags[1]", {"tags": ["ok", ""]}, "", "a non-empty text"),
         (
@@ -199,10 +199,11 @@ def test_an_unknown_dependency_is_not_found_and_nothing_is_created(
         ),
         ("context_files[0]", {"context_files": ["C:\\x.py"]}, "C:\\x.py", "relative to the project root"),
         ("output_artifacts[0]", {"output_artifacts": ["../x.md"]}, "../x.md", "without '..'"),
-        ("depends_on", {"depends_on": "1,2"}, "1,2", "a list of task ids"),
+        ("depends_on", {"depends_on": "1,2"}, "1,2", "a list of whole numbers"),
+        ("depends_on[0]", {"depends_on": [True]}, True, "a whole number from 1"),
         ("depends_on[0]", {"depends_on": [0]}, 0, "a whole number from 1"),
         ("description", {"description": 42}, 42, "a text"),
-        ("feature", {"feature": None}, None, "the name of an existing feature"),
+        ("feature", {"feature": None}, None, "1-64 characters of a-z, 0-9, '-' and '_'"),
     ],
 )
 def test_an_invalid_field_is_refused_naming_field_value_and_what_is_allowed(
@@ -220,6 +221,10 @@ def test_an_invalid_field_is_refused_naming_field_value_and_what_is_allowed(
     assert allowed in caught.value.allowed
     assert str(caught.value).startswith(f"invalid {field}: ")
     assert tasks.list() == []
+
+
+def test_a_number_given_as_text_is_read_as_an_mcp_client_s_would_be(make: Callable[..., Task]) -> None:
+    assert make(estimated_turns="5").estimated_turns == 5
 
 
 def test_estimated_turns_may_be_anything_from_one_to_a_thousand(make: Callable[..., Task]) -> None:

@@ -11,9 +11,4 @@ from ralph_desk.mcp_server.results import CommentResult
 @handles("add_task_comment")
 def add_task_comment(call: ToolCall[Any]) -> CommentResult:
     """The new comment."""
-    args = call.args
-    return CommentResult.model_validate(
-        call.services.comments.add(
-            args.task_id, args.author, args.body, discipline=args.discipline, priority=args.priority
-        )
-    )
+    return CommentResult.model_validate(call.services.comments.add_input(call.args))

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from ralph_desk.domain.tools import CreateTaskInput, EnrichTaskInput, UpdateTaskInput
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import TaskBrief, TaskDetail, TaskList
 from ralph_desk.services.errors import InvalidValueError
 
 PATH_FIELDS = ("context_files", "output_artifacts")
 
+Args = TypeVar("Args", CreateTaskInput, UpdateTaskInput, EnrichTaskInput)
 
-def _with_checked_paths(call: ToolCall[Any], fields: dict[str, Any]) -> dict[str, Any]:
-    """The fields, with every path list refused if a path leads outside the project root."""
-    for field in PATH_FIELDS:
-        if fields.get(field) is not None:
-            fields[field] = call.all_inside_root(field, fields[field])
-    return fields
+
+def _inside_root(call: ToolCall[Args]) -> Args:
+    """The arguments, with every path list refused if a path leads outside the project root."""
+    paths = {
+        field: call.all_inside_root(field, getattr(call.args, field))
+        for field in PATH_FIELDS
+        if getattr(call.args, field, None) is not None
+    }
+    return call.args.model_copy(update=paths)
 
 
 @handles("list_tasks")
@@ -45,17 +50,16 @@ def get_task(call: ToolCall[Any]) -> TaskDetail:
 @handles("create_task")
 def create_task(call: ToolCall[Any]) -> TaskDetail:
     """A new task, draft or pending."""
-    return TaskDetail.model_validate(call.services.tasks.create(**_with_checked_paths(call, call.changes())))
+    return TaskDetail.model_validate(call.services.tasks.create_input(_inside_root(call)))
 
 
 @handles("update_task")
 def update_task(call: ToolCall[Any]) -> TaskDetail:
     """The task after changing the fields the caller gave."""
-    changes = _with_checked_paths(call, call.changes("id"))
-    if not changes:
+    if not call.changes("id"):
         fields = [name for name in type(call.args).model_fields if name != "id"]
         raise InvalidValueError("arguments", {"id": call.args.id}, "at least one of " + ", ".join(fields))
-    return TaskDetail.model_validate(call.services.tasks.update(call.args.id, **changes))
+    return TaskDetail.model_validate(call.services.tasks.update_input(_inside_root(call)))
 
 
 @handles("set_task_status")
@@ -67,12 +71,4 @@ def set_task_status(call: ToolCall[Any]) -> TaskBrief:
 @handles("enrich_task")
 def enrich_task(call: ToolCall[Any]) -> TaskDetail:
     """The draft task with its pseudocode, now pending."""
-    args = call.args
-    return TaskDetail.model_validate(
-        call.services.tasks.enrich(
-            args.id,
-            args.pseudocode,
-            acceptance_criteria=args.acceptance_criteria,
-            context_files=call.all_inside_root("context_files", args.context_files),
-        )
-    )
+    return TaskDetail.model_validate(call.services.tasks.enrich_input(_inside_root(call)))
