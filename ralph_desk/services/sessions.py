@@ -7,6 +7,7 @@ import json
 import math
 import os
 import socket
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -75,6 +76,8 @@ def this_host() -> str:
 
 def process_exists(pid: int) -> bool:
     """Whether a process with this id exists on this machine."""
+    if sys.platform == "win32":
+        return _windows_process_exists(pid)  # os.kill(pid, 0) would end the process there, not probe it
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -82,6 +85,24 @@ def process_exists(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+if sys.platform == "win32":
+
+    def _windows_process_exists(pid: int) -> bool:
+        """Whether OpenProcess finds the process and it has not exited yet."""
+        import ctypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return ctypes.get_last_error() == 5  # ERROR_ACCESS_DENIED: it exists, owned by another user
+        try:
+            code = ctypes.c_ulong()
+            still_active = 259
+            return not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)) or code.value == still_active
+        finally:
+            kernel32.CloseHandle(handle)
 
 
 def loop_run_is_dead(
