@@ -11,6 +11,11 @@ from ralph_desk.loop.model import StreamSummary
 from ralph_desk.loop.streams import as_float, as_int
 
 RATE_LIMIT_STATUSES = frozenset({429, 529})
+ERROR_LIMIT_STATUSES = frozenset({429, 503, 529})  # an error text with one of these is a limit to wait out
+
+_HTTP_STATUS = re.compile(r"\b(?:status:?|status code)\s*(?P<status>[1-5]\d\d)\b", re.IGNORECASE)
+_RATE_LIMIT_WORDS = re.compile(r"\b429\b|too many requests|rate limit|usage limit", re.IGNORECASE)
+_LIMIT_WORDS = re.compile(_RATE_LIMIT_WORDS.pattern + r"|overloaded|\b529\b", re.IGNORECASE)
 
 
 def epoch_to_datetime(value: Any) -> datetime | None:
@@ -147,6 +152,25 @@ def _next_clock_time(match: re.Match[str], now: datetime) -> datetime | None:
 def is_usage_limit_text(text: str) -> bool:
     """Whether an agent CLI's own error text says a usage limit was hit."""
     return bool(_USAGE_LIMIT_TEXT.search(text))
+
+
+def http_status_in(message: str) -> int | None:
+    """The HTTP status an error message names (`status 429`, `status code: 503`), if any."""
+    found = _HTTP_STATUS.search(message)
+    return int(found["status"]) if found else None
+
+
+def limit_in_error_text(message: str) -> tuple[bool, int | None]:
+    """Whether an error message reports a rate or usage limit (or an overload), and its HTTP status.
+
+    The status is the one the message names, else 429 when it speaks of a rate or usage limit.
+    """
+    if not _LIMIT_WORDS.search(message):
+        return False, None
+    status = http_status_in(message)
+    if status is not None:
+        return status in ERROR_LIMIT_STATUSES, status
+    return True, 429 if _RATE_LIMIT_WORDS.search(message) else None
 
 
 def mark_rate_limited(summary: StreamSummary, resets_at: datetime | None) -> None:

@@ -11,7 +11,7 @@ import pytest
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser, tool_short_name
 from ralph_desk.loop.agents.codex_stream import CodexStreamParser
 from ralph_desk.loop.agents.command_stream import AutoStreamParser
-from ralph_desk.loop.limits import is_usage_limit_text, parse_resets_at
+from ralph_desk.loop.limits import is_usage_limit_text, limit_in_error_text, parse_resets_at
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.streams import StreamParser
 
@@ -462,3 +462,20 @@ def test_a_bug_in_reading_one_event_is_logged_and_the_line_kept(caplog: pytest.L
     assert event.kind is EventKind.STDERR and event.data == {"raw": True, "unreadable": True}
     assert event.text == '{"type": "assistant"}'
     assert "could not read a Claude Code event" in caplog.text and "KeyError" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("unexpected status 429 Too Many Requests: slow down", (True, 429)),
+        ("status 503 Service Unavailable: the model is overloaded", (True, 503)),
+        ("You've hit your usage limit. Upgrade to Pro or try again in 2 hours", (True, 429)),
+        ("the model is overloaded", (True, None)),
+        ("rate limit mentioned but status 500 internal error", (False, 500)),
+        ("stream disconnected before completion", (False, None)),
+    ],
+)
+def test_an_error_text_says_whether_it_is_a_limit_and_its_status(
+    message: str, expected: tuple[bool, int | None]
+) -> None:
+    assert limit_in_error_text(message) == expected

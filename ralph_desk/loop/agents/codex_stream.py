@@ -6,7 +6,13 @@ import json
 import re
 from typing import Any
 
-from ralph_desk.loop.limits import mark_rate_limited, parse_resets_at
+from ralph_desk.loop.limits import (
+    RATE_LIMIT_STATUSES,
+    http_status_in,
+    limit_in_error_text,
+    mark_rate_limited,
+    parse_resets_at,
+)
 from ralph_desk.loop.model import EventKind, LiveEvent, StreamSummary
 from ralph_desk.loop.streams import (
     Clock,
@@ -21,15 +27,6 @@ from ralph_desk.loop.streams import (
 )
 
 _RECONNECTING = re.compile(r"^Reconnecting\.\.\.\s*(?:(?P<attempt>\d+)/(?P<retries>\d+))?", re.IGNORECASE)
-_HTTP_STATUS = re.compile(r"\b(?:status:?|status code)\s*(?P<status>[1-5]\d\d)\b", re.IGNORECASE)
-_CODEX_LIMIT = re.compile(
-    r"\b429\b|too many requests|rate limit|usage limit|overloaded|\b529\b", re.IGNORECASE
-)
-
-
-def _status_in(message: str) -> int | None:
-    found = _HTTP_STATUS.search(message)
-    return int(found["status"]) if found else None
 
 
 class CodexStreamParser(JsonLinesParser):
@@ -206,21 +203,17 @@ class CodexStreamParser(JsonLinesParser):
         ]
 
     def _limit(self, message: str) -> bool:
-        if not _CODEX_LIMIT.search(message):
-            return False
-        status = _status_in(message)
-        if status is not None and status not in (429, 503, 529):
+        limited, status = limit_in_error_text(message)
+        if not limited:
             return False
         mark_rate_limited(self.summary, parse_resets_at(message, self._clock()))
         if status is not None:
             self.summary.api_error_status = status
-        elif re.search(r"\b429\b|too many requests|rate limit|usage limit", message, re.IGNORECASE):
-            self.summary.api_error_status = 429
         return True
 
     def _error(self, message: str) -> LiveEvent:
         retry = _RECONNECTING.match(message)
-        status = _status_in(message)
+        status = http_status_in(message)
         if retry:
             return self._event(
                 EventKind.RETRY,
@@ -231,7 +224,7 @@ class CodexStreamParser(JsonLinesParser):
                     "max_retries": as_int(retry["retries"]),
                     "delay_s": None,
                     "error": message,
-                    "rate_limit": status in (429, 529),
+                    "rate_limit": status in RATE_LIMIT_STATUSES,
                 },
             )
         limited = self._limit(message)
