@@ -34,6 +34,7 @@ MAX_TURNS = 1_000
 MAX_ITERATIONS = 10_000
 MAX_SESSION_ID = 128
 MAX_AUTHOR = 200
+MAX_DISPLAY_NAME = 200
 
 TEXT_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
 NO_NUL_PATTERN = r"^[^\x00]*$"
@@ -63,6 +64,12 @@ ClearableText = Annotated[str, StringConstraints(max_length=MAX_TEXT, pattern=NO
 ShortText = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_SHORT_TEXT, pattern=NO_NUL_PATTERN),
+]
+DisplayName = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=MAX_DISPLAY_NAME, pattern=NO_NUL_PATTERN
+    ),
 ]
 Author = Annotated[
     str,
@@ -214,7 +221,7 @@ class CreateFeatureInput(ToolInput):
     """Create a feature: an area of the product that tasks belong to."""
 
     name: Name = Field(description="Unique slug, e.g. auth or audit-log.")
-    display_name: ShortText = Field(description="Human-readable name.")
+    display_name: DisplayName = Field(description="Human-readable name.")
     description: Text | None = Field(None, description="What the feature is for.")
     acronym: Acronym | None = Field(None, description="Short code used in task labels, e.g. AUTH.")
     knowledge_paths: PathList | None = Field(None, description="Documents that explain the feature.")
@@ -228,7 +235,7 @@ class UpdateFeatureInput(ToolInput):
     """Change fields of a feature; omitted fields keep their value, an empty list clears a list."""
 
     name: Name = Field(description="Feature name.")
-    display_name: ShortText | None = Field(None, description="New human-readable name.")
+    display_name: DisplayName | None = Field(None, description="New human-readable name.")
     description: ClearableText | None = Field(None, description="New description; empty clears it.")
     acronym: Acronym | None = Field(None, description="New short code.")
     knowledge_paths: PathList | None = Field(None, description="New knowledge paths (replaces all).")
@@ -269,7 +276,7 @@ class CreateDisciplineInput(ToolInput):
     """Create a discipline: a kind of work with its own persona and conventions."""
 
     name: Name = Field(description="Unique slug, e.g. frontend.")
-    display_name: ShortText = Field(description="Human-readable name.")
+    display_name: DisplayName = Field(description="Human-readable name.")
     icon: Icon = Field(description="Icon name, e.g. 'code' or 'book-open'.")
     color: Color = Field(description="Colour as #rrggbb.")
     acronym: Acronym | None = Field(None, description="Short code used in task labels, e.g. FE.")
@@ -282,7 +289,7 @@ class UpdateDisciplineInput(ToolInput):
     """Change fields of a discipline; omitted fields keep their value."""
 
     name: Name = Field(description="Discipline name.")
-    display_name: ShortText | None = Field(None, description="New human-readable name.")
+    display_name: DisplayName | None = Field(None, description="New human-readable name.")
     icon: Icon | None = Field(None, description="New icon name.")
     color: Color | None = Field(None, description="New colour as #rrggbb.")
     system_prompt: ClearableText | None = Field(None, description="New system prompt; empty clears it.")

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import builtins
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph_desk.domain.enums import LearningSource
 from ralph_desk.domain.learnings import DUPLICATE_THRESHOLD, word_set
 from ralph_desk.domain.records import Feature, FeatureLearning
+from ralph_desk.domain.tools import CreateFeatureInput, UpdateFeatureInput
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.store import features as store
 from ralph_desk.store.database import Database, UnitOfWork
-from ralph_desk.store.writes import FeatureWrite, LearningWrite, checked
+from ralph_desk.store.writes import FeatureWrite, LearningWrite
 
 UNSET: Any = object()
 
@@ -125,6 +126,40 @@ def _most_similar(
     return best_key
 
 
+UPDATABLE_FIELDS = tuple(name for name in UpdateFeatureInput.model_fields if name != "name")
+# What None means in a plain update: the clearing value of update_feature's argument (none: cleared as None).
+CLEARED: dict[str, object] = {
+    "description": "",
+    "architecture": "",
+    "boundaries": "",
+    "knowledge_paths": [],
+    "context_files": [],
+    "dependencies": [],
+}
+
+
+def _columns(args: CreateFeatureInput | UpdateFeatureInput, names: Collection[str]) -> FeatureWrite:
+    """The feature columns of the input's fields `names`: an empty text and a missing list clear theirs."""
+    fields: FeatureWrite = {}
+    if "display_name" in names and args.display_name is not None:
+        fields["display_name"] = args.display_name
+    if "description" in names:
+        fields["description"] = args.description or None
+    if "acronym" in names:
+        fields["acronym"] = args.acronym
+    if "knowledge_paths" in names:
+        fields["knowledge_paths"] = check.paths("knowledge_paths", args.knowledge_paths)
+    if "context_files" in names:
+        fields["context_files"] = check.paths("context_files", args.context_files)
+    if "architecture" in names:
+        fields["architecture"] = args.architecture or None
+    if "boundaries" in names:
+        fields["boundaries"] = args.boundaries or None
+    if "dependencies" in names:
+        fields["dependencies"] = list(dict.fromkeys(args.dependencies or ()))
+    return fields
+
+
 class FeatureService:
     """Create, read, update and delete features; keep their learnings free of near-duplicates."""
 
@@ -153,56 +188,54 @@ class FeatureService:
         boundaries: str | None = None,
         dependencies: Sequence[str] | None = None,
     ) -> Feature:
-        """Add a feature; the name must be new."""
-        fields: FeatureWrite = {
-            "name": check.name("name", name),
-            "display_name": check.required_text("display_name", display_name, limit=200),
-            "description": check.text("description", description),
-            "acronym": check.text("acronym", acronym, limit=16),
-            "knowledge_paths": check.path_list("knowledge_paths", knowledge_paths),
-            "context_files": check.path_list("context_files", context_files),
-            "architecture": check.text("architecture", architecture),
-            "boundaries": check.text("boundaries", boundaries),
-            "dependencies": check.text_list("dependencies", dependencies),
+        """Add a feature from plain values (the window, import-prd, the demo), checked as create_feature's."""
+        given = {
+            "name": name,
+            "display_name": display_name,
+            "description": description,
+            "acronym": acronym,
+            "knowledge_paths": knowledge_paths,
+            "context_files": context_files,
+            "architecture": architecture,
+            "boundaries": boundaries,
+            "dependencies": dependencies,
         }
+        values = {key: check.blank_is_none(value) for key, value in given.items()}
+        arguments = {key: value for key, value in values.items() if value is not None}
+        return self.create_input(check.arguments(CreateFeatureInput, arguments, "create_feature"))
+
+    def create_input(self, args: CreateFeatureInput) -> Feature:
+        """Add a feature; the name must be new and its dependencies existing features."""
+        fields = _columns(args, type(args).model_fields)
+        fields["name"] = args.name
         with self.db.write() as unit:
-            if store.id_of(unit, name) is not None:
-                raise ConflictError(f"a feature named {name!r} already exists; choose another name")
-            self._check_dependencies(unit, name, fields.get("dependencies", []))
+            if store.id_of(unit, args.name) is not None:
+                raise ConflictError(f"a feature named {args.name!r} already exists; choose another name")
+            self._check_dependencies(unit, args.name, fields.get("dependencies", []))
             return store.create(unit, fields)
 
     def update(self, name: str, **changes: Any) -> Feature:
-        """Change the given fields of a feature (None clears an optional text)."""
-        allowed = {
-            "display_name",
-            "description",
-            "acronym",
-            "knowledge_paths",
-            "context_files",
-            "architecture",
-            "boundaries",
-            "dependencies",
-        }
-        unknown = sorted(set(changes) - allowed)
+        """Change the given fields from plain values (None clears an optional one, a list replaces the whole
+        list), checked as update_feature's arguments."""
+        unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
         if unknown:
-            raise InvalidValueError("field", unknown[0], "one of " + ", ".join(sorted(allowed)))
-        fields: dict[str, Any] = {}
-        for key, value in changes.items():
-            if key == "display_name":
-                fields[key] = check.required_text(key, value, limit=200)
-            elif key == "acronym":
-                fields[key] = check.text(key, value, limit=16)
-            elif key in ("knowledge_paths", "context_files"):
-                fields[key] = check.path_list(key, value)
-            elif key == "dependencies":
-                fields[key] = check.text_list(key, value)
-            else:
-                fields[key] = check.text(key, value)
+            raise InvalidValueError("field", unknown[0], "one of " + ", ".join(sorted(UPDATABLE_FIELDS)))
+        if "display_name" in changes and changes["display_name"] is None:
+            raise InvalidValueError("display_name", None, "a non-empty text (it cannot be cleared)")
+        values = {key: CLEARED.get(key) if value is None else value for key, value in changes.items()}
+        args = check.arguments(UpdateFeatureInput, {"name": name, **values}, "update_feature")
+        return self.update_input(args, set(changes))
+
+    def update_input(self, args: UpdateFeatureInput, names: Collection[str] | None = None) -> Feature:
+        """Change the feature's fields `names` (by default those the arguments set to a value)."""
+        if names is None:
+            names = {key for key in args.model_fields_set if getattr(args, key) is not None}
+        fields = _columns(args, names)
         with self.db.write() as unit:
-            self._require(unit, name)
+            self._require(unit, args.name)
             if "dependencies" in fields:
-                self._check_dependencies(unit, name, fields["dependencies"])
-            feature = store.update(unit, name, checked(fields, FeatureWrite))
+                self._check_dependencies(unit, args.name, fields["dependencies"])
+            feature = store.update(unit, args.name, fields)
             assert feature is not None
             return feature
 

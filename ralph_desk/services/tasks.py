@@ -52,19 +52,9 @@ def _task_id(value: int, field: str = "task_id") -> int:
     return checked
 
 
-def _blank_is_none(value: object) -> object:
-    """None for an empty or blank text (a plain caller clears an optional text so), else the value."""
-    return None if isinstance(value, str) and not value.strip() else value
-
-
 def _unique(values: Sequence[_T] | None) -> list[_T]:
     """The values without repeats, in the order given."""
     return list(dict.fromkeys(values or ()))
-
-
-def _paths(field: str, values: Sequence[str] | None) -> list[str]:
-    """Paths inside the project, normalised to forward slashes (their text checked by the input model)."""
-    return [check.relative_path(f"{field}[{index}]", value) for index, value in enumerate(values or ())]
 
 
 def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) -> TaskWrite:
@@ -81,9 +71,9 @@ def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) ->
     if "tags" in names:
         fields["tags"] = _unique(args.tags)
     if "context_files" in names:
-        fields["context_files"] = _paths("context_files", args.context_files)
+        fields["context_files"] = check.paths("context_files", args.context_files)
     if "output_artifacts" in names:
-        fields["output_artifacts"] = _paths("output_artifacts", args.output_artifacts)
+        fields["output_artifacts"] = check.paths("output_artifacts", args.output_artifacts)
     if "hints" in names:
         fields["hints"] = args.hints or None
     if "estimated_turns" in names:
@@ -153,14 +143,14 @@ class TaskService:
             "feature": feature,
             "discipline": discipline,
             "title": title,
-            "description": _blank_is_none(description),
+            "description": check.blank_is_none(description),
             "priority": priority,
             "acceptance_criteria": acceptance_criteria,
             "depends_on": depends_on,
             "tags": tags,
             "context_files": context_files,
             "output_artifacts": output_artifacts,
-            "hints": _blank_is_none(hints),
+            "hints": check.blank_is_none(hints),
             "estimated_turns": estimated_turns,
         }
         args = check.arguments(
@@ -336,7 +326,7 @@ class TaskService:
         if args.acceptance_criteria is not None:
             fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
         if args.context_files is not None:
-            fields["context_files"] = _paths("context_files", args.context_files)
+            fields["context_files"] = check.paths("context_files", args.context_files)
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if task.status is not TaskStatus.DRAFT:

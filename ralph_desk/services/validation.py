@@ -110,10 +110,14 @@ def relative_path(field: str, value: str) -> str:
     return str(path)
 
 
-def path_list(field: str, values: Sequence[str] | None) -> list[str]:
-    """A list of project-relative paths."""
-    items = text_list(field, values)
-    return [relative_path(f"{field}[{index}]", item) for index, item in enumerate(items)]
+def blank_is_none(value: object) -> object:
+    """None for an empty or blank text (a plain caller clears an optional text so), else the value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def paths(field: str, values: Sequence[str] | None) -> list[str]:
+    """Paths inside the project, normalised to forward slashes (their text checked by an input model)."""
+    return [relative_path(f"{field}[{index}]", value) for index, value in enumerate(values or ())]
 
 
 def moment(field: str, value: Any) -> datetime:

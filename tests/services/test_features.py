@@ -64,7 +64,9 @@ def test_creating_a_feature_notifies_the_features_topic(db: Database, features: 
     [
         ("name", {"name": "Auth Module"}, "a-z, 0-9"),
         ("display_name", {"display_name": "  "}, "a non-empty text"),
-        ("acronym", {"acronym": "A" * 17}, "at most 16 characters"),
+        ("acronym", {"acronym": "A" * 11}, "1-10 letters or digits"),
+        ("acronym", {"acronym": "UI/UX"}, "1-10 letters or digits"),
+        ("display_name", {"display_name": "x" * 201}, "at most 200 characters"),
         ("context_files", {"context_files": "src/a.py"}, "a list of texts"),
         ("context_files[0]", {"context_files": ["/etc/passwd"]}, "relative to the project root"),
         ("knowledge_paths[0]", {"knowledge_paths": ["../outside.md"]}, "without '..'"),

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from ralph_desk.domain.tools import CreateFeatureInput, UpdateFeatureInput
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import ContextFiles, FeatureDetail, FeatureList, LearningAdded
 from ralph_desk.services.errors import InvalidValueError
 
 PATH_FIELDS = ("knowledge_paths", "context_files")
 
+Args = TypeVar("Args", CreateFeatureInput, UpdateFeatureInput)
 
-def _with_checked_paths(call: ToolCall[Any], fields: dict[str, Any]) -> dict[str, Any]:
-    """The fields, with every path list refused if a path leads outside the project root."""
-    for field in PATH_FIELDS:
-        if fields.get(field) is not None:
-            fields[field] = call.all_inside_root(field, fields[field])
-    return fields
+
+def _inside_root(call: ToolCall[Args]) -> Args:
+    """The arguments, with every path list refused if a path leads outside the project root."""
+    paths = {
+        field: call.all_inside_root(field, getattr(call.args, field))
+        for field in PATH_FIELDS
+        if getattr(call.args, field) is not None
+    }
+    return call.args.model_copy(update=paths)
 
 
 @handles("list_features")
@@ -34,19 +39,16 @@ def get_feature(call: ToolCall[Any]) -> FeatureDetail:
 @handles("create_feature")
 def create_feature(call: ToolCall[Any]) -> FeatureDetail:
     """The new feature."""
-    return FeatureDetail.model_validate(
-        call.services.features.create(**_with_checked_paths(call, call.changes()))
-    )
+    return FeatureDetail.model_validate(call.services.features.create_input(_inside_root(call)))
 
 
 @handles("update_feature")
 def update_feature(call: ToolCall[Any]) -> FeatureDetail:
     """The feature after changing the fields the caller gave."""
-    changes = _with_checked_paths(call, call.changes("name"))
-    if not changes:
+    if not call.changes("name"):
         fields = [name for name in type(call.args).model_fields if name != "name"]
         raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
-    return FeatureDetail.model_validate(call.services.features.update(call.args.name, **changes))
+    return FeatureDetail.model_validate(call.services.features.update_input(_inside_root(call)))
 
 
 @handles("append_feature_learning")
