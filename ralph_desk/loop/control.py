@@ -39,7 +39,7 @@ from ralph_desk.domain.records import LoopRun
 from ralph_desk.domain.timestamps import maybe_utc
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.agents.base import AgentUnavailableError
-from ralph_desk.loop.lock import LoopAlreadyRunningError
+from ralph_desk.loop.lock import LoopAlreadyRunningError, project_lock
 from ralph_desk.loop.model import LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
@@ -193,6 +193,7 @@ class LoopController:
                 "a loop is already running in this server; ralph_status follows it, ralph_stop ends it",
                 self._details("ralph_run", reason="already_running"),
             )
+        self._check_no_loop_elsewhere()
         self._check_agent(settings, "ralph_run")
 
         async def run_loop() -> None:
@@ -202,6 +203,17 @@ class LoopController:
         self.last_error = None
         self._start(run_loop, "ralph-loop")
         return RalphRunResult(status=LoopState.RUNNING.value, iteration_number=0)
+
+    def _check_no_loop_elsewhere(self) -> None:
+        """Refuse now, not in the background, when another process or the window holds the loop lock."""
+        probe = project_lock(self.services.paths.ralph)
+        try:
+            probe.acquire()
+        except LoopAlreadyRunningError as error:
+            raise ControlError(
+                "execution_failed", str(error), self._details("ralph_run", reason="already_running")
+            ) from None
+        probe.release()
 
     def _preview(self, settings: LoopSettings) -> RalphRunResult:
         queue = describe_queue(self.services, limit=PREVIEW_TASKS)

@@ -19,6 +19,11 @@ class LoopAlreadyRunningError(LoopLockError):
     """Another loop holds the project's lock."""
 
 
+def project_lock(ralph_dir: Path) -> LoopLock:
+    """The loop lock of the project whose `.ralph/` folder is `ralph_dir`."""
+    return LoopLock(ralph_dir / "loop.lock")
+
+
 class LoopLock:
     """An exclusive, non-blocking lock on `.ralph/loop.lock` that names its holder."""
 

@@ -20,7 +20,7 @@ from ralph_desk.loop.agents.base import AgentAdapter
 from ralph_desk.loop.apply import apply_decision, unblock_ready
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
-from ralph_desk.loop.lock import LoopLock
+from ralph_desk.loop.lock import project_lock
 from ralph_desk.loop.model import (
     AgentCommand,
     EventKind,
@@ -108,7 +108,7 @@ class LoopRunner:
         self._process: asyncio.subprocess.Process | None = None
         self._killer: asyncio.Task[None] | None = None
         self._heartbeat: asyncio.Task[None] | None = None
-        self._lock = LoopLock(services.paths.ralph / "loop.lock")
+        self._lock = project_lock(services.paths.ralph)
 
     def subscribe(self, listener: EventListener) -> None:
         """Receive every live event (stream events, session starts and ends, state changes)."""

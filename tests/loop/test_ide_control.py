@@ -29,6 +29,7 @@ from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.headless import run_headless
+from ralph_desk.loop.lock import project_lock
 from ralph_desk.loop.settings import load_settings
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.mcp_server.server import build_server
@@ -137,6 +138,24 @@ async def test_ralph_run_refuses_clearly_when_the_agent_is_missing(project: Serv
     text = result.content[0].text  # type: ignore[union-attr]
     assert '"code": "execution_failed"' in text and "no-such-agent" in text
     assert project.sessions.latest_loop_run() is None
+
+
+async def test_ralph_run_refuses_at_once_while_another_process_holds_the_loop(project: Services) -> None:
+    use_command_agent(project.paths, str(HELD_AGENT), "0")
+    held = project_lock(project.paths.ralph)
+    held.acquire()
+    controller = LoopController(project, started_issuer(project, []))
+    server = build_server(project, SessionContext(recipe=Recipe.IDE), loop=controller)
+    try:
+        async with Client(server, mode="legacy") as client:
+            refused = await call(client, "ralph_run", {"max_iterations": 1})
+            status = await call(client, "ralph_status", {})
+    finally:
+        held.release()
+    assert refused["error"]["code"] == "execution_failed"
+    assert refused["error"]["message"].startswith("a loop is already running on this project (pid ")
+    assert refused["error"]["details"] == {"tool": "ralph_run", "reason": "already_running"}
+    assert controller.task is None and status["status"] == "not_running"
 
 
 # --- the same calls against the three servers ----------------------------------------------------
