@@ -85,6 +85,17 @@ def test_a_wait_the_box_rounds_is_kept_exact_until_it_is_edited(qtbot: QtBot) ->
     assert form.changes() == {"max_turns": 8}
 
 
+def test_a_number_beyond_the_boxes_range_is_shown_and_kept(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+
+    form.load(replace(CONFIGURED, max_turns=5000, stuck_threshold=80))
+    form.allow_edits.setChecked(True)
+
+    assert (form.max_turns.value(), form.stuck.value()) == (5000, 80)
+    assert form.changes() == {"allow_edits": True}
+
+
 def test_the_loop_pane_shows_max_turns_the_rate_limit_wait_and_the_program_from_config_json(
     window: MainWindow, services: Services
 ) -> None:

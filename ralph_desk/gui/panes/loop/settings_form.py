@@ -58,6 +58,16 @@ def _kept(box: QDoubleSpinBox, exact: float) -> float:
     return exact if box.textFromValue(exact) == box.textFromValue(shown) else shown
 
 
+def _show(box: QSpinBox | QDoubleSpinBox, value: float) -> None:
+    """Show a number from the file, the box's range widened to hold it: saving never clips it."""
+    if isinstance(box, QSpinBox):
+        box.setRange(min(box.minimum(), int(value)), max(box.maximum(), int(value)))
+        box.setValue(int(value))
+        return
+    box.setRange(min(box.minimum(), value), max(box.maximum(), value))
+    box.setValue(value)
+
+
 def _spin(minimum: int, maximum: int, special: str | None = None, suffix: str = "") -> QSpinBox:
     box = QSpinBox()
     box.setRange(minimum, maximum)
@@ -222,13 +232,13 @@ class LoopSettingsForm(QWidget):
         self.base_branch.setText(config.base_branch or "")
         for recipe, combo in self.models.items():
             combo.setCurrentText(config.models.get(recipe.value) or "")
-        self.max_iterations.setValue(config.max_iterations)
-        self.budget.setValue(config.max_cost_usd or 0.0)
-        self.max_turns.setValue(config.max_turns)
-        self.timeout.setValue(config.session_timeout_s)
-        self.rate_wait.setValue(config.rate_limit_wait_s)
-        self.stuck.setValue(config.stuck_threshold)
-        self.review.setValue(config.opus_review_every)
+        _show(self.max_iterations, config.max_iterations)
+        _show(self.budget, config.max_cost_usd or 0.0)
+        _show(self.max_turns, config.max_turns)
+        _show(self.timeout, config.session_timeout_s)
+        _show(self.rate_wait, config.rate_limit_wait_s)
+        _show(self.stuck, config.stuck_threshold)
+        _show(self.review, config.opus_review_every)
         self.allow_edits.setChecked(config.allow_edits)
         self._loading = False
         self._on_agent()
