@@ -19,6 +19,7 @@ from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
+from ralph_desk.loop.processes import on_stop_signals
 from ralph_desk.loop.runner import LoopRunner, LoopStatus
 from ralph_desk.loop.settings import load_settings
 from ralph_desk.services.container import Services
@@ -193,14 +194,11 @@ async def run_headless(
     current = asyncio.current_task()
     assert current is not None
     control.follow(runner, current)  # the embedded server's ralph_status and ralph_stop see this loop
-    loop = asyncio.get_running_loop()
-    for signum in STOP_SIGNALS:
-        loop.add_signal_handler(signum, runner.stop)
+    restore = on_stop_signals(asyncio.get_running_loop(), runner.stop, STOP_SIGNALS)
     try:
         return await runner.run()
     finally:
-        for signum in STOP_SIGNALS:
-            loop.remove_signal_handler(signum)
+        restore()
         await issuer.stop()
 
 

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -52,3 +53,32 @@ async def stop_tree(process: asyncio.subprocess.Process, grace_s: float) -> None
         await asyncio.wait_for(process.wait(), timeout=grace_s)
     # Even when the leader obeyed, children it left behind in its group (MCP servers, shells) are ended.
     signal_tree(process.pid, force=True)
+
+
+def on_stop_signals(
+    loop: asyncio.AbstractEventLoop, stop: Callable[[], None], signals: Iterable[int]
+) -> Callable[[], None]:
+    """Call `stop` in `loop` when one of `signals` arrives; returns what puts the old handling back.
+
+    POSIX: the loop's own signal handlers. Windows' event loops have none: `signal.signal`, handed over.
+    """
+    wanted = tuple(signals)
+    try:
+        for signum in wanted:
+            loop.add_signal_handler(signum, stop)
+    except NotImplementedError:
+        previous = {
+            signum: signal.signal(signum, lambda *_: loop.call_soon_threadsafe(stop)) for signum in wanted
+        }
+
+        def put_back() -> None:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+        return put_back
+
+    def remove() -> None:
+        for signum in wanted:
+            loop.remove_signal_handler(signum)
+
+    return remove

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 
 import pytest
 
-from ralph_desk.loop.processes import own_group, stop_tree
+from ralph_desk.loop.processes import on_stop_signals, own_group, stop_tree
 
 pytestmark = [
     pytest.mark.anyio,
@@ -68,3 +69,31 @@ async def test_stopping_an_agent_that_already_exited_is_no_error() -> None:
     await asyncio.wait_for(stop_tree(process, grace_s=0.5), WAIT_S)
 
     assert process.returncode == 0
+
+
+async def stop_signal_stops_and_is_put_back() -> None:
+    loop = asyncio.get_running_loop()
+    stopped = asyncio.Event()
+    before = signal.getsignal(signal.SIGUSR1)
+
+    restore = on_stop_signals(loop, stopped.set, [signal.SIGUSR1])
+    os.kill(os.getpid(), signal.SIGUSR1)
+    await asyncio.wait_for(stopped.wait(), WAIT_S)
+    restore()
+
+    assert stopped.is_set()
+    assert signal.getsignal(signal.SIGUSR1) == before
+
+
+async def test_a_stop_signal_stops_through_the_event_loops_own_handler() -> None:
+    await stop_signal_stops_and_is_put_back()
+
+
+async def test_without_event_loop_signal_handlers_as_on_windows_a_stop_signal_still_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*_: object) -> None:
+        raise NotImplementedError  # what Windows' event loops do
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "add_signal_handler", refuse)
+    await stop_signal_stops_and_is_put_back()
