@@ -65,6 +65,7 @@ package-test: app
 lint: install
 	$(BIN)/ruff check
 	$(BIN)/mypy
+	$(BIN)/mypy --platform win32  # the Windows branches (process groups, the lock)
 	$(BIN)/lint-imports
 
 clean:
