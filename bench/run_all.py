@@ -34,7 +34,9 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("loop_overhead", ["--tasks", "20"], ["--tasks", "10"]),
     ("postprocess", ["--sessions", "15"], ["--sessions", "8"]),
     ("window_open", [], []),
+    ("window_open", ["--tasks", "50000", "--signals", "500000"], ["--tasks", "50000", "--signals", "500000"]),
     ("window_live", ["--writes", "12"], ["--writes", "8"]),
+    ("window_responsive", ["--tasks", "12"], ["--tasks", "6"]),
 ]
 
 

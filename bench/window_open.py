@@ -1,5 +1,7 @@
 """Row 7: the window on a project with 10,000 tasks and 50,000 signals — usable in how long, at what memory.
 
+`--tasks 50000 --signals 500000` measures the big project of row 7b the same way.
+
 Runs in a process of its own (so that peak memory is the window's), offscreen. The project is made
 first by `big_project.py` (timed separately, and kept in the cache folder for the next run). The
 clock runs from the `ralph_desk.app.build_window(services, ...)` call — which builds every pane and
@@ -26,6 +28,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from _common import Row, emit, fmt_ms, guard_pyside_refcounts, ms, say
 
 TARGET_S = 2.0
+TARGET_RSS_MB = 300.0
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "ralph-bench-cache"
 
 
@@ -135,11 +138,11 @@ def main() -> None:
     )
     emit(
         Row(
-            key="window_open",
+            key="window_open" if args.tasks == 10_000 else f"window_open_{args.tasks}",
             what=f"window on {args.tasks:,} tasks + {args.signals:,} signals: build_window → table painted",
             measured=f"{figures['usable_s']:.2f} s; peak RSS {figures['rss_peak_mb']:.0f} MB",
-            target=f"≤ {TARGET_S:g} s; memory reported",
-            passed=figures["usable_s"] <= TARGET_S,
+            target=f"≤ {TARGET_S:g} s; peak RSS ≤ {TARGET_RSS_MB:.0f} MB",
+            passed=figures["usable_s"] <= TARGET_S and figures["rss_peak_mb"] <= TARGET_RSS_MB,
             figures=figures,
             note=(
                 f"build_window {fmt_ms(ms(figures['build_window_s']))}, CPU to the painted table "

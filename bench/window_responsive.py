@@ -30,6 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from _common import (
     PYTHON,
+    REPO,
     Row,
     emit,
     env_for_children,
@@ -40,9 +41,14 @@ from _common import (
     say,
     scratch_dir,
 )
-from loop_overhead import agent_argv
 
 TARGET_MS = 50.0
+STAND_IN = REPO / "tests" / "support" / "stand_in_agent.py"
+# Each session writes a file (git work for the loop) and calls `done`.
+CALLS = (
+    'Write={"file_path": "notes/{session_id}.txt", "content": "what the session changed"}',
+    'done={"summary": "wrote a note: the benchmark\'s stand-in agent"}',
+)
 HEARTBEAT_MS = 5
 
 
@@ -97,13 +103,8 @@ async def run_loop(root: Path, tasks: int, pane: str, rate: float) -> dict[str, 
     window.resize(1400, 900)
     window.show()
     window.show_pane(pane)
-    template = shlex.join(
-        [
-            *agent_argv("{prompt_file}", "{mcp_config}"),
-            "--call",
-            'Write={"file_path": "notes/{session_id}.txt", "content": "what the session changed"}',
-        ]
-    )
+    calls = [word for call in CALLS for word in ("--call", call)]
+    template = shlex.join([PYTHON, "-I", str(STAND_IN), "{prompt_file}", "{mcp_config}", *calls])
     loop_settings = LoopSettings(
         agent="command", agent_command=template, session_timeout_s=120, allow_edits=True
     )

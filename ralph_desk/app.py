@@ -101,7 +101,7 @@ def build_window(
     window = MainWindow(title, services.paths.root, desk_settings)
     runner.setParent(window)
     worker = Worker(runner, parent=window)
-    feed = ChangeFeed(services.db, poll_ms, parent=window)
+    feed = ChangeFeed(services.db, poll_ms, parent=window, worker=worker)
     notifier = Notifier(title, use_tray=use_tray, parent=window)
     window.controller = Controller(window, services, feed, worker, notifier, mcp_url, open_file)
     window.set_mcp(mcp_url)

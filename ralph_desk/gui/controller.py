@@ -95,7 +95,7 @@ class Controller(QObject):
         topics = {change.topic for change in changes}
         log.debug("changes: %s", ", ".join(sorted(topics)))
         self.tasks.on_changes(changes)
-        self.inbox.on_changes(topics)
+        self.inbox.on_changes(changes)
         self.dashboard.on_changes(changes)
 
     def open_task(self, task_id: int) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -185,6 +185,11 @@ class InboxService:
             asks = store.asks(unit, open_only=False)
             doing = store.latest_partials(unit, {ask.task_id for ask in asks})
         return [Question(ask, doing.get(ask.task_id)) for ask in asks]
+
+    def signals(self, signal_ids: Collection[int]) -> builtins.list[Signal]:
+        """The signals with these ids that still exist (for re-reading what a change touched)."""
+        with self.db.read() as unit:
+            return builtins.list(store.by_ids(unit, signal_ids).values())
 
     def suggestions(self, pending_only: bool = True) -> builtins.list[Signal]:
         """Suggestions, oldest first (only those waiting for review when `pending_only`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -121,12 +122,37 @@ class RecordTableModel(QAbstractTableModel, Generic[T]):
         self._insert_missing(new, new_keys)
         self._update_changed(new)
 
-    def upsert(self, items: Sequence[T]) -> None:
-        """Add or replace these records, leaving the others as they are."""
-        by_key = {self._key(item): item for item in self._items}
+    def upsert(self, items: Sequence[T], order: Callable[[T], Any] | None = None) -> None:
+        """Add or replace these records, leaving the others as they are.
+
+        New records go last, or where `order` (the order the rows are in) puts them; a sorted model
+        keeps its sort.
+        """
+        last_column = len(self.columns) - 1
+        added: list[T] = []
         for item in items:
-            by_key[self._key(item)] = item
-        self.set_items(list(by_key.values()))
+            row = self._rows.get(self._key(item))
+            if row is None:
+                added.append(item)
+            elif self._items[row] != item:
+                self._items[row] = item
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last_column))
+        places = [order(present) for present in self._items] if order is not None and added else []
+        for item in added:
+            row = len(self._items)
+            if order is not None:
+                place = order(item)
+                row = bisect.bisect_left(places, place)
+                places.insert(row, place)
+            self.beginInsertRows(_ROOT, row, row)
+            self._items.insert(row, item)
+            self.endInsertRows()
+        if added:
+            self._reindex()
+        if self._sort is not None and items:
+            ordered = self._sorted(list(self._items))
+            if ordered != self._items:
+                self._reorder(ordered)
 
     def remove_keys(self, keys: Sequence[Hashable]) -> None:
         """Drop the records with these keys."""

@@ -134,6 +134,11 @@ def _severity_rank(item: FlagItem) -> int:
         return 0
 
 
+def flag_order(item: FlagItem) -> tuple[int, float, int]:
+    """The inbox's order of flags: blocking, then warning, then info; newest first within."""
+    return (_severity_rank(item), -item.flag.created.timestamp(), -item.flag.id)
+
+
 def _resolution(item: FlagItem) -> str:
     return (item.flag.resolution or FlagResolution.OPEN).value
 

@@ -192,8 +192,8 @@ class DashboardPane(QScrollArea):
         self.data: DashboardData | None = None
 
     def show_data(self, data: DashboardData) -> None:
-        """Show the figures."""
-        self.data = data
+        """Show the figures; the bars, legend and activity are rebuilt only when theirs changed."""
+        previous, self.data = self.data, data
         tasks, sessions, counts = data.totals.tasks, data.totals.sessions, data.totals.inbox
         self.subtitle.setText(
             f"{fmt.plural(tasks.total, 'task')}, {tasks.percent_done:g}% done"
@@ -208,9 +208,12 @@ class DashboardPane(QScrollArea):
         self.questions.set_value(str(counts.asks), "waiting for an answer")
         self.suggestions.set_value(str(counts.suggestions), "to approve or reject")
         self.flags.set_value(str(counts.flags), "to triage")
-        self._show_status(tasks.by_status)
-        self._show_features(data.totals.by_feature)
-        self._show_recent(data.recent)
+        if previous is None or previous.totals.tasks != tasks:
+            self._show_status(tasks.by_status)
+        if previous is None or previous.totals.by_feature != data.totals.by_feature:
+            self._show_features(data.totals.by_feature)
+        if previous is None or previous.recent != data.recent:
+            self._show_recent(data.recent)
 
     def _show_status(self, by_status: dict[str, int]) -> None:
         self.status_bar.set_segments(
@@ -289,4 +292,5 @@ class DashboardPane(QScrollArea):
         for tile in (self.done, self.cost, self.questions, self.suggestions, self.flags):
             tile.refresh_style()
         if self.data is not None:
-            self.show_data(self.data)
+            data, self.data = self.data, None
+            self.show_data(data)

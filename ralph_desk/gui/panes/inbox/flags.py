@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.enums import FlagCategory, FlagResolution, Severity
 from ralph_desk.gui import fmt, theme
 from ralph_desk.gui.models.base import RECORD_ROLE
-from ralph_desk.gui.models.signals import FlagItem, FlagTableModel
+from ralph_desk.gui.models.signals import FlagItem, FlagTableModel, flag_order
 from ralph_desk.gui.widgets.card import CardFrame
 from ralph_desk.gui.widgets.common import button, label, link
 from ralph_desk.gui.widgets.empty_state import EmptyState
@@ -204,6 +204,22 @@ class FlagsView(QWidget):
         shown = fmt.plural(len(items), "flag")
         self.count.setText(f"{shown} shown · {open_count} open")
         self._show_selected()
+
+    def update_items(self, items: list[FlagItem], open_count: int) -> None:
+        """Put these flags in place (changed, or new in the inbox's order), leaving the others."""
+        self.model.upsert(items, order=flag_order)
+        self._show_count(open_count)
+
+    def remove_flags(self, flag_ids: list[int], open_count: int) -> None:
+        """Drop these flags from the table (they no longer match the filters)."""
+        self.model.remove_keys(flag_ids)
+        self._show_count(open_count)
+
+    def _show_count(self, open_count: int) -> None:
+        shown = self.model.rowCount()
+        self.stack.setCurrentWidget(self.table if shown else self.empty)
+        self._update_empty()
+        self.count.setText(f"{fmt.plural(shown, 'flag')} shown · {open_count} open")
 
     def _update_empty(self) -> None:
         filters = self.filters()

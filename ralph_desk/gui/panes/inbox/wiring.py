@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ralph_desk.domain.records import Signal, Task
+from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.signals import FlagItem
@@ -22,7 +23,22 @@ from ralph_desk.services.inbox import Question, TriageResult
 
 TOPICS = frozenset({"inbox", "signals", "tasks", "features"})
 
+SIGNAL_TOPICS = frozenset({"signals", "inbox"})
+MAX_SINGLE_READS = 50
+
 CountsListener = Callable[[int, int, int], None]
+
+
+def _matches(flag: Signal, filters: FlagFilters) -> bool:
+    """Whether the flags table, with these filters (and no feature filter), shows this flag."""
+    return filters.feature is None and all(
+        wanted is None or value == wanted
+        for wanted, value in (
+            (filters.resolution, flag.resolution),
+            (filters.severity, flag.severity),
+            (filters.category, flag.category),
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -80,10 +96,58 @@ class InboxWiring:
         filters = self.pane.flags.filters()
         self.worker.submit("read the inbox", lambda: self._read(filters), self._show, self._read_failed)
 
-    def on_changes(self, topics: set[str]) -> None:
-        """Re-read the pane when something it shows changed."""
-        if topics & self.topics:
+    def on_changes(self, changes: list[Change]) -> None:
+        """Re-read what the changes touched: only the flags when only flags changed, else the pane."""
+        topics = {change.topic for change in changes}
+        if not topics & self.topics:
+            return
+        touched_tasks = {int(i) for change in changes if change.topic == "tasks" for i in change.ids}
+        if topics <= {"tasks"} and touched_tasks and not touched_tasks & self._shown_tasks():
+            return  # no task the inbox shows changed
+        touched = {int(i) for change in changes if change.topic in SIGNAL_TOPICS for i in change.ids}
+        if (
+            self.reading
+            or topics - SIGNAL_TOPICS - {"tasks"}
+            or not touched
+            or len(touched) > MAX_SINGLE_READS
+        ):
             self.refresh()
+            return
+        if touched_tasks & self._shown_tasks():
+            self.refresh()
+            return
+        filters = self.pane.flags.filters()
+        self.worker.submit(
+            "read the changed signals",
+            lambda: (self.services.inbox.signals(touched), self.services.inbox.counts()),
+            lambda read: self._merge(touched, filters, *read),
+        )
+
+    def _shown_tasks(self) -> set[int]:
+        return (
+            {item.flag.task_id for item in self.pane.flags.model.items}
+            | {card.item.ask.task_id for card in self.pane.questions.cards.values()}
+            | {card.item.suggestion.task_id for card in self.pane.suggestions.cards.values()}
+        )
+
+    def _merge(
+        self, touched: set[int], filters: FlagFilters, signals: list[Signal], counts: dict[str, int]
+    ) -> None:
+        """Put changed flags in place; anything else the inbox shows changed: read the pane again."""
+        if any(signal.verb is not Verb.FLAG for signal in signals) or filters != self.pane.flags.filters():
+            self.refresh()
+            return
+        shown = [signal for signal in signals if _matches(signal, filters)]
+        flags, open_count = self.pane.flags, counts.get("flags", 0)
+        flags.remove_flags([key for key in touched if key not in {signal.id for signal in shown}], open_count)
+        flags.update_items([self._flag(flag) for flag in shown], open_count)
+        self._publish(counts)
+
+    def _publish(self, counts: dict[str, int]) -> None:
+        questions, suggestions, flags = (counts.get(key, 0) for key in ("asks", "suggestions", "flags"))
+        self.pane.set_counts(questions, suggestions, flags)
+        if self.on_counts is not None:
+            self.on_counts(questions, suggestions, flags)
 
     def refresh_flags(self) -> None:
         """Read the flags again (the filters changed)."""
@@ -117,10 +181,7 @@ class InboxWiring:
             self.notifier.update_asks([question.ask for question in read.questions])
         self.pane.suggestions.show_items([self._suggestion(suggestion) for suggestion in read.suggestions])
         self.pane.flags.show_items([self._flag(flag) for flag in read.flags], read.counts.get("flags", 0))
-        questions, suggestions, flags = (read.counts.get(key, 0) for key in ("asks", "suggestions", "flags"))
-        self.pane.set_counts(questions, suggestions, flags)
-        if self.on_counts is not None:
-            self.on_counts(questions, suggestions, flags)
+        self._publish(read.counts)
         if self.stale:
             self.refresh()
 
