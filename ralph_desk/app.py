@@ -101,7 +101,7 @@ def build_window(
     window = MainWindow(title, services.paths.root, desk_settings)
     runner.setParent(window)
     worker = Worker(runner, parent=window)
-    feed = ChangeFeed(services.db, poll_ms, parent=window, worker=worker)
+    feed = ChangeFeed(services.db, poll_ms, parent=window)
     notifier = Notifier(title, use_tray=use_tray, parent=window)
     window.controller = Controller(window, services, feed, worker, notifier, mcp_url, open_file)
     window.set_mcp(mcp_url)
@@ -252,7 +252,7 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
         if controller.loop is not None:
             await controller.loop.shutdown()  # the agent ends before the MCP server it talks to
         controller.feed.stop()
-        await asyncio.to_thread(controller.worker.shutdown)  # the operation under way finishes
+        controller.worker.shutdown()  # the operation under way finishes
         controller.notifier.hide()
         controller.window.deleteLater()
 

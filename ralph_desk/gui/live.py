@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from ralph_desk.domain.records import Change
 
 if TYPE_CHECKING:
-    from ralph_desk.gui.worker import Worker
     from ralph_desk.store.database import Database
 
 log = logging.getLogger("ralph_desk.gui.live")
@@ -22,7 +21,7 @@ FAILING_INTERVAL_MS = 2000
 
 
 class ChangeFeed(QObject):
-    """Polls `db.changes_since` on a timer, on the window's worker; a write here polls at once.
+    """Polls `db.changes_since` on a timer; a write in this process triggers a poll at once.
 
     Every change is delivered once, from the change log, in order: in-process writes only make the
     next poll come sooner, so they are not reported twice.
@@ -37,16 +36,10 @@ class ChangeFeed(QObject):
     _sig_local_write = Signal()
 
     def __init__(
-        self,
-        db: Database,
-        interval_ms: int = POLL_INTERVAL_MS,
-        parent: QObject | None = None,
-        worker: Worker | None = None,
+        self, db: Database, interval_ms: int = POLL_INTERVAL_MS, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self.db = db
-        self.worker = worker
-        self._reading = False
         self.interval_ms = interval_ms
         self.last_id = 0
         self.healthy = True
@@ -55,7 +48,7 @@ class ChangeFeed(QObject):
         self.last_change_at: float | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
-        self._timer.timeout.connect(self._tick)
+        self._timer.timeout.connect(self.poll)
         self._poll_queued = False
         # Queued: the database calls listeners on the writing thread; polls run on the GUI thread.
         self._sig_local_write.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
@@ -82,44 +75,20 @@ class ChangeFeed(QObject):
             self._unsubscribe = None
 
     def poll(self) -> list[Change]:
-        """Read the change log once, here and now; report and return what is new."""
+        """Read the change log once; report and return what is new."""
         self._poll_queued = False
-        return self._report(self._read(self.last_id))
-
-    def _tick(self) -> None:
-        """Poll: on the worker when there is one (one read at a time), else here."""
-        self._poll_queued = False
-        if self.worker is None:
-            self.poll()
-        elif not self._reading:
-            self._reading = True
-            after = self.last_id
-            self.worker.submit(
-                "follow changes", lambda: self._read(after), lambda read: self._delivered(after, read)
-            )
-
-    def _delivered(self, after: int, read: tuple[int, list[Change]] | Exception) -> None:
-        self._reading = False
-        if self.running and after == self.last_id:  # else a direct `poll` reported these meanwhile
-            self._report(read)
-
-    def _read(self, after: int) -> tuple[int, list[Change]] | Exception:
-        try:
-            return self.db.changes_since(after)
-        except Exception as error:  # reported by `_report`, on the GUI thread
-            return error
-
-    def _report(self, read: tuple[int, list[Change]] | Exception) -> list[Change]:
         self.polls += 1
-        if isinstance(read, Exception):
-            log.warning("change poll failed", exc_info=read)
+        try:
+            newest, changes = self.db.changes_since(self.last_id)
+        except Exception as error:  # the top of a timer callback: report and keep polling, slower
+            log.warning("change poll failed", exc_info=True)
             self._timer.setInterval(FAILING_INTERVAL_MS)
-            self._set_health(False, f"live updates failing: {read}")
+            self._set_health(False, f"live updates failing: {error}")
             return []
         if not self.healthy:
             self._timer.setInterval(self.interval_ms)
             self._set_health(True, f"live · polling every {self.interval_ms} ms")
-        self.last_id, changes = read
+        self.last_id = newest
         if changes:
             self.last_change_at = time.time()
             self.sig_changes.emit(changes)
@@ -132,7 +101,7 @@ class ChangeFeed(QObject):
     def _poll_soon(self) -> None:
         if not self._poll_queued and self.running:
             self._poll_queued = True
-            QTimer.singleShot(0, self._tick)
+            QTimer.singleShot(0, self.poll)
 
     def _set_health(self, healthy: bool, status: str) -> None:
         changed = healthy != self.healthy or status != self.status

@@ -9,18 +9,20 @@ thread. What an operation changed reaches the panes through the change feed, as 
 from __future__ import annotations
 
 import logging
+import queue
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from ralph_desk.gui.actions import ActionRunner
 
 log = logging.getLogger("ralph_desk.gui.worker")
 
 T = TypeVar("T")
+DELIVERY_MS = 5
 
 
 @dataclass(frozen=True)
@@ -34,20 +36,37 @@ class _Outcome(Generic[T]):
     error: BaseException | None = None
 
 
+def _run(done: queue.SimpleQueue[_Outcome[Any]], outcome: _Outcome[T], operation: Callable[[], T]) -> None:
+    """On the worker thread: run the operation; the outcome waits in `done`.
+
+    An operation must not touch a Qt object (not even an attribute of a QObject subclass): the
+    window may delete it meanwhile on the GUI thread.
+    """
+    try:
+        done.put(replace(outcome, result=operation()))
+    except Exception as error:  # the top of an operation: the GUI thread reports it
+        done.put(replace(outcome, error=error))
+
+
 class Worker(QObject):
-    """Runs operations one at a time on a thread of its own; results are delivered on the GUI thread."""
+    """Runs operations one at a time on a thread of its own; results are delivered on the GUI thread.
+
+    The thread only puts outcomes in a queue, which a timer of the GUI thread empties while work is
+    pending: a window closed meanwhile has nothing of Qt's that the thread could reach.
+    """
 
     sig_idle = Signal()
     """Every operation handed over so far has finished and been delivered."""
-    _sig_finished = Signal(object)
 
     def __init__(self, runner: ActionRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
         self.pending = 0
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-worker")
-        # Queued: the worker thread emits, the GUI thread delivers.
-        self._sig_finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self._done: queue.SimpleQueue[_Outcome[Any]] = queue.SimpleQueue()
+        self._timer = QTimer(self)
+        self._timer.setInterval(DELIVERY_MS)
+        self._timer.timeout.connect(self._deliver)
 
     @property
     def idle(self) -> bool:
@@ -69,30 +88,32 @@ class Worker(QObject):
             log.debug("worker stopped: not running %s", what)
             return
         self.pending += 1
-        self._pool.submit(self._run, _Outcome(what, then, failed), operation)
+        self._pool.submit(_run, self._done, _Outcome(what, then, failed), operation)
+        if not self._timer.isActive():
+            self._timer.start()
 
-    def shutdown(self) -> None:
-        """Finish the operation under way and run no other (their results are not delivered)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def shutdown(self, wait: bool = True) -> None:
+        """Run no other operation and deliver no result; `wait` for the one under way to finish."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=wait, cancel_futures=True)
 
-    def _run(self, outcome: _Outcome[T], operation: Callable[[], T]) -> None:
-        try:
-            outcome = replace(outcome, result=operation())
-        except Exception as error:  # the top of an operation: the GUI thread reports it
-            outcome = replace(outcome, error=error)
-        self._sig_finished.emit(outcome)
+    def _deliver(self) -> None:
+        while self._pool is not None:
+            try:
+                outcome = self._done.get_nowait()
+            except queue.Empty:
+                break
+            self.pending -= 1
+            self._hand_over(outcome)
+        if self.pending == 0 or self._pool is None:
+            self._timer.stop()
+            self.sig_idle.emit()
 
-    def _deliver(self, outcome: _Outcome[Any]) -> None:
-        self.pending -= 1
-        try:
-            if outcome.error is not None:
-                self.runner.report(outcome.what, outcome.error)
-                if outcome.failed is not None:
-                    outcome.failed()
-            elif outcome.then is not None:
-                outcome.then(outcome.result)
-        finally:
-            if self.pending == 0:
-                self.sig_idle.emit()
+    def _hand_over(self, outcome: _Outcome[Any]) -> None:
+        if outcome.error is not None:
+            self.runner.report(outcome.what, outcome.error)
+            if outcome.failed is not None:
+                outcome.failed()
+        elif outcome.then is not None:
+            outcome.then(outcome.result)
