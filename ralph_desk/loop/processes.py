@@ -2,6 +2,7 @@
 
 POSIX: a new session (and process group) per agent; stopping sends SIGTERM to the group, then SIGKILL.
 Windows: a new process group; stopping sends CTRL_BREAK to the group, then `taskkill /T /F` to the tree.
+A stop signal (SIGINT, SIGTERM) reaches the event loop on both, with or without loop signal handlers.
 """
 
 from __future__ import annotations
