@@ -38,6 +38,7 @@ from ralph_desk.services.container import Services
 
 if TYPE_CHECKING:
     from ralph_desk.domain.endpoints import EndpointIssuer
+    from ralph_desk.loop.control import LoopController
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
 
 log = logging.getLogger("ralph_desk.app")
@@ -89,11 +90,12 @@ def build_window(
     live: bool = True,
     open_file: FileOpener = open_with_desktop,
     issuer: EndpointIssuer | None = None,
+    loop_control: LoopController | None = None,
 ) -> MainWindow:
     """The main window over `services`, filled, following changes (not shown; needs no event loop).
 
     `issuer` (the embedded MCP server) gives the loop's agents their endpoints; without it the Loop
-    pane says why it cannot start.
+    pane says why it cannot start. `loop_control` (the embedded server's) follows the pane's runs.
     """
     runner = ActionRunner()
     title = runner.read("read the project", lambda: services.project.get().title, services.paths.root.name)
@@ -109,6 +111,8 @@ def build_window(
         feed.start()  # before reading: a change made meanwhile is then read twice, never missed
     window.controller.refresh_all()
     window.controller.loop = _wire_editors(window, services, issuer, open_file)
+    if loop_control is not None:
+        window.controller.loop.sig_run_started.connect(loop_control.follow)
     desk_settings.add_recent_project(services.paths.root)
     return window
 
@@ -189,15 +193,15 @@ class Startup:
                 log.exception("stopping %s failed", step.name)
 
 
-def embedded_mcp(services: Services) -> EmbeddedMcp:
-    """The window's embedded MCP server; its loop-control tools run loops through it."""
+def embedded_mcp(services: Services) -> tuple[EmbeddedMcp, LoopController]:
+    """The window's embedded MCP server, and the loop control its tools ask (it runs loops through it)."""
     from ralph_desk.loop.control import LoopController
     from ralph_desk.mcp_server.embedded import EmbeddedMcp  # the MCP SDK loads only with the window
 
     control = LoopController(services)
     server = EmbeddedMcp(services, loop=control)
     control.issue_through(server)
-    return server
+    return server, control
 
 
 @dataclass
@@ -208,6 +212,7 @@ class Parts:
     db_url: str | None = None
     services: Services | None = None
     mcp: EmbeddedMcp | None = None
+    loop_control: LoopController | None = None
     mcp_url: str | None = None
     window: MainWindow | None = None
     closed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -226,7 +231,7 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
 
     async def start_mcp() -> None:
         assert parts.services is not None
-        server = embedded_mcp(parts.services)
+        server, parts.loop_control = embedded_mcp(parts.services)
         await server.start()
         parts.mcp, parts.mcp_url = server, server.url
 
@@ -236,7 +241,9 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
 
     async def show_window() -> None:
         assert parts.services is not None
-        window = build_window(parts.services, mcp_url=parts.mcp_url, issuer=parts.mcp)
+        window = build_window(
+            parts.services, mcp_url=parts.mcp_url, issuer=parts.mcp, loop_control=parts.loop_control
+        )
         watcher = theme_watcher(app)
         if watcher is not None:
             watcher.sig_changed.connect(window.refresh_style)

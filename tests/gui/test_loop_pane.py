@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QPlainTextEdit
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from ralph_desk.app import build_window
+from ralph_desk.app import build_window, embedded_mcp
 from ralph_desk.domain.enums import Recipe, SessionOutcome, TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.history import HistoryRow, HistoryTableModel
@@ -31,12 +32,13 @@ from ralph_desk.loop.lock import LoopLock
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.planner import peek_next_task
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
-from ralph_desk.project import read_config
+from ralph_desk.project import read_config, update_config
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller
 from tests.loop import conftest as loop_fixtures
 from tests.loop.conftest import Agent, StartApi, heading, verb
 from tests.support.fake_model_api import Hang, Text, ToolCalls
+from tests.support.ide import HELD_AGENT, ide_client
 
 T = TypeVar("T")
 
@@ -431,3 +433,50 @@ def test_the_stream_and_history_models_pass_the_model_tester(
     assert stream.rowCount() == 5
     assert stream.index(2, 0).data() == "error: nope" and stream.lines[2].error
     assert stream.data(QModelIndex()) is None
+
+
+@pytest.mark.slow
+def test_the_ide_tools_of_the_windows_server_report_and_stop_the_panes_loop(
+    qtbot: QtBot, qt_loop: qasync.QEventLoop, services: Services, settings: QSettings
+) -> None:
+    for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
+        services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
+    host, control = embedded_mcp(services)
+    finish(qtbot, qt_loop, host.start())
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    agents: list[socket.socket] = []
+    held = [sys.executable, str(HELD_AGENT), str(listener.getsockname()[1])]
+    update_config(services.paths, agent="command", agent_command=held)
+    window = build_window(
+        services, settings=settings, mcp_url=host.url, use_tray=False, issuer=host, loop_control=control
+    )
+    qtbot.addWidget(window)
+
+    async def ask(tool: str) -> dict[str, Any]:
+        async with ide_client(host) as client:
+            result = await client.call_tool(tool, {})
+        assert not result.is_error, result.content
+        return result.structured_content or {}
+
+    def agent_started() -> bool:
+        try:
+            agents.append(listener.accept()[0])
+        except BlockingIOError:
+            return False
+        return True
+
+    try:
+        window.loop.start.click()
+        qtbot.waitUntil(agent_started, timeout=SESSION_MS)
+        status = finish(qtbot, qt_loop, ask("ralph_status"))
+        stopped = finish(qtbot, qt_loop, ask("ralph_stop"))
+        qtbot.waitUntil(lambda: window.loop.phase is Phase.STOPPED, timeout=SESSION_MS)
+    finally:
+        for line in (*agents, listener):
+            line.close()
+        finish(qtbot, qt_loop, wiring(window).shutdown(), timeout=60_000)
+        controller(window).feed.stop()
+        finish(qtbot, qt_loop, host.stop())
+    assert status["status"] == "running" and status["currentTask"] is not None
+    assert stopped["status"] == "stopped" and stopped["loopId"] == status["loopId"]

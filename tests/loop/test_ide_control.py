@@ -2,8 +2,8 @@
 
 The loop-control tools are answered by the real `LoopController` over real MCP clients; the agents
 are binary-free stand-ins run by the command template (tests/support/stand_in_agent.py follows a
-script, held_agent.py waits until it is stopped), and the real Claude Code runs on top where it is
-installed.
+script, tests/support/held_agent.py waits until it is stopped), and the real Claude Code runs on top
+where it is installed.
 """
 
 from __future__ import annotations
@@ -13,16 +13,14 @@ import json
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import Recipe, TaskStatus
@@ -36,12 +34,12 @@ from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, session, use_agent, verb
+from tests.support.ide import HELD_AGENT, ide_client
 from tests.support.stdio_wire import mcp_command
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-HELD_AGENT = Path(__file__).with_name("held_agent.py")
 WAIT_S = 120
 
 
@@ -238,13 +236,6 @@ async def until_not_running(client: Client) -> None:
             await anyio.sleep(0.05)
 
 
-def ide_client(host: EmbeddedMcp) -> AbstractAsyncContextManager[Client]:
-    """An IDE client of an embedded server, with an `ide` session's credential."""
-    token = host.open_session(SessionContext(recipe=Recipe.IDE, session_id="ide")).token
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-    return Client(streamable_http_client(host.url, http_client=http), mode="legacy")
-
-
 async def through_ralph_desk_mcp(root: Path) -> dict[str, list[CallResult]]:
     """`ralph-desk mcp` over stdio: start the loop with ralph_run, then the common calls."""
     async with agent_line() as (port, listener):
@@ -272,7 +263,7 @@ async def through_the_window_server(root: Path) -> dict[str, list[CallResult]]:
     async with agent_line() as (port, listener):
         paths, _ = held_project(root, port)
         services = Services.open(paths)
-        host = embedded_mcp(services)
+        host, _ = embedded_mcp(services)
         await host.start()
         try:
             async with ide_client(host) as client:

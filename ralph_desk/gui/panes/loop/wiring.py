@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings
+from PySide6.QtCore import QObject, QSettings, Signal
 
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState
@@ -60,6 +60,9 @@ def program_key(root: str) -> str:
 
 class LoopWiring(QObject):
     """Owns the running `LoopRunner` (one at a time) and turns its events into what the pane shows."""
+
+    sig_run_started = Signal(object, object)
+    """A loop run started: its `LoopRunner` and its asyncio task (the IDE tools' controller follows it)."""
 
     def __init__(
         self,
@@ -221,6 +224,7 @@ class LoopWiring(QObject):
         self.runner = runner
         self._show(LoopView(Phase.STARTING))
         self.task = event_loop.create_task(self._run(runner))
+        self.sig_run_started.emit(runner, self.task)
 
     async def _run(self, runner: LoopRunner) -> None:
         """Run the loop to its end; a refusal or failure is shown in the window."""
