@@ -53,9 +53,9 @@ PATTERN_WORDING: Mapping[str, str] = MappingProxyType(
         LINE_PATTERN: "a single non-blank line without NUL characters (options are stored one per line)",
         PATH_PATTERN: "a path on one line, without NUL characters",
         NAME_PATTERN: "1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit",
-        ACRONYM_PATTERN: "1-10 letters or digits",
-        COLOR_PATTERN: "a colour as #rrggbb",
-        ICON_PATTERN: "an icon name: letters, digits, '_', '.' and '-', starting with a letter or digit",
+        ACRONYM_PATTERN: "1-10 letters or digits, e.g. 'FE'",
+        COLOR_PATTERN: "a hex colour '#rrggbb', e.g. '#3b82f6'",
+        ICON_PATTERN: "an icon name: 1-64 letters, digits, '-', '_' or '.', e.g. 'code' or 'book-open'",
     }
 )
 

@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from ralph_desk.domain.recipes import unknown_tools
 from ralph_desk.domain.records import Discipline, McpServerSpec
-from ralph_desk.domain.tools import MAX_ITEMS, MAX_TEXT, closest_tools, in_registry_order
+from ralph_desk.domain.tools import (
+    ACRONYM_PATTERN,
+    MAX_ITEMS,
+    MAX_TEXT,
+    PATTERN_WORDING,
+    CreateDisciplineInput,
+    UpdateDisciplineInput,
+    closest_tools,
+    in_registry_order,
+)
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as store
 from ralph_desk.store.database import Database, UnitOfWork
-from ralph_desk.store.writes import DisciplineWrite, checked
+from ralph_desk.store.writes import DisciplineWrite
 
 UPDATABLE_FIELDS = (
     "display_name",
@@ -28,12 +37,14 @@ UPDATABLE_FIELDS = (
     "disabled_tools",
     "mcp_servers",
 )
+# The fields only the window sets (no tool's arguments have them).
+EXTRAS = ("acronym", "disabled_tools", "mcp_servers")
+# What None means in a plain update: the clearing value of update_discipline's argument.
+CLEARED: dict[str, object] = {"system_prompt": "", "conventions": "", "skills": []}
 RESERVED_SERVER_NAMES = frozenset({"ralph"})
 SHOWN_TASKS = 20
 
-_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
-_ICON = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_ACRONYM = re.compile(r"^[A-Za-z0-9]{1,10}$")
+_ACRONYM = re.compile(ACRONYM_PATTERN)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _COMMAND_KEYS = frozenset({"command", "args", "env"})
@@ -49,38 +60,10 @@ def _matching(field: str, value: Any, pattern: re.Pattern[str], allowed: str) ->
     return value
 
 
-def _color(value: Any) -> str:
-    return _matching("color", value, _COLOR, "a hex colour '#rrggbb', e.g. '#3b82f6'").lower()
-
-
-def _icon(value: Any) -> str:
-    return _matching(
-        "icon",
-        value,
-        _ICON,
-        "an icon name: 1-64 letters, digits, '-', '_' or '.', e.g. 'code' or 'book-open'",
-    )
-
-
 def _acronym(value: Any) -> str | None:
     if value is None:
         return None
-    return _matching("acronym", value, _ACRONYM, "1-10 letters or digits, e.g. 'FE'")
-
-
-def _optional_text(field: str, value: str | None) -> str | None:
-    """A clearable text: None, empty or blank all clear it."""
-    checked = check.text(field, value)
-    return checked if checked is not None and checked.strip() else None
-
-
-def _skills(values: Sequence[str] | None) -> builtins.list[str]:
-    skills: builtins.list[str] = []
-    for index, skill in enumerate(check.text_list("skills", values)):
-        trimmed = check.required_text(f"skills[{index}]", skill.strip(), limit=500)
-        if trimmed not in skills:
-            skills.append(trimmed)
-    return skills
+    return _matching("acronym", value, _ACRONYM, PATTERN_WORDING[ACRONYM_PATTERN])
 
 
 def _disabled_tools(values: Sequence[str] | None) -> builtins.list[str]:
@@ -217,25 +200,33 @@ def _mcp_servers(value: Any) -> dict[str, dict[str, Any]]:
     return servers
 
 
-def _field(key: str, value: Any) -> Any:
-    """One updatable field, checked."""
-    if key == "display_name":
-        return check.required_text(key, value, limit=200)
-    if key == "icon":
-        return _icon(value)
-    if key == "color":
-        return _color(value)
-    if key == "acronym":
-        return _acronym(value)
-    if key in ("system_prompt", "conventions"):
-        return _optional_text(key, value)
-    if key == "skills":
-        return _skills(value)
-    if key == "disabled_tools":
-        return _disabled_tools(value)
-    if key == "mcp_servers":
-        return _mcp_servers(value)
-    raise AssertionError(f"unhandled discipline field {key!r}")
+def _columns(args: CreateDisciplineInput | UpdateDisciplineInput, names: Collection[str]) -> DisciplineWrite:
+    """The discipline columns of the input's fields `names`: an empty text and a missing list clear theirs."""
+    fields: DisciplineWrite = {}
+    if "display_name" in names and args.display_name is not None:
+        fields["display_name"] = args.display_name
+    if "icon" in names and args.icon is not None:
+        fields["icon"] = args.icon
+    if "color" in names and args.color is not None:
+        fields["color"] = args.color.lower()
+    if "system_prompt" in names:
+        fields["system_prompt"] = check.text_or_none(args.system_prompt)
+    if "skills" in names:
+        fields["skills"] = list(dict.fromkeys(args.skills or ()))
+    if "conventions" in names:
+        fields["conventions"] = check.text_or_none(args.conventions)
+    return fields
+
+
+def _extras(fields: DisciplineWrite, extras: Mapping[str, Any]) -> DisciplineWrite:
+    """`fields` with the window's own fields checked in: acronym, disabled tools, extra MCP servers."""
+    if "acronym" in extras:
+        fields["acronym"] = _acronym(check.blank_is_none(extras["acronym"]))
+    if "disabled_tools" in extras:
+        fields["disabled_tools"] = _disabled_tools(extras["disabled_tools"])
+    if "mcp_servers" in extras:
+        fields["mcp_servers"] = _mcp_servers(extras["mcp_servers"])
+    return fields
 
 
 class DisciplineService:
@@ -267,9 +258,9 @@ class DisciplineService:
         disabled_tools: Sequence[str] | None = None,
         mcp_servers: Mapping[str, Any] | Sequence[McpServerSpec] | None = None,
     ) -> Discipline:
-        """Add a discipline; the name must be new."""
-        fields = {"name": check.name("name", name)}
+        """Add a discipline from plain values (the window, the demo), checked as create_discipline's."""
         given = {
+            "name": name,
             "display_name": display_name,
             "icon": icon,
             "color": color,
@@ -277,26 +268,59 @@ class DisciplineService:
             "system_prompt": system_prompt,
             "skills": skills,
             "conventions": conventions,
-            "disabled_tools": disabled_tools,
-            "mcp_servers": mcp_servers,
         }
-        fields.update({key: _field(key, value) for key, value in given.items()})
+        optional = ("acronym", "system_prompt", "conventions")
+        values = {
+            key: check.blank_is_none(value) if key in optional else value for key, value in given.items()
+        }
+        arguments = {key: value for key, value in values.items() if value is not None}
+        args = check.arguments(CreateDisciplineInput, arguments, "create_discipline")
+        return self.create_input(args, disabled_tools=disabled_tools, mcp_servers=mcp_servers)
+
+    def create_input(
+        self,
+        args: CreateDisciplineInput,
+        disabled_tools: Sequence[str] | None = None,
+        mcp_servers: Mapping[str, Any] | Sequence[McpServerSpec] | None = None,
+    ) -> Discipline:
+        """Add a discipline, with the tools it takes away and its extra MCP servers; the name must be new."""
+        fields = _columns(args, type(args).model_fields)
+        fields["name"] = args.name
+        fields["acronym"] = args.acronym
+        fields = _extras(fields, {"disabled_tools": disabled_tools, "mcp_servers": mcp_servers})
         with self.db.write() as unit:
-            if store.id_of(unit, name) is not None:
-                raise ConflictError(f"a discipline named {name!r} already exists; choose another name")
-            return store.create(unit, checked(fields, DisciplineWrite))
+            if store.id_of(unit, args.name) is not None:
+                raise ConflictError(f"a discipline named {args.name!r} already exists; choose another name")
+            return store.create(unit, fields)
 
     def update(self, name: str, **changes: Any) -> Discipline:
-        """Change the given fields (None clears an optional text; lists and servers are replaced whole)."""
+        """Change the given fields from plain values (None clears an optional text; lists and servers are
+        replaced whole), checked as update_discipline's arguments and the window's own fields."""
         unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
         if unknown:
             raise InvalidValueError("field", unknown[0], "one of " + ", ".join(UPDATABLE_FIELDS))
-        fields = {key: _field(key, value) for key, value in changes.items()}
+        for key in ("display_name", "icon", "color"):
+            if key in changes and changes[key] is None:
+                raise InvalidValueError(key, None, f"a value ({key} cannot be cleared)")
+        given = {key: value for key, value in changes.items() if key not in EXTRAS}
+        values = {key: CLEARED.get(key) if value is None else value for key, value in given.items()}
+        args = check.arguments(UpdateDisciplineInput, {"name": name, **values}, "update_discipline")
+        extras = {key: value for key, value in changes.items() if key in EXTRAS}
+        return self.update_input(args, set(given), **extras)
+
+    def update_input(
+        self, args: UpdateDisciplineInput, names: Collection[str] | None = None, **extras: Any
+    ) -> Discipline:
+        """Change the discipline's fields `names` (by default those the arguments set to a value) and the
+        window's own `extras` (acronym, disabled_tools, mcp_servers)."""
+        if names is None:
+            names = {key for key in args.model_fields_set if getattr(args, key) is not None}
+        fields = _extras(_columns(args, names), extras)
         with self.db.write() as unit:
-            discipline = self._require(unit, name)
+            discipline = self._require(unit, args.name)
             if not fields:
                 return discipline
-            updated = store.update(unit, name, checked(fields, DisciplineWrite))
+            updated = store.update(unit, args.name, fields)
             assert updated is not None
             return updated
 

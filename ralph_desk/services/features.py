@@ -144,7 +144,7 @@ def _columns(args: CreateFeatureInput | UpdateFeatureInput, names: Collection[st
     if "display_name" in names and args.display_name is not None:
         fields["display_name"] = args.display_name
     if "description" in names:
-        fields["description"] = args.description or None
+        fields["description"] = check.text_or_none(args.description)
     if "acronym" in names:
         fields["acronym"] = args.acronym
     if "knowledge_paths" in names:
@@ -152,9 +152,9 @@ def _columns(args: CreateFeatureInput | UpdateFeatureInput, names: Collection[st
     if "context_files" in names:
         fields["context_files"] = check.paths("context_files", args.context_files)
     if "architecture" in names:
-        fields["architecture"] = args.architecture or None
+        fields["architecture"] = check.text_or_none(args.architecture)
     if "boundaries" in names:
-        fields["boundaries"] = args.boundaries or None
+        fields["boundaries"] = check.text_or_none(args.boundaries)
     if "dependencies" in names:
         fields["dependencies"] = list(dict.fromkeys(args.dependencies or ()))
     return fields
@@ -200,7 +200,10 @@ class FeatureService:
             "boundaries": boundaries,
             "dependencies": dependencies,
         }
-        values = {key: check.blank_is_none(value) for key, value in given.items()}
+        optional = ("description", "acronym", "architecture", "boundaries")
+        values = {
+            key: check.blank_is_none(value) if key in optional else value for key, value in given.items()
+        }
         arguments = {key: value for key, value in values.items() if value is not None}
         return self.create_input(check.arguments(CreateFeatureInput, arguments, "create_feature"))
 

@@ -63,7 +63,7 @@ def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) ->
     if "title" in names and args.title is not None:
         fields["title"] = args.title
     if "description" in names:
-        fields["description"] = args.description or None
+        fields["description"] = check.text_or_none(args.description)
     if "priority" in names and args.priority is not None:
         fields["priority"] = args.priority.value
     if "acceptance_criteria" in names:
@@ -75,7 +75,7 @@ def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) ->
     if "output_artifacts" in names:
         fields["output_artifacts"] = check.paths("output_artifacts", args.output_artifacts)
     if "hints" in names:
-        fields["hints"] = args.hints or None
+        fields["hints"] = check.text_or_none(args.hints)
     if "estimated_turns" in names:
         fields["estimated_turns"] = args.estimated_turns
     return fields

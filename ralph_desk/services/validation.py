@@ -115,6 +115,11 @@ def blank_is_none(value: object) -> object:
     return None if isinstance(value, str) and not value.strip() else value
 
 
+def text_or_none(value: str | None) -> str | None:
+    """An optional text as stored: None for an empty or blank one."""
+    return value if value is not None and value.strip() else None
+
+
 def paths(field: str, values: Sequence[str] | None) -> list[str]:
     """Paths inside the project, normalised to forward slashes (their text checked by an input model)."""
     return [relative_path(f"{field}[{index}]", value) for index, value in enumerate(values or ())]

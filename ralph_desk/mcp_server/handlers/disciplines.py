@@ -24,14 +24,13 @@ def get_discipline(call: ToolCall[Any]) -> DisciplineDetail:
 @handles("create_discipline")
 def create_discipline(call: ToolCall[Any]) -> DisciplineDetail:
     """The new discipline."""
-    return DisciplineDetail.model_validate(call.services.disciplines.create(**call.changes()))
+    return DisciplineDetail.model_validate(call.services.disciplines.create_input(call.args))
 
 
 @handles("update_discipline")
 def update_discipline(call: ToolCall[Any]) -> DisciplineDetail:
     """The discipline after changing the fields the caller gave."""
-    changes = call.changes("name")
-    if not changes:
+    if not call.changes("name"):
         fields = [name for name in type(call.args).model_fields if name != "name"]
         raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
-    return DisciplineDetail.model_validate(call.services.disciplines.update(call.args.name, **changes))
+    return DisciplineDetail.model_validate(call.services.disciplines.update_input(call.args))
