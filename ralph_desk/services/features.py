@@ -11,7 +11,7 @@ from typing import Any
 from ralph_desk.domain.enums import LearningSource
 from ralph_desk.domain.learnings import DUPLICATE_THRESHOLD, word_set
 from ralph_desk.domain.records import Feature, FeatureLearning
-from ralph_desk.domain.tools import CreateFeatureInput, UpdateFeatureInput
+from ralph_desk.domain.tools import AppendFeatureLearningInput, CreateFeatureInput, UpdateFeatureInput
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.store import features as store
@@ -35,13 +35,14 @@ AppendedLearning = tuple[FeatureLearning, bool] | ServiceError
 """A learning as stored and whether it was new, or why it was not stored."""
 
 
-def _learning_fields(item: NewLearning) -> LearningWrite:
-    return {
-        "text": check.required_text("text", item.text),
-        "source": check.choice("source", item.source, LearningSource).value,
-        "reason": check.text("reason", item.reason),
-        "task_id": check.positive_int("task_id", item.task_id),
-    }
+def _learning_fields(feature_name: str, item: NewLearning) -> LearningWrite:
+    """The columns of a learning, its fields checked as append_feature_learning's arguments."""
+    given: dict[str, object] = {"feature_name": feature_name, "text": item.text, "source": item.source}
+    optional = {"reason": check.blank_is_none(item.reason), "task_id": item.task_id}
+    given.update({key: value for key, value in optional.items() if value is not None})
+    args = check.arguments(AppendFeatureLearningInput, given, "append_feature_learning")
+    source = args.source or LearningSource.AGENT
+    return {"text": args.text, "source": source.value, "reason": args.reason, "task_id": args.task_id}
 
 
 def append_learnings(
@@ -56,7 +57,7 @@ def append_learnings(
     checked_items: list[LearningWrite | ServiceError] = []
     for item in items:
         try:
-            checked_items.append(_learning_fields(item))
+            checked_items.append(_learning_fields(feature_name, item))
         except ServiceError as error:
             checked_items.append(error)
     if all(isinstance(fields, ServiceError) for fields in checked_items):
@@ -275,7 +276,6 @@ class FeatureService:
     ) -> tuple[FeatureLearning, bool]:
         """Add a learning, or raise the hit count of a near-duplicate; returns it and whether it was new."""
         item = NewLearning(text, source, reason, task_id)
-        _learning_fields(item)
         with self.db.write() as unit:
             [result] = append_learnings(unit, feature_name, [item])
         if isinstance(result, ServiceError):
