@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Task
+from ralph_desk.domain.tools import MAX_ITEMS, MAX_SHORT_TEXT, MAX_TEXT
 from ralph_desk.project import ProjectError, read_config, update_config
 from ralph_desk.services.errors import NotFoundError
 
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
 TAG_PREFIX = "prd:"
 GENERAL = "general"
 MAX_STORY_ID = 100
-MAX_TITLE = 500
-MAX_TEXT = 20_000
-MAX_ITEMS = 200
 EXPORT_ID = re.compile(r"^T-0*(\d+)$")
 
 LEVEL_BY_RANK: Mapping[int, Priority] = {1: Priority.CRITICAL, 2: Priority.HIGH, 3: Priority.MEDIUM}
@@ -190,7 +188,7 @@ def _story(checker: _Checker, raw: Any, path: str) -> Story | None:
     story_id = checker.text(raw, "id", path, required=True, limit=MAX_STORY_ID)
     if story_id is not None and (story_id != story_id.strip() or any(c.isspace() for c in story_id)):
         checker.problem(f"{path}.id", f"{story_id!r} must not contain spaces or line breaks")
-    title = checker.text(raw, "title", path, required=True, limit=MAX_TITLE)
+    title = checker.text(raw, "title", path, required=True, limit=MAX_SHORT_TEXT)
     description = checker.text(raw, "description", path, required=False, limit=MAX_TEXT)
     notes = checker.text(raw, "notes", path, required=False, limit=MAX_TEXT)
     criteria = _criteria(checker, raw.get("acceptanceCriteria"), f"{path}.acceptanceCriteria")
