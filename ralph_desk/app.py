@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
 from ralph_desk.gui import icons
 from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.collector import GuiThreadCollector
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
@@ -69,6 +70,7 @@ def prepare_application(argv: list[str] | None = None) -> QApplication:
     if app.property("ralph_theme") is None:
         app.setProperty("ralph_theme", True)
         ThemeWatcher(app)
+        GuiThreadCollector(app)
     return app
 
 

@@ -8,11 +8,13 @@ thread. What an operation changed reaches the panes through the change feed, as 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -26,26 +28,41 @@ DELIVERY_MS = 5
 
 
 @dataclass(frozen=True)
-class _Outcome(Generic[T]):
-    """What an operation gave back: its result or its error, and who receives it."""
+class _Request(Generic[T]):
+    """An operation handed over, kept on the GUI thread until its outcome is delivered."""
 
     what: str
+    operation: Callable[[], T]
     then: Callable[[T], None] | None
-    failed: Callable[[], None] | None = None
+    failed: Callable[[], None] | None
+
+
+@dataclass(frozen=True)
+class _Outcome(Generic[T]):
+    """What an operation gave back: its result or its error."""
+
+    ticket: int
     result: T | None = None
     error: BaseException | None = None
 
 
-def _run(done: queue.SimpleQueue[_Outcome[Any]], outcome: _Outcome[T], operation: Callable[[], T]) -> None:
+def _run(done: queue.SimpleQueue[_Outcome[Any]], ticket: int, handed: list[Callable[[], T]]) -> None:
     """On the worker thread: run the operation; the outcome waits in `done`.
 
     An operation must not touch a Qt object (not even an attribute of a QObject subclass): the
-    window may delete it meanwhile on the GUI thread.
+    window may delete it meanwhile on the GUI thread. Nor may this thread hold the last reference
+    to one: a QObject (or a closure over one) released here would be destroyed here, and Qt aborts
+    on a timer stopped from another thread. So the operation is borrowed from the GUI thread, which
+    keeps it until delivery, and an error leaves with its traceback as text, not as frames.
     """
+    operation = handed.pop()
     try:
-        done.put(replace(outcome, result=operation()))
+        outcome: _Outcome[Any] = _Outcome(ticket, result=operation())
     except Exception as error:  # the top of an operation: the GUI thread reports it
-        done.put(replace(outcome, error=error))
+        error.add_note("".join(traceback.format_tb(error.__traceback__)).rstrip())
+        outcome = _Outcome(ticket, error=error.with_traceback(None))
+    del operation
+    done.put(outcome)
 
 
 class Worker(QObject):
@@ -64,6 +81,8 @@ class Worker(QObject):
         self.pending = 0
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-worker")
         self._done: queue.SimpleQueue[_Outcome[Any]] = queue.SimpleQueue()
+        self._requests: dict[int, _Request[Any]] = {}
+        self._tickets = itertools.count(1)
         self._timer = QTimer(self)
         self._timer.setInterval(DELIVERY_MS)
         self._timer.timeout.connect(self._deliver)
@@ -88,7 +107,9 @@ class Worker(QObject):
             log.debug("worker stopped: not running %s", what)
             return
         self.pending += 1
-        self._pool.submit(_run, self._done, _Outcome(what, then, failed), operation)
+        ticket = next(self._tickets)
+        self._requests[ticket] = _Request(what, operation, then, failed)
+        self._pool.submit(_run, self._done, ticket, [operation])
         if not self._timer.isActive():
             self._timer.start()
 
@@ -105,15 +126,15 @@ class Worker(QObject):
             except queue.Empty:
                 break
             self.pending -= 1
-            self._hand_over(outcome)
+            self._hand_over(self._requests.pop(outcome.ticket), outcome)
         if self.pending == 0 or self._pool is None:
             self._timer.stop()
             self.sig_idle.emit()
 
-    def _hand_over(self, outcome: _Outcome[Any]) -> None:
+    def _hand_over(self, request: _Request[Any], outcome: _Outcome[Any]) -> None:
         if outcome.error is not None:
-            self.runner.report(outcome.what, outcome.error)
-            if outcome.failed is not None:
-                outcome.failed()
-        elif outcome.then is not None:
-            outcome.then(outcome.result)
+            self.runner.report(request.what, outcome.error)
+            if request.failed is not None:
+                request.failed()
+        elif request.then is not None:
+            request.then(outcome.result)

@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
 from ralph_desk.demo import create_demo
+from ralph_desk.gui.collector import GuiThreadCollector
 from ralph_desk.gui.controller import Controller
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.project import ProjectPaths
@@ -32,6 +33,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "tests/gui/" in str(item.path).replace(os.sep, "/"):
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+
+
+@pytest.fixture(autouse=True)
+def gui_thread_collection(qapp: object) -> Iterator[None]:
+    """Garbage collection on the GUI thread only, as the app has it (`prepare_application`)."""
+    collector = GuiThreadCollector()
+    yield
+    collector.stop()
+    collector.deleteLater()
 
 
 @pytest.fixture(scope="session")
