@@ -295,6 +295,8 @@ async def through_a_headless_run(root: Path) -> dict[str, list[CallResult]]:
     return {"during": during}
 
 
+# Three projects, each with a database of its own: the PostgreSQL backend gives a test one database.
+@pytest.mark.sqlite_only
 async def test_the_three_servers_answer_the_loop_control_tools_with_the_same_shapes(tmp_path: Path) -> None:
     by_server = {
         "ralph-desk mcp": await through_ralph_desk_mcp(tmp_path / "mcp"),
