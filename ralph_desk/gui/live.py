@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ralph_desk.domain.records import Change
@@ -68,11 +69,12 @@ class ChangeFeed(QObject):
         log.info("following changes after #%d every %d ms", self.last_id, self.interval_ms)
 
     def stop(self) -> None:
-        """Stop polling and listening."""
-        self._timer.stop()
+        """Stop polling and listening (also safe once Qt has deleted the feed with its window)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if shiboken6.isValid(self):
+            self._timer.stop()
 
     def poll(self) -> list[Change]:
         """Read the change log once; report and return what is new."""
@@ -96,7 +98,9 @@ class ChangeFeed(QObject):
         return changes
 
     def _on_local_write(self, _changes: list[Change]) -> None:
-        self._sig_local_write.emit()
+        # Called on the writing thread: a feed deleted with its window must not fail the write.
+        if shiboken6.isValid(self):
+            self._sig_local_write.emit()
 
     def _poll_soon(self) -> None:
         if not self._poll_queued and self.running:

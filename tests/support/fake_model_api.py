@@ -422,13 +422,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.api._released.wait(turn.timeout)
             self._message(body, Text("released"))
             return
-        try:
-            if isinstance(turn, HttpError):
-                self._json(turn.status, turn.body(), {"retry-after": str(turn.retry_after)})
-            else:
-                self._message(body, turn)
-        finally:
-            self.api._mark_served(rec.script_key)
+        # Counted before the reply is written, so a client that has read it never sees it uncounted.
+        self.api._mark_served(rec.script_key)
+        if isinstance(turn, HttpError):
+            self._json(turn.status, turn.body(), {"retry-after": str(turn.retry_after)})
+        else:
+            self._message(body, turn)
 
     def _message(self, body: dict[str, Any], turn: Text | ToolCalls) -> None:
         blocks, stop_reason = _blocks(turn, self.api._new_id)
