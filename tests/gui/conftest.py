@@ -79,9 +79,7 @@ def opened_files() -> list[str]:
 
 
 @pytest.fixture
-def window(
-    qtbot: QtBot, services: Services, settings: QSettings, opened_files: list[str]
-) -> Iterator[MainWindow]:
+def window(qtbot: QtBot, services: Services, settings: QSettings, opened_files: list[str]) -> MainWindow:
     """The main window on the demo project, shown and following changes."""
 
     def open_file(path: str) -> bool:
@@ -89,14 +87,13 @@ def window(
         return True
 
     built = build_window(services, settings=settings, mcp_url=None, use_tray=False, open_file=open_file)
-    qtbot.addWidget(built)
+    # pytest-qt closes and deletes the window before any fixture's teardown: stop the feed first.
+    qtbot.addWidget(built, before_close_func=lambda shown: controller(shown).feed.stop())
     built.resize(1400, 900)
     built.show()
     qtbot.waitExposed(built)
     settle(qtbot, built)
-    yield built
-    controller(built).feed.stop()
-    built.close()
+    return built
 
 
 def controller(window: MainWindow) -> Controller:

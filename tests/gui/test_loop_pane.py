@@ -95,7 +95,7 @@ def loop_window(
     settings: QSettings,
     embedded: EmbeddedMcp,
     opened_files: list[str],
-) -> Iterator[MainWindow]:
+) -> MainWindow:
     """The window with the embedded server as its loop's issuer, on the Loop pane."""
 
     def open_file(path: str) -> bool:
@@ -110,14 +110,17 @@ def loop_window(
         open_file=open_file,
         issuer=embedded,
     )
-    qtbot.addWidget(built)
+
+    def shut_down(window: MainWindow) -> None:
+        # Called by pytest-qt before it closes and deletes the window, ahead of every fixture's teardown.
+        finish(qtbot, qt_loop, wiring(window).shutdown(), timeout=60_000)
+        controller(window).feed.stop()
+
+    qtbot.addWidget(built, before_close_func=shut_down)
     built.resize(1400, 900)
     built.show()
     built.show_pane("loop")
-    yield built
-    finish(qtbot, qt_loop, wiring(built).shutdown(), timeout=60_000)
-    controller(built).feed.stop()
-    built.close()
+    return built
 
 
 def wiring(window: MainWindow) -> LoopWiring:
