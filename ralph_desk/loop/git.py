@@ -1,10 +1,16 @@
-"""Git facts per session: HEAD, the files a session changed, and putting unwanted edits aside (never lost)."""
+"""Git facts per session: HEAD, the files a session changed, and putting unwanted edits aside (never lost).
+
+Outside a repository the state is a snapshot of the file tree instead (`filetree`), so that the
+files a session changed are known there too.
+"""
 
 from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from ralph_desk.loop import filetree
 
 GIT_TIMEOUT_S = 60
 
@@ -16,6 +22,7 @@ class GitState:
     head: str | None
     dirty: frozenset[str]
     contents: tuple[tuple[str, str], ...] = ()
+    files: filetree.Snapshot | None = None  # outside a repository: the file tree's snapshot
 
     def content_of(self, path: str) -> str | None:
         """The blob hash of a dirty path when the state was taken ('' for a deleted file)."""
@@ -65,9 +72,9 @@ def _dirty(repo: Path) -> frozenset[str]:
 
 
 def state(repo: Path) -> GitState:
-    """HEAD and the uncommitted paths (outside `.ralph/`), or an empty state outside a repository."""
+    """HEAD and the uncommitted paths (outside `.ralph/`); outside a repository, the file tree's snapshot."""
     if not is_repository(repo):
-        return GitState(None, frozenset())
+        return GitState(None, frozenset(), files=filetree.snapshot(repo))
     head = _git(repo, "rev-parse", "HEAD")
     dirty = _dirty(repo)
     return GitState(head.stdout.strip() if head.returncode == 0 else None, dirty, _hashes(repo, dirty))
@@ -87,7 +94,9 @@ def _hashes(repo: Path, paths: frozenset[str]) -> tuple[tuple[str, str], ...]:
 
 
 def changed_files(repo: Path, before: GitState, after: GitState) -> list[str]:
-    """Files the session touched: committed since `before.head`, plus newly dirty ones."""
+    """Files a session touched: committed after `before.head` or newly dirty (outside git: changed)."""
+    if before.files is not None and after.files is not None:
+        return filetree.changed(before.files, after.files)
     changed: set[str] = set(after.dirty - before.dirty)
     if before.head and after.head and before.head != after.head:
         diff = _git(repo, "diff", "--name-only", "-z", before.head, after.head)

@@ -13,18 +13,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ralph_desk.domain.endpoints import EndpointIssuer
-from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.enums import LoopState, Recipe
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.control import LoopController
+from ralph_desk.loop.idle import IdleReport, idle_report
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.processes import on_stop_signals
-from ralph_desk.loop.runner import LoopRunner, LoopStatus
+from ralph_desk.loop.runner import NOTHING_RUNNABLE, LoopRunner, LoopStatus
 from ralph_desk.loop.settings import load_settings
 from ralph_desk.services.container import Services
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+EXIT_WAITING = 3  # `run` stopped because only a person can make more work runnable
 RECIPES_FOR_SESSION = ("braindump", "yap", "ramble", "discuss", "enrichment", "opus_review", "understand")
 
 
@@ -54,7 +56,13 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session-timeout", type=float, default=None, metavar="S")
     parser.add_argument("--dry-run", action="store_true", help="show what would run; start nothing")
     parser.add_argument("--allow-edits", action=argparse.BooleanOptionalAction, default=None)
-    parser.add_argument("--exit-when-idle", action="store_true", help="stop when nothing is runnable")
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="when nothing is runnable, wait for answers, approvals or new tasks instead of exiting",
+    )
+    # The default since `--wait` came; still accepted so that existing scripts keep working.
+    parser.add_argument("--exit-when-idle", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print events and the result as JSON lines")
 
 
@@ -126,6 +134,9 @@ class EventPrinter:
             EventKind.COST: "  cost",
         }
         label = labels.get(event.kind)
+        reason = event.data.get("reason")
+        if event.kind is EventKind.LOOP_STATE and reason:
+            text = f"{text} — {reason}"
         if label:
             print(f"{label}: {text}", flush=True)
 
@@ -134,7 +145,7 @@ def _plain(value: Any) -> bool:
     return isinstance(value, str | int | float | bool) or value is None
 
 
-def _print_status(status: LoopStatus, as_json: bool) -> None:
+def _print_status(status: LoopStatus, as_json: bool, idle: IdleReport | None = None) -> None:
     if as_json:
         print(
             json.dumps(
@@ -146,16 +157,22 @@ def _print_status(status: LoopStatus, as_json: bool) -> None:
                     "completed": status.completed,
                     "failed": status.failed,
                     "reason": status.stop_reason,
+                    "allDone": idle.all_done if idle else None,
+                    "waitingFor": list(idle.waiting) if idle else [],
                 }
             ),
             flush=True,
         )
-    else:
-        print(
-            f"Loop {status.state.value} after {status.iteration} iteration(s), ${status.cost_usd:.4f}: "
-            f"{status.stop_reason or ''}",
-            flush=True,
-        )
+        return
+    reason = status.stop_reason or ""
+    if idle is not None:
+        reason = "all done" if idle.all_done else "nothing is runnable; waiting for a person:"
+    print(
+        f"Loop {status.state.value} after {status.iteration} iteration(s), ${status.cost_usd:.4f}: {reason}",
+        flush=True,
+    )
+    for line in idle.waiting if idle else ():
+        print(f"  - {line}", flush=True)
 
 
 def _serving(services: Services, make_issuer: IssuerFactory) -> tuple[LoopController, HostedIssuer]:
@@ -172,11 +189,18 @@ def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: 
     if args.dry_run:
         return _dry_run(services, settings, args.json)
     adapter_for(settings).check_available(settings)
-    status = asyncio.run(
-        run_headless(services, settings, make_issuer, args.exit_when_idle, EventPrinter(args.json))
-    )
-    _print_status(status, args.json)
-    return 0
+    printer = EventPrinter(args.json)
+
+    def on_event(event: LiveEvent) -> None:
+        printer(event)
+        if event.kind is EventKind.LOOP_STATE and event.text == LoopState.WAITING.value and not args.json:
+            for line in idle_report(services).waiting:
+                print(f"  - {line}", flush=True)
+
+    status = asyncio.run(run_headless(services, settings, make_issuer, not args.wait, on_event))
+    report = idle_report(services) if status.stop_reason == NOTHING_RUNNABLE else None
+    _print_status(status, args.json, report)
+    return EXIT_WAITING if report is not None and not report.all_done else 0
 
 
 async def run_headless(

@@ -44,6 +44,7 @@ PROMPT_FILE_NAME = "prompt.md"
 IDLE_POLL_S = 1.0
 KILL_GRACE_S = 5.0
 HEARTBEAT_S = LOOP_RUN_LEASE_S / 4
+NOTHING_RUNNABLE = "nothing is runnable"
 
 # The loop runs of this process whose runner is alive: recovery on this host tells them from dead ones.
 _RUNNING_HERE: set[int] = set()
@@ -214,7 +215,7 @@ class LoopRunner:
             plan = await asyncio.to_thread(self._next_plan)
             if plan is None:
                 if self.exit_when_idle:
-                    self._set_state(LoopState.COMPLETED, "nothing is runnable")
+                    self._set_state(LoopState.COMPLETED, NOTHING_RUNNABLE)
                     return
                 await self._wait_for_work()
                 continue

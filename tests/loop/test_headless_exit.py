@@ -1,0 +1,99 @@
+"""`ralph-desk run` headless: it exits when nothing is runnable, saying why, unless told to `--wait`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pytest
+
+from ralph_desk.domain.enums import LoopState, TaskStatus
+from ralph_desk.loop.headless import EXIT_WAITING
+from ralph_desk.services.container import Services
+from tests.loop.conftest import Agent, StartApi, heading, session, stand_in, verb
+
+pytestmark = [pytest.mark.slow]
+
+RUN_TIMEOUT_S = 180
+
+
+def ralph_desk(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ralph_desk", *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def ask_then_finish(question: str) -> list[Any]:
+    """A task script: a blocking question with a partial, then (once answered) done."""
+    return [
+        *session(
+            verb("ask", question=question, options=["knots", "km/h"], blocking=True),
+            verb("partial", summary="wind data read", remaining="convert the speeds"),
+        ),
+        *session(verb("done", summary="converted")),
+    ]
+
+
+def test_run_on_a_project_whose_tasks_are_all_done_exits_0_saying_all_done(project: Services) -> None:
+    task = project.tasks.create("core", "backend", "Finished long ago")
+    project.tasks.set_status(task.id, TaskStatus.DONE.value)
+    run = ralph_desk("run", "--root", str(project.paths.root), *stand_in().cli)
+    assert run.returncode == 0, run.stderr
+    assert "all done" in run.stdout
+    assert project.sessions.list() == []
+
+
+def test_run_with_a_question_waiting_exits_naming_it_and_how_to_answer(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Wind speeds")
+    start_api(**{heading(task.id): ask_then_finish("Knots or km/h?")})
+    run = ralph_desk("run", "--root", str(project.paths.root), *agent.cli)
+    assert run.returncode == EXIT_WAITING, run.stdout + run.stderr
+    (ask,) = project.inbox.asks()
+    assert "Knots or km/h?" in run.stdout
+    assert f"ralph-desk answer --root {project.paths.root} {ask.id} TEXT" in run.stdout
+    as_json = ralph_desk("run", "--root", str(project.paths.root), *agent.cli, "--json")
+    finished = json.loads(as_json.stdout.strip().splitlines()[-1])
+    assert as_json.returncode == EXIT_WAITING and finished["allDone"] is False
+    assert any(f"question #{ask.id}" in line for line in finished["waitingFor"])
+
+
+def test_run_with_wait_picks_up_an_answer_given_from_another_process(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    task = project.tasks.create("core", "backend", "Wind speeds")
+    api = start_api(**{heading(task.id): ask_then_finish("Knots or km/h?")})
+    root = str(project.paths.root)
+    command = [sys.executable, "-m", "ralph_desk", "run", "--root", root, *agent.cli, "--wait", "--json"]
+    loop = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = threading.Timer(RUN_TIMEOUT_S, loop.kill)  # a hung loop ends the test, not the suite
+    deadline.start()
+    try:
+        assert loop.stdout is not None
+        for line in loop.stdout:
+            event = json.loads(line)
+            if event.get("event") == "loop_state" and event.get("text") == LoopState.WAITING.value:
+                break
+        (ask,) = project.inbox.asks()
+        answered = ralph_desk("answer", "--root", root, str(ask.id), "knots")
+        assert answered.returncode == 0, answered.stderr
+        for line in loop.stdout:
+            event = json.loads(line)
+            if event.get("event") == "session_ended" and project.tasks.get(task.id).status is TaskStatus.DONE:
+                break
+        assert project.tasks.get(task.id).status is TaskStatus.DONE
+        assert loop.poll() is None  # still waiting for more work
+    finally:
+        loop.terminate()
+        loop.wait(RUN_TIMEOUT_S)
+        deadline.cancel()
+    assert loop.returncode == 0
+    assert "ANSWER to your question 'Knots or km/h?': knots" in api.user_text(2)
