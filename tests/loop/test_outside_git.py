@@ -1,4 +1,4 @@
-"""The loop outside a git repository: edits are seen in the file tree, so progress is told from standing still."""
+"""The loop outside a git repository: edits are seen in the file tree, so progress is told from idling."""
 
 from __future__ import annotations
 
