@@ -1,4 +1,4 @@
-"""The Inbox pane: three tabs with live counts — Questions, Suggestions, Flags."""
+"""The Inbox pane: four tabs with live counts — Questions, Suggestions, Flags, Reviews."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from ralph_desk.gui import icons
 from ralph_desk.gui.panes.inbox.flags import FlagsView
 from ralph_desk.gui.panes.inbox.questions import QuestionsView
+from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
 from ralph_desk.gui.panes.inbox.suggestions import SuggestionsView
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.layout import pane_layout
 
-QUESTIONS, SUGGESTIONS, FLAGS = range(3)
-TAB_TITLES = ("Questions", "Suggestions", "Flags")
-TAB_ICONS = ("question", "suggestion", "flag")
+QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS = range(4)
+TAB_TITLES = ("Questions", "Suggestions", "Flags", "Reviews")
+TAB_ICONS = ("question", "suggestion", "flag", "merge")
 
 
 class InboxPane(QWidget):
@@ -42,15 +43,17 @@ class InboxPane(QWidget):
         self.questions = QuestionsView()
         self.suggestions = SuggestionsView()
         self.flags = FlagsView()
+        self.reviews = ReviewsView()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setIconSize(QSize(16, 16))
-        views: tuple[QWidget, ...] = (self.questions, self.suggestions, self.flags)
+        views: tuple[QWidget, ...] = (self.questions, self.suggestions, self.flags, self.reviews)
         for view, title, icon_name in zip(views, TAB_TITLES, TAB_ICONS, strict=True):
             self.tabs.addTab(view, icons.icon(icon_name), title)
         self.tabs.setTabToolTip(QUESTIONS, "Questions agents asked: answer them so their tasks can go on")
         self.tabs.setTabToolTip(SUGGESTIONS, "Tasks and changes agents propose: approve, edit or reject")
         self.tabs.setTabToolTip(FLAGS, "Problems agents noticed: triage them")
+        self.tabs.setTabToolTip(REVIEWS, "Finished work: read the diff, then merge, send back or discard")
         self.heading = label("Inbox", name="heading")
         self.summary = label(name="muted")
         pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)
@@ -65,7 +68,7 @@ class InboxPane(QWidget):
         self.suggestions.sig_acknowledge_requested.connect(self.sig_acknowledge_requested)
         self.flags.sig_triage_requested.connect(self.sig_triage_requested)
         self.flags.sig_filters_changed.connect(self.sig_flag_filters_changed)
-        for view in (self.questions, self.suggestions, self.flags):
+        for view in (self.questions, self.suggestions, self.flags, self.reviews):
             view.sig_open_task_requested.connect(self.sig_open_task_requested)
 
     def set_counts(self, questions: int, suggestions: int, flags: int) -> None:
@@ -86,8 +89,12 @@ class InboxPane(QWidget):
                 "Nothing waits for you. Agents' questions, suggestions and flags arrive here."
             )
 
+    def set_review_count(self, count: int) -> None:
+        """Show how many tasks wait in review."""
+        self.tabs.setTabText(REVIEWS, f"{TAB_TITLES[REVIEWS]} ({count})" if count else TAB_TITLES[REVIEWS])
+
     def show_tab(self, index: int) -> None:
-        """Switch to a tab: QUESTIONS, SUGGESTIONS or FLAGS."""
+        """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS or REVIEWS."""
         self.tabs.setCurrentIndex(index)
 
     def refresh_style(self) -> None:

@@ -1,0 +1,292 @@
+"""A git unified diff read into files, hunks and lines, with +/− counts; renamed and binary files known."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+NULL_PATH = "/dev/null"
+HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
+_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
+class LineKind(StrEnum):
+    """What a line of a hunk is."""
+
+    CONTEXT = "context"
+    ADDED = "added"
+    REMOVED = "removed"
+    NOTE = "note"  # "\ No newline at end of file"
+
+
+class FileChange(StrEnum):
+    """What happened to a file."""
+
+    MODIFIED = "modified"
+    ADDED = "added"
+    DELETED = "deleted"
+    RENAMED = "renamed"
+    COPIED = "copied"
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One line of a hunk, with its number on the old side, the new side, or both."""
+
+    kind: LineKind
+    text: str
+    old_no: int | None = None
+    new_no: int | None = None
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """A run of changed lines with their context, as one `@@` header introduces it."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    section: str
+    lines: tuple[DiffLine, ...]
+
+    @property
+    def header(self) -> str:
+        """The `@@ -a,b +c,d @@ section` line."""
+        head = f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
+        return f"{head} {self.section}" if self.section else head
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """The change of one file: its paths, what happened to it, and its hunks (none when binary)."""
+
+    old_path: str | None
+    new_path: str | None
+    change: FileChange = FileChange.MODIFIED
+    binary: bool = False
+    similarity: int | None = None
+    old_mode: str | None = None
+    new_mode: str | None = None
+    hunks: tuple[Hunk, ...] = ()
+    added: int = 0
+    removed: int = 0
+
+    @property
+    def path(self) -> str:
+        """The file's path after the change (before it, for a deleted file)."""
+        return self.new_path or self.old_path or ""
+
+    @property
+    def title(self) -> str:
+        """The path, or `old → new` for a renamed or copied file."""
+        if self.change in (FileChange.RENAMED, FileChange.COPIED) and self.old_path != self.new_path:
+            return f"{self.old_path} → {self.new_path}"
+        return self.path
+
+    def line_count(self) -> int:
+        """How many lines its hunks hold."""
+        return sum(len(hunk.lines) for hunk in self.hunks)
+
+
+@dataclass
+class _FileBuilder:
+    """A file being read: the header facts first, then the hunks."""
+
+    old_path: str | None
+    new_path: str | None
+    change: FileChange = FileChange.MODIFIED
+    binary: bool = False
+    similarity: int | None = None
+    old_mode: str | None = None
+    new_mode: str | None = None
+    hunks: list[Hunk] = field(default_factory=list)
+
+    def build(self) -> FileDiff:
+        added = sum(1 for hunk in self.hunks for line in hunk.lines if line.kind is LineKind.ADDED)
+        removed = sum(1 for hunk in self.hunks for line in hunk.lines if line.kind is LineKind.REMOVED)
+        return FileDiff(
+            self.old_path,
+            self.new_path,
+            self.change,
+            self.binary,
+            self.similarity,
+            self.old_mode,
+            self.new_mode,
+            tuple(self.hunks),
+            added,
+            removed,
+        )
+
+
+def unquote(text: str) -> str:
+    """A path as git writes it: C-quoted (`"a\\tb"`, octal bytes as UTF-8) when it holds odd characters."""
+    if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
+        return text
+    body, out, index = text[1:-1], bytearray(), 0
+    while index < len(body):
+        char = body[index]
+        if char != "\\" or index + 1 >= len(body):
+            out += char.encode()
+            index += 1
+            continue
+        following = body[index + 1]
+        if following in "01234567" and re.match(r"[0-7]{3}", body[index + 1 : index + 4]):
+            out.append(int(body[index + 1 : index + 4], 8))
+            index += 4
+        else:
+            out += _ESCAPES.get(following, following).encode()
+            index += 2
+    return out.decode("utf-8", errors="replace")
+
+
+def _strip_prefix(path: str) -> str | None:
+    """`a/x` → `x`; `/dev/null` → None."""
+    path = unquote(path.rstrip("\t"))
+    if path == NULL_PATH:
+        return None
+    return path[2:] if len(path) > 2 and path[1] == "/" else path
+
+
+def _git_line_paths(rest: str) -> tuple[str | None, str | None]:
+    """The two paths of `diff --git a/x b/y` (spaces in paths allowed when both are the same)."""
+    if rest.startswith('"'):
+        match = re.match(r'("(?:[^"\\]|\\.)*") (.*)$', rest)
+        if match:
+            return _strip_prefix(match.group(1)), _strip_prefix(match.group(2))
+    if rest.endswith('"'):
+        match = re.match(r'(.*?) ("(?:[^"\\]|\\.)*")$', rest)
+        if match:
+            return _strip_prefix(match.group(1)), _strip_prefix(match.group(2))
+    half = (len(rest) - 1) // 2
+    if len(rest) % 2 == 1 and rest[half] == " " and rest[2:half] == rest[half + 3 :]:
+        return _strip_prefix(rest[:half]), _strip_prefix(rest[half + 1 :])
+    old, _, new = rest.partition(" b/")
+    return _strip_prefix(old), new or None
+
+
+def _file_header(builder: _FileBuilder, line: str) -> None:
+    """Take one extended header line (`rename from`, `new file mode`, `Binary files … differ`…)."""
+    if line.startswith("new file mode "):
+        builder.change, builder.old_path, builder.new_mode = FileChange.ADDED, None, line[14:]
+    elif line.startswith("deleted file mode "):
+        builder.change, builder.new_path, builder.old_mode = FileChange.DELETED, None, line[18:]
+    elif line.startswith("old mode "):
+        builder.old_mode = line[9:]
+    elif line.startswith("new mode "):
+        builder.new_mode = line[9:]
+    elif line.startswith(("rename from ", "copy from ")):
+        builder.old_path = unquote(line.split(" ", 2)[2])
+    elif line.startswith(("rename to ", "copy to ")):
+        builder.new_path = unquote(line.split(" ", 2)[2])
+        builder.change = FileChange.RENAMED if line.startswith("rename") else FileChange.COPIED
+    elif line.startswith("similarity index "):
+        builder.similarity = int(line[17:].rstrip("%") or 0)
+    elif line.startswith("Binary files ") or line == "GIT binary patch":
+        builder.binary = True
+    elif line.startswith("--- "):
+        path = _strip_prefix(line[4:])
+        if path is None:
+            builder.change, builder.old_path = FileChange.ADDED, None
+        elif builder.change is not FileChange.ADDED:
+            builder.old_path = path
+    elif line.startswith("+++ "):
+        path = _strip_prefix(line[4:])
+        if path is None:
+            builder.change, builder.new_path = FileChange.DELETED, None
+        elif builder.change is not FileChange.DELETED:
+            builder.new_path = path
+
+
+def _read_hunk(lines: list[str], start: int, match: re.Match[str]) -> tuple[Hunk, int]:
+    """Read the hunk whose header matched at `start`; returns it and the index after it."""
+    old_start, new_start = int(match.group(1)), int(match.group(3))
+    old_count = int(match.group(2)) if match.group(2) is not None else 1
+    new_count = int(match.group(4)) if match.group(4) is not None else 1
+    old_left, new_left, old_no, new_no = old_count, new_count, old_start, new_start
+    body: list[DiffLine] = []
+    index = start + 1
+    while index < len(lines):
+        text = lines[index]
+        if text.startswith("\\"):
+            body.append(DiffLine(LineKind.NOTE, text[1:].strip()))
+        elif old_left <= 0 and new_left <= 0:
+            break
+        elif text.startswith("+") and new_left > 0:
+            body.append(DiffLine(LineKind.ADDED, text[1:].removesuffix("\r"), None, new_no))
+            new_no, new_left = new_no + 1, new_left - 1
+        elif text.startswith("-") and old_left > 0:
+            body.append(DiffLine(LineKind.REMOVED, text[1:].removesuffix("\r"), old_no, None))
+            old_no, old_left = old_no + 1, old_left - 1
+        elif (text.startswith(" ") or text == "") and old_left > 0 and new_left > 0:
+            body.append(DiffLine(LineKind.CONTEXT, text[1:].removesuffix("\r"), old_no, new_no))
+            old_no, new_no = old_no + 1, new_no + 1
+            old_left, new_left = old_left - 1, new_left - 1
+        else:
+            break  # a truncated hunk: what follows is not part of it
+        index += 1
+    hunk = Hunk(old_start, old_count, new_start, new_count, match.group(5), tuple(body))
+    return hunk, index
+
+
+def parse_diff(text: str) -> list[FileDiff]:
+    """Read `git diff` output (renames found, binary files marked) into its files, in order."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    files: list[FileDiff] = []
+    current: _FileBuilder | None = None
+    index = 0
+    while index < len(lines):
+        line = lines[index].removesuffix("\r")
+        if line.startswith("diff --git "):
+            if current is not None:
+                files.append(current.build())
+            current = _FileBuilder(*_git_line_paths(line[11:]))
+            index += 1
+            continue
+        match = HUNK_HEADER.match(line)
+        if match and current is not None:
+            hunk, index = _read_hunk(lines, index, match)
+            current.hunks.append(hunk)
+            continue
+        if current is None and line.startswith("--- "):
+            current = _FileBuilder(None, None)  # a plain unified diff without git's header
+        if current is not None:
+            _file_header(current, line)
+        index += 1
+    if current is not None:
+        files.append(current.build())
+    return files
+
+
+def side_by_side(hunk: Hunk) -> list[tuple[DiffLine | None, DiffLine | None]]:
+    """The hunk as (old, new) rows: context on both sides, removals beside the additions after them."""
+    rows: list[tuple[DiffLine | None, DiffLine | None]] = []
+    removed: list[DiffLine] = []
+    added: list[DiffLine] = []
+
+    def flush() -> None:
+        for number in range(max(len(removed), len(added))):
+            rows.append(
+                (
+                    removed[number] if number < len(removed) else None,
+                    added[number] if number < len(added) else None,
+                )
+            )
+        removed.clear()
+        added.clear()
+
+    for line in hunk.lines:
+        if line.kind is LineKind.REMOVED:
+            if added:
+                flush()
+            removed.append(line)
+        elif line.kind is LineKind.ADDED:
+            added.append(line)
+        else:
+            flush()
+            rows.append((line, line) if line.kind is LineKind.CONTEXT else (line, None))
+    flush()
+    return rows

@@ -1,0 +1,283 @@
+"""A diff to review: the changed files with their +/− counts beside the lines, unified or side by side.
+
+Clicking a line opens a comment box under the diff; the view only asks (`sig_comment_requested`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QListView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.domain.diffs import FileChange, FileDiff
+from ralph_desk.gui import icons, theme
+from ralph_desk.gui.models.base import Column, RecordTableModel
+from ralph_desk.gui.panes.inbox.reviews.diff_model import (
+    ADDED_COLOR,
+    REMOVED_COLOR,
+    ROW_ROLE,
+    DiffDelegate,
+    DiffModel,
+)
+from ralph_desk.gui.panes.inbox.reviews.rows import DiffRow, LineComment, RowKind, file_badge, layout
+from ralph_desk.gui.widgets.common import SendingTextEdit, button, label
+from ralph_desk.gui.widgets.layout import side_by_side
+from ralph_desk.gui.widgets.tables import record_table
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A changed file as the file list shows it: its place in the diff and its change."""
+
+    number: int
+    diff: FileDiff
+
+
+def _file_tip(entry: FileEntry) -> str:
+    diff = entry.diff
+    return f"{diff.title}\n{file_badge(diff)}, {diff.added} added, {diff.removed} removed"
+
+
+FILE_ICONS = {
+    FileChange.ADDED: "add",
+    FileChange.DELETED: "remove",
+    FileChange.RENAMED: "link",
+    FileChange.COPIED: "copy",
+    FileChange.MODIFIED: "edit",
+}
+
+FILE_COLUMNS: list[Column[FileEntry]] = [
+    Column(
+        "File",
+        lambda entry: entry.diff.title + (" (binary)" if entry.diff.binary else ""),
+        sort_key=lambda entry: entry.number,
+        tooltip=_file_tip,
+        icon=lambda entry: icons.icon(FILE_ICONS[entry.diff.change]),
+    ),
+    Column(
+        "+",
+        lambda entry: "—" if entry.diff.binary else str(entry.diff.added),
+        sort_key=lambda entry: entry.diff.added,
+        align_right=True,
+        header_tip="Lines added",
+    ),
+    Column(
+        "−",
+        lambda entry: "—" if entry.diff.binary else str(entry.diff.removed),
+        sort_key=lambda entry: entry.diff.removed,
+        align_right=True,
+        header_tip="Lines removed",
+    ),
+]
+
+
+class CommentBox(QFrame):
+    """Where a line comment is written: the place, the text, Add and Cancel."""
+
+    sig_comment_requested = Signal(str, int, str)
+    """Comment on this file, at this line (new side), with this text."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.place = label(name="subheading")
+        self.text = SendingTextEdit("Your comment for the agent (Ctrl+Enter adds it)", lines=3)
+        self.add = button("Add comment", "comment", "Keep this comment on the line", primary=True)
+        self.cancel = button("Cancel", "close")
+        self.file = ""
+        self.line = 0
+        actions = QHBoxLayout()
+        actions.addWidget(self.place, 1)
+        actions.addWidget(self.add)
+        actions.addWidget(self.cancel)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(8, 6, 8, 6)
+        box.addLayout(actions)
+        box.addWidget(self.text)
+        self.add.clicked.connect(self._send)
+        self.text.sig_send_requested.connect(self._send)
+        self.cancel.clicked.connect(self.hide)
+        self.hide()
+
+    def open_at(self, file: str, line: int) -> None:
+        """Show the box for a line, ready to type."""
+        self.file, self.line = file, line
+        self.place.setText(f"Comment on {file}:{line}")
+        self.text.clear()
+        self.show()
+        self.text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _send(self) -> None:
+        text = self.text.toPlainText().strip()
+        if not text:
+            self.text.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        self.sig_comment_requested.emit(self.file, self.line, text)
+        self.text.clear()
+        self.hide()
+
+
+class DiffView(QWidget):
+    """The files of a diff (with +/− counts) and its lines; a click on a line opens the comment box."""
+
+    sig_comment_requested = Signal(str, int, str)
+    """Comment on this file, at this line (new side), with this text."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.files: list[FileDiff] = []
+        self.comments: list[LineComment] = []
+        self.file_model: RecordTableModel[FileEntry] = RecordTableModel(FILE_COLUMNS, key=lambda e: e.number)
+        self.file_table = record_table(self.file_model)
+        header = self.file_table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.model = DiffModel(self)
+        self.lines = QListView()
+        self.lines.setModel(self.model)
+        self.delegate = DiffDelegate(self.model, self.lines)
+        self.lines.setItemDelegate(self.delegate)
+        self.lines.setUniformItemSizes(True)
+        self.lines.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.lines.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.lines.setMouseTracking(True)
+        self.unified = self._mode_button("Unified", "One column: removed lines above the added ones")
+        self.split = self._mode_button("Side by side", "The old file on the left, the new one on the right")
+        self.modes = QButtonGroup(self)
+        self.modes.addButton(self.unified)
+        self.modes.addButton(self.split)
+        self.unified.setChecked(True)
+        self.totals = label(name="muted")
+        self.comment_box = CommentBox()
+        self._build()
+        self._connect()
+
+    def _mode_button(self, text: str, tip: str) -> QToolButton:
+        widget = QToolButton()
+        widget.setText(text)
+        widget.setToolTip(tip)
+        widget.setCheckable(True)
+        widget.setAutoRaise(True)
+        return widget
+
+    def _build(self) -> None:
+        bar = QHBoxLayout()
+        bar.addWidget(self.totals, 1)
+        bar.addWidget(self.unified)
+        bar.addWidget(self.split)
+        right = QWidget()
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(bar)
+        column.addWidget(self.lines, 1)
+        column.addWidget(self.comment_box)
+        self.splitter = side_by_side(self.file_table, right, (1, 3), [260, 780])
+        layout_ = QVBoxLayout(self)
+        layout_.setContentsMargins(0, 0, 0, 0)
+        layout_.addWidget(self.splitter)
+
+    def _connect(self) -> None:
+        self.modes.buttonClicked.connect(lambda _: self._relayout())
+        self.lines.clicked.connect(self._clicked)
+        self.file_table.selectionModel().currentRowChanged.connect(
+            lambda current, _: (
+                self.scroll_to_file(self.file_model.record(current.row()).number)
+                if current.isValid()
+                else None
+            )
+        )
+        self.comment_box.sig_comment_requested.connect(self.sig_comment_requested)
+
+    # --- showing ------------------------------------------------------------------------------
+
+    @property
+    def is_split(self) -> bool:
+        """Whether the lines are shown side by side."""
+        return self.split.isChecked()
+
+    def set_split(self, split: bool) -> None:
+        """Show the lines side by side, or unified."""
+        (self.split if split else self.unified).setChecked(True)
+        self._relayout()
+
+    def show_files(self, files: Sequence[FileDiff], comments: Sequence[LineComment] = ()) -> None:
+        """Show a parsed diff (with the comments on its lines)."""
+        self.files, self.comments = list(files), list(comments)
+        self.file_model.set_items([FileEntry(number, diff) for number, diff in enumerate(self.files)])
+        added = sum(diff.added for diff in self.files)
+        removed = sum(diff.removed for diff in self.files)
+        count = len(self.files)
+        self.totals.setText(
+            f"{count} file{'s' if count != 1 else ''} changed · "
+            f"<span style='color:{_color(ADDED_COLOR)}'>+{added}</span> "
+            f"<span style='color:{_color(REMOVED_COLOR)}'>−{removed}</span>"
+            if count
+            else "No changes against the base."
+        )
+        self.comment_box.hide()
+        self._relayout()
+
+    def set_comments(self, comments: Sequence[LineComment]) -> None:
+        """Show these comments on the lines, keeping the scroll position."""
+        self.comments = list(comments)
+        position = self.lines.verticalScrollBar().value()
+        self._relayout()
+        self.lines.verticalScrollBar().setValue(position)
+
+    def _relayout(self) -> None:
+        split = self.is_split
+        self.model.set_layout(self.files, layout(self.files, self.comments, split), split)
+        self.lines.setHorizontalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOff if split else Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        )
+
+    def scroll_to_file(self, number: int) -> None:
+        """Bring a file's header to the top of the lines."""
+        rows = self.model.layout.file_rows
+        if 0 <= number < len(rows):
+            self.lines.scrollTo(self.model.index(rows[number]), QAbstractItemView.ScrollHint.PositionAtTop)
+
+    def row_of_line(self, path: str, new_no: int) -> int | None:
+        """The row showing a file's line (by its number on the new side)."""
+        for number, row in enumerate(self.model.layout.rows):
+            shown = row.kind is RowKind.LINE and row.new is not None and row.new.new_no == new_no
+            if shown and self.model.path(row) == path:
+                return number
+        return None
+
+    # --- commenting ---------------------------------------------------------------------------
+
+    def _clicked(self, index: QModelIndex) -> None:
+        row = index.data(ROW_ROLE)
+        if isinstance(row, DiffRow):
+            self.comment_on(row)
+
+    def comment_on(self, row: DiffRow) -> None:
+        """Open the comment box for a line row."""
+        if row.kind is not RowKind.LINE or row.anchor is None:
+            return
+        self.comment_box.open_at(self.model.path(row), row.anchor)
+
+    def select_row(self, number: int) -> None:
+        """Select a row and scroll to it (as a click would, without opening the box)."""
+        index = self.model.index(number)
+        self.lines.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.lines.scrollTo(index)
+
+
+def _color(pair: tuple[str, str]) -> str:
+    return pair[1] if theme.current_scheme() is theme.Scheme.DARK else pair[0]

@@ -1,0 +1,302 @@
+"""The Reviews tab: tasks waiting in review; per task the agent's account, its sessions, the diff, actions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+
+from ralph_desk.domain.diffs import FileDiff
+from ralph_desk.domain.records import AgentSession
+from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.gui import fmt, theme
+from ralph_desk.gui.models.base import Column, RecordTableModel
+from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
+from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
+from ralph_desk.gui.panes.inbox.reviews.rows import LineComment
+from ralph_desk.gui.widgets.common import button, label, link
+from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.gui.widgets.layout import side_by_side, stacked
+from ralph_desk.gui.widgets.tables import record_table
+
+SHOWN_SIGNALS = 8
+WHOLE_TASK = ""
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    """A task in review as the tab shows it: the agent's account, its branch, sessions and signals."""
+
+    task_id: int
+    title: str
+    summary: str
+    branch: str
+    base: str
+    sessions: tuple[AgentSession, ...] = ()
+    signals: tuple[SignalRecord, ...] = ()
+    feature: str = ""
+
+
+def _signal_text(signal: SignalRecord) -> str:
+    """What a signal said, in a few words."""
+    said = (
+        signal.summary
+        or signal.what
+        or signal.text
+        or signal.question
+        or signal.reason
+        or signal.detail
+        or signal.remaining
+        or ""
+    )
+    return fmt.one_line(said, 140)
+
+
+REVIEW_COLUMNS: list[Column[ReviewEntry]] = [
+    Column("#", lambda entry: f"#{entry.task_id}", sort_key=lambda entry: entry.task_id, align_right=True),
+    Column("Task", lambda entry: entry.title, tooltip=lambda entry: entry.summary or None),
+    Column("Feature", lambda entry: entry.feature),
+    Column(
+        "Sessions",
+        lambda entry: str(len(entry.sessions)),
+        sort_key=lambda entry: len(entry.sessions),
+        align_right=True,
+    ),
+]
+
+
+class ReviewDetail(QWidget):
+    """One task in review: what the agent said it did, its signals and sessions, the diff, the actions."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.entry: ReviewEntry | None = None
+        self.title = link("")
+        self.title.setObjectName("subheading")
+        self.branch = label(name="muted", selectable=True)
+        self.summary = label(wrap=True, selectable=True)
+        self.signals = label(wrap=True, selectable=True)
+        self.session = QComboBox()
+        self.session.setToolTip("The diff of the whole task against its base, or of one session's commit")
+        self.approve = button(
+            "Approve && merge",
+            "merge",
+            "Merge the task's branch into its base; the task is done",
+            primary=True,
+        )
+        self.request = button("Request changes…", "comment", "Send the task back with your comments")
+        self.discard = button("Discard…", "trash", "Remove the branch: start the task again, or skip it")
+        self.diff = DiffView()
+        self.status = label(name="muted")
+        self._build()
+
+    def _build(self) -> None:
+        heading = QHBoxLayout()
+        heading.addWidget(self.title, 1)
+        heading.addWidget(self.branch)
+        actions = QHBoxLayout()
+        actions.addWidget(label("Diff of"))
+        actions.addWidget(self.session)
+        actions.addWidget(self.status, 1)
+        for widget in (self.approve, self.request, self.discard):
+            actions.addWidget(widget)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addLayout(heading)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.signals)
+        layout.addLayout(actions)
+        layout.addWidget(self.diff, 1)
+
+    def show_entry(self, entry: ReviewEntry) -> None:
+        """Show a task's account, signals and sessions (the diff comes separately)."""
+        same_task = self.entry is not None and self.entry.task_id == entry.task_id
+        self.entry = entry
+        self.title.setText(
+            f'<a href="task:{entry.task_id}"><b>#{entry.task_id}</b></a> {escape(entry.title)}'
+        )
+        self.branch.setText(f"{entry.branch} → {entry.base}" if entry.branch else "")
+        self.summary.setText(
+            f"<b>The agent:</b> {escape(entry.summary)}" if entry.summary else "<i>No summary given.</i>"
+        )
+        self.signals.setText(self._signals_html(entry.signals))
+        chosen = self.session.currentData() if same_task else WHOLE_TASK
+        self.session.blockSignals(True)
+        self.session.clear()
+        self.session.addItem("Whole task", WHOLE_TASK)
+        for number, session in enumerate(sorted(entry.sessions, key=lambda s: s.started_at), start=1):
+            outcome = (session.outcome or "").replace("_", " ")
+            self.session.addItem(f"Session {number} · {fmt.when(session.started_at)} · {outcome}", session.id)
+        found = self.session.findData(chosen)
+        self.session.setCurrentIndex(max(0, found))
+        self.session.blockSignals(False)
+
+    def session_id(self) -> str | None:
+        """The session whose diff is asked for (None: the whole task)."""
+        data = self.session.currentData()
+        return str(data) if data else None
+
+    def _signals_html(self, signals: Sequence[SignalRecord]) -> str:
+        if not signals:
+            return ""
+        latest = sorted(signals, key=lambda signal: signal.created, reverse=True)[:SHOWN_SIGNALS]
+        items = []
+        for signal in latest:
+            color = theme.verb_color(signal.verb).name()
+            items.append(
+                f"<span style='color:{color}'><b>{escape(signal.verb.value)}</b></span> "
+                f"{escape(_signal_text(signal))} <span style='color:{theme.muted().name()}'>"
+                f"{escape(fmt.ago(signal.created))}</span>"
+            )
+        more = len(signals) - len(latest)
+        tail = f"<br>… {more} earlier" if more > 0 else ""
+        return "<br>".join(items) + tail
+
+
+class ReviewsView(QWidget):
+    """Tasks waiting in review (left) and the one chosen (right); the view only shows and asks."""
+
+    sig_diff_requested = Signal(int, str)
+    """Show the diff of this task: of one session (its id), or of the whole task (empty)."""
+    sig_comment_requested = Signal(int, str, int, str)
+    """Comment on this task's file, at this line, with this text."""
+    sig_approve_requested = Signal(int)
+    """Merge this task's branch into its base."""
+    sig_changes_requested = Signal(int, str)
+    """Send this task back to pending with its line comments and this message (may be empty)."""
+    sig_discard_requested = Signal(int, bool)
+    """Discard this task's branch; skip the task (True) or start it again from the base (False)."""
+    sig_open_task_requested = Signal(int)
+    """Show the task with this id."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model: RecordTableModel[ReviewEntry] = RecordTableModel(REVIEW_COLUMNS, key=lambda e: e.task_id)
+        self.table = record_table(self.model)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.detail = ReviewDetail()
+        self.comments: list[LineComment] = []
+        self.dialog: RequestChangesDialog | DiscardDialog | None = None
+        self.empty = EmptyState(
+            "merge",
+            "Nothing to review",
+            "When an agent calls <b>done</b>, its task waits here in review with the diff of its branch. "
+            "Approve to merge it into the base, request changes with comments on lines, or discard it.",
+        )
+        self.body = side_by_side(self.table, self.detail, (1, 3), [300, 900])
+        self.stack = stacked(self.empty, self.body)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+        self._connect()
+
+    def _connect(self) -> None:
+        self.table.selectionModel().currentRowChanged.connect(
+            lambda current, _: self._choose(current.row()) if current.isValid() else None
+        )
+        detail = self.detail
+        detail.title.linkActivated.connect(
+            lambda href: self.sig_open_task_requested.emit(int(href.split(":")[1]))
+        )
+        detail.session.currentIndexChanged.connect(lambda _: self._ask_diff())
+        detail.diff.sig_comment_requested.connect(self._comment)
+        detail.approve.clicked.connect(self._approve)
+        detail.request.clicked.connect(self._ask_changes)
+        detail.discard.clicked.connect(self._ask_discard)
+
+    # --- showing ------------------------------------------------------------------------------
+
+    @property
+    def current(self) -> ReviewEntry | None:
+        """The task shown on the right."""
+        return self.detail.entry
+
+    def show_items(self, entries: Sequence[ReviewEntry]) -> None:
+        """Show these tasks in review; the chosen one stays chosen while it is there, else the first is."""
+        self.model.set_items(entries)
+        self.stack.setCurrentWidget(self.body if entries else self.empty)
+        if not entries:
+            self.detail.entry = None
+            return
+        current = self.current
+        row = self.model.row_of(current.task_id) if current is not None else None
+        if row is not None:
+            self.detail.show_entry(self.model.record(row))
+            return
+        self.detail.entry = None
+        self.table.selectRow(0)
+        if self.detail.entry is None:  # the first row was current already: no change was signalled
+            self._choose(0)
+
+    def select_task(self, task_id: int) -> bool:
+        """Choose a task by id; False when it is not in review."""
+        row = self.model.row_of(task_id)
+        if row is None:
+            return False
+        self.table.selectRow(row)
+        return True
+
+    def _choose(self, row: int) -> None:
+        """Show a task's account and ask for its diff (of the whole task)."""
+        self.detail.show_entry(self.model.record(row))
+        self._ask_diff()
+
+    def show_diff(self, task_id: int, files: Sequence[FileDiff], comments: Sequence[LineComment]) -> None:
+        """Show a task's diff with its comments (ignored when another task is shown meanwhile)."""
+        if self.current is None or self.current.task_id != task_id:
+            return
+        self.comments = list(comments)
+        self.detail.status.setText("")
+        self.detail.diff.show_files(files, comments)
+
+    def show_comments(self, task_id: int, comments: Sequence[LineComment]) -> None:
+        """Show a task's comments again (one was added)."""
+        if self.current is None or self.current.task_id != task_id:
+            return
+        self.comments = list(comments)
+        self.detail.diff.set_comments(comments)
+
+    def show_failure(self, text: str) -> None:
+        """Say that reading the diff failed."""
+        self.detail.status.setText(text)
+
+    # --- asking -------------------------------------------------------------------------------
+
+    def _ask_diff(self) -> None:
+        if self.current is not None:
+            self.detail.status.setText("Reading the diff…")
+            self.sig_diff_requested.emit(self.current.task_id, self.detail.session_id() or WHOLE_TASK)
+
+    def _comment(self, file: str, line: int, text: str) -> None:
+        if self.current is not None:
+            self.sig_comment_requested.emit(self.current.task_id, file, line, text)
+
+    def _approve(self) -> None:
+        if self.current is not None:
+            self.sig_approve_requested.emit(self.current.task_id)
+
+    def _ask_changes(self) -> None:
+        entry = self.current
+        if entry is None:
+            return
+        dialog = RequestChangesDialog(entry.title, self.comments, self)
+        dialog.accepted.connect(lambda: self.sig_changes_requested.emit(entry.task_id, dialog.text()))
+        self.dialog = dialog
+        dialog.open()
+
+    def _ask_discard(self) -> None:
+        entry = self.current
+        if entry is None:
+            return
+        dialog = DiscardDialog(entry.title, entry.base, self)
+        dialog.accepted.connect(lambda: self.sig_discard_requested.emit(entry.task_id, dialog.skipped()))
+        self.dialog = dialog
+        dialog.open()
+
+    def focus_input(self) -> None:
+        """Put the keyboard on the list of tasks."""
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)

@@ -1,0 +1,363 @@
+"""The Reviews tab's widgets alone, on real git diffs: files, lines, views, comments and the actions asked."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QStyleOptionViewItem
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.domain.diffs import FileDiff, parse_diff
+from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.records import AgentSession
+from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.gui.panes.inbox.reviews import highlight
+from ralph_desk.gui.panes.inbox.reviews.diff_model import DiffDelegate
+from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
+from ralph_desk.gui.panes.inbox.reviews.rows import LineComment, RowKind
+from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
+from tests.support.git_changes import big_change, change_everything, commit_base
+
+STARTED = datetime(2026, 11, 26, 9, 0)
+WAIT_MS = 3000
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> list[FileDiff]:
+    """A real diff with an edit, an addition, a deletion, a rename and a binary change."""
+    return parse_diff(change_everything(commit_base(tmp_path / "repo")))
+
+
+@pytest.fixture
+def view(qtbot: QtBot) -> DiffView:
+    """A diff view, shown."""
+    shown = DiffView()
+    qtbot.addWidget(shown)
+    shown.resize(1200, 700)
+    shown.show()
+    qtbot.waitExposed(shown)
+    return shown
+
+
+def file_texts(view: DiffView) -> dict[str, tuple[str, str]]:
+    model = view.file_model
+    return {
+        model.data(model.index(row, 0)): (model.data(model.index(row, 1)), model.data(model.index(row, 2)))
+        for row in range(model.rowCount())
+    }
+
+
+def rows_of(view: DiffView, path: str) -> list[tuple[RowKind, str]]:
+    model = view.model
+    return [
+        (row.kind, model.data(model.index(number)))
+        for number, row in enumerate(model.layout.rows)
+        if model.path(row) == path
+    ]
+
+
+def click_row(qtbot: QtBot, view: DiffView, row: int) -> None:
+    index = view.model.index(row)
+    view.lines.scrollTo(index)
+    qtbot.mouseClick(
+        view.lines.viewport(), Qt.MouseButton.LeftButton, pos=view.lines.visualRect(index).center()
+    )
+
+
+# --- the diff view --------------------------------------------------------------------------------
+
+
+def test_the_file_list_shows_each_file_with_its_counts_and_binary_and_renamed_files_as_such(
+    view: DiffView, files: list[FileDiff]
+) -> None:
+    view.show_files(files)
+
+    listed = file_texts(view)
+    assert listed["tides.py"] == ("3", "3")  # the last line lost its newline: removed and added
+    assert listed["fresh.py"] == ("2", "0")
+    assert listed["gone.md"] == ("0", "3")
+    assert listed["logo.png (binary)"] == ("—", "—")
+    assert listed["old name.txt → new\tname.txt"] == ("0", "0")
+    assert "+5" in view.totals.text() and "−8" in view.totals.text()
+    assert (RowKind.INFO, "Binary file — its content is not shown") in rows_of(view, "logo.png")
+    assert (RowKind.INFO, "Renamed from old name.txt (100% similar)") in rows_of(view, "new\tname.txt")
+
+
+def test_unified_shows_removed_then_added_lines_and_side_by_side_pairs_them(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.show_files(files)
+    unified = [text for kind, text in rows_of(view, "tides.py") if kind is RowKind.LINE]
+    assert unified[unified.index("line 3") + 1] == "line three"
+
+    qtbot.mouseClick(view.split, Qt.MouseButton.LeftButton)
+
+    assert view.is_split and view.model.split
+    paired = [text for kind, text in rows_of(view, "tides.py") if kind is RowKind.LINE]
+    assert "line 3\tline three" in paired
+    assert len(paired) == len(unified) - 2  # each removal sits beside an addition
+    qtbot.mouseClick(view.unified, Qt.MouseButton.LeftButton)
+    assert not view.model.split
+
+
+def test_choosing_a_file_in_the_list_brings_its_header_to_the_top(view: DiffView, tmp_path: Path) -> None:
+    view.show_files(parse_diff(big_change(commit_base(tmp_path / "repo"), lines=2000, files=4)))
+    last = view.file_model.rowCount() - 1
+
+    view.file_table.selectRow(last)
+
+    header_row = view.model.layout.file_rows[view.file_model.record(last).number]
+    assert header_row > 1000
+    assert view.lines.indexAt(QPoint(10, 2)).row() == header_row
+
+
+def test_a_five_thousand_line_diff_opens_at_once_painting_only_the_rows_in_sight(
+    qtbot: QtBot, view: DiffView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = parse_diff(big_change(commit_base(tmp_path / "repo"), lines=5000, files=10))
+    painted: list[int] = []
+    original = DiffDelegate.paint
+
+    def counting(
+        self: DiffDelegate,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        painted.append(index.row())
+        original(self, painter, option, index)
+
+    monkeypatch.setattr(DiffDelegate, "paint", counting)
+    view.show_files(files)
+    view.lines.viewport().repaint()
+
+    assert view.model.rowCount() > 5000
+    in_sight = view.lines.viewport().height() // view.delegate.row_height() + 2
+    assert 0 < len(set(painted)) <= in_sight
+    assert max(painted) < in_sight
+
+
+def test_python_lines_are_highlighted_and_unknown_files_stay_plain() -> None:
+    coloured = highlight.spans("harbour.py", "def tide(height): return 'high'  # note")
+    assert ("def", highlight._color(highlight.Keyword, False)) in coloured
+    assert any(color is not None and text == "'high'" for text, color in coloured)
+    assert highlight.spans("notes.unknown-kind", "def tide") == (("def tide", None),)
+
+
+def test_clicking_a_line_opens_the_comment_box_and_ctrl_enter_asks_for_the_comment(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.show_files(files)
+    row = view.row_of_line("tides.py", 11)
+    assert row is not None and view.model.row(row).line is not None
+    assert view.model.row(row).line.text == "inserted"  # type: ignore[union-attr]
+
+    click_row(qtbot, view, row)
+
+    assert view.comment_box.isVisible()
+    assert view.comment_box.place.text() == "Comment on tides.py:11"
+    qtbot.keyClicks(view.comment_box.text, "Why insert this?")
+    with qtbot.waitSignal(view.sig_comment_requested, timeout=WAIT_MS) as asked:
+        qtbot.keyClick(view.comment_box.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert asked.args == ["tides.py", 11, "Why insert this?"]
+    assert not view.comment_box.isVisible()
+
+
+def test_a_comment_on_a_removed_line_is_about_the_place_it_was_removed_from(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.show_files(files)
+    removed = next(
+        number
+        for number, row in enumerate(view.model.layout.rows)
+        if row.kind is RowKind.LINE and row.old is not None and row.old.text == "line 3" and row.new is None
+    )
+
+    click_row(qtbot, view, removed)
+
+    assert view.comment_box.place.text() == "Comment on tides.py:3"
+    qtbot.mouseClick(view.comment_box.cancel, Qt.MouseButton.LeftButton)
+    assert not view.comment_box.isVisible()
+
+
+def test_an_empty_comment_is_not_sent(qtbot: QtBot, view: DiffView, files: list[FileDiff]) -> None:
+    view.show_files(files)
+    view.comment_on(view.model.row(view.row_of_line("fresh.py", 1) or 0))
+    with qtbot.assertNotEmitted(view.sig_comment_requested):
+        qtbot.mouseClick(view.comment_box.add, Qt.MouseButton.LeftButton)
+    assert view.comment_box.isVisible()
+
+
+def test_comments_appear_under_their_line_and_on_their_file_in_both_views(
+    view: DiffView, files: list[FileDiff]
+) -> None:
+    comments = [
+        LineComment("Why insert this?", "tides.py", 11, "human"),
+        LineComment("Not needed at all", "fresh.py", None, "opus_review", "requested"),
+    ]
+    for split in (False, True):
+        view.set_split(split)
+        view.show_files(files, comments)
+        row = view.row_of_line("tides.py", 11)
+        assert row is not None
+        below = view.model.row(row + 1)
+        assert (below.kind, below.text, below.anchor) == (RowKind.COMMENT, "Why insert this?", 11)
+        fresh = rows_of(view, "fresh.py")
+        assert fresh[1] == (RowKind.COMMENT, "Not needed at all")
+        fresh_header = next(n for n, row in enumerate(view.model.layout.rows) if row.text == "fresh.py")
+        tip = view.model.data(view.model.index(fresh_header + 1), Qt.ItemDataRole.ToolTipRole)
+        assert "opus_review: Not needed at all (sent to the agent)" in tip
+
+
+def test_the_diff_model_is_a_sound_qt_model(
+    qtmodeltester: ModelTester, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.show_files(files, [LineComment("A note", "tides.py", 11)])
+    qtmodeltester.check(view.model)
+    view.set_split(True)
+    qtmodeltester.check(view.model)
+
+
+# --- the tab --------------------------------------------------------------------------------------
+
+
+def session(session_id: str, minutes: int) -> AgentSession:
+    """A finished session of task 7."""
+    return AgentSession(
+        session_id, 7, "implement", None, 1, "claude", "sonnet", "backend", "charts",
+        STARTED.replace(minute=minutes), STARTED.replace(minute=minutes + 5), 0, "done", "done",
+        0.1, 100, 50, 3, None, ("tides.py",), "aaa", "bbb", None,
+    )  # fmt: skip
+
+
+def entry(task_id: int = 7, title: str = "Chart the spring tides") -> ReviewEntry:
+    """A task in review with two sessions and its done signal."""
+    done = SignalRecord(1, task_id, "s-2", Verb.DONE, STARTED, summary="Charted the tides with a new table")
+    return ReviewEntry(
+        task_id, title, "Charted the tides with a new table", f"ralph/{task_id}-chart", "main",
+        (session("s-1", 0), session("s-2", 10)), (done,), "charts",
+    )  # fmt: skip
+
+
+@pytest.fixture
+def reviews(qtbot: QtBot) -> ReviewsView:
+    """The Reviews tab, on its own, shown."""
+    shown = ReviewsView()
+    qtbot.addWidget(shown)
+    shown.resize(1300, 800)
+    shown.show()
+    qtbot.waitExposed(shown)
+    return shown
+
+
+def test_without_tasks_in_review_the_tab_says_what_comes_here(reviews: ReviewsView) -> None:
+    reviews.show_items([])
+    assert reviews.stack.currentWidget() is reviews.empty
+
+
+def test_a_task_in_review_shows_the_agents_account_and_asks_for_its_whole_diff(
+    qtbot: QtBot, reviews: ReviewsView
+) -> None:
+    with qtbot.waitSignal(reviews.sig_diff_requested, timeout=WAIT_MS) as asked:
+        reviews.show_items([entry()])
+
+    assert asked.args == [7, ""]
+    detail = reviews.detail
+    assert "Charted the tides with a new table" in detail.summary.text()
+    assert "done" in detail.signals.text()
+    assert detail.branch.text() == "ralph/7-chart → main"
+    assert [detail.session.itemText(i).split(" · ")[0] for i in range(detail.session.count())] == [
+        "Whole task",
+        "Session 1",
+        "Session 2",
+    ]
+
+
+def test_choosing_a_session_asks_for_that_sessions_diff_and_a_stale_diff_is_ignored(
+    qtbot: QtBot, reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    reviews.show_items([entry(7), entry(8, "Tabulate neap tides")])
+    with qtbot.waitSignal(reviews.sig_diff_requested, timeout=WAIT_MS) as asked:
+        reviews.detail.session.setCurrentIndex(2)
+    assert asked.args == [7, "s-2"]
+
+    reviews.show_diff(8, files, [])
+    assert reviews.detail.diff.model.rowCount() == 0
+    reviews.show_diff(7, files, [])
+    assert reviews.detail.diff.model.rowCount() > 0
+
+
+def test_a_comment_written_on_a_line_is_asked_for_on_the_task(
+    qtbot: QtBot, reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    reviews.show_items([entry()])
+    reviews.show_diff(7, files, [])
+    diff = reviews.detail.diff
+    diff.comment_on(diff.model.row(diff.row_of_line("tides.py", 11) or 0))
+    qtbot.keyClicks(diff.comment_box.text, "Explain")
+
+    with qtbot.waitSignal(reviews.sig_comment_requested, timeout=WAIT_MS) as asked:
+        qtbot.mouseClick(diff.comment_box.add, Qt.MouseButton.LeftButton)
+
+    assert asked.args == [7, "tides.py", 11, "Explain"]
+
+
+def test_approve_and_merge_is_asked_for_the_task_shown(qtbot: QtBot, reviews: ReviewsView) -> None:
+    reviews.show_items([entry()])
+    with qtbot.waitSignal(reviews.sig_approve_requested, timeout=WAIT_MS) as asked:
+        qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
+    assert asked.args == [7]
+
+
+def test_request_changes_needs_a_comment_or_a_message_and_sends_the_message(
+    qtbot: QtBot, reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    reviews.show_items([entry()])
+    reviews.show_diff(7, files, [])
+    qtbot.mouseClick(reviews.detail.request, Qt.MouseButton.LeftButton)
+    dialog = reviews.dialog
+    assert dialog is not None and not dialog.ok.isEnabled()
+    dialog.reject()
+
+    comments = [LineComment("Explain", "tides.py", 11, "human")]
+    reviews.show_comments(7, comments)
+    qtbot.mouseClick(reviews.detail.request, Qt.MouseButton.LeftButton)
+    dialog = reviews.dialog
+    assert dialog is not None and dialog.ok.isEnabled()
+    qtbot.keyClicks(dialog.message, "Also add a test")
+    with qtbot.waitSignal(reviews.sig_changes_requested, timeout=WAIT_MS) as asked:
+        qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+    assert asked.args == [7, "Also add a test"]
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_discard_asks_whether_to_start_again_from_the_base_or_skip(
+    qtbot: QtBot, reviews: ReviewsView, skip: bool
+) -> None:
+    reviews.show_items([entry()])
+    qtbot.mouseClick(reviews.detail.discard, Qt.MouseButton.LeftButton)
+    dialog = reviews.dialog
+    assert dialog is not None and "main" in dialog.again.text()
+    qtbot.waitExposed(dialog)
+    if skip:
+        indicator = QPoint(6, dialog.skip.height() // 2)  # a radio button takes clicks on its box and text
+        qtbot.mouseClick(dialog.skip, Qt.MouseButton.LeftButton, pos=indicator)
+    with qtbot.waitSignal(reviews.sig_discard_requested, timeout=WAIT_MS) as asked:
+        qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+    assert asked.args == [7, skip]
+
+
+def test_when_the_task_shown_leaves_review_the_next_one_is_shown(qtbot: QtBot, reviews: ReviewsView) -> None:
+    reviews.show_items([entry(7), entry(8, "Tabulate neap tides")])
+    assert reviews.current is not None and reviews.current.task_id == 7
+
+    with qtbot.waitSignal(reviews.sig_diff_requested, timeout=WAIT_MS) as asked:
+        reviews.show_items([entry(8, "Tabulate neap tides")])
+
+    assert asked.args == [8, ""]
+    assert reviews.current is not None and reviews.current.task_id == 8
