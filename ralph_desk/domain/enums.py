@@ -11,6 +11,7 @@ class TaskStatus(StrEnum):
     DRAFT = "draft"
     PENDING = "pending"
     IN_PROGRESS = "in_progress"
+    IN_REVIEW = "in_review"
     DONE = "done"
     BLOCKED = "blocked"
     NEEDS_INPUT = "needs_input"
@@ -132,6 +133,22 @@ class ReviewDecision(StrEnum):
     APPROVED = "approved"
     REJECTED = "rejected"
     ACKNOWLEDGED = "acknowledged"
+
+
+class ReviewCommentState(StrEnum):
+    """Where a review comment is: written, sent to the agent, or answered by a session."""
+
+    OPEN = "open"
+    REQUESTED = "requested"
+    ADDRESSED = "addressed"
+
+
+class MergeStrategy(StrEnum):
+    """How an approved task branch joins the base branch."""
+
+    MERGE = "merge"
+    SQUASH = "squash"
+    FF_ONLY = "ff-only"
 
 
 class LearningSource(StrEnum):

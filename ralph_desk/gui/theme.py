@@ -84,6 +84,7 @@ STATUS_COLORS: dict[TaskStatus, tuple[str, str]] = {
     TaskStatus.DRAFT: ("#6b7280", "#a3aab5"),
     TaskStatus.PENDING: ("#2563eb", "#6ea8fe"),
     TaskStatus.IN_PROGRESS: ("#7c3aed", "#b197fc"),
+    TaskStatus.IN_REVIEW: ("#0e7490", "#22d3ee"),
     TaskStatus.DONE: ("#15803d", "#5ad17f"),
     TaskStatus.BLOCKED: ("#c2410c", "#fb9a5a"),
     TaskStatus.NEEDS_INPUT: ("#be185d", "#f472b6"),

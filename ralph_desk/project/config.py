@@ -8,13 +8,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths, write_atomically
 
-CONFIG_VERSION = 2
+CONFIG_VERSION = 3
 AGENTS = ("claude", "codex", "command")
 RECIPES = tuple(recipe.value for recipe in Recipe)
+MERGE_STRATEGIES = tuple(strategy.value for strategy in MergeStrategy)
 OLD_NAMES: Mapping[str, str] = {"branch_name": "base_branch"}  # renamed in version 2, still read
 
 DEFAULT_MODELS: Mapping[str, str | None] = {
@@ -73,6 +74,10 @@ def _is_command(value: Any) -> bool:
     return isinstance(value, list | tuple) and bool(value) and all(_is_text(word) for word in value)
 
 
+def _is_names(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(_is_text(word) for word in value)
+
+
 def _setting(default: Any, rule: Rule) -> Any:
     return field(default=default, metadata={"rule": rule})
 
@@ -116,6 +121,23 @@ class ProjectConfig:
     opus_review_every: int = _setting(0, _whole(0, " (0: off)"))
     allow_edits: bool = _setting(True, Rule(lambda value: isinstance(value, bool), "true or false"))
     base_branch: str | None = _setting(None, _text_or_null("a branch name (null: the branch checked out)"))
+    review_gate: bool = _setting(
+        True,
+        Rule(lambda value: isinstance(value, bool), "true (done work waits for review) or false", since=3),
+    )
+    merge_strategy: str = _setting(
+        MergeStrategy.MERGE.value,
+        Rule(lambda value: value in MERGE_STRATEGIES, "one of " + ", ".join(MERGE_STRATEGIES), since=3),
+    )
+    review_skip_disciplines: tuple[str, ...] = _setting(
+        (), Rule(_is_names, "a list of discipline names whose done work merges without review", since=3)
+    )
+    reviewer_agent: bool = _setting(
+        False,
+        Rule(
+            lambda value: isinstance(value, bool), "true (an opus_review session reads each diff) or false", 3
+        ),
+    )
 
     def __post_init__(self) -> None:
         problems = config_problems(self.to_json(), complete=False)
@@ -132,6 +154,8 @@ class ProjectConfig:
         values["models"] = {**DEFAULT_MODELS, **values.get("models", {})}
         if values.get("agent_command") is not None:
             values["agent_command"] = tuple(values["agent_command"])
+        if "review_skip_disciplines" in values:
+            values["review_skip_disciplines"] = tuple(values["review_skip_disciplines"])
         return cls(**values)
 
     def to_json(self) -> dict[str, Any]:
@@ -150,6 +174,8 @@ class ProjectConfig:
         """These settings with some changed; ConfigError naming every change that is not allowed."""
         if changes.get("agent_command") is not None:
             changes["agent_command"] = tuple(changes["agent_command"])
+        if changes.get("review_skip_disciplines") is not None:
+            changes["review_skip_disciplines"] = tuple(changes["review_skip_disciplines"])
         if "models" in changes:
             changes["models"] = {**self.models, **changes["models"]}
         unknown = [name for name in changes if name not in RULES]

@@ -19,6 +19,7 @@ GITIGNORE = """\
 db/
 logs/
 mcp/sessions/
+worktrees/
 """
 
 

@@ -72,6 +72,10 @@ class ProjectPaths:
         return self.ralph / "prd.json"
 
     @property
+    def worktrees_dir(self) -> Path:
+        return self.ralph / "worktrees"
+
+    @property
     def config_file(self) -> Path:
         return self.ralph / "config.json"
 

@@ -12,11 +12,13 @@ from ralph_desk.services.features import FeatureService
 from ralph_desk.services.inbox import InboxService
 from ralph_desk.services.progress import ProgressService
 from ralph_desk.services.project_info import ProjectInfoService
+from ralph_desk.services.reviews import ReviewService
 from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.settling import SettlingService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.state_files import StateFileService
 from ralph_desk.services.tasks import TaskService
+from ralph_desk.services.workspaces import WorkspaceService
 from ralph_desk.store.database import Database
 
 
@@ -75,6 +77,14 @@ class Services:
     @cached_property
     def state_files(self) -> StateFileService:
         return StateFileService(self.paths, self.db)
+
+    @cached_property
+    def workspaces(self) -> WorkspaceService:
+        return WorkspaceService(self.paths)
+
+    @cached_property
+    def reviews(self) -> ReviewService:
+        return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals)
 
     def close(self) -> None:
         """Release the database connections."""

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ralph_desk.domain.enums import FlagResolution, Priority, ReviewDecision, TaskOrigin, TaskStatus, Verb
+from ralph_desk.domain.enums import (
+    FlagResolution,
+    Priority,
+    ReviewCommentState,
+    ReviewDecision,
+    TaskOrigin,
+    TaskStatus,
+    Verb,
+)
 from ralph_desk.domain.records import (
     AgentSession,
     Comment,
@@ -19,6 +27,7 @@ from ralph_desk.domain.records import (
     Task,
     TaskSummary,
 )
+from ralph_desk.domain.reviews import ReviewComment
 from ralph_desk.store.schema import (
     AgentSessionRow,
     Base,
@@ -26,6 +35,7 @@ from ralph_desk.store.schema import (
     FeatureRow,
     LoopRunRow,
     ProjectRow,
+    ReviewCommentRow,
 )
 
 
@@ -153,6 +163,22 @@ def task(values: Mapping[str, Any], comments: tuple[Comment, ...] = ()) -> Task:
         started_at=values["started_at"],
         completed_at=values["completed_at"],
         comments=comments,
+    )
+
+
+def review_comment(row: ReviewCommentRow) -> ReviewComment:
+    """A review comment record from its row."""
+    return ReviewComment(
+        id=row.id,
+        task_id=row.task_id,
+        author=row.author,
+        body=row.body,
+        file=row.file,
+        line=row.line,
+        state=ReviewCommentState(row.state),
+        session_id=row.session_id,
+        addressed_session_id=row.addressed_session_id,
+        created_at=row.created_at,
     )
 
 

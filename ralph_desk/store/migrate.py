@@ -10,6 +10,8 @@ own reading as the fallback for anything those lines do not settle.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,8 +111,34 @@ def upgrade(engine: Engine, target: str = "head") -> None:
         return  # already there: no alembic needed
     from alembic import command
 
-    with engine.begin() as connection:
+    with engine.connect() as connection, _foreign_keys_off(connection), connection.begin():
         command.upgrade(_config(connection), target)
+        _check_foreign_keys(connection)
+
+
+@contextmanager
+def _foreign_keys_off(connection: Connection) -> Iterator[None]:
+    """On SQLite, foreign keys off while a migration rebuilds a table (a dropped parent must not cascade)."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    # The pragma is a no-op inside a transaction: it is set on the raw connection before BEGIN.
+    raw = connection.connection.driver_connection
+    assert raw is not None
+    raw.execute("PRAGMA foreign_keys=OFF")
+    try:
+        yield
+    finally:
+        raw.execute("PRAGMA foreign_keys=ON")
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    """Refuse (rolling back) a migration that left a row pointing at nothing."""
+    if connection.dialect.name != "sqlite":
+        return
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        raise RuntimeError(f"the schema upgrade left broken foreign keys: {broken[:5]}")
 
 
 def needs_upgrade(engine: Engine) -> bool:

@@ -29,6 +29,7 @@ from ralph_desk.domain.enums import (
     LearningScope,
     LearningSource,
     Priority,
+    ReviewCommentState,
     ReviewDecision,
     Severity,
     TaskOrigin,
@@ -276,6 +277,27 @@ class TaskSignalRow(Base):
     task: Mapped[TaskRow] = relationship(foreign_keys=[task_id])
     discipline: Mapped[DisciplineRow | None] = relationship()
     feature: Mapped[FeatureRow | None] = relationship()
+
+
+class ReviewCommentRow(Base):
+    """A reviewer's comment on a task's diff, optionally on one file and line."""
+
+    __tablename__ = "review_comments"
+    __table_args__ = (
+        one_of("state", ReviewCommentState),
+        CheckConstraint("line IS NULL OR line >= 1", name="line_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    session_id: Mapped[str | None] = mapped_column(String(128))
+    author: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    file: Mapped[str | None] = mapped_column(Text)
+    line: Mapped[int | None] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16), default=ReviewCommentState.OPEN.value)
+    addressed_session_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class LoopRunRow(Base):

@@ -26,6 +26,7 @@ from ralph_desk.store.schema import (
     DisciplineRow,
     FeatureLearningRow,
     FeatureRow,
+    ReviewCommentRow,
     TaskCommentRow,
     TaskDependencyRow,
     TaskRow,
@@ -122,8 +123,8 @@ def test_the_migrations_build_exactly_what_the_schema_describes(url: str) -> Non
 
 
 def test_the_revisions_form_one_line_from_0001_to_head() -> None:
-    assert migrate.known_revisions() == {"0001", "0002", "0003", "0004"}
-    assert migrate.head_revision() == "0004"
+    assert migrate.known_revisions() == {"0001", "0002", "0003", "0004", "0005"}
+    assert migrate.head_revision() == "0005"
 
 
 def test_a_database_at_0001_with_data_is_upgraded_to_head_keeping_its_data(url: str, engine: Engine) -> None:
@@ -149,6 +150,32 @@ def test_a_database_at_0001_with_data_is_upgraded_to_head_keeping_its_data(url: 
         (ask,) = SignalService(db).for_task(1)
         assert (ask.question, ask.options, ask.blocking) == ("Metres or feet?", ("metres", "feet"), True)
         assert db.latest_change_id() == 0
+    finally:
+        db.dispose()
+
+
+def test_the_upgrade_that_rebuilds_the_tasks_table_keeps_every_row_that_points_at_a_task(
+    url: str, engine: Engine
+) -> None:
+    migrate.upgrade(engine, "0004")
+    _seed_at_0001(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO task_comments (task_id, author, body, created_at, updated_at) "
+                "VALUES (1, 'h', 'kept', '2026-03-01 12:00:00', '2026-03-01 12:00:00')"
+            )
+        )
+
+    db = Database(url)
+    try:
+        task = TaskService(db).get(1)
+        assert [comment.body for comment in task.comments] == ["kept"]
+        assert len(SignalService(db).for_task(1)) == 1
+        TaskService(db).set_status(1, TaskStatus.IN_REVIEW.value)
+        assert TaskService(db).get(1).status is TaskStatus.IN_REVIEW
+        with db.engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     finally:
         db.dispose()
 
@@ -245,6 +272,12 @@ BAD_ROWS: list[tuple[str, Any, str]] = [
     ),
     ("learning source", lambda: FeatureLearningRow(feature_id=1, text="t", source="rumour"), "source"),
     ("self dependency", lambda: TaskDependencyRow(task_id=1, depends_on_id=1), "self_dependency"),
+    ("comment state", lambda: ReviewCommentRow(task_id=1, author="h", body="b", state="lost"), "state"),
+    (
+        "review comment line",
+        lambda: ReviewCommentRow(task_id=1, author="h", body="b", file="a.py", line=0),
+        "line_positive",
+    ),
 ]
 
 
@@ -265,6 +298,8 @@ def test_the_same_rows_with_allowed_values_are_accepted(db: Database) -> None:
     _insert(db, TaskSignalRow(task_id=1, verb="learned", scope="project"))
     _insert(db, TaskSignalRow(task_id=1, verb="suggest", review_decision="pending"))
     _insert(db, TaskDependencyRow(task_id=1, depends_on_id=2))
+    _insert(db, TaskRow(feature_id=1, discipline_id=1, title="y", status="in_review"))
+    _insert(db, ReviewCommentRow(task_id=1, author="h", body="b", file="a.py", line=3, state="requested"))
 
 
 def test_a_signal_of_an_unknown_task_is_refused_by_its_foreign_key(db: Database) -> None:

@@ -1,0 +1,315 @@
+"""Work under review (DESIGN §11): tasks in review, their diffs and comments, and the human's decisions.
+
+Review decisions are the human's: the window and the CLI call them, no MCP tool does.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from ralph_desk.domain.enums import (
+    FlagCategory,
+    MergeStrategy,
+    ReviewCommentState,
+    Severity,
+    TaskStatus,
+    Verb,
+)
+from ralph_desk.domain.records import AgentSession, Task, TaskSummary
+from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
+from ralph_desk.services import validation as check
+from ralph_desk.services.errors import InvalidValueError, NotFoundError, ServiceError
+from ralph_desk.services.sessions import SessionService
+from ralph_desk.services.signals import SignalService
+from ralph_desk.services.tasks import TaskService
+from ralph_desk.services.workspaces import WorkspaceService
+from ralph_desk.store import reviews as store
+from ralph_desk.store.database import Database
+from ralph_desk.vcs import diffs, merging
+from ralph_desk.vcs.run import GitError
+from ralph_desk.vcs.worktrees import TaskWorktree
+
+log = logging.getLogger("ralph_desk.reviews")
+
+BODY_LIMIT = 10_000
+SESSION_LIMIT = 500
+UPDATE_INSTRUCTION = (
+    "bring the task branch up to date with the base branch {base!r}: merge {base!r} into it, resolve the "
+    "conflicts in the files named, keep the task's intent, then call done again"
+)
+
+
+@dataclass(frozen=True)
+class CommentDraft:
+    """A comment to add with a decision: its text, and optionally the file and line it is about."""
+
+    body: str
+    file: str | None = None
+    line: int | None = None
+
+
+class ReviewError(ServiceError):
+    """A review decision that cannot be carried out now; nothing was changed."""
+
+
+class ReviewService:
+    """List the tasks in review, show their diffs, keep comments, and approve, send back or discard them."""
+
+    def __init__(
+        self,
+        db: Database,
+        workspaces: WorkspaceService,
+        tasks: TaskService,
+        sessions: SessionService,
+        signals: SignalService,
+    ) -> None:
+        self.db = db
+        self.workspaces = workspaces
+        self.tasks = tasks
+        self.sessions = sessions
+        self.signals = signals
+
+    def list(self) -> builtins.list[ReviewItem]:
+        """Every task in review, oldest first, with what its agent said and its branch."""
+        summaries = self.tasks.list(status=TaskStatus.IN_REVIEW.value)
+        return [self.get(summary.id) for summary in sorted(summaries, key=lambda task: task.updated_at)]
+
+    def get(self, task_id: int) -> ReviewItem:
+        """One task's review: the agent's summary, its sessions (oldest first), branch, base and comments."""
+        task = self.tasks.get(task_id)
+        worktree = self._worktree(task.id)
+        return ReviewItem(
+            task=_summary_of(task),
+            summary=self._done_summary(task.id),
+            sessions=tuple(self._sessions(task.id)),
+            branch=worktree.branch if worktree else None,
+            base=worktree.base if worktree else self.workspaces.base_branch(),
+            worktree=str(worktree.path) if worktree else None,
+            comments=tuple(self.comments(task.id)),
+        )
+
+    def diff(self, task_id: int, session_id: int | str | None = None) -> str:
+        """The unified diff of the task branch against its base, or of one session's commit.
+
+        `session_id` is a session's id, or its number among the task's sessions (1 = the first).
+        """
+        task = self.tasks.get(task_id)
+        if session_id is not None:
+            session = self._session(task.id, session_id)
+            if not session.head_before or not session.head_after or session.head_before == session.head_after:
+                return ""
+            before, after = session.head_before, session.head_after
+            return self._git(lambda: diffs.between(self.workspaces.root, before, after))
+        worktree = self._worktree(task.id)
+        if worktree is None:
+            return ""
+        return self._git(lambda: diffs.of_branch(self.workspaces.root, worktree.base, worktree.branch))
+
+    def comments(self, task_id: int) -> builtins.list[ReviewComment]:
+        """A task's review comments, oldest first."""
+        task_id = _task_id(task_id)
+        with self.db.read() as unit:
+            return store.list_for(unit, task_id)
+
+    def add_comment(
+        self,
+        task_id: int,
+        text: str,
+        file: str | None = None,
+        line: int | None = None,
+        author: str = HUMAN,
+        session_id: str | None = None,
+    ) -> ReviewComment:
+        """Add a comment on the task's diff (on a file and line, a file, or the whole task)."""
+        task = self.tasks.get(task_id)
+        draft = _checked(CommentDraft(text, file, line))
+        with self.db.write() as unit:
+            return store.add(unit, task.id, author, draft.body, draft.file, draft.line, session_id)
+
+    def approve(self, task_id: int) -> ReviewResult:
+        """Merge the branch into its base (strategy from config): `done`, or back to the agent on conflict."""
+        task = self._in_review(task_id)
+        worktree = self._worktree(task.id)
+        if worktree is None:
+            self.tasks.set_status(task.id, TaskStatus.DONE.value)
+            return ReviewResult(task.id, TaskStatus.DONE.value, message="approved (no branch to merge)")
+        strategy = MergeStrategy(self.workspaces.config().merge_strategy)
+        text = f"Merge task #{task.id}: {task.title}\n\n{self._done_summary(task.id) or ''}".rstrip() + (
+            f"\n\nRalph-Task: {task.id}\n"
+        )
+        try:
+            result = merging.merge(self.workspaces.root, worktree.base, worktree.branch, strategy, text)
+        except merging.MergeRefusedError as error:
+            raise ReviewError(f"task #{task.id} was not merged: {error}") from None
+        except GitError as error:
+            raise ReviewError(f"task #{task.id} was not merged: {error}") from None
+        if not result.merged:
+            return self._send_back(task, worktree, result)
+        self.tasks.set_status(task.id, TaskStatus.DONE.value)
+        with self.db.write() as unit:
+            store.move(unit, task.id, ReviewCommentState.REQUESTED, ReviewCommentState.ADDRESSED)
+        self._remove(task.id)
+        return ReviewResult(
+            task.id,
+            TaskStatus.DONE.value,
+            merged_commit=result.commit,
+            message=f"merged {worktree.branch} into {worktree.base} ({strategy.value})",
+        )
+
+    def request_changes(self, task_id: int, comments: Sequence[CommentDraft | str] = ()) -> ReviewResult:
+        """Send the task back to its agent: its open comments (and these) open the next session's prompt."""
+        task = self._in_review(task_id)
+        drafts = [_checked(CommentDraft(item) if isinstance(item, str) else item) for item in comments]
+        with self.db.write() as unit:
+            for draft in drafts:
+                store.add(unit, task.id, HUMAN, draft.body, draft.file, draft.line)
+            moved = store.move(unit, task.id, ReviewCommentState.OPEN, ReviewCommentState.REQUESTED)
+            if not moved and not store.list_for(unit, task.id, (ReviewCommentState.REQUESTED,)):
+                raise InvalidValueError(
+                    "comments", list(comments), "at least one comment saying what to change"
+                )
+        self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+        return ReviewResult(task.id, TaskStatus.PENDING.value, message=f"sent back with {moved} comment(s)")
+
+    def discard(self, task_id: int, skip: bool) -> ReviewResult:
+        """Drop the task's branch and worktree; the task starts again from the base, or is skipped."""
+        task = self.tasks.get(task_id)
+        if task.status in (TaskStatus.IN_PROGRESS, TaskStatus.DONE):
+            raise ReviewError(
+                f"task #{task.id} is {task.status.value}; "
+                "only a task that is neither running nor merged can be discarded"
+            )
+        self._remove(task.id)
+        status = TaskStatus.SKIPPED if skip else TaskStatus.PENDING
+        with self.db.write() as unit:
+            for state in (ReviewCommentState.OPEN, ReviewCommentState.REQUESTED):
+                store.move(unit, task.id, state, ReviewCommentState.ADDRESSED)
+        self.tasks.set_status(task.id, status.value)
+        return ReviewResult(task.id, status.value, message="branch and worktree discarded")
+
+    def requested(self, task_id: int) -> builtins.list[ReviewComment]:
+        """The comments sent back to the agent and not yet answered by a session that called done."""
+        with self.db.read() as unit:
+            return store.list_for(unit, _task_id(task_id), (ReviewCommentState.REQUESTED,))
+
+    def addressed(self, task_id: int, session_id: str) -> int:
+        """Mark the sent-back comments answered by `session_id` (it called done); how many."""
+        with self.db.write() as unit:
+            return store.move(
+                unit,
+                _task_id(task_id),
+                ReviewCommentState.REQUESTED,
+                ReviewCommentState.ADDRESSED,
+                session_id,
+            )
+
+    def gate_applies(self, discipline: str) -> bool:
+        """Whether done work of this discipline waits for a person (a git project, gate on, not skipped)."""
+        config = self.workspaces.config()
+        return config.review_gate and discipline not in config.review_skip_disciplines
+
+    def _in_review(self, task_id: int) -> Task:
+        task = self.tasks.get(task_id)
+        if task.status is not TaskStatus.IN_REVIEW:
+            raise ReviewError(
+                f"task #{task.id} is {task.status.value}, not in_review; only work in review is decided"
+            )
+        return task
+
+    def _send_back(self, task: Task, worktree: TaskWorktree, result: merging.MergeResult) -> ReviewResult:
+        """A merge that did not apply: the task returns to its agent with a flag naming the files."""
+        files = ", ".join(result.conflicts) or "(none named)"
+        what = (
+            f"Merging task #{task.id} into {worktree.base!r} was aborted ({result.reason}); "
+            f"conflicting files: {files}. Please {UPDATE_INSTRUCTION.format(base=worktree.base)}."
+        )
+        self.signals.record(
+            task.id,
+            None,
+            Verb.FLAG,
+            what=what,
+            severity=Severity.WARNING.value,
+            category=FlagCategory.OVERLAP.value,
+        )
+        self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+        return ReviewResult(task.id, TaskStatus.PENDING.value, conflicts=result.conflicts, message=what)
+
+    def _worktree(self, task_id: int) -> TaskWorktree | None:
+        try:
+            return self.workspaces.existing(task_id)
+        except GitError as error:
+            raise ReviewError(f"task #{task_id}: git failed: {error}") from None
+
+    def _remove(self, task_id: int) -> None:
+        try:
+            self.workspaces.remove(task_id)
+        except GitError:
+            log.warning("could not remove the worktree of task #%s", task_id, exc_info=True)
+
+    def _sessions(self, task_id: int) -> builtins.list[AgentSession]:
+        return builtins.list(reversed(self.sessions.list(task_id=task_id, limit=SESSION_LIMIT)))
+
+    def _session(self, task_id: int, session_id: int | str) -> AgentSession:
+        sessions = self._sessions(task_id)
+        if isinstance(session_id, int) and not isinstance(session_id, bool):
+            if 1 <= session_id <= len(sessions):
+                return sessions[session_id - 1]
+            raise InvalidValueError("session", session_id, f"a session number from 1 to {len(sessions)}")
+        for session in sessions:
+            if session.id == session_id:
+                return session
+        raise NotFoundError(f"session of task #{task_id}", session_id, [session.id for session in sessions])
+
+    def _done_summary(self, task_id: int) -> str | None:
+        said = [signal for signal in self.signals.for_task(task_id) if signal.verb is Verb.DONE]
+        return said[-1].summary if said else None
+
+    def _git(self, call: Callable[[], str]) -> str:
+        try:
+            return call()
+        except GitError as error:
+            raise ReviewError(f"git failed: {error}") from None
+
+
+def _summary_of(task: Task) -> TaskSummary:
+    return TaskSummary(
+        id=task.id,
+        title=task.title,
+        status=task.status,
+        priority=task.priority,
+        feature=task.feature,
+        discipline=task.discipline,
+        origin=task.origin,
+        created_at=task.created_at,
+        updated_at=task.updated_at,
+    )
+
+
+def _task_id(value: int) -> int:
+    checked = check.positive_int("task_id", value)
+    if checked is None:
+        raise InvalidValueError("task_id", value, f"a whole number from 1 to {2**31 - 1}")
+    return checked
+
+
+def _checked(draft: CommentDraft) -> CommentDraft:
+    """A comment with text, a relative file path inside the project, and a line only with a file."""
+    body = (draft.body or "").strip()
+    if not body or len(body) > BODY_LIMIT:
+        raise InvalidValueError("comment", draft.body, f"a text of 1 to {BODY_LIMIT} characters")
+    file = draft.file.strip() if draft.file else None
+    if file is not None:
+        path = PurePosixPath(file.replace("\\", "/"))
+        if path.is_absolute() or ".." in path.parts or "\x00" in file:
+            raise InvalidValueError("file", draft.file, "a path relative to the project, without '..'")
+        file = str(path)
+    if draft.line is not None:
+        if file is None:
+            raise InvalidValueError("line", draft.line, "a line only together with a file")
+        if isinstance(draft.line, bool) or not isinstance(draft.line, int) or draft.line < 1:
+            raise InvalidValueError("line", draft.line, "a whole number ≥ 1")
+    return CommentDraft(body, file, draft.line)

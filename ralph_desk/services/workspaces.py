@@ -1,0 +1,124 @@
+"""Where a task's sessions work in a git project: its worktree and branch, and a commit per session.
+
+A project outside git (or in a repository without a commit, or whose base branch is gone) has no
+workspaces: its sessions run in the project folder as before, and no gate applies.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph_desk.project import ProjectPaths
+from ralph_desk.project.config import ProjectConfig, read_config
+from ralph_desk.project.errors import ProjectError
+from ralph_desk.vcs import commits, worktrees
+from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
+from ralph_desk.vcs.worktrees import TaskWorktree
+
+log = logging.getLogger("ralph_desk.vcs")
+
+
+@dataclass(frozen=True)
+class SessionCommit:
+    """The task branch before and after one session's commit (equal when it changed nothing)."""
+
+    before: str | None
+    after: str | None
+    stashed: bool = False
+
+
+class WorkspaceService:
+    """The git side of a project: is it one, which base branch, and each task's worktree."""
+
+    def __init__(self, paths: ProjectPaths) -> None:
+        self.paths = paths
+
+    @property
+    def root(self) -> Path:
+        return self.paths.root
+
+    def config(self) -> ProjectConfig:
+        """The project's settings (defaults when config.json cannot be read)."""
+        try:
+            return read_config(self.paths)
+        except ProjectError:
+            return ProjectConfig()
+
+    def is_git(self) -> bool:
+        """Whether the project folder is a git work tree with at least one commit."""
+        return is_repository(self.root)
+
+    def base_branch(self) -> str | None:
+        """The branch tasks start from and merge into: config `base_branch`, else the one checked out."""
+        if not self.is_git():
+            return None
+        base = self.config().base_branch or current_branch(self.root)
+        if base is None or rev(self.root, f"refs/heads/{base}") is None:
+            return None
+        return base
+
+    def existing(self, task_id: int) -> TaskWorktree | None:
+        """A task's branch and worktree path if it has a branch (nothing is made)."""
+        base = self.base_branch()
+        if base is None:
+            return None
+        branch = worktrees.find_branch(self.root, task_id)
+        if branch is None:
+            return None
+        path = worktrees.checkouts(self.root).get(branch)
+        return TaskWorktree(
+            task_id, path or self.paths.worktrees_dir / branch.removeprefix("ralph/"), branch, base
+        )
+
+    def prepare(self, task_id: int, title: str) -> TaskWorktree | None:
+        """The task's worktree, made or repaired; None outside git (the session works in the project)."""
+        base = self.base_branch()
+        if base is None:
+            return None
+        return worktrees.ensure(self.root, self.paths.worktrees_dir, task_id, title, base)
+
+    def commit_session(
+        self,
+        worktree: TaskWorktree,
+        title: str,
+        session_id: str,
+        verb: str | None,
+        summary: str | None,
+        allowed: bool,
+    ) -> SessionCommit:
+        """Commit what the session left on the task branch, or (edits not allowed) put it aside in a stash."""
+        before = commits.head(worktree.path)
+        if not allowed:
+            note = f"ralph-desk: session {session_id} made edits while edits were not allowed"
+            stashed = commits.stash_all(worktree.path, note)
+            return SessionCommit(before, before, stashed)
+        text = commits.message(worktree.task_id, title, verb, summary, session_id)
+        after = commits.commit_all(worktree.path, text)
+        return SessionCommit(before, after or before)
+
+    def head(self, worktree: TaskWorktree) -> str | None:
+        """The commit the task branch stands on."""
+        return rev(self.root, f"refs/heads/{worktree.branch}")
+
+    def remove(self, task_id: int) -> None:
+        """Remove a task's worktree and branch (merged or discarded work)."""
+        if self.is_git():
+            worktrees.remove(self.root, self.paths.worktrees_dir, task_id)
+
+    def stale(self, live_task_ids: set[int]) -> list[Path]:
+        """Worktree folders no live task owns (merged, discarded or deleted tasks, vanished records)."""
+        if not self.is_git():
+            return []
+        try:
+            return worktrees.stale(self.root, self.paths.worktrees_dir, live_task_ids)
+        except GitError:
+            log.warning("could not list the worktrees of %s", self.root, exc_info=True)
+            return []
+
+    def repair(self, live_task_ids: set[int]) -> list[Path]:
+        """Remove stale worktree folders (their branches stay); the folders removed."""
+        if not self.is_git():
+            return []
+        return worktrees.repair(self.root, self.paths.worktrees_dir, live_task_ids)

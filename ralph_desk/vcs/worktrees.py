@@ -1,0 +1,123 @@
+"""A worktree and a branch per task: `.ralph/worktrees/<id>-<slug>` on branch `ralph/<id>-<slug>`."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph_desk.vcs.run import GitError, out, rev, run
+
+BRANCH_PREFIX = "ralph/"
+SLUG_LIMIT = 40
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class TaskWorktree:
+    """Where a task's sessions work: its folder, its branch and the branch it will merge into."""
+
+    task_id: int
+    path: Path
+    branch: str
+    base: str
+
+
+def slug(title: str) -> str:
+    """A branch-safe short form of a title (`Add the login form` → `add-the-login-form`)."""
+    words = _NOT_SLUG.sub("-", title.lower()).strip("-")
+    return words[:SLUG_LIMIT].rstrip("-") or "task"
+
+
+def branch_for(task_id: int, title: str) -> str:
+    """The branch a new task worktree gets."""
+    return f"{BRANCH_PREFIX}{task_id}-{slug(title)}"
+
+
+def task_branches(repo: Path) -> dict[int, str]:
+    """Every task branch in the repository, by task id."""
+    listing = out(repo, "for-each-ref", "--format=%(refname:short)", f"refs/heads/{BRANCH_PREFIX}")
+    found: dict[int, str] = {}
+    for name in listing.splitlines():
+        match = re.fullmatch(rf"{re.escape(BRANCH_PREFIX)}(\d+)-[a-z0-9-]+", name)
+        if match:
+            found.setdefault(int(match.group(1)), name)
+    return found
+
+
+def find_branch(repo: Path, task_id: int) -> str | None:
+    """The branch of a task, if it has one."""
+    return task_branches(repo).get(task_id)
+
+
+def checkouts(repo: Path) -> dict[str, Path]:
+    """The folder each checked-out branch lives in (the person's checkout and every worktree)."""
+    listing = out(repo, "worktree", "list", "--porcelain")
+    found: dict[str, Path] = {}
+    path: Path | None = None
+    for line in listing.splitlines():
+        if line.startswith("worktree "):
+            path = Path(line.removeprefix("worktree "))
+        elif line.startswith("branch refs/heads/") and path is not None:
+            found[line.removeprefix("branch refs/heads/")] = path
+    return found
+
+
+def ensure(repo: Path, worktrees_dir: Path, task_id: int, title: str, base: str) -> TaskWorktree:
+    """The task's worktree, made (branch from `base`) or repaired when missing; GitError if git refuses."""
+    branch = find_branch(repo, task_id) or branch_for(task_id, title)
+    path = worktrees_dir / branch.removeprefix(BRANCH_PREFIX)
+    if checkouts(repo).get(branch) == path and (path / ".git").exists():
+        return TaskWorktree(task_id, path, branch, base)
+    run(repo, "worktree", "prune")
+    if path.exists():
+        shutil.rmtree(path)  # a leftover folder git no longer knows: its work is on the branch
+    worktrees_dir.mkdir(parents=True, exist_ok=True)
+    if rev(repo, f"refs/heads/{branch}"):
+        run(repo, "worktree", "add", "--quiet", str(path), branch)
+    else:
+        if rev(repo, f"refs/heads/{base}") is None:
+            raise GitError(("worktree", "add"), 1, f"the base branch {base!r} does not exist")
+        run(repo, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+    return TaskWorktree(task_id, path, branch, base)
+
+
+def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = True) -> None:
+    """Remove a task's worktree (its folder and git's record of it) and, unless told not to, its branch."""
+    branch = find_branch(repo, task_id)
+    if branch is None:
+        return
+    path = checkouts(repo).get(branch)
+    if path is not None and path.is_relative_to(worktrees_dir):
+        run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
+        if path.exists():
+            shutil.rmtree(path)
+    run(repo, "worktree", "prune")
+    if delete_branch:
+        run(repo, "branch", "-D", "--quiet", branch)
+
+
+def stale(repo: Path, worktrees_dir: Path, live_task_ids: set[int]) -> list[Path]:
+    """Folders under `worktrees_dir` that no live task owns, or that git no longer knows as worktrees."""
+    if not worktrees_dir.is_dir():
+        return []
+    known = set(checkouts(repo).values())
+    found: list[Path] = []
+    for folder in sorted(worktrees_dir.iterdir()):
+        match = re.match(r"(\d+)-", folder.name)
+        if folder not in known or match is None or int(match.group(1)) not in live_task_ids:
+            found.append(folder)
+    return found
+
+
+def repair(repo: Path, worktrees_dir: Path, live_task_ids: set[int]) -> list[Path]:
+    """Remove stale worktree folders (their branches stay) and git's records of vanished ones; the folders."""
+    removed = stale(repo, worktrees_dir, live_task_ids)
+    for folder in removed:
+        run(repo, "worktree", "remove", "--force", "--force", str(folder), ok_codes=(0, 128))
+        if folder.exists():
+            shutil.rmtree(folder)
+    run(repo, "worktree", "prune")
+    return removed

@@ -1,0 +1,246 @@
+"""The review desk's service: tasks in review with their branch, the diff, comments, and the decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ralph_desk.domain.enums import ReviewCommentState, TaskStatus, Verb
+from ralph_desk.domain.records import Task
+from ralph_desk.project import init_project, update_config
+from ralph_desk.services.container import Services
+from ralph_desk.services.errors import InvalidValueError
+from ralph_desk.services.reviews import CommentDraft, ReviewError
+from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
+
+START = {"app.py": "def greet():\n    return 'hello'\n", "notes.txt": "one\ntwo\nthree\n"}
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Iterator[Services]:
+    root = make_repo(tmp_path / "repo", START)
+    paths = init_project(root, title="Reviews")
+    commit_all(root, "ralph-desk project")
+    services = Services.open(paths)
+    services.features.create("core", "Core")
+    services.disciplines.create("backend", "Backend", "server", "#336699")
+    yield services
+    services.close()
+
+
+def _work(desk: Services, title: str, edits: dict[str, str], summary: str = "Did it.") -> Task:
+    """A task whose session edited files in its worktree, committed them and called done (now in review)."""
+    task = desk.tasks.create("core", "backend", title)
+    session = f"s-{task.id}"
+    worktree = desk.workspaces.prepare(task.id, task.title)
+    assert worktree is not None
+    for name, text in edits.items():
+        (worktree.path / name).write_text(text, encoding="utf-8")
+    desk.signals.record(task.id, session, "done", summary=summary)
+    commit = desk.workspaces.commit_session(worktree, task.title, session, "done", summary, allowed=True)
+    assert commit.after != commit.before
+    desk.sessions.start_session(
+        session, task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
+    )
+    desk.sessions.finish_session(session, outcome="done", head_after=commit.after)
+    return desk.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+
+
+def test_a_task_in_review_is_listed_with_its_summary_session_branch_and_base(desk: Services) -> None:
+    task = _work(desk, "Greet loudly", {"app.py": "def greet():\n    return 'HELLO'\n"}, "Shouted.")
+
+    (item,) = desk.reviews.list()
+
+    assert (item.task.id, item.summary, item.base) == (task.id, "Shouted.", "main")
+    assert item.branch == f"ralph/{task.id}-greet-loudly"
+    assert [session.id for session in item.sessions] == [f"s-{task.id}"]
+    assert item.worktree is not None and Path(item.worktree).is_relative_to(desk.paths.worktrees_dir)
+
+
+def test_the_diff_shows_the_branch_against_the_base_and_one_session_alike(desk: Services) -> None:
+    task = _work(desk, "Greet loudly", {"app.py": "def greet():\n    return 'HELLO'\n"})
+
+    whole = desk.reviews.diff(task.id)
+
+    assert "-    return 'hello'\n+    return 'HELLO'" in whole
+    assert desk.reviews.diff(task.id, 1) == whole
+    assert desk.reviews.diff(task.id, f"s-{task.id}") == whole
+
+
+def test_the_diff_marks_binary_files_and_finds_renames(desk: Services) -> None:
+    task = desk.tasks.create("core", "backend", "Move notes")
+    worktree = desk.workspaces.prepare(task.id, task.title)
+    assert worktree is not None
+    git(worktree.path, "mv", "notes.txt", "docs.txt")
+    (worktree.path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    desk.workspaces.commit_session(worktree, task.title, "s-9", "done", "Moved.", allowed=True)
+
+    text = desk.reviews.diff(task.id)
+
+    assert "rename from notes.txt\nrename to docs.txt" in text
+    assert "Binary files /dev/null and b/logo.png differ" in text
+
+
+def test_the_person_s_checkout_is_not_touched_by_the_task_s_work(desk: Services) -> None:
+    _work(desk, "Greet loudly", {"app.py": "changed\n"})
+
+    assert (desk.paths.root / "app.py").read_text() == START["app.py"]
+    assert git(desk.paths.root, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_approve_merges_the_branch_into_the_base_and_removes_the_worktree(desk: Services) -> None:
+    task = _work(desk, "Greet loudly", {"app.py": "def greet():\n    return 'HELLO'\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+
+    result = desk.reviews.approve(task.id)
+
+    assert result.status == TaskStatus.DONE.value
+    assert desk.tasks.get(task.id).status is TaskStatus.DONE
+    assert git(desk.paths.root, "show", "main:app.py") == "def greet():\n    return 'HELLO'"
+    assert (desk.paths.root / "app.py").read_text() == "def greet():\n    return 'HELLO'\n"
+    assert git(desk.paths.root, "status", "--porcelain") == ""
+    assert not worktree.path.exists()
+    assert git(desk.paths.root, "branch", "--list", "ralph/*") == ""
+    assert fsck_ok(desk.paths.root)
+
+
+@pytest.mark.parametrize("strategy", ["merge", "squash", "ff-only"])
+def test_each_merge_strategy_puts_the_work_on_the_base(desk: Services, strategy: str) -> None:
+    update_config(desk.paths, merge_strategy=strategy)
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+
+    desk.reviews.approve(task.id)
+
+    parents = git(desk.paths.root, "log", "-1", "--format=%P", "main").split()
+    assert len(parents) == (2 if strategy == "merge" else 1)
+    assert git(desk.paths.root, "show", "main:app.py") == "new"
+
+
+def test_a_conflicting_merge_is_aborted_and_the_task_returns_to_its_agent_with_a_flag(desk: Services) -> None:
+    first = _work(desk, "Greet loudly", {"app.py": "loud\n"})
+    second = _work(desk, "Greet softly", {"app.py": "soft\n"})
+    desk.reviews.approve(first.id)
+    base_before = git(desk.paths.root, "rev-parse", "main")
+
+    result = desk.reviews.approve(second.id)
+
+    assert (result.status, result.conflicts) == (TaskStatus.PENDING.value, ("app.py",))
+    assert git(desk.paths.root, "rev-parse", "main") == base_before
+    assert desk.tasks.get(second.id).status is TaskStatus.PENDING
+    flags = [signal for signal in desk.signals.for_task(second.id) if signal.verb is Verb.FLAG]
+    assert "app.py" in (flags[-1].what or "") and "up to date with the base branch 'main'" in (
+        flags[-1].what or ""
+    )
+    assert desk.workspaces.existing(second.id) is not None  # its branch stays for the agent to update
+    assert git(desk.paths.root, "status", "--porcelain") == ""
+    assert fsck_ok(desk.paths.root)
+
+
+def test_a_merge_that_would_overwrite_uncommitted_changes_is_refused_and_changes_nothing(
+    desk: Services,
+) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    (desk.paths.root / "app.py").write_text("the person's unsaved work\n")
+    base_before = git(desk.paths.root, "rev-parse", "main")
+
+    with pytest.raises(ReviewError, match="uncommitted changes"):
+        desk.reviews.approve(task.id)
+
+    assert (desk.paths.root / "app.py").read_text() == "the person's unsaved work\n"
+    assert git(desk.paths.root, "rev-parse", "main") == base_before
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+
+
+def test_uncommitted_changes_in_other_files_survive_a_merge(desk: Services) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    (desk.paths.root / "notes.txt").write_text("the person's unsaved notes\n")
+
+    desk.reviews.approve(task.id)
+
+    assert (desk.paths.root / "notes.txt").read_text() == "the person's unsaved notes\n"
+    assert (desk.paths.root / "app.py").read_text() == "new\n"
+
+
+def test_request_changes_sends_the_task_back_with_its_comments(desk: Services) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    desk.reviews.add_comment(task.id, "Keep the function", file="app.py", line=1)
+
+    result = desk.reviews.request_changes(task.id, [CommentDraft("Say why", "notes.txt", 2), "And test it"])
+
+    assert result.status == TaskStatus.PENDING.value
+    assert desk.tasks.get(task.id).status is TaskStatus.PENDING
+    requested = desk.reviews.requested(task.id)
+    assert [(c.body, c.where) for c in requested] == [
+        ("Keep the function", "app.py:1"),
+        ("Say why", "notes.txt:2"),
+        ("And test it", ""),
+    ]
+    assert desk.reviews.addressed(task.id, "s-2") == 3
+    assert {c.state for c in desk.reviews.comments(task.id)} == {ReviewCommentState.ADDRESSED}
+
+
+def test_request_changes_without_any_comment_is_refused(desk: Services) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+
+    with pytest.raises(InvalidValueError, match="at least one comment"):
+        desk.reviews.request_changes(task.id)
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+
+
+@pytest.mark.parametrize(
+    ("text", "file", "line", "wrong"),
+    [
+        ("", None, None, "comment"),
+        ("x", "../etc/passwd", 1, "file"),
+        ("x", "/abs", None, "file"),
+        ("x", None, 3, "line"),
+        ("x", "a.py", 0, "line"),
+    ],
+)
+def test_a_bad_comment_is_refused_naming_what_is_allowed(
+    desk: Services, text: str, file: str | None, line: int | None, wrong: str
+) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+
+    with pytest.raises(InvalidValueError, match=f"invalid {wrong}"):
+        desk.reviews.add_comment(task.id, text, file=file, line=line)
+    assert desk.reviews.comments(task.id) == []
+
+
+@pytest.mark.parametrize(("skip", "status"), [(False, TaskStatus.PENDING), (True, TaskStatus.SKIPPED)])
+def test_discard_drops_branch_and_worktree(desk: Services, skip: bool, status: TaskStatus) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+
+    desk.reviews.discard(task.id, skip=skip)
+
+    assert desk.tasks.get(task.id).status is status
+    assert not worktree.path.exists()
+    assert desk.workspaces.existing(task.id) is None
+    assert git(desk.paths.root, "show", "main:app.py") == START["app.py"].strip()
+
+
+def test_only_work_in_review_can_be_approved(desk: Services) -> None:
+    task = desk.tasks.create("core", "backend", "Not yet")
+
+    with pytest.raises(ReviewError, match="pending, not in_review"):
+        desk.reviews.approve(task.id)
+
+
+def test_a_project_without_git_has_no_workspaces_and_approves_without_merging(tmp_path: Path) -> None:
+    paths = init_project(tmp_path / "plain", title="Plain")
+    services = Services.open(paths)
+    try:
+        services.features.create("core", "Core")
+        services.disciplines.create("backend", "Backend", "server", "#336699")
+        task = services.tasks.create("core", "backend", "Anything")
+        assert services.workspaces.prepare(task.id, task.title) is None
+        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+        assert services.reviews.diff(task.id) == ""
+        assert services.reviews.approve(task.id).status == TaskStatus.DONE.value
+    finally:
+        services.close()
