@@ -285,6 +285,7 @@ def test_status_json_has_the_documented_shape(
         "draft",
         "pending",
         "in_progress",
+        "in_review",
         "done",
         "blocked",
         "needs_input",
@@ -304,11 +305,12 @@ def test_status_text_is_aligned(capsys: pytest.CaptureFixture[str], demo_templat
     assert code == 0
     assert lines[0] == "Tidewater"
     start = lines.index("Tasks (25)") + 1
-    counts = lines[start : start + 8]
+    counts = lines[start : start + 9]
     assert [line.split()[0] for line in counts] == [
         "draft",
         "pending",
         "in_progress",
+        "in_review",
         "done",
         "blocked",
         "needs_input",

@@ -28,7 +28,7 @@ from ralph_desk.store.schema import TaskRow, TaskSignalRow
 from ralph_desk.store.urls import sqlite_url
 
 POSTGRES_URL = os.environ.get("RALPH_DESK_TEST_POSTGRES_URL")
-ALL_STATUSES = "draft, pending, in_progress, done, blocked, needs_input, skipped, failed"
+ALL_STATUSES = "draft, pending, in_progress, in_review, done, blocked, needs_input, skipped, failed"
 
 
 def _set_up_project(db: Database) -> None:
