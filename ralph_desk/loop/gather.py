@@ -6,6 +6,7 @@ without touching the database, the files or the clock.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -159,19 +160,45 @@ def _file_refs(repo_root: Path, paths: Sequence[str]) -> tuple[FileRef, ...]:
 
 def _with_learnings(services: Services, inputs: PromptInputs, feature: Feature | None) -> PromptInputs:
     signals = services.signals
-    project = merge_learnings((), signals.learnings(scope=LearningScope.PROJECT))
+    project_signals = signals.learnings(scope=LearningScope.PROJECT)
+    project = merge_learnings((), project_signals)
     feature_notes: tuple[LearningNote, ...] = ()
     if feature is not None:
+        # Every learning is also kept on its task's feature: its copy there shows only in its own scope.
+        elsewhere = [*project_signals, *signals.learnings(feature=feature.name, scope=LearningScope.TASK)]
+        copies = {(signal.task_id, (signal.text or "").strip()) for signal in elsewhere}
+        own = [item for item in feature.learnings if (item.task_id, item.text.strip()) not in copies]
         feature_notes = merge_learnings(
-            feature.learnings, signals.learnings(feature=feature.name, scope=LearningScope.FEATURE)
+            own, signals.learnings(feature=feature.name, scope=LearningScope.FEATURE)
         )
-    lines = services.state_files.read_learnings().rstrip("\n").split("\n")
+    feature_notes = not_shown(feature_notes, project)
+    file_text = _entries_not_shown(services.state_files.read_learnings(), (*project, *feature_notes))
+    lines = file_text.rstrip("\n").split("\n")
     return replace(
         inputs,
         project_learnings=project,
         feature_learnings=feature_notes,
         learnings_file_tail="\n".join(lines[-LEARNINGS_FILE_TAIL_LINES:]),
     )
+
+
+def _entries_not_shown(text: str, shown: Sequence[LearningNote]) -> str:
+    """learnings.txt without the entries (a `## time` heading and its text) that repeat a shown learning."""
+    entries = re.split(r"(?m)^(?=## )", text)
+    return "".join(
+        entry
+        for entry in entries
+        if not (entry.startswith("## ") and _is_shown(entry.partition("\n")[2].strip(), shown))
+    )
+
+
+def not_shown(notes: Sequence[LearningNote], shown: Sequence[LearningNote]) -> tuple[LearningNote, ...]:
+    """The notes that are not (near) duplicates of one already shown: a learning appears once in a prompt."""
+    return tuple(note for note in notes if not _is_shown(note.text, shown))
+
+
+def _is_shown(text: str, shown: Sequence[LearningNote]) -> bool:
+    return find_duplicate(text, ((index, note.text) for index, note in enumerate(shown))) is not None
 
 
 def _problems(services: Services, task: Task | None, feature: Feature | None) -> tuple[ProblemNote, ...]:
@@ -215,7 +242,10 @@ def _with_task(
         inputs,
         task=task,
         task_context_files=_file_refs(repo_root, task.context_files),
-        task_learnings=merge_learnings((), signals.learnings(task_id=task.id, scope=LearningScope.TASK)),
+        task_learnings=not_shown(
+            merge_learnings((), signals.learnings(task_id=task.id, scope=LearningScope.TASK)),
+            (*inputs.project_learnings, *inputs.feature_learnings),
+        ),
         dependencies=tuple(
             DependencyNote(
                 dependency.id,

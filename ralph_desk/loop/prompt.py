@@ -237,6 +237,7 @@ def _task_prompt(inputs: PromptInputs) -> list[str]:
     task = inputs.task
     assert task is not None
     return [
+        _answers_opening(inputs.answers),
         f"# Task #{task.id}: {task.title}",
         _task_intro(inputs, task),
         _role_section(inputs.discipline),
@@ -246,7 +247,6 @@ def _task_prompt(inputs: PromptInputs) -> list[str]:
         _task_section(inputs, task),
         _dependencies_section(inputs.dependencies),
         _continuation_section(inputs, task),
-        _answers_section(inputs.answers),
         _problems_section(inputs.problems, task.id),
         _progress_section(inputs.progress_tail),
         _changed_files_section(inputs.changed_files),
@@ -364,14 +364,12 @@ def _continuation_section(inputs: PromptInputs, task: Task) -> str:
     return "\n\n".join(["## Continuation", *lines])
 
 
-def _answers_section(answers: Sequence[AnswerNote]) -> str:
-    if not answers:
-        return ""
-    lines = [
+def _answers_opening(answers: Sequence[AnswerNote]) -> str:
+    """The human's answers open the prompt, one line each (seed 002: prepended to the next session)."""
+    return "\n\n".join(
         f"ANSWER to your question '{note.question.strip()}': {note.answer.strip()}"
         for note in sorted(answers, key=lambda note: note.id)
-    ]
-    return "\n\n".join(["## Answers from the human", *lines])
+    )
 
 
 def _problems_section(problems: Sequence[ProblemNote], task_id: int | None) -> str:

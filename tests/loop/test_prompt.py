@@ -18,8 +18,10 @@ import pytest
 from sqlalchemy import select
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
+from ralph_desk.domain.postprocess import decide
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.tools import REGISTRY, VERB_TOOLS
+from ralph_desk.loop.apply import apply_decision
 from ralph_desk.loop.gather import gather_inputs, merge_learnings
 from ralph_desk.loop.guidance import GUIDANCE
 from ralph_desk.loop.model import LoopSettings, SessionPlan
@@ -576,3 +578,49 @@ def _bare_inputs(services: Services, **changes: object) -> PromptInputs:
 def test_every_name_in_a_recipes_guidance_is_a_tool_or_its_subject(recipe: Recipe) -> None:
     named = {field for step in GUIDANCE[recipe] for _, field, _, _ in Formatter().parse(step) if field}
     assert named - {"feature", "discipline"} <= set(REGISTRY)
+
+
+# --- seed 002's answers and learnings, as the loop settles them ------------------------------------------
+
+
+def test_a_human_answer_opens_the_next_prompt(services: Services) -> None:
+    first = _plan(services)
+    assert first.task is not None
+    ask = services.signals.record(
+        first.task.id, first.session_id, "ask", question="Metres or feet?", blocking=True
+    )
+    services.signals.record(first.task.id, first.session_id, "partial", summary="axes", remaining="labels")
+    services.tasks.set_status(first.task.id, TaskStatus.NEEDS_INPUT.value)
+    services.inbox.answer(ask.id, "Metres.")
+    prompt = _prompt(services, _plan(services))
+    assert prompt.startswith("ANSWER to your question 'Metres or feet?': Metres.\n\n# Task #")
+    assert prompt.count("ANSWER to your question") == 1
+
+
+def test_a_learning_appears_once_in_a_prompt_whatever_scopes_it_matches(services: Services) -> None:
+    plan = _plan(services)
+    assert plan.task is not None
+    texts = {
+        "project": "Run the chart tests with `npm run test:charts`.",
+        "feature": "Chart paths are built with d3-path.",
+        "task": "The week chart needs seven ticks, one per day.",
+    }
+    for scope, text in texts.items():
+        services.signals.record(
+            plan.task.id, plan.session_id, "learned", text=text, kind="discovery", scope=scope
+        )
+    services.signals.record(plan.task.id, plan.session_id, "partial", summary="axes", remaining="ticks")
+    signals = services.signals.for_session(plan.session_id)
+    apply_decision(services, plan.task.id, plan.session_id, decide(signals, stuck_count=0))
+    kept = {item.text for item in services.features.get("charts").learnings}
+    assert {texts["project"], texts["feature"]} <= kept  # the loop keeps them on the feature too
+    prompt = _prompt(services, _plan(services))
+    for scope, text in texts.items():
+        assert prompt.count(text) == 1, f"the {scope} learning is shown {prompt.count(text)} times"
+    sections = prompt.split("### ")
+    assert any(s.startswith("Project") and texts["project"] in s for s in sections)
+    assert any(s.startswith("This task") and texts["task"] in s for s in sections)
+    other = services.tasks.create("charts", "frontend", "Draw the monthly chart", priority="critical")
+    other_prompt = _prompt(services, _plan(services))
+    assert other_prompt.startswith(f"# Task #{other.id}: ")
+    assert texts["task"] not in other_prompt and texts["feature"] in other_prompt
