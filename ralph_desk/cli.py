@@ -560,6 +560,18 @@ def _run_migrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _configure_discipline(parser: argparse.ArgumentParser) -> None:
+    from ralph_desk.cli_disciplines import configure
+
+    configure(parser)
+
+
+def _run_discipline(args: argparse.Namespace) -> int:
+    from ralph_desk.cli_disciplines import run
+
+    return run(args)
+
+
 # --- the table and the parser --------------------------------------------------------------------
 
 COMMANDS: list[Command] = [
@@ -577,6 +589,12 @@ COMMANDS: list[Command] = [
         "import-prd", "import the user stories of a prd.json as tasks", _configure_import_prd, _run_import_prd
     ),
     Command("export-prd", "write the tasks as a prd.json", _configure_export_prd, _run_export_prd),
+    Command(
+        "discipline",
+        "list disciplines, or take tools away or give them back",
+        _configure_discipline,
+        _run_discipline,
+    ),
     Command("mcp", "serve the project's MCP tools over stdio or HTTP", _configure_mcp, _run_mcp),
     Command("connect", "write and print a ready MCP config for a client", _configure_connect, _run_connect),
     Command("run", "run the Ralph loop headless until a limit, a stop or idleness", _configure_run, _run_run),

@@ -184,6 +184,7 @@ ARGUMENTS = {
     "triage": ["1", "--resolution", "resolved"],
     "import-prd": ["f"],
     "export-prd": ["f"],
+    "discipline": ["disable", "docs", "learned"],
 }
 
 
@@ -774,3 +775,42 @@ def test_an_unexpected_error_is_one_line_with_exit_code_1(
 
     assert code == 1
     assert_one_line_error(err, "RuntimeError: the tide went out")
+
+
+# --- discipline ----------------------------------------------------------------------------------
+
+
+def test_discipline_disable_and_enable_change_only_what_the_window_changes(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, services_of: Any
+) -> None:
+    services = services_of(empty_project)
+    services.disciplines.create("docs", "Docs", "book", "#996633", disabled_tools=["suggest"])
+    root = ["--root", str(empty_project)]
+    code, out, _ = run(capsys, "discipline", "disable", "docs", "learned", "create_task", *root)
+    assert code == 0 and out.startswith("docs: Docs\ntakes away: ")
+    assert set(services.disciplines.get("docs").disabled_tools) == {"suggest", "learned", "create_task"}
+    code, out, _ = run(capsys, "discipline", "enable", "docs", "suggest", *root)
+    assert code == 0
+    assert set(services.disciplines.get("docs").disabled_tools) == {"learned", "create_task"}
+    shown = run_json(capsys, "discipline", "show", "docs", "--json", *root)
+    assert "learned" not in shown["tools_by_recipe"]["task_execution"]
+    assert "done" in shown["tools_by_recipe"]["task_execution"]
+    listed = run_json(capsys, "discipline", "list", "--json", *root)
+    assert [(item["name"], sorted(item["disabled_tools"])) for item in listed] == [
+        ("docs", ["create_task", "learned"])
+    ]
+
+
+def test_discipline_refuses_an_unknown_tool_naming_the_known_ones(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, services_of: Any
+) -> None:
+    services = services_of(empty_project)
+    services.disciplines.create("docs", "Docs", "book", "#996633")
+    code, _, err = run(capsys, "discipline", "disable", "docs", "dnoe", "--root", str(empty_project))
+    assert code == 2
+    assert_one_line_error(err, "'dnoe'")
+    assert "did you mean: done" in err and "known: list_tasks" in err and "blocked" in err
+    assert services.disciplines.get("docs").disabled_tools == ()
+    code, _, err = run(capsys, "discipline", "enable", "docs", "--root", str(empty_project))
+    assert code == 2
+    assert_one_line_error(err, "discipline enable takes NAME TOOL")

@@ -15,6 +15,7 @@ from ralph_desk.domain.tools import (
     MAX_ITEMS,
     MAX_TEXT,
     PATTERN_WORDING,
+    REGISTRY,
     CreateDisciplineInput,
     UpdateDisciplineInput,
     closest_tools,
@@ -74,7 +75,9 @@ def _disabled_tools(values: Sequence[str] | None) -> builtins.list[str]:
         close = closest_tools(unknown[0])
         hint = f" (did you mean: {', '.join(close)}?)" if close else ""
         raise InvalidValueError(
-            "disabled_tools", unknown[0] if len(unknown) == 1 else unknown, f"names of registered tools{hint}"
+            "disabled_tools",
+            unknown[0] if len(unknown) == 1 else unknown,
+            f"names of registered tools{hint}; known: {', '.join(in_registry_order(REGISTRY))}",
         )
     return in_registry_order(names)
 
@@ -327,6 +330,17 @@ class DisciplineService:
     def set_disabled_tools(self, name: str, tools: Sequence[str]) -> Discipline:
         """Replace the tools this discipline takes away from every recipe."""
         return self.update(name, disabled_tools=tools)
+
+    def disable_tools(self, name: str, tools: Sequence[str]) -> Discipline:
+        """Take `tools` away from this discipline's sessions too (the ones it took away stay away)."""
+        taken = _disabled_tools(tools)
+        return self.set_disabled_tools(name, [*self.get(name).disabled_tools, *taken])
+
+    def enable_tools(self, name: str, tools: Sequence[str]) -> Discipline:
+        """Give `tools` back (a tool its recipe never offers stays unoffered: disciplines only take away)."""
+        given = set(_disabled_tools(tools))
+        kept = [tool for tool in self.get(name).disabled_tools if tool not in given]
+        return self.set_disabled_tools(name, kept)
 
     def delete(self, name: str) -> None:
         """Remove a discipline no task uses."""
