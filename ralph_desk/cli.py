@@ -36,6 +36,7 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 DEBUG_ENV = "RALPH_DEBUG"
+REHEARSE = "rehearse"  # the rehearsal agent's hidden command (loop/agents/rehearsal.py starts it)
 
 log = logging.getLogger("ralph_desk.cli")
 
@@ -765,8 +766,13 @@ def _message_of(error: Exception) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command line; returns the exit code (0 ok, 1 failure, 2 usage or validation error)."""
     logging.basicConfig(level=logging.DEBUG if os.environ.get(DEBUG_ENV) else logging.WARNING)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == [REHEARSE]:  # hidden: the rehearsal agent's process, started by the loop
+        from ralph_desk.loop.rehearse import main as rehearse
+
+        return rehearse(arguments[1:])
     try:
-        args = build_parser().parse_args(with_folder_as_open(sys.argv[1:] if argv is None else argv))
+        args = build_parser().parse_args(with_folder_as_open(arguments))
         if args.command is None:
             return _run_default()
         run: Callable[[argparse.Namespace], int] = args.run

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -23,11 +23,12 @@ from pydantic import TypeAdapter
 
 from ralph_desk import resource_dir
 from ralph_desk.domain.enums import Priority, Recipe, SessionOutcome, TaskStatus, Verb
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, remove_project
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, remove_project, update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.state_files import StateFileService
 
 STORY_FILE = ("demo", "tidewater.json")
+DEMO_AGENT = "rehearsal"
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,15 @@ class DemoComment:
 
 
 @dataclass(frozen=True)
+class DemoStep:
+    """One step of a rehearsed session: what the agent says, then the verb it calls (if any)."""
+
+    say: str
+    verb: Verb | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class DemoStory:
     """The whole demo project, as the data file tells it."""
 
@@ -139,6 +149,12 @@ class DemoStory:
     comments: tuple[DemoComment, ...]
     progress: tuple[str, ...]
     learnings_file: tuple[str, ...]
+    rehearsal: dict[str, tuple[DemoStep, ...]] = field(default_factory=dict)  # task key → its session
+
+    def rehearsal_of(self, title: str) -> tuple[DemoStep, ...] | None:
+        """The rehearsed session of the story's task with this title, if the story scripts one."""
+        key = next((task.key for task in self.tasks if task.title == title), None)
+        return self.rehearsal.get(key) if key is not None else None
 
 
 STORY_ADAPTER = TypeAdapter(DemoStory)
@@ -158,6 +174,8 @@ def create_demo(root: str | os.PathLike[str], db_url: str | None = None) -> Proj
         raise ProjectError(f"{paths.ralph}: already exists; the demo needs a folder without a project")
     paths = init_project(paths.root, title=story().title, db_url=db_url)
     try:
+        # The demo's loop rehearses (no model, no cost); a real agent is the person's explicit choice.
+        update_config(paths, agent=DEMO_AGENT)
         services = Services.open(paths, db_url)
         try:
             if services.tasks.list(limit=1):

@@ -13,7 +13,7 @@ from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths, write_atomically
 
 CONFIG_VERSION = 3
-AGENTS = ("claude", "codex", "command")
+AGENTS = ("claude", "codex", "command", "rehearsal")
 RECIPES = tuple(recipe.value for recipe in Recipe)
 MERGE_STRATEGIES = tuple(strategy.value for strategy in MergeStrategy)
 OLD_NAMES: Mapping[str, str] = {"branch_name": "base_branch"}  # renamed in version 2, still read

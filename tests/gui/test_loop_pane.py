@@ -222,6 +222,7 @@ def test_a_missing_agent_program_is_shown_as_an_error_and_nothing_starts(
 ) -> None:
     pane = window.loop
     runs_before = services.sessions.list_loop_runs(limit=100)
+    pane.settings.agent.setCurrentIndex(pane.settings.agent.findData("claude"))
     pane.settings.agent_bin.setText(str(tmp_path / "no-such-claude"))
 
     pane.start.click()

@@ -632,6 +632,6 @@ def test_the_factory_picks_the_adapter_and_its_parser() -> None:
 
 def test_an_unknown_agent_is_refused_with_the_choices() -> None:
     with pytest.raises(
-        AgentUnavailableError, match="unknown agent 'gemini'; choose one of claude, codex, command"
+        AgentUnavailableError, match="unknown agent 'gemini'; choose one of claude, codex, command, rehearsal"
     ):
         adapter_for(LoopSettings(agent="gemini"))

@@ -1,4 +1,4 @@
-"""Agent adapters: Claude Code, Codex and a command template behind one interface."""
+"""Agent adapters: Claude Code, Codex, a command template and the built-in rehearsal behind one interface."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from ralph_desk.loop.agents.base import AgentAdapter, AgentUnavailableError
 from ralph_desk.loop.agents.claude import ClaudeAdapter
 from ralph_desk.loop.agents.codex import CodexAdapter
 from ralph_desk.loop.agents.command import CommandTemplateAdapter
+from ralph_desk.loop.agents.rehearsal import RehearsalAdapter
 from ralph_desk.loop.model import LoopSettings
+from ralph_desk.project.config import AGENTS
 
 __all__ = [
     "AGENTS",
@@ -15,10 +17,9 @@ __all__ = [
     "ClaudeAdapter",
     "CodexAdapter",
     "CommandTemplateAdapter",
+    "RehearsalAdapter",
     "adapter_for",
 ]
-
-AGENTS = ("claude", "codex", "command")
 
 
 def adapter_for(settings: LoopSettings) -> AgentAdapter:
@@ -29,4 +30,6 @@ def adapter_for(settings: LoopSettings) -> AgentAdapter:
         return CodexAdapter()
     if settings.agent == "command":
         return CommandTemplateAdapter()
+    if settings.agent == "rehearsal":
+        return RehearsalAdapter()
     raise AgentUnavailableError(f"unknown agent {settings.agent!r}; choose one of {', '.join(AGENTS)}")

@@ -31,6 +31,7 @@ AGENTS = {
     "claude": "Claude Code",
     "codex": "Codex",
     "command": "A command of your own",
+    "rehearsal": "Rehearsal (built in: no model, no cost)",
 }
 MODEL_CHOICES = ("", "opus", "sonnet", "haiku")
 MAX_ITERATIONS = 10_000
@@ -287,9 +288,10 @@ class LoopSettingsForm(QWidget):
     def _on_agent(self, *_args: object) -> None:
         agent = self.agent.currentData()
         self.command.setEnabled(agent == "command")
-        self.agent_bin.setEnabled(agent != "command")
+        self.agent_bin.setEnabled(agent in ("claude", "codex"))
         program = {"claude": "claude", "codex": "codex"}.get(str(agent), "")
-        self.agent_bin.setPlaceholderText(f"{program} on PATH" if program else "the command's first word")
+        placeholder = "the command's first word" if agent == "command" else "none needed: built in"
+        self.agent_bin.setPlaceholderText(f"{program} on PATH" if program else placeholder)
 
     def _on_edit(self, *_args: object) -> None:
         if not self._loading:

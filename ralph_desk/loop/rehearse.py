@@ -1,0 +1,170 @@
+"""The rehearsal agent's process: plays a scripted session through ralph's MCP server (standard library only).
+
+Run as `ralph-desk rehearse SCRIPT MCP_CONFIG` (the frozen app is its own interpreter), it reads the
+script the rehearsal adapter wrote — what to say and which verbs to call — speaks MCP over streamable
+HTTP to the `ralph` server of the session's config with the session's credential, and prints Claude
+Code's stream-json events, so the loop reads it exactly as it reads a real agent. No model, no cost.
+Only the ralph server is contacted: a rehearsal never starts the programs a discipline names.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+PROTOCOL = "2025-11-25"
+MODEL = "rehearsal"
+SERVER = "ralph"
+HTTP_TIMEOUT_S = 600.0
+
+Message = dict[str, Any]
+
+
+def emit(event: Message) -> None:
+    """Print one stream-json event."""
+    print(json.dumps(event), flush=True)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP answer, read whole."""
+
+    status: int
+    headers: dict[str, str]  # names in lower case
+    text: str
+
+
+def exchange(url: str, method: str, body: Message | None, headers: dict[str, str]) -> Reply:
+    """One HTTP request on a connection of its own (a server may close a kept-alive one while idle)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=HTTP_TIMEOUT_S)
+    try:
+        connection.request(method, parts.path, json.dumps(body) if body is not None else None, headers)
+        response = connection.getresponse()
+        text = response.read().decode()
+        return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, text)
+    finally:
+        connection.close()
+
+
+class HttpServer:
+    """An MCP server over streamable HTTP (JSON or SSE answers), with the config's headers."""
+
+    def __init__(self, spec: Message, client: str = MODEL) -> None:
+        self._url: str = spec["url"]
+        self._headers = {
+            **spec.get("headers", {}),
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        self._ids = 0
+        info = {"name": client, "version": "1"}
+        self.call("initialize", {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": info})
+        self._headers["MCP-Protocol-Version"] = PROTOCOL
+        self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _post(self, document: Message) -> Message:
+        reply = exchange(self._url, "POST", document, self._headers)
+        if "mcp-session-id" in reply.headers:
+            self._headers["Mcp-Session-Id"] = reply.headers["mcp-session-id"]
+        if reply.status >= 400:
+            raise RuntimeError(f"HTTP {reply.status}: {reply.text[:300]}")
+        if reply.headers.get("content-type", "").startswith("application/json"):
+            answer: Message = json.loads(reply.text) if reply.text else {}
+            return answer
+        answers = [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
+        return next((a for a in answers if "id" in a), {})
+
+    def call(self, method: str, params: Message) -> Message:
+        """One request's result; an error answer raises."""
+        self._ids += 1
+        answer = self._post({"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params})
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        result: Message = answer.get("result", {})
+        return result
+
+    def tool(self, name: str, arguments: Message) -> tuple[str, bool]:
+        """A tool's answer as text, and whether it is an error."""
+        result = self.call("tools/call", {"name": name, "arguments": arguments})
+        text = "\n".join(b.get("text", "") for b in result.get("content", []) if b.get("type") == "text")
+        return text, bool(result.get("isError"))
+
+    def close(self) -> None:
+        """End the MCP session."""
+        exchange(self._url, "DELETE", None, self._headers)
+
+
+def _assistant(content: list[Message]) -> None:
+    emit({"type": "assistant", "message": {"role": "assistant", "model": MODEL, "content": content}})
+
+
+def play(script: Message, server: HttpServer) -> int:
+    """Say each step's words and make its call, as stream-json; the number of turns."""
+    offered = {tool["name"] for tool in server.call("tools/list", {}).get("tools", [])}
+    pause_s = float(script.get("pause_s", 0.0))
+    turns = 0
+    for number, step in enumerate(script.get("steps", []), start=1):
+        turns += 1
+        time.sleep(pause_s)  # a rehearsal is watched: a person reads each step as it comes
+        content: list[Message] = [{"type": "text", "text": step["say"]}] if step.get("say") else []
+        verb = step.get("verb")
+        if verb and verb not in offered:
+            content.append({"type": "text", "text": f"(This session has no `{verb}` tool; skipping it.)"})
+            verb = None
+        tool_id = f"toolu_rehearsal_{number}"
+        if verb:
+            content.append(
+                {"type": "tool_use", "id": tool_id, "name": f"mcp__{SERVER}__{verb}", "input": step["params"]}
+            )
+        _assistant(content)
+        if verb:
+            output, is_error = server.tool(verb, step["params"])
+            result = {"type": "tool_result", "tool_use_id": tool_id, "content": output, "is_error": is_error}
+            emit({"type": "user", "message": {"role": "user", "content": [result]}})
+    return turns
+
+
+def main(argv: list[str]) -> int:
+    """Play one session: `rehearse SCRIPT MCP_CONFIG`; the exit status."""
+    if len(argv) != 2:
+        sys.stderr.write("usage: ralph-desk rehearse SCRIPT MCP_CONFIG\n")
+        return 2
+    script = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    config = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    session_id = str(uuid.uuid4())
+    server = HttpServer(config["mcpServers"][SERVER])
+    emit(
+        {
+            "type": "system",
+            "subtype": "init",
+            "model": MODEL,
+            "session_id": session_id,
+            "mcp_servers": [{"name": SERVER, "status": "connected"}],
+            "tools": [],
+        }
+    )
+    try:
+        turns = play(script, server)
+    finally:
+        server.close()
+    emit(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "num_turns": turns,
+            "result": script.get("closing", "Rehearsal over."),
+            "session_id": session_id,
+            "total_cost_usd": 0,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+    )
+    return 0
