@@ -213,7 +213,9 @@ def test_read_config_names_every_bad_key(project: ProjectPaths) -> None:
     with pytest.raises(ProjectError) as raised:
         read_config(project)
 
-    assert 'agent: "gpt" is not allowed; allowed: one of claude, codex, command, rehearsal' in str(raised.value)
+    assert 'agent: "gpt" is not allowed; allowed: one of claude, codex, command, rehearsal' in str(
+        raised.value
+    )
     assert 'allow_edits: "yes" is not allowed; allowed: true or false' in str(raised.value)
 
 
@@ -430,7 +432,11 @@ def test_settings_that_are_not_json_are_reported(project: ProjectPaths) -> None:
         ("stuck_threshold", 2.5, "stuck_threshold: 2.5 is not allowed"),
         ("opus_review_every", -3, "opus_review_every: -3 is not allowed"),
         ("allow_edits", 1, "allow_edits: 1 is not allowed; allowed: true or false"),
-        ("agent", "gemini", 'agent: "gemini" is not allowed; allowed: one of claude, codex, command, rehearsal'),
+        (
+            "agent",
+            "gemini",
+            'agent: "gemini" is not allowed; allowed: one of claude, codex, command, rehearsal',
+        ),
         ("agent_command", [], "agent_command: [] is not allowed"),
         (
             "models",
