@@ -179,3 +179,22 @@ def mark_rate_limited(summary: StreamSummary, resets_at: datetime | None) -> Non
     summary.rate_limited = True
     if summary.resets_at is None:
         summary.resets_at = resets_at
+
+
+class Backoff:
+    """The wait on a rate limit that names no reset time: doubled after each limit in a row, up to a cap."""
+
+    def __init__(self, first_s: float, cap_s: float) -> None:
+        self.first_s = first_s
+        self.cap_s = max(cap_s, first_s)
+        self._next_s = first_s
+
+    def next_wait(self) -> float:
+        """The wait for this limit; the one after it is twice as long (within the cap)."""
+        wait = self._next_s
+        self._next_s = min(self._next_s * 2, self.cap_s)
+        return wait
+
+    def reset(self) -> None:
+        """A session went through: the next limit waits the first wait again."""
+        self._next_s = self.first_s

@@ -40,6 +40,8 @@ class LoopSettings:
     opus_review_every: int = _CONFIG.opus_review_every
     allow_edits: bool = _CONFIG.allow_edits
     rate_limit_wait_s: float = _CONFIG.rate_limit_wait_s
+    rate_limit_max_wait_s: float = _CONFIG.rate_limit_max_wait_s
+    allowed_paths: tuple[str, ...] = _CONFIG.allowed_paths  # empty: edits anywhere in the project
 
     @classmethod
     def of(cls, config: ProjectConfig) -> LoopSettings:

@@ -20,6 +20,7 @@ from ralph_desk.loop.agents.base import AgentAdapter
 from ralph_desk.loop.apply import apply_decision, unblock_ready
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
+from ralph_desk.loop.limits import Backoff
 from ralph_desk.loop.lock import project_lock
 from ralph_desk.loop.model import (
     AgentCommand,
@@ -110,6 +111,7 @@ class LoopRunner:
         self._killer: asyncio.Task[None] | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self._lock = project_lock(services.paths.ralph)
+        self._backoff = Backoff(settings.rate_limit_wait_s, settings.rate_limit_max_wait_s)
 
     def subscribe(self, listener: EventListener) -> None:
         """Receive every live event (stream events, session starts and ends, state changes)."""
@@ -126,7 +128,8 @@ class LoopRunner:
         self.status.state = state
         if reason is not None:
             self.status.stop_reason = reason
-        self._emit(LiveEvent(EventKind.LOOP_STATE, state.value, {"reason": reason}))
+        resumes = self.status.resumes_at.isoformat() if self.status.resumes_at else None
+        self._emit(LiveEvent(EventKind.LOOP_STATE, state.value, {"reason": reason, "resumes_at": resumes}))
         if self.status.loop_run_id is not None:
             self.services.sessions.update_loop_run(
                 self.status.loop_run_id,
@@ -223,6 +226,7 @@ class LoopRunner:
             if result.outcome is SessionOutcome.RATE_LIMITED:
                 await self._wait_out_rate_limit(result.summary)
                 continue
+            self._backoff.reset()
             self.status.iteration += 1
             self._set_state(LoopState.RUNNING)
             if result.decision is not None and result.decision.status is TaskStatus.DONE:
@@ -264,10 +268,14 @@ class LoopRunner:
 
     async def _wait_out_rate_limit(self, summary: StreamSummary) -> None:
         now = datetime.now(UTC)
+        # A reset time from the agent's stream wins over the loop's own doubling wait.
         resumes = summary.resets_at if summary.resets_at and summary.resets_at > now else None
-        delay = (resumes - now).total_seconds() if resumes else self.settings.rate_limit_wait_s
+        delay = (resumes - now).total_seconds() if resumes else self._backoff.next_wait()
         self.status.resumes_at = resumes or datetime.fromtimestamp(now.timestamp() + delay, UTC)
-        self._set_state(LoopState.RATE_LIMITED, f"rate-limited until {self.status.resumes_at:%H:%M:%S} UTC")
+        self._set_state(
+            LoopState.RATE_LIMITED,
+            f"rate-limited until {self.status.resumes_at:%H:%M:%S} UTC (in {delay:.3g} s)",
+        )
         self._wake.clear()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))

@@ -78,6 +78,13 @@ def _is_names(value: Any) -> bool:
     return isinstance(value, list | tuple) and all(_is_text(word) for word in value)
 
 
+def _is_relative_glob(value: Any) -> bool:
+    """A glob of paths inside the project: relative, no `..`, no backslash (one spelling on every system)."""
+    if not _is_text(value) or "\\" in value or value.startswith(("/", "~")) or ":" in value[:2]:
+        return False
+    return ".." not in value.split("/")
+
+
 def _setting(default: Any, rule: Rule) -> Any:
     return field(default=default, metadata={"rule": rule})
 
@@ -118,8 +125,24 @@ class ProjectConfig:
             since=2,
         ),
     )
+    rate_limit_max_wait_s: float = _setting(
+        3600.0,
+        Rule(
+            lambda value: _is_number(value) and value > 0,
+            "a number > 0 (seconds: the rate-limit wait doubles after each limit in a row, up to this)",
+            since=3,
+        ),
+    )
     opus_review_every: int = _setting(0, _whole(0, " (0: off)"))
     allow_edits: bool = _setting(True, Rule(lambda value: isinstance(value, bool), "true or false"))
+    allowed_paths: tuple[str, ...] = _setting(
+        (),
+        Rule(
+            lambda value: isinstance(value, list | tuple) and all(_is_relative_glob(item) for item in value),
+            "a list of globs inside the project, such as \"src/**\" (empty: agents may edit anywhere)",
+            since=3,
+        ),
+    )
     base_branch: str | None = _setting(None, _text_or_null("a branch name (null: the branch checked out)"))
     review_gate: bool = _setting(
         True,
@@ -154,8 +177,9 @@ class ProjectConfig:
         values["models"] = {**DEFAULT_MODELS, **values.get("models", {})}
         if values.get("agent_command") is not None:
             values["agent_command"] = tuple(values["agent_command"])
-        if "review_skip_disciplines" in values:
-            values["review_skip_disciplines"] = tuple(values["review_skip_disciplines"])
+        for listed in ("review_skip_disciplines", "allowed_paths"):
+            if listed in values:
+                values[listed] = tuple(values[listed])
         return cls(**values)
 
     def to_json(self) -> dict[str, Any]:
@@ -174,8 +198,9 @@ class ProjectConfig:
         """These settings with some changed; ConfigError naming every change that is not allowed."""
         if changes.get("agent_command") is not None:
             changes["agent_command"] = tuple(changes["agent_command"])
-        if changes.get("review_skip_disciplines") is not None:
-            changes["review_skip_disciplines"] = tuple(changes["review_skip_disciplines"])
+        for listed in ("review_skip_disciplines", "allowed_paths"):
+            if isinstance(changes.get(listed), list):
+                changes[listed] = tuple(changes[listed])
         if "models" in changes:
             changes["models"] = {**self.models, **changes["models"]}
         unknown = [name for name in changes if name not in RULES]

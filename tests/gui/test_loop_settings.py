@@ -28,6 +28,8 @@ CONFIGURED = ProjectConfig(
     opus_review_every=2,
     allow_edits=False,
     base_branch="trunk",
+    rate_limit_max_wait_s=900.0,
+    allowed_paths=("src/**", "docs/*.md"),
 )
 
 
@@ -50,7 +52,20 @@ def test_the_form_shows_every_setting_it_is_given(qtbot: QtBot) -> None:
     assert (form.stuck.value(), form.review.value(), form.allow_edits.isChecked()) == (4, 2, False)
     assert form.base_branch.text() == "trunk"
     assert form.models[Recipe.BRAINDUMP].currentText() == "opus"
+    assert (form.rate_cap.value(), form.allowed_paths.text()) == (900.0, "src/** docs/*.md")
     assert not form.dirty and form.values() == CONFIGURED
+
+
+def test_the_stagnation_rule_is_shown_with_the_threshold_being_edited(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(CONFIGURED)
+    assert "4 stuck session(s) fail the task" in form.stagnation.text()
+    assert "even when it called partial" in form.stagnation.text()
+    form.stuck.setValue(6)
+    assert "6 stuck session(s) fail the task" in form.stagnation.text()
+    form.allowed_paths.setText("")
+    assert form.changes() == {"stuck_threshold": 6, "allowed_paths": ()}
 
 
 def test_saving_asks_for_only_the_edited_settings(qtbot: QtBot) -> None:

@@ -44,6 +44,16 @@ MAX_RATE_WAIT_S = 24 * 3600.0
 TIMEOUT_STEP_S = 60
 
 
+def stagnation_rule(threshold: int) -> str:
+    """DESIGN §7's stagnation rule in words, with the project's threshold."""
+    return (
+        "A session that does not call done and changes nothing — no project file (git, or the file tree "
+        "outside git), no database content beyond its own signals, no progress or learnings entry — counts "
+        f"as stuck, even when it called partial; {threshold} stuck session(s) fail the task. A partial that "
+        "changed files is progress: the task is re-queued."
+    )
+
+
 def _words(text: str) -> tuple[str, ...] | None:
     """A command line as words (shell quoting understood; unbalanced quotes split at spaces)."""
     try:
@@ -136,8 +146,23 @@ class LoopSettingsForm(QWidget):
         self.rate_wait.setDecimals(1)
         self.rate_wait.setSuffix(" s")
         self.rate_wait.setToolTip("How long to wait on a rate limit that names no reset time")
+        self.rate_cap = QDoubleSpinBox()
+        self.rate_cap.setRange(0.1, MAX_RATE_WAIT_S)
+        self.rate_cap.setDecimals(1)
+        self.rate_cap.setSuffix(" s")
+        self.rate_cap.setToolTip(
+            "The wait doubles after each rate limit in a row, up to this; a reset time the agent names wins"
+        )
         self.stuck = _spin(1, MAX_STUCK)
         self.stuck.setToolTip("Sessions without progress before a task is marked failed")
+        self.stagnation = label(name="muted", wrap=True)
+        self.allowed_paths = QLineEdit()
+        self.allowed_paths.setClearButtonEnabled(True)
+        self.allowed_paths.setPlaceholderText("anywhere in the project, e.g. src/** docs/*.md")
+        self.allowed_paths.setToolTip(
+            "Globs of the files agents may edit (allowed_paths); an edit elsewhere is put aside after the "
+            "session (nothing lost) and raised as a blocking flag"
+        )
         self.review = _spin(0, MAX_REVIEW_EVERY, "off")
         self.review.setToolTip("Run an opus review of a feature after every N of its tasks are done (0: off)")
         self.allow_edits = QCheckBox("Agents may edit files")
@@ -151,6 +176,8 @@ class LoopSettingsForm(QWidget):
         self.revert.clicked.connect(lambda: self.load(self.loaded))
         self._build()
         self.agent.currentIndexChanged.connect(self._on_agent)
+        self.stuck.valueChanged.connect(self._show_stagnation_rule)
+        self._show_stagnation_rule()
         for signal in self._edited_signals():
             signal.connect(self._on_edit)
         self._on_agent()
@@ -177,9 +204,12 @@ class LoopSettingsForm(QWidget):
         limits.addRow("Max turns", self.max_turns)
         limits.addRow("Session timeout", self.timeout)
         limits.addRow("Rate-limit wait", self.rate_wait)
+        limits.addRow("Longest wait", self.rate_cap)
         limits.addRow("Stuck after", self.stuck)
+        limits.addRow("", self.stagnation)
         limits.addRow("Opus review every", self.review)
         limits.addRow("", self.allow_edits)
+        limits.addRow("Allowed paths", self.allowed_paths)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 6, 0)
@@ -216,6 +246,8 @@ class LoopSettingsForm(QWidget):
             self.max_turns.valueChanged,
             self.timeout.valueChanged,
             self.rate_wait.valueChanged,
+            self.rate_cap.valueChanged,
+            self.allowed_paths.textChanged,
             self.stuck.valueChanged,
             self.review.valueChanged,
             self.allow_edits.toggled,
@@ -238,6 +270,11 @@ class LoopSettingsForm(QWidget):
         _show(self.max_turns, config.max_turns)
         _show(self.timeout, config.session_timeout_s)
         _show(self.rate_wait, config.rate_limit_wait_s)
+        _show(self.rate_cap, config.rate_limit_max_wait_s)
+        # Globs as typed: only one with a space needs quotes (shlex would quote every `*`).
+        self.allowed_paths.setText(
+            " ".join(f'"{glob}"' if " " in glob else glob for glob in config.allowed_paths)
+        )
         _show(self.stuck, config.stuck_threshold)
         _show(self.review, config.opus_review_every)
         self.allow_edits.setChecked(config.allow_edits)
@@ -260,6 +297,8 @@ class LoopSettingsForm(QWidget):
             max_turns=self.max_turns.value(),
             session_timeout_s=self.timeout.value(),
             rate_limit_wait_s=_kept(self.rate_wait, self.loaded.rate_limit_wait_s),
+            rate_limit_max_wait_s=_kept(self.rate_cap, self.loaded.rate_limit_max_wait_s),
+            allowed_paths=_words(self.allowed_paths.text()) or (),
             stuck_threshold=self.stuck.value(),
             opus_review_every=self.review.value(),
             allow_edits=self.allow_edits.isChecked(),
@@ -292,6 +331,9 @@ class LoopSettingsForm(QWidget):
         program = {"claude": "claude", "codex": "codex"}.get(str(agent), "")
         placeholder = "the command's first word" if agent == "command" else "none needed: built in"
         self.agent_bin.setPlaceholderText(f"{program} on PATH" if program else placeholder)
+
+    def _show_stagnation_rule(self, *_args: object) -> None:
+        self.stagnation.setText(stagnation_rule(self.stuck.value()))
 
     def _on_edit(self, *_args: object) -> None:
         if not self._loading:
