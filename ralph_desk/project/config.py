@@ -139,7 +139,7 @@ class ProjectConfig:
         (),
         Rule(
             lambda value: isinstance(value, list | tuple) and all(_is_relative_glob(item) for item in value),
-            "a list of globs inside the project, such as \"src/**\" (empty: agents may edit anywhere)",
+            'a list of globs inside the project, such as "src/**" (empty: agents may edit anywhere)',
             since=3,
         ),
     )
