@@ -37,6 +37,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("window_open", ["--tasks", "50000", "--signals", "500000"], ["--tasks", "50000", "--signals", "500000"]),
     ("window_live", ["--writes", "12"], ["--writes", "8"]),
     ("window_responsive", ["--tasks", "12"], ["--tasks", "6"]),
+    ("review_diff", ["--runs", "7"], ["--runs", "3"]),
 ]
 
 

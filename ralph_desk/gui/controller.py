@@ -18,6 +18,7 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.notify import Notifier
 from ralph_desk.gui.panes.dashboard.wiring import DashboardWiring
 from ralph_desk.gui.panes.inbox.pane import QUESTIONS
+from ralph_desk.gui.panes.inbox.reviews.wiring import ReviewsWiring
 from ralph_desk.gui.panes.inbox.wiring import InboxWiring
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
@@ -64,6 +65,7 @@ class Controller(QObject):
         """The Loop pane's wiring, set by the composition root; it stops the loop at shutdown."""
         self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self._open_transcript)
         self.inbox = InboxWiring(window.inbox, services, worker, self.directory, notifier, self._on_counts)
+        self.reviews = ReviewsWiring(window.inbox.reviews, services, worker, window.inbox.set_review_count)
         self.dashboard = DashboardWiring(window.dashboard, services, worker, self.directory)
         self._connect()
 
@@ -87,6 +89,7 @@ class Controller(QObject):
         """Read everything every pane shows."""
         self.tasks.refresh()
         self.inbox.refresh()
+        self.reviews.refresh()
         self.dashboard.stale = True
         self.dashboard.set_visible(self.window.current_pane == "dashboard")
 
@@ -96,6 +99,7 @@ class Controller(QObject):
         log.debug("changes: %s", ", ".join(sorted(topics)))
         self.tasks.on_changes(changes)
         self.inbox.on_changes(changes)
+        self.reviews.on_changes(changes)
         self.dashboard.on_changes(changes)
 
     def open_task(self, task_id: int) -> None:

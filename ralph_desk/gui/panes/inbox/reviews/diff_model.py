@@ -252,7 +252,7 @@ class DiffDelegate(QStyledItemDelegate):
         align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         painter.setFont(self.bold)
-        counts = f"+{diff.added}  −{diff.removed}"
+        counts = "" if diff.binary else f"+{diff.added}  −{diff.removed}"
         counts_width = self.metrics.horizontalAdvance(counts) + 4 * self.char
         badge = f"[{file_badge(diff)}]  "
         painter.setPen(theme.muted())
@@ -262,6 +262,8 @@ class DiffDelegate(QStyledItemDelegate):
         title_area = QRect(x, area.top(), max(0, area.right() - x - counts_width), area.height())
         title = QFontMetrics(self.bold).elidedText(row.text, Qt.TextElideMode.ElideMiddle, title_area.width())
         painter.drawText(title_area, align, title)
+        if diff.binary:
+            return
         removed_width = QFontMetrics(self.bold).horizontalAdvance(f"−{diff.removed}")
         painter.setPen(_pick(REMOVED_COLOR))
         painter.drawText(area, right, f"−{diff.removed}")

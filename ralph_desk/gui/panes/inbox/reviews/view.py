@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
 
 from ralph_desk.domain.diffs import FileDiff
 from ralph_desk.domain.records import AgentSession
@@ -177,7 +177,11 @@ class ReviewsView(QWidget):
         super().__init__(parent)
         self.model: RecordTableModel[ReviewEntry] = RecordTableModel(REVIEW_COLUMNS, key=lambda e: e.task_id)
         self.table = record_table(self.model)
-        self.table.horizontalHeader().setStretchLastSection(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        for column in range(len(REVIEW_COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.detail = ReviewDetail()
         self.comments: list[LineComment] = []
         self.dialog: RequestChangesDialog | DiscardDialog | None = None

@@ -1,0 +1,169 @@
+"""The Reviews tab's wiring: reads tasks in review and their diffs on the worker; carries out decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ralph_desk.domain.diffs import FileDiff, parse_diff
+from ralph_desk.domain.records import Change
+from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult
+from ralph_desk.gui.panes.inbox.reviews import highlight
+from ralph_desk.gui.panes.inbox.reviews.rows import LineComment
+from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
+from ralph_desk.gui.worker import Worker
+from ralph_desk.services.container import Services
+
+TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
+COMMENT_TOPIC = "reviews"
+
+CountListener = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class DiffRead:
+    """A task's diff, read and parsed on the worker, with its comments."""
+
+    task_id: int
+    files: list[FileDiff]
+    comments: list[LineComment]
+
+
+def line_comment(comment: ReviewComment) -> LineComment:
+    """A stored review comment as the diff view shows it."""
+    return LineComment(comment.body, comment.file, comment.line, comment.author, comment.state.value)
+
+
+class ReviewsWiring:
+    """Connects the Reviews tab to the review service; re-reads it when tasks or comments change."""
+
+    topics = TASK_TOPICS | {COMMENT_TOPIC}
+
+    def __init__(
+        self, view: ReviewsView, services: Services, worker: Worker, on_count: CountListener | None = None
+    ) -> None:
+        self.view = view
+        self.services = services
+        self.worker = worker
+        self.runner = worker.runner
+        self.on_count = on_count
+        self.reading = False
+        self.stale = False
+        view.sig_diff_requested.connect(self.read_diff)
+        view.sig_comment_requested.connect(self.comment)
+        view.sig_approve_requested.connect(self.approve)
+        view.sig_changes_requested.connect(self.request_changes)
+        view.sig_discard_requested.connect(self.discard)
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the tasks in review on the worker (a change meanwhile reads again after)."""
+        if self.reading:
+            self.stale = True
+            return
+        self.reading, self.stale = True, False
+        self.worker.submit("read the reviews", self._read, self._show, self._read_failed)
+
+    def on_changes(self, changes: list[Change]) -> None:
+        """Tasks changed: read the list again; comments on the task shown changed: read them again."""
+        topics = {change.topic for change in changes}
+        if topics & TASK_TOPICS:
+            self.refresh()
+        current = self.view.current
+        if current is None or COMMENT_TOPIC not in topics:
+            return
+        touched = {int(i) for change in changes if change.topic == COMMENT_TOPIC for i in change.ids}
+        if not touched or current.task_id in touched:
+            self.read_comments(current.task_id)
+
+    def _read(self) -> list[ReviewEntry]:
+        return [self._entry(item) for item in self.services.reviews.list()]
+
+    def _entry(self, item: ReviewItem) -> ReviewEntry:
+        task = item.task
+        return ReviewEntry(
+            task.id,
+            task.title,
+            item.summary or "",
+            item.branch or "",
+            item.base or "",
+            item.sessions,
+            tuple(self.services.signals.for_task(task.id)),
+            task.feature,
+        )
+
+    def _read_failed(self) -> None:
+        self.reading = False
+
+    def _show(self, entries: list[ReviewEntry]) -> None:
+        self.reading = False
+        self.view.show_items(entries)
+        if self.on_count is not None:
+            self.on_count(len(entries))
+        if self.stale:
+            self.refresh()
+
+    def read_diff(self, task_id: int, session_id: str) -> None:
+        """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
+        self.worker.submit(
+            f"read the diff of task #{task_id}",
+            lambda: self._read_diff(task_id, session_id or None),
+            lambda read: self.view.show_diff(read.task_id, read.files, read.comments),
+            lambda: self.view.show_failure("The diff could not be read."),
+        )
+
+    def _read_diff(self, task_id: int, session_id: str | None) -> DiffRead:
+        reviews = self.services.reviews
+        files = parse_diff(reviews.diff(task_id, session_id))
+        for diff in files:
+            highlight.lexer_for(diff.path)  # found here, off the GUI thread, before the first paint
+        return DiffRead(task_id, files, [line_comment(comment) for comment in reviews.comments(task_id)])
+
+    def read_comments(self, task_id: int) -> None:
+        """Read a task's comments again and show them on its diff."""
+        self.worker.submit(
+            f"read the comments of task #{task_id}",
+            lambda: [line_comment(comment) for comment in self.services.reviews.comments(task_id)],
+            lambda comments: self.view.show_comments(task_id, comments),
+        )
+
+    # --- acting (on the worker; the change feed brings the result into the tab) ---------------
+
+    def comment(self, task_id: int, file: str, line: int, text: str) -> None:
+        """Keep a comment on a line of the task's diff."""
+        self.worker.submit(
+            f"comment on {file}:{line}",
+            lambda: self.services.reviews.add_comment(task_id, text, file, line),
+            lambda _: self.read_comments(task_id),
+        )
+
+    def approve(self, task_id: int) -> None:
+        """Merge the task's branch into its base (or send it back when the merge would conflict)."""
+        self.worker.submit(
+            f"approve and merge task #{task_id}",
+            lambda: self.services.reviews.approve(task_id),
+            self._decided,
+        )
+
+    def request_changes(self, task_id: int, message: str) -> None:
+        """Send the task back to pending with its comments (and this message, when given)."""
+        self.worker.submit(
+            f"request changes on task #{task_id}",
+            lambda: self.services.reviews.request_changes(task_id, [message] if message else []),
+            self._decided,
+        )
+
+    def discard(self, task_id: int, skip: bool) -> None:
+        """Drop the task's branch: the task starts again from the base, or is skipped."""
+        self.worker.submit(
+            f"discard task #{task_id}",
+            lambda: self.services.reviews.discard(task_id, skip),
+            self._decided,
+        )
+
+    def _decided(self, result: ReviewResult) -> None:
+        if result.conflicts:
+            self.runner.fail(f"Task #{result.task_id} was not merged: {result.message}")
+        else:
+            self.runner.sig_succeeded.emit(f"Task #{result.task_id}: {result.message} ({result.status}).")
