@@ -43,7 +43,9 @@ __all__ = ["PromptInputs", "gather_inputs", "merge_learnings"]
 MAX_SESSIONS_READ = 50
 
 
-def gather_inputs(services: Services, plan: SessionPlan, repo_root: Path) -> PromptInputs:
+def gather_inputs(
+    services: Services, plan: SessionPlan, repo_root: Path, allowed_paths: Sequence[str] = ()
+) -> PromptInputs:
     """Everything the prompt of `plan`'s session shows, read now; `repo_root` resolves file paths."""
     title, description = _project(services, repo_root)
     feature, task, recipe = plan.feature, plan.task, plan.recipe
@@ -60,6 +62,7 @@ def gather_inputs(services: Services, plan: SessionPlan, repo_root: Path) -> Pro
         feature_context_files=_file_refs(repo_root, feature.context_files) if feature else (),
         feature_knowledge_paths=_file_refs(repo_root, feature.knowledge_paths) if feature else (),
         extra_input=plan.extra_input,
+        allowed_paths=tuple(allowed_paths),
     )
     if wants_learnings:
         inputs = _with_learnings(services, inputs, feature)

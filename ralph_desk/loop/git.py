@@ -7,6 +7,7 @@ files a session changed are known there too.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,11 +108,18 @@ def changed_files(repo: Path, before: GitState, after: GitState) -> list[str]:
     return sorted(changed)
 
 
-def stash_changes(repo: Path, message: str) -> bool:
-    """Put every uncommitted change (untracked files included) aside under `message`; True if anything was."""
-    if not state(repo).dirty:
+def stash_changes(repo: Path, message: str, paths: Sequence[str] | None = None) -> bool:
+    """Put every uncommitted change (or those of `paths`; untracked files too) aside under `message`.
+
+    True if anything was put aside.
+    """
+    dirty = state(repo).dirty
+    chosen = [path for path in paths if path in dirty] if paths is not None else None
+    if not dirty or chosen == []:
         return False
-    result = _git(repo, "stash", "push", "--include-untracked", "-m", message, "--", ".", ":(exclude).ralph")
+    # Literal pathspecs: a file named like a glob is that file only.
+    specs = [f":(literal){path}" for path in chosen] if chosen else [".", ":(exclude).ralph"]
+    result = _git(repo, "stash", "push", "--include-untracked", "-m", message, "--", *specs)
     return result.returncode == 0
 
 

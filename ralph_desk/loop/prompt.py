@@ -211,6 +211,7 @@ class PromptInputs:
     feature_tasks: tuple[TaskSummary, ...] = ()
     done_reports: tuple[DependencyNote, ...] = ()
     draft_tasks: tuple[TaskSummary, ...] = ()
+    allowed_paths: tuple[str, ...] = ()  # globs the agent may edit; empty: anywhere
 
 
 # --- entry point ----------------------------------------------------------------------------------------
@@ -245,6 +246,7 @@ def _task_prompt(inputs: PromptInputs) -> list[str]:
         _feature_section(inputs),
         _learnings_section(inputs, task_scope=True),
         _task_section(inputs, task),
+        _allowed_paths_section(inputs.allowed_paths),
         _dependencies_section(inputs.dependencies),
         _continuation_section(inputs, task),
         _problems_section(inputs.problems, task.id),
@@ -307,6 +309,20 @@ def _comments(task: Task) -> list[str]:
         items.append(_bullet(f"**{who}:** {comment.body.strip()}"))
     lines.append("\n".join(items))
     return lines
+
+
+def _allowed_paths_section(globs: Sequence[str]) -> str:
+    if not globs:
+        return ""
+    return "\n\n".join(
+        [
+            "## Where you may edit",
+            "Edit only files matching these paths (globs relative to the repository; `**` crosses folders):",
+            "\n".join(f"- `{glob}`" for glob in globs),
+            "An edit anywhere else is put aside after the session and raised as a blocking problem; if the "
+            "task needs one, say so with a flag instead of making it.",
+        ]
+    )
 
 
 def _dependencies_section(dependencies: Sequence[DependencyNote]) -> str:

@@ -14,7 +14,8 @@ from pathlib import Path
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision, decide
-from ralph_desk.loop import git
+from ralph_desk.domain.tools import MAX_TEXT
+from ralph_desk.loop import git, guard
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.agents.base import AgentAdapter
 from ralph_desk.loop.apply import apply_decision, unblock_ready
@@ -46,6 +47,7 @@ IDLE_POLL_S = 1.0
 KILL_GRACE_S = 5.0
 HEARTBEAT_S = LOOP_RUN_LEASE_S / 4
 NOTHING_RUNNABLE = "nothing is runnable"
+MAX_PATHS_NAMED = 20
 
 # The loop runs of this process whose runner is alive: recovery on this host tells them from dead ones.
 _RUNNING_HERE: set[int] = set()
@@ -389,6 +391,9 @@ class LoopRunner:
             services.paths.codebase_map.write_text(summary.result_text.strip() + "\n", encoding="utf-8")
         git_after = await asyncio.to_thread(git.state, self.repo_root)
         changed = await asyncio.to_thread(git.changed_files, self.repo_root, git_before, git_after)
+        escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
+        if escaped:
+            await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript)
         result = await asyncio.to_thread(
             self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before
         )
@@ -447,9 +452,29 @@ class LoopRunner:
 
     def _write_prompt(self, plan: SessionPlan) -> str:
         """Gather the session's inputs, render its prompt and keep a copy beside the MCP config."""
-        prompt = render_prompt(gather_inputs(self.services, plan, self.repo_root))
+        inputs = gather_inputs(self.services, plan, self.repo_root, self.settings.allowed_paths)
+        prompt = render_prompt(inputs)
         (self.services.paths.mcp_dir / PROMPT_FILE_NAME).write_text(prompt, encoding="utf-8")
         return prompt
+
+    def _put_aside(
+        self, plan: SessionPlan, paths: list[str], before: git.GitState, transcript: Transcript
+    ) -> None:
+        """Edits outside `allowed_paths` leave the tree (kept, never lost) and become a blocking flag."""
+        assert plan.task is not None
+        kept = guard.put_aside(self.repo_root, self.services.paths.ralph, plan.session_id, paths, before)
+        shown = ", ".join(paths[:MAX_PATHS_NAMED]) + (" …" if len(paths) > MAX_PATHS_NAMED else "")
+        what = (
+            f"The session edited files outside allowed_paths ({', '.join(self.settings.allowed_paths)}): "
+            f"{shown}. They were put aside in {kept.where}."
+        )
+        if kept.left_in_tree:
+            what += f" Still in the tree (no earlier version to restore): {', '.join(kept.left_in_tree)}."
+        what = what[:MAX_TEXT]
+        transcript.note(what)
+        self.services.signals.record(
+            plan.task.id, plan.session_id, "flag", what=what, severity="blocking", category="security"
+        )
 
     def _abandon(self, plan: SessionPlan, transcript: Transcript, error: Exception) -> None:
         """A session that failed before its agent started: its task goes back to the queue, uncounted."""

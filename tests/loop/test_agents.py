@@ -169,6 +169,20 @@ def test_claude_read_only_gets_dont_ask_and_only_the_reading_tools(
     assert not {"Bash", "Edit", "Write"} & set(allowed)
 
 
+def test_claude_with_allowed_paths_may_edit_only_there(
+    tmp_path: Path, endpoint: SessionEndpoint, claude: Path
+) -> None:
+    argv, _ = build_claude(tmp_path, endpoint, claude, allowed_paths=("src/**", "./docs/*.md"))
+    assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
+    allowed = argv[argv.index("--allowedTools") + 1].split(",")
+    assert allowed[-6:] == ["Read", "Bash", "Glob", "Grep", "Edit(src/**)", "Edit(docs/*.md)"]
+    assert not {"Edit", "Write"} & set(allowed)
+    read_only, _ = build_claude(tmp_path, endpoint, claude, read_only=True, allowed_paths=("src/**",))
+    assert not any(
+        rule.startswith("Edit") for rule in read_only[read_only.index("--allowedTools") + 1].split(",")
+    )
+
+
 def test_the_allow_list_holds_only_the_plans_enabled_tools_and_the_extra_servers(
     tmp_path: Path, endpoint: SessionEndpoint, claude: Path
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 from ralph_desk.domain.endpoints import SessionEndpoint
@@ -29,6 +30,21 @@ def _is_uuid(text: str) -> bool:
         return str(uuid.UUID(text)) == text.lower()
     except ValueError:
         return False
+
+
+def permission_rules(built_in: Sequence[str], allowed_paths: Sequence[str]) -> tuple[list[str], str]:
+    """The allow rules for the built-in tools and the permission mode that enforces them.
+
+    Without `allowed_paths` every offered tool is allowed and edits are accepted anywhere. With them,
+    Claude Code denies what no rule allows (`dontAsk`), and `Edit(glob)` rules — which cover every
+    built-in tool that edits files — allow editing only there (globs relative to the working folder).
+    """
+    if not allowed_paths:
+        return list(built_in), "acceptEdits"
+    editing = {"Edit", "Write"}
+    rules = [tool for tool in built_in if tool not in editing]
+    rules += [f"Edit({glob.removeprefix('./')})" for glob in allowed_paths]
+    return rules, "dontAsk"
 
 
 class ClaudeAdapter:
@@ -65,15 +81,16 @@ class ClaudeAdapter:
         program = self.locate(settings)
         config = write_mcp_config(session_dir, plan, endpoint)
         built_in = READ_ONLY_TOOLS if read_only else EDIT_TOOLS
+        allowed, mode = permission_rules(built_in, () if read_only else settings.allowed_paths)
         argv = [
             str(program), "-p",
             "--output-format", "stream-json", "--verbose",
             "--mcp-config", str(config), "--strict-mcp-config",
-            "--allowedTools", ",".join([*allowed_mcp_tools(plan), *built_in]),
+            "--allowedTools", ",".join([*allowed_mcp_tools(plan), *allowed]),
             # Only the built-in tools it may use are offered at all: no turn is spent on a denial, and
             # nothing like EnterWorktree can move the session's edits away from the repository.
             "--tools", ",".join(built_in),
-            "--permission-mode", "dontAsk" if read_only else "acceptEdits",
+            "--permission-mode", "dontAsk" if read_only else mode,
             "--max-turns", str(settings.max_turns),
         ]  # fmt: skip
         model = settings.model_for(plan.recipe)

@@ -1,0 +1,93 @@
+"""`allowed_paths`: which changed files lie outside the globs agents may edit, and putting them aside.
+
+A glob is relative to the project: `*` and `?` stay within one folder, `**` crosses folders, and a
+glob without wildcards also covers everything below it (`docs` allows `docs/guide.md`). In a git
+repository the files outside are stashed under a named message; outside git the agent's versions
+are copied to `.ralph/put-aside/<session>/` and new files are taken out of the tree (a rewritten
+file cannot be restored there: its copy is kept, and the flag says so). Nothing is lost either way.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from ralph_desk.loop import git
+from ralph_desk.loop.agents.base import safe_file_stem
+
+PUT_ASIDE_DIR = "put-aside"
+
+
+@cache
+def _pattern(glob: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    index = 0
+    while index < len(glob):
+        if glob.startswith("**/", index):
+            parts.append("(?:.*/)?")
+            index += 3
+        elif glob.startswith("**", index):
+            parts.append(".*")
+            index += 2
+        elif glob[index] == "*":
+            parts.append("[^/]*")
+            index += 1
+        elif glob[index] == "?":
+            parts.append("[^/]")
+            index += 1
+        else:
+            parts.append(re.escape(glob[index]))
+            index += 1
+    below = "" if any(mark in glob for mark in "*?") else "(?:/.*)?"
+    return re.compile("".join(parts).rstrip("/") + below)
+
+
+def allows(globs: Sequence[str], path: str) -> bool:
+    """Whether `path` (relative, POSIX) matches one of `globs`; no globs allow everything."""
+    return not globs or any(_pattern(glob.removeprefix("./")).fullmatch(path) for glob in globs)
+
+
+def outside(globs: Sequence[str], changed: Sequence[str]) -> list[str]:
+    """The changed paths no glob allows."""
+    return [path for path in changed if not allows(globs, path)]
+
+
+@dataclass(frozen=True)
+class PutAside:
+    """Where edits outside the allowed paths went, and which of them are still in the tree."""
+
+    where: str
+    left_in_tree: tuple[str, ...] = ()
+
+
+def put_aside(
+    repo: Path, ralph_dir: Path, session_id: str, paths: Sequence[str], before: git.GitState
+) -> PutAside:
+    """Take `paths` out of the tree, kept where the result says (a git stash, or copies under .ralph/)."""
+    message = f"ralph-desk: session {session_id} edited outside allowed_paths"
+    if before.files is None:
+        return _stash(repo, message, paths)
+    folder = ralph_dir / PUT_ASIDE_DIR / safe_file_stem(session_id)
+    left: list[str] = []
+    for path in paths:
+        source = repo / path
+        if source.is_symlink() or source.is_file():
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+            if path in before.files:
+                left.append(path)  # no earlier version to go back to outside git
+            else:
+                source.unlink()
+    return PutAside(str(folder), tuple(left))
+
+
+def _stash(repo: Path, message: str, paths: Sequence[str]) -> PutAside:
+    git.stash_changes(repo, message, paths)
+    # Still dirty: the stash failed; not dirty yet changed: committed by the session, kept by its commit.
+    left = git.state(repo).dirty
+    return PutAside(f"git stash {message!r}", tuple(path for path in paths if path in left))
