@@ -23,7 +23,14 @@ from pydantic import TypeAdapter
 
 from ralph_desk import resource_dir
 from ralph_desk.domain.enums import Priority, Recipe, SessionOutcome, TaskStatus, Verb
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, remove_project, update_config
+from ralph_desk.project import (
+    ProjectError,
+    ProjectPaths,
+    contained,
+    init_project,
+    remove_project,
+    update_config,
+)
 from ralph_desk.services.container import Services
 from ralph_desk.services.state_files import StateFileService
 
@@ -372,7 +379,7 @@ def _write_transcript(
         }
     )
     log_file = paths.logs_dir / f"{stem}.log"
-    log_file.write_text("".join(json.dumps(event) + "\n" for event in events), encoding="utf-8")
+    contained.write_text(paths.root, log_file, "".join(json.dumps(event) + "\n" for event in events))
     summary = {
         "session_id": session_id,
         "task_id": task_id,
@@ -387,7 +394,7 @@ def _write_transcript(
         "output_tokens": session.output_tokens,
         "changed_files": list(session.changed_files),
     }
-    (paths.logs_dir / f"{stem}.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    contained.write_text(paths.root, paths.logs_dir / f"{stem}.json", json.dumps(summary, indent=2) + "\n")
     return Path(log_file).relative_to(paths.root).as_posix()
 
 

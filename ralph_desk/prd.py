@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.tools import MAX_ITEMS, MAX_SHORT_TEXT, MAX_TEXT
-from ralph_desk.project import ProjectError, read_config, update_config
+from ralph_desk.project import ProjectError, contained, read_config, update_config
 from ralph_desk.services.errors import NotFoundError
 
 if TYPE_CHECKING:
@@ -420,8 +420,11 @@ def _branch_name(services: Services, title: str) -> str:
     return f"ralph/{slug or 'project'}"
 
 
-def write(path: Path, document: Mapping[str, Any]) -> None:
-    """Write a prd.json document (the whole file replaced at once)."""
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+def write(path: Path, document: Mapping[str, Any], root: Path | None = None) -> None:
+    """Write a prd.json document (the whole file replaced at once), never through a link.
+
+    With `root`, no folder between it and `path` may be a link either (`.ralph/prd.json`).
+    """
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    target = Path(os.path.abspath(path))
+    contained.write_text(root or target.parent, target, text)

@@ -24,7 +24,7 @@ from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
 from ralph_desk.gui.worker import Worker
 from ralph_desk.mcp_server.clients import ralph_command
-from ralph_desk.project import ProjectPaths, init_project, validate_project
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui")
@@ -150,5 +150,10 @@ class Controller(QObject):
         self.notifier.set_waiting(total)
 
     def _open_transcript(self, path: str) -> None:
+        try:
+            path = str(self.services.paths.transcript(path))
+        except ProjectError as error:
+            self.runner.fail(f"Could not open the transcript: {error}")
+            return
         if not self.open_file(path):
             self.runner.fail(f"Could not open {path}: no application is set to open it.")

@@ -147,7 +147,7 @@ class LoopController:
         existed = paths.ralph.is_dir()
         try:
             init_project(paths.root, force=force, db_url=self.services.db.url)
-            prd.write(paths.prd_file, prd.export_document(self.services))
+            prd.write(paths.prd_file, prd.export_document(self.services), root=paths.root)
         except ProjectExistsError as error:
             raise ControlError(
                 "invalid_argument", str(error), self._details("ralph_init", force=force)

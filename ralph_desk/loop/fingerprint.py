@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from ralph_desk.project import ProjectError, contained
 from ralph_desk.services.container import Services
 from ralph_desk.store.fingerprint import content_fingerprint
 
@@ -40,7 +41,7 @@ def project_fingerprint(services: Services, repo_root: Path) -> str:
         ("progress", services.paths.progress_file),
         ("learnings", services.paths.learnings_file),
     ):
-        digest.update(f"\0{name}\0".encode() + _file_bytes(path))
+        digest.update(f"\0{name}\0".encode() + _state_bytes(services.paths.root, path))
     digest.update(b"\0git\0" + git_tree_state(repo_root, exclude=services.paths.ralph))
     return digest.hexdigest()
 
@@ -142,6 +143,13 @@ def _content_hashes(toplevel: Path, paths: Sequence[bytes]) -> dict[bytes, bytes
         if b"\n" in path:
             hashes[path] = _sha256_of(toplevel / os.fsdecode(path))
     return hashes
+
+
+def _state_bytes(root: Path, path: Path) -> bytes:
+    try:
+        return contained.read_bytes(root, path)
+    except (FileNotFoundError, ProjectError):  # a link is never read, so never hashed
+        return MISSING
 
 
 def _sha256_of(path: Path) -> bytes:

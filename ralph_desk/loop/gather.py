@@ -34,6 +34,7 @@ from ralph_desk.loop.prompt import (
     PromptInputs,
     StuckNote,
 )
+from ralph_desk.project import ProjectError, contained
 from ralph_desk.services.container import Services
 from ralph_desk.services.project_info import ProjectNotInitialisedError
 
@@ -142,6 +143,10 @@ def _project(services: Services, repo_root: Path) -> tuple[str, str]:
 
 def _codebase_map(services: Services, repo_root: Path) -> str | None:
     path = services.paths.codebase_map
+    try:
+        contained.checked(services.paths.root, path)
+    except ProjectError:
+        return None  # a link: the map is not the project's, and no agent is pointed at it
     if not path.is_file():
         return None
     try:
@@ -153,11 +158,12 @@ def _codebase_map(services: Services, repo_root: Path) -> str | None:
 def _file_refs(repo_root: Path, paths: Sequence[str]) -> tuple[FileRef, ...]:
     refs = []
     for path in paths:
+        inside = contained.resolves_inside(repo_root, path)
         try:
-            exists = (repo_root / path).exists()
+            exists = inside and (repo_root / path).exists()
         except OSError:
             exists = False
-        refs.append(FileRef(path, exists))
+        refs.append(FileRef(path, exists, inside))
     return tuple(refs)
 
 

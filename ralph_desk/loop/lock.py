@@ -7,6 +7,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from ralph_desk.project import contained
+
 HOLDER_BYTES = 200
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX only; Windows has no such flag
 
@@ -36,7 +38,7 @@ class LoopLock:
         """Take the lock or raise LoopAlreadyRunningError naming the holder."""
         if self.held:
             raise self._refusal()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        contained.make_folder(self.path.parent.parent, self.path.parent)  # `.ralph/` itself no link
         if self.path.is_symlink():
             raise LoopLockError(
                 f"the loop lock {self.path} is a symbolic link; a lock outside the project is refused "

@@ -98,6 +98,7 @@ class FileRef:
 
     path: str
     exists: bool = True
+    inside: bool = True  # False: it leads out of the project (a link); the prompt says not to read it
 
 
 @dataclass(frozen=True)
@@ -788,9 +789,13 @@ def _paths(paths: Iterable[str]) -> str:
 
 
 def _file_refs(refs: Iterable[FileRef]) -> str:
-    return "\n".join(
-        f"- `{ref.path}`" + ("" if ref.exists else " (not found in the repository)") for ref in refs
-    )
+    return "\n".join(f"- `{ref.path}`{_file_note(ref)}" for ref in refs)
+
+
+def _file_note(ref: FileRef) -> str:
+    if not ref.inside:
+        return " (leads outside the project through a link: do not read it)"
+    return "" if ref.exists else " (not found in the repository)"
 
 
 def _tail(text: str, lines: int) -> str:

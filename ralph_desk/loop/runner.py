@@ -36,6 +36,8 @@ from ralph_desk.loop.processes import own_group, stop_tree
 from ralph_desk.loop.prompt import render_prompt
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.transcript import Transcript
+from ralph_desk.project import ProjectError, contained
+from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
@@ -334,13 +336,15 @@ class LoopRunner:
         )
         git_before = await asyncio.to_thread(git.state, self.repo_root)
         endpoint = self.issuer.open_session(plan.context)
-        transcript = Transcript(services.paths.logs_dir, plan.session_id)
+        transcript = Transcript(services.paths.logs_dir, plan.session_id, root=services.paths.root)
         summary = StreamSummary()
         exit_code: int | None = None
         timed_out = False
         try:
             prompt = await asyncio.to_thread(self._write_prompt, plan)
-            session_dir = services.paths.sessions_dir
+            session_dir = contained.make_folder(
+                services.paths.root, services.paths.sessions_dir, PRIVATE_DIR_MODE
+            )
             command = self.adapter.build(
                 plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only
             )
@@ -388,7 +392,7 @@ class LoopRunner:
             self.issuer.close_session(endpoint)
         if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
             # The understand run is read-only: the agent returns the map, the loop writes it.
-            services.paths.codebase_map.write_text(summary.result_text.strip() + "\n", encoding="utf-8")
+            self._save_map(summary.result_text, summary, transcript)
         git_after = await asyncio.to_thread(git.state, self.repo_root)
         changed = await asyncio.to_thread(git.changed_files, self.repo_root, git_before, git_after)
         escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
@@ -450,11 +454,22 @@ class LoopRunner:
         self.results.append(result)
         return result
 
+    def _save_map(self, text: str, summary: StreamSummary, transcript: Transcript) -> None:
+        """Write the understand run's map into `.ralph/codebase_map.md` (never through a link)."""
+        paths = self.services.paths
+        try:
+            contained.write_text(paths.root, paths.codebase_map, text.strip() + "\n")
+        except ProjectError as error:
+            summary.error = f"the codebase map was not saved: {error}"
+            transcript.note(summary.error)
+            log.warning("%s", summary.error)
+
     def _write_prompt(self, plan: SessionPlan) -> str:
         """Gather the session's inputs, render its prompt and keep a copy beside the MCP config."""
         inputs = gather_inputs(self.services, plan, self.repo_root, self.settings.allowed_paths)
         prompt = render_prompt(inputs)
-        (self.services.paths.mcp_dir / PROMPT_FILE_NAME).write_text(prompt, encoding="utf-8")
+        paths = self.services.paths
+        contained.write_text(paths.root, paths.mcp_dir / PROMPT_FILE_NAME, prompt)
         return prompt
 
     def _put_aside(

@@ -15,10 +15,12 @@ from typing import Any, TextIO
 
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.loop.model import AgentCommand, EventKind, LiveEvent, SessionPlan, StreamSummary
+from ralph_desk.project import contained
 
 log = logging.getLogger("ralph_desk.loop")
 
 REDACTED = "[redacted]"
+MIN_SECRET_LENGTH = 4
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20)[A-Za-z0-9._~+/=:-]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -29,6 +31,19 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
         if secret:
             text = text.replace(secret, REDACTED)
     return _BEARER.sub(lambda match: f"{match.group(1)}{match.group(2)}{REDACTED}", text)
+
+
+def server_secrets(plan: SessionPlan) -> list[str]:
+    """The env and header values of the discipline's extra MCP servers (API keys), to be masked."""
+    if plan.discipline is None:
+        return []
+    values = (
+        value
+        for spec in plan.discipline.mcp_servers
+        for value in (*spec.env.values(), *spec.headers.values())
+    )
+    # A value shorter than this is no key, and masking it would garble the transcript.
+    return [value for value in values if len(value) >= MIN_SECRET_LENGTH]
 
 
 def shown_argv(argv: Sequence[str], prompt: str | None, secrets: Iterable[str] = ()) -> list[str]:
@@ -59,15 +74,23 @@ def _plain(value: Any) -> Any:
 class Transcript:
     """`YYYYMMDD-HHMMSS_<name>.log` (raw lines and rendered events) and, on close, `….json` (the summary).
 
-    Nothing written here carries a credential: `Bearer …` and the secrets it is told about are redacted.
+    Nothing written here carries a credential: `Bearer …`, the secrets it is told about and the values of
+    the discipline's server env and headers are redacted; both files are the owner's only (0600).
     """
 
-    def __init__(self, logs_dir: Path, name: str, started: datetime | None = None) -> None:
+    def __init__(
+        self, logs_dir: Path, name: str, started: datetime | None = None, root: Path | None = None
+    ) -> None:
+        """`root` is the project folder: no link between it and the files written (default: `logs_dir`)."""
         self.started = started or datetime.now().astimezone()
         self._clock_start = time.monotonic()
-        logs_dir.mkdir(parents=True, exist_ok=True)
+        if root is None:
+            logs_dir.mkdir(parents=True, exist_ok=True)
+        else:
+            contained.make_folder(root, logs_dir)
+        self._root = root or logs_dir
         stem = f"{self.started:%Y%m%d-%H%M%S}_{_safe_name(name)}"
-        self.log_path, self._file = self._open(logs_dir, stem)
+        self.log_path, self._file = self._open(self._root, logs_dir, stem)
         self.summary_path = self.log_path.with_suffix(".json")
         self.name = name
         self._secrets: list[str] = []
@@ -75,11 +98,11 @@ class Transcript:
         self._closed = False
 
     @staticmethod
-    def _open(logs_dir: Path, stem: str) -> tuple[Path, TextIO]:
+    def _open(root: Path, logs_dir: Path, stem: str) -> tuple[Path, TextIO]:
         for attempt in range(1, 1000):
             path = logs_dir / (f"{stem}.log" if attempt == 1 else f"{stem}-{attempt}.log")
             try:
-                return path, path.open("x", encoding="utf-8", buffering=1)
+                return path, contained.open_text(root, path, "x", contained.PRIVATE_FILE_MODE)
             except FileExistsError:
                 continue
         raise FileExistsError(f"no free transcript name for {stem} in {logs_dir}")
@@ -103,6 +126,8 @@ class Transcript:
         if endpoint is not None:
             self.add_secret(endpoint.token)
         if plan is not None:
+            for secret in server_secrets(plan):
+                self.add_secret(secret)
             self._facts.update(
                 session_id=plan.session_id,
                 recipe=plan.recipe.value,
@@ -178,7 +203,7 @@ class Transcript:
             **{key: _plain(value) for key, value in extra.items()},
         }
         text = redact(json.dumps(document, indent=2, ensure_ascii=False), self._secrets)
-        self.summary_path.write_text(text + "\n", encoding="utf-8")
+        contained.write_text(self._root, self.summary_path, text + "\n", contained.PRIVATE_FILE_MODE)
         return self.log_path
 
     def __enter__(self) -> Transcript:

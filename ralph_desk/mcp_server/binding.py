@@ -23,6 +23,7 @@ from ralph_desk.domain.loop_results import (
 )
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY
+from ralph_desk.project import contained
 from ralph_desk.services.errors import InvalidValueError, ServiceError
 
 if TYPE_CHECKING:
@@ -90,12 +91,7 @@ OUTSIDE_ROOT = (
 def checked_project_path(root: Path, field: str, path: str) -> str:
     """`path` normalised (forward slashes) if `root/path` resolves inside `root`; refused otherwise."""
     normal = str(PurePosixPath(path.replace("\\", "/")))
-    base = root.resolve()
-    try:
-        resolved = (base / normal).resolve()
-    except (OSError, RuntimeError):  # a symlink loop, or a path the OS cannot resolve
-        raise InvalidValueError(field, path, OUTSIDE_ROOT) from None
-    if not resolved.is_relative_to(base):
+    if not contained.resolves_inside(root, normal):
         raise InvalidValueError(field, path, OUTSIDE_ROOT)
     return normal
 

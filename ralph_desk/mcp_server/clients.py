@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph_desk.project import ProjectPaths
+from ralph_desk.project import ProjectError, ProjectPaths, contained
 from ralph_desk.store.urls import sqlite_url
 
 CLIENTS = ("claude", "vscode", "jetbrains", "cursor", "codex", "copilot")
 DEFAULT_HTTP_PORT = 8766
+TOKEN_ENV = "RALPH_DESK_TOKEN"
+TOKEN_FILE_NAME = "http.token"
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,49 @@ def stdio_launch(root: Path, db_url: str | None = None) -> ServerLaunch:
     """Spawn `ralph-desk mcp --root ROOT [--db-url URL]` over stdio."""
     command, *prefix = ralph_command()
     return ServerLaunch(command=command, args=(*prefix, *mcp_command(root, db_url), "--transport", "stdio"))
+
+
+def token_file(paths: ProjectPaths) -> Path:
+    """Where `connect` keeps the bearer token of the project's HTTP server (owner-only, never committed)."""
+    return paths.sessions_dir / TOKEN_FILE_NAME
+
+
+def read_token_file(path: Path) -> str:
+    """The token in `path`; refused when others may read the file (a token must stay the owner's)."""
+    try:
+        found = path.stat()
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ProjectError(f"{path}: cannot read the token: {error}") from None
+    if found.st_mode & 0o077 and sys.platform != "win32":
+        raise ProjectError(
+            f"{path}: mode {found.st_mode & 0o777:04o} lets others read the token; "
+            f"allowed: a file only its owner may read (chmod 600 {path})"
+        )
+    if not text or any(ch.isspace() for ch in text):
+        raise ProjectError(f"{path}: holds no token; allowed: one line, the token without spaces")
+    return text
+
+
+def project_token(paths: ProjectPaths, given: str | None = None) -> str:
+    """The HTTP token: `given`, else the one `connect` kept, else a new one; kept in the token file."""
+    path = token_file(paths)
+    token = given or kept_token(paths) or secrets.token_urlsafe(32)
+    contained.write_private_text(paths.root, path, token + "\n")
+    return token
+
+
+def kept_token(paths: ProjectPaths) -> str | None:
+    """The token `connect` kept, unless others could read (or a clone could have planted) the file."""
+    try:
+        descriptor = contained.open_descriptor(paths.root, token_file(paths), os.O_RDONLY)
+    except (OSError, ProjectError):
+        return None
+    with os.fdopen(descriptor, "rb") as stream:
+        if sys.platform != "win32" and os.fstat(stream.fileno()).st_mode & 0o077:
+            return None  # a checkout makes files 0644: such a token may be known to whoever committed it
+        words = stream.read().decode("utf-8", errors="replace").split()
+    return words[0] if len(words) == 1 else None
 
 
 def http_launch(port: int = DEFAULT_HTTP_PORT, token: str | None = None) -> ServerLaunch:

@@ -7,10 +7,11 @@ import os
 import shlex
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_desk.mcp_server import clients
-from ralph_desk.project import ProjectError, ProjectPaths
+from ralph_desk.project import ProjectError, ProjectPaths, contained
 
 if TYPE_CHECKING:
     from ralph_desk.mcp_server.binding import LoopControl, ServicesSource
@@ -22,8 +23,12 @@ def configure_mcp(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: loopback only)")
     parser.add_argument("--port", type=int, default=0, help="HTTP port (default: any free port)")
     parser.add_argument(
-        "--token", default=None, help="HTTP bearer token (default: a random one, printed on stderr)"
+        "--token-file",
+        default=None,
+        help=f"read the HTTP bearer token from this owner-only file (or set ${clients.TOKEN_ENV}; "
+        "default: a random one, printed on stderr)",
     )
+    parser.add_argument("--token", default=None, help=argparse.SUPPRESS)  # on the command line, others see it
     parser.add_argument(
         "--recipe", default=None, help="tool recipe (default: ide, or task_execution with a task)"
     )
@@ -40,7 +45,20 @@ def configure_connect(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client", choices=clients.CLIENTS, required=True)
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--port", type=int, default=clients.DEFAULT_HTTP_PORT)
-    parser.add_argument("--token", default=None)
+    parser.add_argument(
+        "--token-file",
+        default=None,
+        help=f"the bearer token, from an owner-only file (or ${clients.TOKEN_ENV}; default: the project's "
+        f"kept token, else a new one)",
+    )
+    parser.add_argument("--token", default=None, help=argparse.SUPPRESS)  # on the command line, others see it
+
+
+def given_token(args: argparse.Namespace) -> str | None:
+    """The token a command was given: `--token-file`, `$RALPH_DESK_TOKEN`, or (not advertised) `--token`."""
+    if args.token_file:
+        return clients.read_token_file(Path(args.token_file))
+    return os.environ.get(clients.TOKEN_ENV) or args.token
 
 
 def _paths(root: str) -> ProjectPaths:
@@ -67,7 +85,7 @@ def run_mcp(
     from ralph_desk.services.opening import ServicesOnFirstUse
 
     paths = _paths(args.root)
-    setup_logging(paths.logs_dir, "mcp")
+    setup_logging(paths, "mcp")
     flags = ContextFlags(args.recipe, args.discipline, args.task_id, args.session_id, args.context)
     try:
         context = resolve_context(flags)
@@ -85,7 +103,7 @@ def run_mcp(
                 raise ProjectError(f"refusing to start: {error}") from None
         loop = make_loop(services) if make_loop is not None else None
         if args.transport == "http":
-            serve_http(services(), context, args.host, args.port, args.token, loop)
+            serve_http(services(), context, args.host, args.port, given_token(args), loop)
         elif (failure := serve_stdio(services, context, loop)) is not None:
             raise failure  # after the client has gone: the exit code and message of an eager start
     finally:
@@ -95,25 +113,23 @@ def run_mcp(
 
 def run_connect(args: argparse.Namespace) -> int:
     """Write `.ralph/mcp/clients/<file>` (owner-only: it may hold a token) and print it."""
-    from ralph_desk.mcp_server.embedded import write_private_text
-
     paths = _paths(args.root)
     db_url = paths.db_url(args.db_url)
     launch = (
-        clients.http_launch(args.port, args.token)
+        clients.http_launch(args.port, clients.project_token(paths, given_token(args)))
         if args.transport == "http"
         else clients.stdio_launch(paths.root, db_url)
     )
     config = clients.render(args.client, launch)
     target = paths.clients_dir / config.file_name
-    write_private_text(target, config.text)
+    contained.write_private_text(paths.root, target, config.text)
     sys.stdout.write(config.text)
     print(f"# written to {target}; use it as {config.where}", file=sys.stderr)
     if launch.is_http:
         server = shlex.join(["ralph-desk", *clients.mcp_command(paths.root, db_url)])
         print(
-            f"# start the server with: {server} --transport http "
-            f"--port {args.port} --token <the token in the config>",
+            f"# start the server with: {server} --transport http --port {args.port} "
+            f"--token-file {shlex.quote(str(clients.token_file(paths)))}",
             file=sys.stderr,
         )
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 
 from ralph_desk.domain.endpoints import SessionEndpoint
@@ -13,23 +12,15 @@ from ralph_desk.mcp_server.auth import SessionTokens
 from ralph_desk.mcp_server.binding import LoopControl
 from ralph_desk.mcp_server.hosting import HttpHost
 from ralph_desk.mcp_server.server import build_server
+from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.mcp")
 
 
-def write_private_text(path: Path, text: str) -> None:
-    """Write a file readable by the owner only (it may hold a credential)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
-
-
-def write_private_json(path: Path, document: object) -> None:
-    """Write JSON readable by the owner only."""
-    write_private_text(path, json.dumps(document, indent=2) + "\n")
+def write_private_json(paths: ProjectPaths, path: Path, document: object) -> None:
+    """Write JSON readable by the owner only, inside the project and never through a link."""
+    contained.write_private_text(paths.root, path, json.dumps(document, indent=2) + "\n")
 
 
 class EmbeddedMcp:
@@ -61,9 +52,10 @@ class EmbeddedMcp:
         endpoint = SessionEndpoint(self.host.url, self.tokens.issue(context), context)
         paths = self.services.paths
         document = {**context.to_json(), "url": endpoint.url}
-        write_private_json(paths.context_file, context.to_json())
+        write_private_json(paths, paths.context_file, context.to_json())
         if context.session_id:
             write_private_json(
+                paths,
                 paths.sessions_dir / f"{_safe(context.session_id)}.json",
                 {**document, "token": endpoint.token},
             )
@@ -75,9 +67,12 @@ class EmbeddedMcp:
         self.tokens.revoke(endpoint.token)
         session_id = endpoint.context.session_id
         if session_id:
-            path = self.services.paths.sessions_dir / f"{_safe(session_id)}.json"
+            paths = self.services.paths
+            path = paths.sessions_dir / f"{_safe(session_id)}.json"
             if path.exists():
-                write_private_json(path, {**endpoint.context.to_json(), "url": endpoint.url, "revoked": True})
+                write_private_json(
+                    paths, path, {**endpoint.context.to_json(), "url": endpoint.url, "revoked": True}
+                )
         log.info("session %s closed", session_id)
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from ralph_desk import prd as prd_format
 from ralph_desk.mcp_server.binding import ServicesSource
 from ralph_desk.mcp_server.results import DisciplineDetail, FeatureDetail, TaskDetail
-from ralph_desk.project import ProjectPaths
+from ralph_desk.project import ProjectError, ProjectPaths, contained
 from ralph_desk.services.errors import NotFoundError, ServiceError
 
 PROMPT_FILE_NAME = "prompt.md"
@@ -40,7 +40,7 @@ def resource_errors() -> Iterator[None]:
         yield
     except NotFoundError as error:
         raise ResourceNotFoundError(str(error)) from None
-    except ServiceError as error:
+    except (ServiceError, ProjectError) as error:
         raise ResourceError(str(error)) from None
 
 
@@ -51,12 +51,9 @@ def task_id_of(text: str) -> int:
     return int(text)
 
 
-def read_file(path: Path, missing: str) -> str:
-    """A text file of the project, or a note saying what writes it."""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return missing
+def read_file(paths: ProjectPaths, path: Path, missing: str) -> str:
+    """A text file of the project (never read through a link), or a note saying what writes it."""
+    return contained.read_text(paths.root, path, missing=missing)
 
 
 def register(server: MCPServer, paths: ProjectPaths, services: ServicesSource) -> None:
@@ -75,12 +72,12 @@ def register(server: MCPServer, paths: ProjectPaths, services: ServicesSource) -
         "codebase_map": (
             "text/markdown",
             "The map of the codebase written by the understand run.",
-            lambda: read_file(paths.codebase_map, NO_CODEBASE_MAP),
+            lambda: read_file(paths, paths.codebase_map, NO_CODEBASE_MAP),
         ),
         "prompt": (
             "text/markdown",
             "The prompt of the current (or next planned) agent session.",
-            lambda: read_file(paths.mcp_dir / PROMPT_FILE_NAME, NO_PROMPT),
+            lambda: read_file(paths, paths.mcp_dir / PROMPT_FILE_NAME, NO_PROMPT),
         ),
     }
 

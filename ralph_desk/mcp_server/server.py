@@ -30,7 +30,7 @@ from ralph_desk.mcp_server.binding import (
     ToolCall,
 )
 from ralph_desk.mcp_server.identity import server_options
-from ralph_desk.project import ProjectPaths
+from ralph_desk.project import ProjectError, ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.store.errors import StoreBusyError
 
@@ -185,7 +185,7 @@ def _tool_function(
             raise ToolError(argument_error(spec, message)) from None
         except NotFoundError as error:
             raise ToolError(not_found_message(error, spec, session)) from None
-        except (ServiceError, StoreBusyError, ValueError) as error:
+        except (ServiceError, ProjectError, StoreBusyError, ValueError) as error:
             raise ToolError(str(error)) from None
 
     run_tool.__name__ = spec.name

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_desk.domain.session import SessionContext
+from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services.opening import ServicesOnFirstUse
 
 if TYPE_CHECKING:
@@ -21,15 +22,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("ralph_desk.mcp")
 
 
-def setup_logging(logs_dir: Path, name: str, level: int = logging.INFO) -> Path:
+def setup_logging(paths: ProjectPaths, name: str, level: int = logging.INFO) -> Path:
     """Log to stderr and to `.ralph/logs/YYYYMMDD-HHMMSS_<name>.log`; stdout stays for the protocol."""
-    logs_dir.mkdir(parents=True, exist_ok=True)
-    log_file = logs_dir / f"{datetime.now():%Y%m%d-%H%M%S}_{name}.log"
+    log_file = paths.logs_dir / f"{datetime.now():%Y%m%d-%H%M%S}_{name}.log"
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level)
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    handlers: list[logging.Handler] = [logging.FileHandler(log_file, encoding="utf-8")]
+    handlers: list[logging.Handler] = [logging.StreamHandler(contained.open_text(paths.root, log_file, "a"))]
     consoles = [h for h in root.handlers if type(h) is logging.StreamHandler]
     if not consoles:
         handlers.append(logging.StreamHandler(sys.stderr))

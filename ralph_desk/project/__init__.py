@@ -1,6 +1,7 @@
 """The `.ralph/` project folder: where things live (paths), its settings (config), checking it
 (checks) and creating it (init). The names callers need are re-exported here."""
 
+from ralph_desk.project import contained
 from ralph_desk.project.checks import validate_project
 from ralph_desk.project.config import (
     AGENTS,
@@ -31,6 +32,7 @@ __all__ = [
     "ProjectExistsError",
     "ProjectPaths",
     "config_problems",
+    "contained",
     "default_config",
     "init_project",
     "read_config",

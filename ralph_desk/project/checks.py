@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from contextlib import suppress
 
 from ralph_desk.domain.enums import Recipe
+from ralph_desk.project import contained
 from ralph_desk.project.config import config_problems
 from ralph_desk.project.errors import Problem
 from ralph_desk.project.paths import ProjectPaths
 
+LINK_PROBLEM = (
+    "a symbolic link: ralph-desk never reads or writes through a link in .ralph/; "
+    "`ralph-desk init --force` replaces it with a plain file"
+)
 CONTEXT_TYPES: Mapping[str, tuple[type, ...]] = {
     "session_id": (str,),
     "recipe": (str,),
@@ -24,28 +30,39 @@ CONTEXT_TYPES: Mapping[str, tuple[type, ...]] = {
 def validate_project(root: str | os.PathLike[str], db_url: str | None = None) -> list[Problem]:
     """Everything missing or broken in `root/.ralph/` (empty when the project is sound); changes nothing."""
     paths = ProjectPaths.at(root)
+    found = contained.links_below(paths.ralph, contained.UNCHECKED_FOLDERS)
+    links = [Problem(link, LINK_PROBLEM) for link in found]
+    if contained.is_link(paths.ralph):
+        return links
     if not paths.ralph.is_dir():
         return [
             Problem(paths.ralph, "missing: this folder is not a ralph-desk project; run `ralph-desk init`")
         ]
-    problems: list[Problem] = []
+    problems = links
     for folder in (paths.db_dir, paths.mcp_dir, paths.sessions_dir, paths.clients_dir, paths.logs_dir):
-        if not folder.is_dir():
+        if not folder.is_dir() and not contained.is_link(folder):
             problems.append(Problem(folder, "missing folder" if not folder.exists() else "not a folder"))
-    if paths.sessions_dir.is_dir() and os.name == "posix":
-        mode = paths.sessions_dir.stat().st_mode & 0o777
-        if mode & 0o077:
-            problems.append(
-                Problem(
-                    paths.sessions_dir, f"mode {mode:04o} lets others read session credentials; expected 0700"
-                )
-            )
+    problems.extend(_private_folder_problems(paths))
     for state_file in (paths.learnings_file, paths.progress_file, paths.ralph / ".gitignore"):
-        if not state_file.is_file():
+        if not state_file.is_file() and not contained.is_link(state_file):
             problems.append(Problem(state_file, "missing file" if not state_file.exists() else "not a file"))
-    problems.extend(_config_file_problems(paths))
-    problems.extend(_context_problems(paths))
-    problems.extend(_database_problems(paths.db_url(db_url)))
+    for check in (_config_file_problems, _context_problems):
+        with suppress(contained.LinkRefusedError):  # the link is a problem listed already
+            problems.extend(check(paths))
+    with suppress(contained.LinkRefusedError):
+        problems.extend(_database_problems(paths.db_url(db_url)))
+    return problems
+
+
+def _private_folder_problems(paths: ProjectPaths) -> list[Problem]:
+    if os.name != "posix":
+        return []
+    problems: list[Problem] = []
+    for folder, what in ((paths.sessions_dir, "session credentials"), (paths.db_dir, "the database")):
+        if folder.is_dir() and not contained.is_link(folder):
+            mode = folder.stat().st_mode & 0o777
+            if mode & 0o077:
+                problems.append(Problem(folder, f"mode {mode:04o} lets others read {what}; expected 0700"))
     return problems
 
 
@@ -65,7 +82,7 @@ def _config_file_problems(paths: ProjectPaths) -> list[Problem]:
     if not path.is_file():
         return [Problem(path, "missing file; `ralph-desk init --force` writes the default settings")]
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(contained.read_bytes(paths.root, path).decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         return [Problem(path, f"not valid JSON: {error}")]
     return [Problem(path, message) for message in config_problems(config)]
@@ -76,7 +93,7 @@ def _context_problems(paths: ProjectPaths) -> list[Problem]:
     if not path.exists():
         return []
     try:
-        context = json.loads(path.read_text(encoding="utf-8"))
+        context = json.loads(contained.read_bytes(paths.root, path).decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         return [Problem(path, f"not valid JSON: {error}")]
     if not isinstance(context, dict):

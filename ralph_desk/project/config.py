@@ -9,8 +9,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ralph_desk.domain.enums import MergeStrategy, Recipe
+from ralph_desk.project import contained
 from ralph_desk.project.errors import ProjectError
-from ralph_desk.project.paths import ProjectPaths, write_atomically
+from ralph_desk.project.paths import ProjectPaths
 
 CONFIG_VERSION = 3
 AGENTS = ("claude", "codex", "command", "rehearsal")
@@ -269,7 +270,7 @@ def default_config() -> dict[str, Any]:
 def read_config(paths: ProjectPaths) -> ProjectConfig:
     """The project's settings; ProjectError naming the file and every broken key (the file is kept)."""
     try:
-        text = paths.config_file.read_text(encoding="utf-8")
+        text = contained.read_bytes(paths.root, paths.config_file).decode("utf-8")
     except FileNotFoundError:
         raise ProjectError(
             f"{paths.config_file}: missing; run `ralph-desk init --force {paths.root}`"
@@ -288,7 +289,7 @@ def read_config(paths: ProjectPaths) -> ProjectConfig:
 
 def write_config(paths: ProjectPaths, config: ProjectConfig) -> None:
     """Write the settings to `.ralph/config.json`, the whole file replaced at once."""
-    write_atomically(paths.config_file, json.dumps(config.to_json(), indent=2) + "\n")
+    contained.write_text(paths.root, paths.config_file, json.dumps(config.to_json(), indent=2) + "\n")
 
 
 def update_config(paths: ProjectPaths, **changes: Any) -> ProjectConfig:

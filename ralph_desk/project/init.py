@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from pathlib import Path
 
+from ralph_desk.project import contained
 from ralph_desk.project.config import ProjectConfig, write_config
+from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.project.errors import ProjectError, ProjectExistsError
-from ralph_desk.project.paths import ProjectPaths, write_atomically
+from ralph_desk.project.paths import ProjectPaths
 
-PRIVATE_DIR_MODE = 0o700
+log = logging.getLogger("ralph_desk.project")
 TITLE_LIMIT = 200
 BRANCH_REF = "ref: refs/heads/"
 
@@ -32,30 +35,44 @@ def init_project(
     """Create `root/.ralph/` (DESIGN §3) with a migrated database whose project is titled `title`.
 
     With `force`, an existing folder gets fresh configuration (config.json, .gitignore, any missing
-    folders and files) while its database, progress.txt, learnings.txt and logs are kept. An existing
+    folders and files) while its database, progress.txt, learnings.txt and logs are kept; every link in
+    it is removed (its target left alone) and the files ralph-desk owns are made plain. An existing
     database keeps its project title unless `title` is given.
     """
     paths = ProjectPaths.at(root)
     if paths.root.exists() and not paths.root.is_dir():
         raise ProjectError(f"{paths.root}: exists and is not a folder")
-    if paths.ralph.exists() and not force:
+    if (paths.ralph.exists() or contained.is_link(paths.ralph)) and not force:
         raise ProjectExistsError(
             f"{paths.ralph}: already exists; use --force to re-create its configuration "
             "(the database, progress.txt and learnings.txt are kept)"
         )
+    project_title = _checked_title(title if title is not None else paths.root.name or "project")
+    if contained.is_link(paths.ralph) or paths.ralph.is_dir():
+        _remove_links(paths)
     if paths.ralph.exists() and not paths.ralph.is_dir():
         raise ProjectError(f"{paths.ralph}: exists and is not a folder")
-    project_title = _checked_title(title if title is not None else paths.root.name or "project")
-    for folder in (paths.ralph, paths.db_dir, paths.mcp_dir, paths.clients_dir, paths.logs_dir):
-        folder.mkdir(parents=True, exist_ok=True)
-    paths.sessions_dir.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
-    paths.sessions_dir.chmod(PRIVATE_DIR_MODE)
+    paths.root.mkdir(parents=True, exist_ok=True)
+    for folder in (paths.ralph, paths.mcp_dir, paths.clients_dir, paths.logs_dir):
+        contained.make_folder(paths.root, folder)
+    for private in (paths.db_dir, paths.sessions_dir):
+        contained.make_folder(paths.root, private, PRIVATE_DIR_MODE)
+        private.chmod(PRIVATE_DIR_MODE)
     for state_file in (paths.learnings_file, paths.progress_file):
-        state_file.touch(exist_ok=True)
-    write_atomically(paths.ralph / ".gitignore", GITIGNORE)
+        contained.append_bytes(paths.root, state_file, b"")
+    contained.write_text(paths.root, paths.ralph / ".gitignore", GITIGNORE)
     write_config(paths, ProjectConfig(base_branch=checked_out_branch(paths.root)))
     _init_database(paths.db_url(db_url), project_title, overwrite=title is not None)
     return paths
+
+
+def _remove_links(paths: ProjectPaths) -> None:
+    """Delete every link in `.ralph/` (`init --force`): what they point to is never read or written."""
+    for link in contained.links_below(paths.ralph, skip=contained.UNCHECKED_FOLDERS):
+        os.unlink(link)
+        log.warning(
+            "%s: removed a symbolic link (its target is untouched); a plain file takes its place", link
+        )
 
 
 def checked_out_branch(root: Path) -> str | None:

@@ -1,4 +1,4 @@
-"""Where the files of a project's `.ralph/` folder live (DESIGN §3), and writing one of them whole."""
+"""Where the files of a project's `.ralph/` folder live (DESIGN §3)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_desk.project import contained
 from ralph_desk.store.urls import sqlite_url
 
 RALPH_DIR = ".ralph"
@@ -79,13 +80,22 @@ class ProjectPaths:
     def config_file(self) -> Path:
         return self.ralph / "config.json"
 
+    def transcript(self, recorded: str) -> Path:
+        """A session's recorded transcript path, refused (`LinkRefusedError`) unless a plain file in logs/."""
+        path = self.root / recorded
+        contained.parts_below(self.logs_dir, path)
+        return contained.checked(self.root, path)
+
     def db_url(self, override: str | None = None) -> str:
-        """The database URL: an explicit one, else `RALPH_DB_URL`, else the project's SQLite file."""
-        return override or os.environ.get(DB_URL_ENV) or sqlite_url(self.db_file)
+        """The database URL: an explicit one, else `RALPH_DB_URL`, else the project's SQLite file.
 
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace a file's text at once: a reader sees the old text or the new, never half of it."""
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+        The project's own file is refused (`LinkRefusedError`) when `.ralph/`, `db/` or anything in it
+        is a link: SQLite would write the database, its `-wal` and `-shm` files through it.
+        """
+        given = override or os.environ.get(DB_URL_ENV)
+        if given:
+            return given
+        contained.checked(self.root, self.db_file)
+        for link in contained.links_below(self.db_dir) if self.db_dir.is_dir() else ():
+            raise contained.LinkRefusedError(link, self.root)
+        return sqlite_url(self.db_file)

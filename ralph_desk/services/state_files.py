@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ralph_desk.project import ProjectPaths
+from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services import validation as check
 from ralph_desk.store.database import Database, UnitOfWork
 
@@ -63,32 +62,15 @@ class StateFileService:
         """Append an entry to `learnings` or `progress` as part of a write unit that holds the write lock."""
         path = self.paths.learnings_file if name == LEARNINGS else self.paths.progress_file
         entry = format_entry(check.required_text("text", text), self.clock())
-        path.parent.mkdir(parents=True, exist_ok=True)
         # Take the write lock before the file changes: a busy database then leaves the file untouched.
         unit.session.connection()
         unit.touch(TOPIC, name)
-        _append_bytes(path, entry.encode("utf-8"))
+        contained.append_bytes(self.paths.root, path, entry.encode("utf-8"))
         return entry
 
     def _append(self, name: str, text: str) -> str:
         with self.db.write() as unit:
             return self.append_within(unit, name, text)
 
-    @staticmethod
-    def _read(path: Path) -> str:
-        try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            return ""
-
-
-def _append_bytes(path: Path, data: bytes) -> None:
-    """Append with O_APPEND and one write per entry, so entries from several processes never interleave."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(path, flags, 0o644)
-    try:
-        written = os.write(descriptor, data)
-        while written < len(data):
-            written += os.write(descriptor, data[written:])
-    finally:
-        os.close(descriptor)
+    def _read(self, path: Path) -> str:
+        return contained.read_text(self.paths.root, path, missing="")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,9 @@ from sqlalchemy.pool import NullPool
 from ralph_desk.store.urls import is_sqlite
 
 DEFAULT_BUSY_TIMEOUT_S = 15.0
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 WRITE_OPTION = "ralph_write"
 
 
@@ -22,7 +28,7 @@ def create_db_engine(url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -
         return create_engine(url, pool_pre_ping=True, connect_args=_lock_timeout(url, busy_timeout_s))
     parsed = make_url(url)
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        make_private(Path(parsed.database))
     engine = create_engine(
         url,
         connect_args={"timeout": busy_timeout_s, "check_same_thread": False},
@@ -30,6 +36,26 @@ def create_db_engine(url: str, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -
     )
     _arm_sqlite(engine, busy_timeout_s)
     return engine
+
+
+def make_private(db_file: Path) -> None:
+    """Create the database file owner-only (0600) before SQLite does, in an owner-only folder when new.
+
+    SQLite gives its `-wal`, `-shm` and journal files the mode of the database file, so they are born
+    0600 too, whatever the umask; files of an older version made 0644 are narrowed.
+    """
+    if not db_file.parent.exists():
+        db_file.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    os.close(os.open(db_file, flags, PRIVATE_FILE_MODE))
+    if os.name != "posix":
+        return
+    for suffix in SQLITE_SUFFIXES:
+        path = db_file.with_name(db_file.name + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            found = path.lstat()
+            if stat.S_ISREG(found.st_mode) and found.st_mode & 0o077:
+                path.chmod(PRIVATE_FILE_MODE)
 
 
 def _lock_timeout(url: str, busy_timeout_s: float) -> dict[str, Any]:

@@ -64,7 +64,10 @@ def test_the_http_configuration_parses_and_carries_the_port_and_token(
     assert headers == {"Authorization": f"Bearer {dialog.token}"}
     assert dialog.http_area.isVisible()
     command = shlex.split(dialog.server_command.toPlainText())
-    assert command[-6:] == ["--transport", "http", "--port", "9123", "--token", dialog.token]
+    assert command[-6:] == ["--transport", "http", "--port", "9123", "--token-file", command[-1]]
+    assert dialog.token not in command  # the token is in an owner-only file, not on a command line
+    kept = Path(command[-1])
+    assert kept.read_text().strip() == dialog.token and kept.stat().st_mode & 0o777 == 0o600
 
 
 def test_copy_puts_the_configuration_on_the_clipboard(dialog: ConnectDialog) -> None:
@@ -85,7 +88,8 @@ def test_a_new_token_changes_the_configuration_and_the_server_command(dialog: Co
 
     assert dialog.token != before
     assert before not in dialog.text() and dialog.token in dialog.text()
-    assert dialog.token in dialog.server_command.toPlainText()
+    kept = Path(shlex.split(dialog.server_command.toPlainText())[-1])
+    assert kept.read_text().strip() == dialog.token
 
 
 def test_the_file_menu_opens_the_dialog(window: MainWindow) -> None:

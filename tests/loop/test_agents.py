@@ -376,15 +376,15 @@ def test_codex_argv_sets_the_sandbox_and_ralphs_server_by_overrides(
         "mcp_servers.ralph.bearer_token_env_var": TOKEN_ENV,
         "mcp_servers.ralph.enabled_tools": TASK_TOOLS,
         "mcp_servers.ralph.tool_timeout_sec": 600,
-        "mcp_servers.shadcn-ui": {
-            "command": "npx",
-            "args": ["-y", "@x/shadcn ui"],
-            "env": {"API_KEY": 'a"b\\c'},
+        "mcp_servers.shadcn-ui": {"command": "npx", "args": ["-y", "@x/shadcn ui"], "env_vars": ["API_KEY"]},
+        "mcp_servers.docs": {
+            "url": "http://127.0.0.1:9/mcp",
+            "env_http_headers": {"X-Key": "RALPH_MCP_DOCS_HEADER_0"},
         },
-        "mcp_servers.docs": {"url": "http://127.0.0.1:9/mcp", "http_headers": {"X-Key": "k"}},
     }
-    assert command.env == {TOKEN_ENV: TOKEN}
-    assert TOKEN not in " ".join(argv)
+    # The servers' secrets travel in the environment, like the credential: never on the command line.
+    assert command.env == {TOKEN_ENV: TOKEN, "API_KEY": 'a"b\\c', "RALPH_MCP_DOCS_HEADER_0": "k"}
+    assert TOKEN not in " ".join(argv) and 'a"b' not in " ".join(argv)
     assert command.stdin_text is None and command.cwd == tmp_path
     assert not (tmp_path / "sessions").exists()  # Codex takes its config on the command line
 
@@ -470,8 +470,8 @@ def test_the_real_codex_reads_the_overrides_as_meant(
     assert servers["ralph"]["transport"]["bearer_token_env_var"] == TOKEN_ENV
     assert servers["ralph"]["tool_timeout_sec"] == 600
     assert servers["shadcn-ui"]["transport"]["args"] == ["-y", "@x/shadcn ui"]
-    assert servers["shadcn-ui"]["transport"]["env"] == {"API_KEY": 'a"b\\c'}
-    assert servers["docs"]["transport"]["http_headers"] == {"X-Key": "k"}
+    assert servers["shadcn-ui"]["transport"]["env_vars"] == ["API_KEY"]
+    assert servers["docs"]["transport"]["env_http_headers"] == {"X-Key": "RALPH_MCP_DOCS_HEADER_0"}
 
 
 class _RefusingResponsesApi(BaseHTTPRequestHandler):

@@ -34,11 +34,15 @@ from ralph_desk.mcp_server.clients import (
     ClientConfig,
     ServerLaunch,
     http_launch,
+    kept_token,
     mcp_command,
+    project_token,
     ralph_command,
     render,
     stdio_launch,
+    token_file,
 )
+from ralph_desk.project import ProjectError, ProjectPaths
 
 CLIENT_NAMES = {
     "claude": "Claude Code",
@@ -80,7 +84,8 @@ class ConnectDialog(QDialog):
         self.db_url = db_url
         self.setWindowTitle("Connect a client")
         self.resize(880, 560)
-        self.token = secrets.token_urlsafe(TOKEN_BYTES)
+        self.paths = ProjectPaths.at(root)
+        self.token = kept_token(self.paths) or secrets.token_urlsafe(TOKEN_BYTES)
         self.config: ClientConfig | None = None
         self.clients = QListWidget()
         for client in CLIENTS:
@@ -203,8 +208,16 @@ class ConnectDialog(QDialog):
         self.where.setText(f"Put it in <b>{where}</b>.")
         self.copy_button.setText("Copy")
         self.http_area.setVisible(self.transport == HTTP)
+        if self.transport != HTTP:
+            return
         command = [*ralph_command(), *mcp_command(self.root, self.db_url), "--transport", "http"]
-        command += ["--port", str(self.port.value()), "--token", self.token]
+        command += ["--port", str(self.port.value()), "--token-file", str(token_file(self.paths))]
+        try:
+            # The token goes in an owner-only file, not on the command line every local user can read.
+            project_token(self.paths, self.token)
+        except ProjectError as error:
+            self.server_command.setPlainText(f"The token could not be kept: {error}")
+            return
         self.server_command.setPlainText(shlex.join(command))
 
     def renew_token(self) -> None:

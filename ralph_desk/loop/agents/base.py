@@ -12,6 +12,8 @@ from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.records import Discipline, McpServerSpec
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
 from ralph_desk.loop.streams import StreamParser
+from ralph_desk.project import contained
+from ralph_desk.project.contained import PRIVATE_DIR_MODE
 
 RALPH_SERVER = "ralph"
 MCP_TOOL_TIMEOUT_MS = 600_000  # a verb may wait on the database; the agent must not give up sooner
@@ -84,14 +86,13 @@ def safe_file_stem(session_id: str) -> str:
 
 
 def write_private_text(path: Path, text: str) -> Path:
-    """Write a file only its owner may read (it may hold a credential); the folder is created owner-only."""
+    """Write a file only its owner may read (it may hold a credential), never through a link.
+
+    The session folder itself is checked by the runner (`contained.make_folder` from the project root).
+    """
     if not path.parent.exists():
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)  # an existing file keeps its old mode through O_CREAT
-    return path
+        path.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    return contained.write_private_text(path.parent, path, text)
 
 
 def extra_servers(discipline: Discipline | None) -> tuple[McpServerSpec, ...]:

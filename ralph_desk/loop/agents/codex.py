@@ -26,6 +26,21 @@ CODEX_BIN_ENV = "RALPH_CODEX_BIN"
 # Codex reads the bearer credential from this variable: it stays out of argv, which other users can list.
 TOKEN_ENV = "RALPH_MCP_TOKEN"
 HOW_TO_POINT = f"set agent_bin in config.json or {CODEX_BIN_ENV}, or put `{CODEX_PROGRAM}` on PATH"
+# Variables Codex reads for itself: a server may not give them another value (they would reach Codex too).
+_CODEX_READS = frozenset(
+    {"PATH", "HOME", "USER", "SHELL", "TMPDIR", TOKEN_ENV, "SSL_CERT_FILE", "SSL_CERT_DIR"}
+)
+_CODEX_READS_PREFIXES = (
+    "CODEX_",
+    "OPENAI_",
+    "RUST_",
+    "LD_",
+    "DYLD_",
+    "HTTP_",
+    "HTTPS_",
+    "ALL_PROXY",
+    "NO_PROXY",
+)
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # codex splits `-c` paths on dots and takes no quoted keys
 
 
@@ -55,21 +70,49 @@ def toml_table(entries: Mapping[str, str]) -> str:
     )
 
 
-def server_override(spec: McpServerSpec) -> str:
-    """One `-c` value that defines a discipline's extra server as an inline table."""
+def server_override(
+    spec: McpServerSpec, environ: Mapping[str, str] = os.environ
+) -> tuple[str, dict[str, str]]:
+    """One `-c` value that defines a discipline's extra server, and the environment its secrets travel in.
+
+    Env values and header values never reach the command line (every local user can read it in
+    /proc/PID/cmdline): Codex forwards the named variables from its own environment (`env_vars`,
+    `env_http_headers`), which only the owner can read.
+    """
     if not _BARE_KEY.match(spec.name):
         raise ValueError(
             f"MCP server name {spec.name!r} cannot be given to Codex (letters, digits, '-', '_')"
         )
+    secrets: dict[str, str] = {}
     if spec.url is not None:
         fields = [f"url = {toml_string(spec.url)}"]
         if spec.headers:
-            fields.append(f"http_headers = {toml_table(spec.headers)}")
+            names = {header: header_variable(spec.name, index) for index, header in enumerate(spec.headers)}
+            secrets.update((names[header], value) for header, value in spec.headers.items())
+            fields.append(f"env_http_headers = {toml_table(names)}")
     else:
         fields = [f"command = {toml_string(spec.command or '')}", f"args = {toml_array(spec.args)}"]
         if spec.env:
-            fields.append(f"env = {toml_table(spec.env)}")
-    return f"mcp_servers.{spec.name}={{{', '.join(fields)}}}"
+            for name, value in spec.env.items():
+                _check_forwardable(spec.name, name, value, environ)
+            secrets.update(spec.env)
+            fields.append(f"env_vars = {toml_array(spec.env)}")
+    return f"mcp_servers.{spec.name}={{{', '.join(fields)}}}", secrets
+
+
+def header_variable(server: str, index: int) -> str:
+    """The environment variable that carries the `index`th header of `server` to Codex."""
+    return f"RALPH_MCP_{server.upper().replace('-', '_')}_HEADER_{index}"
+
+
+def _check_forwardable(server: str, name: str, value: str, environ: Mapping[str, str]) -> None:
+    """Refuse a variable Codex itself reads whose value would change Codex, not only the server."""
+    reserved = name in _CODEX_READS or name.startswith(_CODEX_READS_PREFIXES)
+    if reserved and environ.get(name) != value:
+        raise ValueError(
+            f"MCP server {server!r} sets {name}, which Codex itself reads: Codex passes a server's "
+            "variables from its own environment, so give it the value Codex runs with or another name"
+        )
 
 
 class CodexAdapter:
@@ -100,7 +143,7 @@ class CodexAdapter:
         session_dir: Path,
         read_only: bool,
     ) -> AgentCommand:
-        """`codex exec --json`; the credential travels in the environment, the prompt last or on stdin."""
+        """`codex exec --json`; credentials and secrets go in the environment, the prompt last or on stdin."""
         program = self.locate(settings)
         ralph = f"mcp_servers.{RALPH_SERVER}"
         argv = [
@@ -112,12 +155,14 @@ class CodexAdapter:
             "-c", f"{ralph}.enabled_tools={toml_array(ralph_tool_names(plan))}",
             "-c", f"{ralph}.tool_timeout_sec={MCP_TOOL_TIMEOUT_MS // 1000}",
         ]  # fmt: skip
+        env = {TOKEN_ENV: endpoint.token}
         for spec in extra_servers(plan.discipline):
-            argv += ["-c", server_override(spec)]
+            override, secrets = server_override(spec)
+            argv += ["-c", override]
+            env.update(secrets)
         model = settings.model_for(plan.recipe)
         if model:
             argv += ["--model", model]
-        env = {TOKEN_ENV: endpoint.token}
         if prompt_fits_argv(prompt):
             return AgentCommand(argv=[*argv, "--", prompt], env=env, cwd=workdir)
         # `codex exec -` reads the prompt from standard input.

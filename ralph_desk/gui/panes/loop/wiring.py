@@ -26,7 +26,7 @@ from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
 from ralph_desk.loop.runner import LoopRunner
-from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
+from ralph_desk.project import ProjectConfig, ProjectError, contained, read_config, update_config
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui.loop")
@@ -40,11 +40,11 @@ HISTORY_TOPICS = frozenset({"sessions", "tasks"})
 FileOpener = Callable[[str], bool]
 
 
-def replay(path: Path, agent: str, limit: int = REPLAY_LIMIT) -> list[LiveEvent]:
+def replay(root: Path, path: Path, agent: str, limit: int = REPLAY_LIMIT) -> list[LiveEvent]:
     """The live events of a finished session, read back from the agent's output in its transcript."""
     parser = adapter_for(LoopSettings(agent=agent)).parser()
     events: list[LiveEvent] = []
-    with path.open(encoding="utf-8", errors="replace") as lines:
+    with contained.open_text(root, path) as lines:
         for line in lines:
             if line.startswith("{"):
                 events.extend(parser.feed(line.rstrip("\n")))
@@ -124,11 +124,17 @@ class LoopWiring(QObject):
     def show_past_session(self, row: HistoryRow) -> None:
         """Show a finished session's stream again, read from its transcript."""
         session = row.session
-        path = self.services.paths.root / (session.transcript_path or "")
+        paths = self.services.paths
+        try:
+            path = paths.transcript(session.transcript_path or "")
+        except ProjectError:
+            return  # not a transcript of this project: nothing to show again
         if not path.is_file():
             return
         events: list[LiveEvent] = self.actions.read(
-            f"read the transcript of session {session.id}", lambda: replay(path, session.agent), []
+            f"read the transcript of session {session.id}",
+            lambda: replay(paths.root, path, session.agent),
+            [],
         )
         task = f"#{session.task_id} {row.task_title}".strip() if session.task_id else session.recipe
         outcome = (session.outcome or "").replace("_", " ")
@@ -365,7 +371,11 @@ class LoopWiring(QObject):
         self.pane.show_view(view)
 
     def _open_transcript(self, recorded: str) -> None:
-        path = self.services.paths.root / recorded
+        try:
+            path = self.services.paths.transcript(recorded)
+        except ProjectError as error:
+            self.actions.fail(f"Could not open the transcript: {error}")
+            return
         if not path.is_file():
             self.actions.fail(f"Could not open the transcript: {path} is not there (any more).")
             return
