@@ -80,7 +80,7 @@ def _folder(root: Path, names: tuple[str, ...], create: bool, mode: int) -> Iter
 
 
 def _step(root: Path, names: tuple[str, ...], parent: int, create: bool, mode: int) -> int:
-    """Open the folder `names[-1]` inside the folder `parent` (which it closes), refusing a link."""
+    """Open the folder `names[-1]` inside `parent` (closed once the child is open), refusing a link."""
     name = names[-1]
     try:
         if create:
@@ -90,8 +90,7 @@ def _step(root: Path, names: tuple[str, ...], parent: int, create: bool, mode: i
     except OSError as error:
         _refuse_link(root, names, error, parent)
         raise
-    finally:
-        os.close(parent)
+    os.close(parent)
     return child
 
 
