@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.project import ProjectPaths
+from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.vcs import commits, worktrees
@@ -38,6 +38,12 @@ class WorkspaceService:
     @property
     def root(self) -> Path:
         return self.paths.root
+
+    @property
+    def worktrees_dir(self) -> Path:
+        """`.ralph/worktrees`, refused (`LinkRefusedError`) when it or `.ralph/` is a link: git would make,
+        and `repair` remove, folders wherever the link points."""
+        return contained.checked(self.root, self.paths.worktrees_dir)
 
     def config(self) -> ProjectConfig:
         """The project's settings (defaults when config.json cannot be read)."""
@@ -68,16 +74,14 @@ class WorkspaceService:
         if branch is None:
             return None
         path = worktrees.checkouts(self.root).get(branch)
-        return TaskWorktree(
-            task_id, path or self.paths.worktrees_dir / branch.removeprefix("ralph/"), branch, base
-        )
+        return TaskWorktree(task_id, path or self.worktrees_dir / branch.removeprefix("ralph/"), branch, base)
 
     def prepare(self, task_id: int, title: str) -> TaskWorktree | None:
         """The task's worktree, made or repaired; None outside git (the session works in the project)."""
         base = self.base_branch()
         if base is None:
             return None
-        return worktrees.ensure(self.root, self.paths.worktrees_dir, task_id, title, base)
+        return worktrees.ensure(self.root, self.worktrees_dir, task_id, title, base)
 
     def commit_session(
         self,
@@ -105,15 +109,15 @@ class WorkspaceService:
     def remove(self, task_id: int) -> None:
         """Remove a task's worktree and branch (merged or discarded work)."""
         if self.is_git():
-            worktrees.remove(self.root, self.paths.worktrees_dir, task_id)
+            worktrees.remove(self.root, self.worktrees_dir, task_id)
 
     def stale(self, live_task_ids: set[int]) -> list[Path]:
         """Worktree folders no live task owns (merged, discarded or deleted tasks, vanished records)."""
         if not self.is_git():
             return []
         try:
-            return worktrees.stale(self.root, self.paths.worktrees_dir, live_task_ids)
-        except GitError:
+            return worktrees.stale(self.root, self.worktrees_dir, live_task_ids)
+        except (GitError, ProjectError):
             log.warning("could not list the worktrees of %s", self.root, exc_info=True)
             return []
 
@@ -121,4 +125,8 @@ class WorkspaceService:
         """Remove stale worktree folders (their branches stay); the folders removed."""
         if not self.is_git():
             return []
-        return worktrees.repair(self.root, self.paths.worktrees_dir, live_task_ids)
+        folder = self.worktrees_dir
+        links = [entry for entry in folder.iterdir() if contained.is_link(entry)] if folder.is_dir() else []
+        for link in links:  # a planted link: removed itself, what it points to is left alone
+            link.unlink()
+        return [*links, *worktrees.repair(self.root, folder, live_task_ids)]

@@ -21,8 +21,9 @@ from mcp import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from ralph_desk import cli
-from ralph_desk.project import ProjectPaths, contained, validate_project
+from ralph_desk.project import ProjectPaths, contained, init_project, validate_project
 from ralph_desk.services.container import Services
+from ralph_desk.services.workspaces import WorkspaceService
 from tests.hardening.support import Seeded, live_clients, refusal_text
 from tests.support.stdio_wire import mcp_command
 
@@ -328,3 +329,35 @@ def test_a_folder_swapped_for_a_link_mid_path_is_refused(tmp_path: Path, home: P
             action()
     assert (home / "b" / "file").read_text() == SECRET and target.read_text() == SECRET
     assert sorted(path.name for path in (home / "b").iterdir()) == ["file"]
+
+
+# --- worktrees: git makes them and `repair` removes them, never where a link points ------------------
+
+GIT = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
+
+
+def test_worktrees_are_never_made_or_removed_through_a_link(tmp_path: Path, home: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / "README.md").write_text("# repo\n")
+    paths = init_project(root, title="Worktrees")
+    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "start"], cwd=root, check=True)
+    precious = home / "1-precious"
+    precious.mkdir()
+    (precious / "keep.txt").write_text(SECRET)
+    before = untouched(home)
+    plant(paths.worktrees_dir, home)
+    workspaces = WorkspaceService(paths)
+    for action in (lambda: workspaces.prepare(1, "Write the parser"), lambda: workspaces.repair(set())):
+        with pytest.raises(contained.LinkRefusedError, match=str(paths.worktrees_dir)):
+            action()
+    assert workspaces.stale(set()) == []
+    assert untouched(home) == before
+    # A link inside worktrees/ is removed itself by `repair`; the folder it points to stays.
+    paths.worktrees_dir.unlink()
+    paths.worktrees_dir.mkdir()
+    link = plant(paths.worktrees_dir / "2-link", precious)
+    assert link in workspaces.repair(set())
+    assert not link.is_symlink() and untouched(home) == before
