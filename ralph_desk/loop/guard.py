@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ralph_desk.loop import git
 from ralph_desk.loop.agents.base import safe_file_stem
+from ralph_desk.project import contained
 
 PUT_ASIDE_DIR = "put-aside"
 
@@ -77,7 +78,7 @@ def put_aside(
         source = repo / path
         if source.is_symlink() or source.is_file():
             target = folder / path
-            target.parent.mkdir(parents=True, exist_ok=True)
+            contained.make_folder(ralph_dir.parent, target.parent)  # never through a planted link
             shutil.copy2(source, target, follow_symlinks=False)
             if path in before.files:
                 left.append(path)  # no earlier version to go back to outside git
