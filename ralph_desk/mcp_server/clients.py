@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph_desk.project import ProjectError, ProjectPaths, contained
+from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths, contained
+from ralph_desk.store.health import redacted
 from ralph_desk.store.urls import sqlite_url
 
 CLIENTS = ("claude", "vscode", "jetbrains", "cursor", "codex", "copilot")
@@ -25,6 +26,7 @@ class ServerLaunch:
 
     command: str | None = None
     args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # for the spawned server: what must not be on its command line
     url: str | None = None
     token: str | None = None
 
@@ -58,16 +60,28 @@ def custom_db_url(root: Path, db_url: str | None) -> str | None:
     return db_url
 
 
-def mcp_command(root: Path, db_url: str | None = None) -> list[str]:
-    """`mcp --root ROOT`, with `--db-url URL` when the project's database is not its own SQLite file."""
+def secret_db_url(root: Path, db_url: str | None) -> str | None:
+    """The custom database URL when it holds a password (it goes in `RALPH_DB_URL`, not on a command line)."""
     custom = custom_db_url(root, db_url)
+    return custom if custom is not None and redacted(custom) != custom else None
+
+
+def mcp_command(root: Path, db_url: str | None = None) -> list[str]:
+    """`mcp --root ROOT`, with `--db-url URL` when the project's database is not its own SQLite file
+    (unless the URL holds a password: every local user can read a command line)."""
+    custom = None if secret_db_url(root, db_url) else custom_db_url(root, db_url)
     return ["mcp", *(("--db-url", custom) if custom else ()), "--root", str(root)]
 
 
 def stdio_launch(root: Path, db_url: str | None = None) -> ServerLaunch:
-    """Spawn `ralph-desk mcp --root ROOT [--db-url URL]` over stdio."""
+    """Spawn `ralph-desk mcp --root ROOT [--db-url URL]` over stdio (a URL with a password in its env)."""
     command, *prefix = ralph_command()
-    return ServerLaunch(command=command, args=(*prefix, *mcp_command(root, db_url), "--transport", "stdio"))
+    secret = secret_db_url(root, db_url)
+    return ServerLaunch(
+        command=command,
+        args=(*prefix, *mcp_command(root, db_url), "--transport", "stdio"),
+        env=((DB_URL_ENV, secret),) if secret else (),
+    )
 
 
 def token_file(paths: ProjectPaths) -> Path:
@@ -125,6 +139,8 @@ def _entry(launch: ServerLaunch, http_type: str | None, stdio_type: str | None) 
         return entry
     entry = {"type": stdio_type} if stdio_type else {}
     entry.update(command=launch.command, args=list(launch.args))
+    if launch.env:
+        entry["env"] = dict(launch.env)
     return entry
 
 
@@ -140,6 +156,9 @@ def _codex(launch: ServerLaunch) -> str:
     else:
         lines.append(f"command = {_toml_string(launch.command or '')}")
         lines.append("args = [" + ", ".join(_toml_string(arg) for arg in launch.args) + "]")
+        if launch.env:
+            pairs = ", ".join(f"{_toml_string(key)} = {_toml_string(value)}" for key, value in launch.env)
+            lines.append(f"env = {{ {pairs} }}")
     lines.append("tool_timeout_sec = 600")
     return "\n".join(lines) + "\n"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_desk.mcp_server import clients
-from ralph_desk.project import ProjectError, ProjectPaths, contained
+from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths, contained
 
 if TYPE_CHECKING:
     from ralph_desk.mcp_server.binding import LoopControl, ServicesSource
@@ -127,6 +127,8 @@ def run_connect(args: argparse.Namespace) -> int:
     print(f"# written to {target}; use it as {config.where}", file=sys.stderr)
     if launch.is_http:
         server = shlex.join(["ralph-desk", *clients.mcp_command(paths.root, db_url)])
+        if clients.secret_db_url(paths.root, db_url):
+            server = f"{DB_URL_ENV}=<the database URL> {server}"
         print(
             f"# start the server with: {server} --transport http --port {args.port} "
             f"--token-file {shlex.quote(str(clients.token_file(paths)))}",

@@ -13,6 +13,7 @@ import socket
 import sqlite3
 import sys
 import threading
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -267,3 +268,27 @@ def test_a_token_file_others_may_read_is_refused_with_the_fix(
     assert cli.main(argv) == 2
     error = capsys.readouterr().err
     assert str(shared) in error and "0644" in error and "chmod 600" in error
+
+
+def test_a_database_password_reaches_the_stdio_server_in_its_environment_not_its_command_line(
+    seeded: tuple[ProjectPaths, Seeded], capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths, _ = seeded
+    url = "postgresql+psycopg://ralph:pw-5e1d9c@db.example.invalid/harbour"
+    for client in client_configs.CLIENTS:
+        argv = ["connect", "--root", str(paths.root), "--client", client, "--db-url", url]
+        assert cli.main(argv) == 0
+        written = paths.clients_dir / client_configs.render(client, client_configs.http_launch()).file_name
+        text = written.read_text()
+        assert text.count("pw-5e1d9c") == 1 and mode_of(written) == 0o600, client  # once: in the env
+        assert "--db-url" not in text, client
+    document = json.loads((paths.clients_dir / "claude.mcp.json").read_text())["mcpServers"]["ralph"]
+    assert document["env"] == {"RALPH_DB_URL": url}
+    codex = tomllib.loads((paths.clients_dir / "codex.config.toml").read_text())["mcp_servers"]["ralph"]
+    assert codex["env"] == {"RALPH_DB_URL": url}
+    assert "pw-5e1d9c" not in " ".join(document["args"])
+    assert cli.main(["connect", "--root", str(paths.root), "--client", "claude", "--transport", "http",
+                     "--db-url", url]) == 0  # fmt: skip
+    hint = capsys.readouterr().err
+    assert "start the server with: RALPH_DB_URL=<the database URL> ralph-desk mcp" in hint
+    assert "pw-5e1d9c" not in hint
