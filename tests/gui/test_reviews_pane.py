@@ -361,3 +361,45 @@ def test_when_the_task_shown_leaves_review_the_next_one_is_shown(qtbot: QtBot, r
 
     assert asked.args == [8, ""]
     assert reviews.current is not None and reviews.current.task_id == 8
+
+
+def test_a_very_long_line_is_drawn_plain_and_cut_at_what_a_screen_can_show() -> None:
+    minified = "var a=1;" * 2000
+
+    (only,) = highlight.spans("bundle.js", minified)
+
+    assert only == (minified[: highlight.SHOWN_CHARS], None)
+
+
+def test_enter_on_the_current_line_opens_the_comment_box(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.show_files(files)
+    row = view.row_of_line("fresh.py", 2)
+    assert row is not None
+    view.select_row(row)
+    view.lines.setFocus()
+
+    qtbot.keyClick(view.lines, Qt.Key.Key_Return)
+
+    assert view.comment_box.isVisible()
+    assert view.comment_box.place.text() == "Comment on fresh.py:2"
+
+
+def test_comments_on_the_whole_task_are_listed_above_the_diff(
+    reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    reviews.show_items([entry()])
+    comments = [
+        LineComment("Add a test for the equinox", None, None, "human", "requested"),
+        LineComment("Why insert this?", "tides.py", 11, "human"),
+    ]
+
+    reviews.show_diff(7, files, comments)
+
+    notes = reviews.detail.notes
+    assert not notes.isHidden()
+    assert "Add a test for the equinox" in notes.text() and "sent to the agent" in notes.text()
+    assert "Why insert this?" not in notes.text()
+    reviews.show_comments(7, comments[1:])
+    assert notes.isHidden()

@@ -123,12 +123,14 @@ class DiffDelegate(QStyledItemDelegate):
         """The width of a line-number gutter."""
         return self.char * max(3, len(str(self.model.layout.largest_number))) + 2 * PAD
 
+    def line_width(self) -> int:
+        """The width the widest line needs, unified."""
+        widest = min(self.model.layout.widest, highlight.SHOWN_CHARS) + 4
+        return 2 * self.number_width() + self.char * (widest + 2) + 2 * PAD
+
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         """Wide enough for the widest line when unified (side by side fits the view)."""
-        if self.model.split:
-            return QSize(0, self.row_height())
-        widest = self.model.layout.widest + 4
-        return QSize(2 * self.number_width() + self.char * (widest + 2) + 2 * PAD, self.row_height())
+        return QSize(0 if self.model.split else self.line_width(), self.row_height())
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         """Draw the row as its kind wants."""

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QFrame,
     QHBoxLayout,
     QHeaderView,
-    QListView,
+    QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -31,7 +32,14 @@ from ralph_desk.gui.panes.inbox.reviews.diff_model import (
     DiffDelegate,
     DiffModel,
 )
-from ralph_desk.gui.panes.inbox.reviews.rows import DiffRow, LineComment, RowKind, file_badge, layout
+from ralph_desk.gui.panes.inbox.reviews.rows import (
+    DiffLayout,
+    DiffRow,
+    LineComment,
+    RowKind,
+    file_badge,
+    layout,
+)
 from ralph_desk.gui.widgets.common import SendingTextEdit, button, label
 from ralph_desk.gui.widgets.layout import side_by_side
 from ralph_desk.gui.widgets.tables import record_table
@@ -129,6 +137,48 @@ class CommentBox(QFrame):
         self.hide()
 
 
+class LinesView(QTableView):
+    """The diff's rows in one column of one row height.
+
+    A table with fixed row heights lays out nothing per row; a list view, even with uniform item
+    sizes, asks the model about every row (a second for 50,000 rows from Python).
+    """
+
+    def __init__(self, model: DiffModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setModel(model)
+        self.delegate = DiffDelegate(model, self)
+        self.setItemDelegate(self.delegate)
+        self.horizontalHeader().hide()
+        rows = self.verticalHeader()
+        rows.hide()
+        rows.setMinimumSectionSize(1)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.delegate.row_height())
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        self.setTabKeyNavigation(False)
+        self.setCornerButtonEnabled(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.wanted_width = 0
+
+    def fit(self, wanted_width: int) -> None:
+        """Make the column this wide, or as wide as the view when that is wider."""
+        self.wanted_width = wanted_width
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Keep the column at least as wide as the view."""
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.horizontalHeader().count() > 0:
+            self.horizontalHeader().resizeSection(0, max(self.viewport().width(), self.wanted_width))
+
+
 class DiffView(QWidget):
     """The files of a diff (with +/− counts) and its lines; a click on a line opens the comment box."""
 
@@ -147,14 +197,8 @@ class DiffView(QWidget):
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.model = DiffModel(self)
-        self.lines = QListView()
-        self.lines.setModel(self.model)
-        self.delegate = DiffDelegate(self.model, self.lines)
-        self.lines.setItemDelegate(self.delegate)
-        self.lines.setUniformItemSizes(True)
-        self.lines.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.lines.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.lines.setMouseTracking(True)
+        self.lines = LinesView(self.model)
+        self.delegate = self.lines.delegate
         self.unified = self._mode_button("Unified", "One column: removed lines above the added ones")
         self.split = self._mode_button("Side by side", "The old file on the left, the new one on the right")
         self.modes = QButtonGroup(self)
@@ -193,6 +237,7 @@ class DiffView(QWidget):
     def _connect(self) -> None:
         self.modes.buttonClicked.connect(lambda _: self._relayout())
         self.lines.clicked.connect(self._clicked)
+        self.lines.activated.connect(self._clicked)  # Enter on the current line, too
         self.file_table.selectionModel().currentRowChanged.connect(
             lambda current, _: (
                 self.scroll_to_file(self.file_model.record(current.row()).number)
@@ -214,8 +259,13 @@ class DiffView(QWidget):
         (self.split if split else self.unified).setChecked(True)
         self._relayout()
 
-    def show_files(self, files: Sequence[FileDiff], comments: Sequence[LineComment] = ()) -> None:
-        """Show a parsed diff (with the comments on its lines)."""
+    def show_files(
+        self,
+        files: Sequence[FileDiff],
+        comments: Sequence[LineComment] = (),
+        laid_out: DiffLayout | None = None,
+    ) -> None:
+        """Show a parsed diff with the comments on its lines (`laid_out` already, off the GUI thread)."""
         self.files, self.comments = list(files), list(comments)
         self.file_model.set_items([FileEntry(number, diff) for number, diff in enumerate(self.files)])
         added = sum(diff.added for diff in self.files)
@@ -229,7 +279,7 @@ class DiffView(QWidget):
             else "No changes against the base."
         )
         self.comment_box.hide()
-        self._relayout()
+        self._relayout(laid_out)
 
     def set_comments(self, comments: Sequence[LineComment]) -> None:
         """Show these comments on the lines, keeping the scroll position."""
@@ -238,9 +288,13 @@ class DiffView(QWidget):
         self._relayout()
         self.lines.verticalScrollBar().setValue(position)
 
-    def _relayout(self) -> None:
+    def _relayout(self, laid_out: DiffLayout | None = None) -> None:
         split = self.is_split
-        self.model.set_layout(self.files, layout(self.files, self.comments, split), split)
+        if laid_out is None or laid_out.split != split:
+            laid_out = layout(self.files, self.comments, split)
+        self.model.set_layout(self.files, laid_out, split)
+        self.lines.fit(0 if split else self.delegate.line_width())
+        self.lines.doItemsLayout()  # the scroll range now, not after the next event: callers scroll next
         self.lines.setHorizontalScrollBarPolicy(
             Qt.ScrollBarPolicy.ScrollBarAlwaysOff if split else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         )

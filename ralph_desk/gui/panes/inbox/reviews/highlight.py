@@ -14,6 +14,8 @@ from ralph_desk.gui import theme
 
 TAB = "    "
 CACHED_LINES = 4096
+LONGEST_LEXED = 1000  # characters: a longer line (minified code, data) is shown plain, and lexed never
+SHOWN_CHARS = 2000  # characters of a line drawn at most; the rest is past any screen's edge
 
 # (light, dark) per token family; a token takes the colour of its nearest listed ancestor.
 TOKEN_COLORS: dict[_TokenType, tuple[str, str]] = {
@@ -75,5 +77,7 @@ def _spans(path: str, text: str, dark: bool) -> tuple[Span, ...]:
 
 def spans(path: str, text: str) -> tuple[Span, ...]:
     """A line's text (tabs expanded) cut into runs of one colour (None: the view's text colour)."""
-    dark = theme.current_scheme() is theme.Scheme.DARK
-    return _spans(path, text.replace("\t", TAB).rstrip("\n"), dark)
+    shown = text[:SHOWN_CHARS].replace("\t", TAB)
+    if len(text) > LONGEST_LEXED:
+        return ((shown, None),)
+    return _spans(path, shown, theme.current_scheme() is theme.Scheme.DARK)

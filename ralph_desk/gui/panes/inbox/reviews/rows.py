@@ -41,12 +41,12 @@ class LineComment:
         return self.file or ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass is made 3× slower, and a diff has many rows
 class DiffRow:
     """One row: a file or hunk header, a line (or a pair of lines side by side), a note or a comment.
 
     `anchor` is the line on the new side a comment on this row is about: for a removed line, the
-    line before which it was removed.
+    line before which it was removed. Rows are not changed once laid out.
     """
 
     kind: RowKind
@@ -71,6 +71,7 @@ class DiffLayout:
     file_rows: list[int]
     widest: int
     largest_number: int
+    split: bool = False
 
 
 def file_notes(diff: FileDiff) -> list[str]:
@@ -100,17 +101,17 @@ def file_badge(diff: FileDiff) -> str:
 def _unified(hunk: Hunk, file: int) -> Iterable[DiffRow]:
     previous_new = hunk.new_start - 1
     for line in hunk.lines:
-        if line.kind is LineKind.NOTE:
-            yield DiffRow(RowKind.LINE, file, old=line)
-            continue
-        if line.new_no is not None:
-            previous_new = line.new_no
-            anchor = line.new_no
+        kind = line.kind
+        if kind is LineKind.NOTE:
+            yield DiffRow(RowKind.LINE, file, "", line)
+        elif kind is LineKind.ADDED:
+            previous_new = line.new_no or previous_new
+            yield DiffRow(RowKind.LINE, file, "", None, line, previous_new)
+        elif kind is LineKind.REMOVED:
+            yield DiffRow(RowKind.LINE, file, "", line, None, previous_new + 1)
         else:
-            anchor = previous_new + 1
-        old = line if line.kind is not LineKind.ADDED else None
-        new = line if line.kind is not LineKind.REMOVED else None
-        yield DiffRow(RowKind.LINE, file, old=old, new=new, anchor=anchor)
+            previous_new = line.new_no or previous_new
+            yield DiffRow(RowKind.LINE, file, "", line, line, previous_new)
 
 
 def _split(hunk: Hunk, file: int) -> Iterable[DiffRow]:
@@ -121,7 +122,21 @@ def _split(hunk: Hunk, file: int) -> Iterable[DiffRow]:
             anchor: int | None = new.new_no
         else:
             anchor = previous_new + 1 if old is not None and old.kind is not LineKind.NOTE else None
-        yield DiffRow(RowKind.LINE, file, old=old, new=new, anchor=anchor)
+        yield DiffRow(RowKind.LINE, file, "", old, new, anchor)
+
+
+def _with_comments(
+    rows: Iterable[DiffRow], file: int, mine: dict[int, list[LineComment]]
+) -> Iterable[DiffRow]:
+    """The rows, each line's comments under its first row."""
+    placed: set[int] = set()
+    for row in rows:
+        yield row
+        line_no = row.new.new_no if row.new is not None else None
+        if line_no is not None and line_no in mine and line_no not in placed:
+            placed.add(line_no)
+            for comment in mine[line_no]:
+                yield DiffRow(RowKind.COMMENT, file, comment.text, anchor=line_no, comment=comment)
 
 
 def layout(
@@ -142,27 +157,15 @@ def layout(
         file_rows.append(len(rows))
         rows.append(DiffRow(RowKind.FILE, number, diff.title))
         rows.extend(DiffRow(RowKind.INFO, number, note) for note in file_notes(diff))
-        placed: set[int] = set()
-        shown_lines = {line.new_no for hunk in diff.hunks for line in hunk.lines if line.new_no is not None}
-        outside = [
-            comment
-            for (path, line), found in on_line.items()
-            if path == diff.path and line not in shown_lines
-            for comment in found
-        ]
+        mine = {line: found for (path, line), found in on_line.items() if path == diff.path}
+        shown = {line.new_no for hunk in diff.hunks for line in hunk.lines} if mine else set()
+        outside = [comment for line, found in mine.items() if line not in shown for comment in found]
         for comment in [*on_file.get(diff.path, []), *outside]:
             rows.append(DiffRow(RowKind.COMMENT, number, comment.text, anchor=comment.line, comment=comment))
         for hunk in diff.hunks:
             rows.append(DiffRow(RowKind.HUNK, number, hunk.header))
             largest = max(largest, hunk.old_start + hunk.old_count, hunk.new_start + hunk.new_count)
-            for row in _split(hunk, number) if split else _unified(hunk, number):
-                rows.append(row)
-                widest = max(widest, len(row.old.text) if row.old else 0, len(row.new.text) if row.new else 0)
-                line_no = row.new.new_no if row.new is not None else None
-                if line_no is not None and line_no not in placed:
-                    placed.add(line_no)
-                    for comment in on_line.get((diff.path, line_no), ()):
-                        rows.append(
-                            DiffRow(RowKind.COMMENT, number, comment.text, anchor=line_no, comment=comment)
-                        )
-    return DiffLayout(rows, file_rows, widest, largest)
+            widest = max(widest, max((len(line.text) for line in hunk.lines), default=0))
+            lines = _split(hunk, number) if split else _unified(hunk, number)
+            rows.extend(_with_comments(lines, number, mine) if mine else lines)
+    return DiffLayout(rows, file_rows, widest, largest, split)

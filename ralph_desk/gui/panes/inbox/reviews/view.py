@@ -15,8 +15,9 @@ from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
+from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
 from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
-from ralph_desk.gui.panes.inbox.reviews.rows import LineComment
+from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment
 from ralph_desk.gui.widgets.common import button, label, link
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.layout import side_by_side, stacked
@@ -55,6 +56,13 @@ def _signal_text(signal: SignalRecord) -> str:
     return fmt.one_line(said, 140)
 
 
+def _note(comment: LineComment) -> str:
+    """A comment on the whole task, with who wrote it and whether it went to the agent."""
+    state = COMMENT_STATES.get(comment.state)
+    said = f"<b>{escape(comment.author or 'comment')}:</b> {escape(fmt.one_line(comment.text, 200))}"
+    return said + (f" <i>({escape(state)})</i>" if state else "")
+
+
 REVIEW_COLUMNS: list[Column[ReviewEntry]] = [
     Column("#", lambda entry: f"#{entry.task_id}", sort_key=lambda entry: entry.task_id, align_right=True),
     Column("Task", lambda entry: entry.title, tooltip=lambda entry: entry.summary or None),
@@ -79,6 +87,8 @@ class ReviewDetail(QWidget):
         self.branch = label(name="muted", selectable=True)
         self.summary = label(wrap=True, selectable=True)
         self.signals = label(wrap=True, selectable=True)
+        self.notes = label(wrap=True, selectable=True)
+        self.notes.hide()
         self.session = QComboBox()
         self.session.setToolTip("The diff of the whole task against its base, or of one session's commit")
         self.approve = button(
@@ -109,6 +119,7 @@ class ReviewDetail(QWidget):
         layout.addLayout(heading)
         layout.addWidget(self.summary)
         layout.addWidget(self.signals)
+        layout.addWidget(self.notes)
         layout.addLayout(actions)
         layout.addWidget(self.diff, 1)
 
@@ -134,6 +145,12 @@ class ReviewDetail(QWidget):
         found = self.session.findData(chosen)
         self.session.setCurrentIndex(max(0, found))
         self.session.blockSignals(False)
+
+    def show_notes(self, comments: Sequence[LineComment]) -> None:
+        """Show the comments on the whole task (those on files and lines are in the diff)."""
+        general = [comment for comment in comments if not comment.file]
+        self.notes.setVisible(bool(general))
+        self.notes.setText("<br>".join(_note(comment) for comment in general))
 
     def session_id(self) -> str | None:
         """The session whose diff is asked for (None: the whole task)."""
@@ -249,19 +266,27 @@ class ReviewsView(QWidget):
         self.detail.show_entry(self.model.record(row))
         self._ask_diff()
 
-    def show_diff(self, task_id: int, files: Sequence[FileDiff], comments: Sequence[LineComment]) -> None:
+    def show_diff(
+        self,
+        task_id: int,
+        files: Sequence[FileDiff],
+        comments: Sequence[LineComment],
+        laid_out: DiffLayout | None = None,
+    ) -> None:
         """Show a task's diff with its comments (ignored when another task is shown meanwhile)."""
         if self.current is None or self.current.task_id != task_id:
             return
         self.comments = list(comments)
         self.detail.status.setText("")
-        self.detail.diff.show_files(files, comments)
+        self.detail.show_notes(comments)
+        self.detail.diff.show_files(files, comments, laid_out)
 
     def show_comments(self, task_id: int, comments: Sequence[LineComment]) -> None:
         """Show a task's comments again (one was added)."""
         if self.current is None or self.current.task_id != task_id:
             return
         self.comments = list(comments)
+        self.detail.show_notes(comments)
         self.detail.diff.set_comments(comments)
 
     def show_failure(self, text: str) -> None:

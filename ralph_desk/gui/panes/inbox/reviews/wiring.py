@@ -9,7 +9,7 @@ from ralph_desk.domain.diffs import FileDiff, parse_diff
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.gui.panes.inbox.reviews import highlight
-from ralph_desk.gui.panes.inbox.reviews.rows import LineComment
+from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
@@ -27,6 +27,7 @@ class DiffRead:
     task_id: int
     files: list[FileDiff]
     comments: list[LineComment]
+    laid_out: DiffLayout
 
 
 def line_comment(comment: ReviewComment) -> LineComment:
@@ -106,19 +107,22 @@ class ReviewsWiring:
 
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
+        split = self.view.detail.diff.is_split
         self.worker.submit(
             f"read the diff of task #{task_id}",
-            lambda: self._read_diff(task_id, session_id or None),
-            lambda read: self.view.show_diff(read.task_id, read.files, read.comments),
+            lambda: self._read_diff(task_id, session_id or None, split),
+            lambda read: self.view.show_diff(read.task_id, read.files, read.comments, read.laid_out),
             lambda: self.view.show_failure("The diff could not be read."),
         )
 
-    def _read_diff(self, task_id: int, session_id: str | None) -> DiffRead:
+    def _read_diff(self, task_id: int, session_id: str | None, split: bool) -> DiffRead:
+        """Read, parse and lay out a diff off the GUI thread (for a big one that takes a while)."""
         reviews = self.services.reviews
         files = parse_diff(reviews.diff(task_id, session_id))
         for diff in files:
-            highlight.lexer_for(diff.path)  # found here, off the GUI thread, before the first paint
-        return DiffRead(task_id, files, [line_comment(comment) for comment in reviews.comments(task_id)])
+            highlight.lexer_for(diff.path)  # found before the first paint
+        comments = [line_comment(comment) for comment in reviews.comments(task_id)]
+        return DiffRead(task_id, files, comments, layout(files, comments, split))
 
     def read_comments(self, task_id: int) -> None:
         """Read a task's comments again and show them on its diff."""
