@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
-from ralph_desk.gui import icons
+from ralph_desk.gui import icons, theme
 from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.collector import GuiThreadCollector
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
+from ralph_desk.gui.desktop_bus import FreedesktopNotifications, session_bus_address
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
 from ralph_desk.gui.main_window import APP_NAME, MainWindow
@@ -31,7 +32,7 @@ from ralph_desk.gui.notify import Notifier
 from ralph_desk.gui.panes.disciplines.wiring import DisciplinesWiring
 from ralph_desk.gui.panes.features.wiring import FeaturesWiring
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
-from ralph_desk.gui.settings import DeskSettings
+from ralph_desk.gui.settings import SYSTEM, DeskSettings
 from ralph_desk.gui.theme import ThemeWatcher
 from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
@@ -82,6 +83,12 @@ def theme_watcher(app: QApplication) -> ThemeWatcher | None:
 # --- the window ----------------------------------------------------------------------------------
 
 
+def desktop_notifications() -> FreedesktopNotifications | None:
+    """Notifications through the desktop's session D-Bus, where there is one (else the tray's)."""
+    address = session_bus_address()
+    return FreedesktopNotifications(address, APP_NAME, APP_NAME) if address else None
+
+
 def build_window(
     services: Services,
     *,
@@ -106,7 +113,13 @@ def build_window(
     runner.setParent(window)
     worker = Worker(runner, parent=window)
     feed = ChangeFeed(services.db, poll_ms, parent=window)
-    notifier = Notifier(title, use_tray=use_tray, parent=window)
+    notifier = Notifier(
+        title,
+        use_tray=use_tray,
+        parent=window,
+        desktop=desktop_notifications() if use_tray else None,
+        enabled=lambda topic: desk_settings.notification_on(topic.value),
+    )
     window.controller = Controller(window, services, feed, worker, notifier, mcp_url, open_file)
     window.set_mcp(mcp_url)
     if live:
@@ -246,6 +259,8 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
         window = build_window(
             parts.services, mcp_url=parts.mcp_url, issuer=parts.mcp, loop_control=parts.loop_control
         )
+        scheme = window.settings.scheme()
+        theme.choose(None if scheme == SYSTEM else theme.Scheme(scheme))
         watcher = theme_watcher(app)
         if watcher is not None:
             watcher.sig_changed.connect(window.refresh_style)

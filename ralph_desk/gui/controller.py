@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QApplication
 
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.dialogs import initialise
@@ -80,10 +81,12 @@ class Controller(QObject):
         window.sig_connect_requested.connect(self.show_connect)
         window.sig_open_project_requested.connect(self.open_project)
         window.inbox.sig_open_task_requested.connect(self.open_task)
+        window.inbox.sig_open_transcript_requested.connect(self.show_transcript)
         window.dashboard.sig_open_task_requested.connect(self.open_task)
         window.dashboard.sig_open_inbox_requested.connect(self.open_inbox)
         self.notifier.sig_show_requested.connect(lambda: self.open_inbox(QUESTIONS))
         self.notifier.sig_quit_requested.connect(window.close)
+        self.notifier.sig_notified.connect(lambda _title, _text: QApplication.alert(window))
 
     def refresh_all(self) -> None:
         """Read everything every pane shows."""
@@ -144,10 +147,17 @@ class Controller(QObject):
     def _on_pane(self, key: str) -> None:
         self.dashboard.set_visible(key == "dashboard")
 
-    def _on_counts(self, questions: int, suggestions: int, flags: int) -> None:
-        total = questions + suggestions + flags
+    def _on_counts(self, questions: int, suggestions: int, flags: int, failed: int) -> None:
+        total = questions + suggestions + flags + failed
         self.window.set_waiting(total)
         self.notifier.set_waiting(total)
+
+    def show_transcript(self, recorded: str) -> None:
+        """Show a session transcript (a path relative to the project) in the Loop pane."""
+        if self.loop is None or not self.loop.show_transcript(recorded):
+            self._open_transcript(str(self.services.paths.root / recorded))
+            return
+        self.window.show_pane("loop")
 
     def _open_transcript(self, path: str) -> None:
         try:

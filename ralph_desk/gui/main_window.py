@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QGuiApplication,
+    QKeySequence,
+    QPalette,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -24,6 +32,7 @@ from PySide6.QtWidgets import (
 from ralph_desk import __version__
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
+from ralph_desk.gui.notify import TOPIC_TITLES, Topic
 from ralph_desk.gui.panes.dashboard.pane import DashboardPane
 from ralph_desk.gui.panes.disciplines.pane import DisciplinesPane
 from ralph_desk.gui.panes.features.pane import FeaturesPane
@@ -183,9 +192,38 @@ class MainWindow(QMainWindow):
         for action in self.pane_actions:
             view_menu.addAction(action)
         view_menu.addSeparator()
+        view_menu.addMenu(self._scheme_menu())
+        view_menu.addMenu(self._notifications_menu())
+        view_menu.addSeparator()
         view_menu.addAction(self.refresh_action)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("About ralph-desk", self._about)
+
+    def _scheme_menu(self) -> QMenu:
+        menu = QMenu("Appearance", self)
+        group = QActionGroup(menu)
+        chosen = self.settings.scheme()
+        self.scheme_actions: dict[str, QAction] = {}
+        for value, text in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            action = menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(value == chosen)
+            action.triggered.connect(lambda _=False, v=value: self.choose_scheme(v))
+            group.addAction(action)
+            self.scheme_actions[value] = action
+        return menu
+
+    def _notifications_menu(self) -> QMenu:
+        menu = QMenu("Notify me about", self)
+        menu.setToolTipsVisible(True)
+        self.notification_actions: dict[Topic, QAction] = {}
+        for topic, text in TOPIC_TITLES.items():
+            action = menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(self.settings.notification_on(topic.value))
+            action.toggled.connect(lambda on, t=topic: self.settings.set_notification(t.value, on))
+            self.notification_actions[topic] = action
+        return menu
 
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Main")
@@ -301,6 +339,13 @@ class MainWindow(QMainWindow):
         self.loop.refresh_style()
 
     # --- menus --------------------------------------------------------------------------------
+
+    def choose_scheme(self, value: str) -> None:
+        """Draw the window in `value` (system, light or dark) and remember it."""
+        self.settings.set_scheme(value)
+        self.scheme_actions[value].setChecked(True)
+        theme.choose(None if value == "system" else theme.Scheme(value))
+        self.refresh_style()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

@@ -1,34 +1,86 @@
-"""Desktop notifications: a tray message when a new blocking question arrives."""
+"""Desktop notifications for what needs the person: blocking questions and flags, failures, a stopped loop."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, icons
+from ralph_desk.gui.desktop_bus import FreedesktopNotifications
 
 log = logging.getLogger("ralph_desk.gui")
 
 MESSAGE_MS = 8000
+TEXT_CHARS = 200
+
+
+class Topic(StrEnum):
+    """What a notification is about; each can be turned off."""
+
+    QUESTIONS = "questions"
+    FLAGS = "flags"
+    FAILED = "failed"
+    LOOP = "loop"
+
+
+TOPIC_TITLES: dict[Topic, str] = {
+    Topic.QUESTIONS: "Blocking questions",
+    Topic.FLAGS: "Blocking flags",
+    Topic.FAILED: "Failed tasks",
+    Topic.LOOP: "The loop stopping on a limit or an error",
+}
+
+Enabled = Callable[[Topic], bool]
+
+
+class _NewItems:
+    """Remembers which ids were seen; the first look only learns them."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] | None = None
+
+    def new(self, ids: Iterable[int]) -> list[int]:
+        """The ids not seen before (none on the first call)."""
+        current = list(ids)
+        if self.seen is None:
+            self.seen = set(current)
+            return []
+        fresh = [item for item in current if item not in self.seen]
+        self.seen |= set(current)
+        return fresh
 
 
 class Notifier(QObject):
-    """Remembers which blocking questions were seen; tells the desktop about new ones."""
+    """Tells the desktop about new items that need the person, through D-Bus or else the tray."""
 
     sig_show_requested = Signal()
     """The person clicked the notification or the tray icon: show the inbox."""
     sig_quit_requested = Signal()
     """The person chose Quit in the tray menu."""
+    sig_notified = Signal(str, str)
+    """A notification went out (title, text): the window asks for attention."""
 
-    def __init__(self, title: str, use_tray: bool = True, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        use_tray: bool = True,
+        parent: QObject | None = None,
+        desktop: FreedesktopNotifications | None = None,
+        enabled: Enabled | None = None,
+    ) -> None:
         super().__init__(parent)
         self.title = title
         self.sent: list[tuple[str, str]] = []
-        self._seen: set[int] | None = None
+        self.desktop = desktop
+        self.enabled = enabled or (lambda _topic: True)
+        self._asks = _NewItems()
+        self._flags = _NewItems()
+        self._failed = _NewItems()
         self.tray: QSystemTrayIcon | None = None
         if use_tray and QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = self._make_tray()
@@ -50,16 +102,46 @@ class Notifier(QObject):
     def update_asks(self, asks: Sequence[SignalRecord]) -> None:
         """Note the open questions; notify about blocking ones not seen before (none on the first call)."""
         blocking = {ask.id: ask for ask in asks if ask.blocking}
-        if self._seen is None:
-            self._seen = set(blocking)
-            return
-        new = [ask for ask_id, ask in blocking.items() if ask_id not in self._seen]
-        self._seen |= set(blocking)
+        new = [blocking[i] for i in self._asks.new(blocking)]
         if len(new) == 1:
             ask = new[0]
-            self.notify(f"Task #{ask.task_id} needs your answer", fmt.one_line(ask.question, 200))
+            self.notify(
+                Topic.QUESTIONS,
+                f"Task #{ask.task_id} needs your answer",
+                fmt.one_line(ask.question, TEXT_CHARS),
+            )
         elif new:
-            self.notify(f"{len(new)} new questions need your answer", fmt.one_line(new[0].question, 200))
+            self.notify(
+                Topic.QUESTIONS,
+                f"{len(new)} new questions need your answer",
+                fmt.one_line(new[0].question, TEXT_CHARS),
+            )
+
+    def update_flags(self, flags: Sequence[SignalRecord]) -> None:
+        """Note the open blocking flags; notify about those not seen before."""
+        by_id = {flag.id: flag for flag in flags}
+        new = [by_id[i] for i in self._flags.new(by_id)]
+        if new:
+            first = new[0]
+            head = (
+                f"Task #{first.task_id} raised a blocking flag"
+                if len(new) == 1
+                else f"{len(new)} new blocking flags"
+            )
+            self.notify(Topic.FLAGS, head, fmt.one_line(first.what, TEXT_CHARS))
+
+    def update_failed(self, tasks: Sequence[tuple[int, str]]) -> None:
+        """Note the failed tasks (id, title); notify about those that failed since the last look."""
+        titles = dict(tasks)
+        new = self._failed.new(titles)
+        if len(new) == 1:
+            self.notify(Topic.FAILED, f"Task #{new[0]} failed", titles[new[0]])
+        elif new:
+            self.notify(Topic.FAILED, f"{len(new)} tasks failed", ", ".join(f"#{i}" for i in new))
+
+    def loop_stopped(self, reason: str) -> None:
+        """The loop stopped on a limit or an error."""
+        self.notify(Topic.LOOP, "The loop stopped", fmt.one_line(reason, TEXT_CHARS))
 
     def set_waiting(self, count: int) -> None:
         """Show how many items wait in the tray tooltip."""
@@ -67,11 +149,17 @@ class Notifier(QObject):
             waiting = f" — {count} waiting in the inbox" if count else ""
             self.tray.setToolTip(f"{self.title}{waiting}")
 
-    def notify(self, title: str, text: str) -> None:
-        """Show a desktop notification (recorded even where there is no tray)."""
+    def notify(self, topic: Topic, title: str, text: str) -> None:
+        """Show a desktop notification unless its topic is turned off (recorded even without a desktop)."""
+        if not self.enabled(topic):
+            log.info("notification turned off (%s): %s", topic.value, title)
+            return
         self.sent.append((title, text))
         log.info("notification: %s — %s", title, text)
-        if self.tray is not None and self.tray.supportsMessages():
+        self.sig_notified.emit(title, text)
+        if self.desktop is not None:
+            self.desktop.send(title, text)
+        elif self.tray is not None and self.tray.supportsMessages():
             self.tray.showMessage(title, text, icons.app_icon(), MESSAGE_MS)
 
     def hide(self) -> None:

@@ -1,4 +1,4 @@
-"""What the window remembers between runs: geometry, the last pane, splitters, recent projects."""
+"""What the window remembers: geometry, panes, splitters, recent projects, scheme, notifications."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 MAX_RECENT = 8
+SYSTEM = "system"
+SCHEMES = (SYSTEM, "light", "dark")
 
 
 class DeskSettings:
@@ -62,6 +64,24 @@ class DeskSettings:
         resolved = root.resolve()
         kept = [path for path in self.recent_projects() if path.resolve() != resolved]
         self.store.setValue("projects/recent", [str(path) for path in [resolved, *kept][:MAX_RECENT]])
+
+    def notification_on(self, topic: str) -> bool:
+        """Whether notifications about `topic` are wanted (they are unless turned off)."""
+        value = self.store.value(f"notifications/{topic}", True)
+        return str(value).lower() not in ("false", "0")
+
+    def set_notification(self, topic: str, on: bool) -> None:
+        """Turn notifications about `topic` on or off."""
+        self.store.setValue(f"notifications/{topic}", on)
+
+    def scheme(self) -> str:
+        """The chosen colour scheme: system, light or dark."""
+        value = str(self.store.value("window/scheme", SYSTEM))
+        return value if value in SCHEMES else SYSTEM
+
+    def set_scheme(self, value: str) -> None:
+        """Remember the colour scheme: system, light or dark."""
+        self.store.setValue("window/scheme", value)
 
     def sync(self) -> None:
         """Write everything to disk now."""

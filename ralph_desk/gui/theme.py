@@ -310,6 +310,19 @@ def restyle_all() -> None:
         widget.setStyleSheet(sheet)
 
 
+def choose(scheme: Scheme | None) -> None:
+    """Draw in `scheme` from now on (None: follow the system); the app's watcher redraws its windows."""
+    app = QApplication.instance()
+    watcher = app.findChild(ThemeWatcher) if app is not None else None
+    if watcher is not None:
+        watcher.choose(scheme)
+        return
+    force_scheme(scheme)
+    if isinstance(app, QApplication):
+        app.setPalette(palette(current_scheme()))
+        restyle_all()
+
+
 class ThemeWatcher(QObject):
     """Applies the palette of the system's scheme, and again whenever the system switches."""
 
@@ -325,6 +338,11 @@ class ThemeWatcher(QObject):
     def apply(self) -> None:
         """Set the palette of the current scheme."""
         self._app.setPalette(palette(current_scheme()))
+
+    def choose(self, scheme: Scheme | None) -> None:
+        """Draw in `scheme` from now on (None: follow the system), and redraw everything."""
+        force_scheme(scheme)
+        self._on_scheme_changed(QGuiApplication.styleHints().colorScheme())
 
     def _on_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:
         self.apply()

@@ -20,13 +20,14 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
-from ralph_desk.domain.records import Signal, Task
+from ralph_desk.domain.records import AgentSession, Signal, Task
 from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.store import comments as comments_store
 from ralph_desk.store import features as features_store
+from ralph_desk.store import sessions as sessions_store
 from ralph_desk.store import signals as store
 from ralph_desk.store import tasks as tasks_store
 from ralph_desk.store import totals as totals_store
@@ -48,6 +49,29 @@ class Question:
 
     ask: Signal
     doing: Signal | None = None
+
+
+@dataclass(frozen=True)
+class FailedTask:
+    """A task that failed, why (in the agent's and the loop's words), and its last session."""
+
+    task: Task
+    reason: str
+    session: AgentSession | None = None
+
+
+def failure_reason(session: AgentSession | None, signals: Sequence[Signal], stuck_count: int) -> str:
+    """Why a task failed: its stuck count, how its last session ended, and the agent's last `stuck` reason."""
+    parts = [f"stuck {stuck_count} time{'s' if stuck_count != 1 else ''}"]
+    if session is not None:
+        closing = session.closing_verb or "no closing verb"
+        parts.append(f"last session ended with {closing}")
+        if session.error:
+            parts.append(f"error: {session.error}")
+    stuck = next((signal for signal in reversed(signals) if signal.verb is Verb.STUCK), None)
+    if stuck is not None and stuck.reason:
+        parts.append(f"the agent said: {stuck.reason}")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -214,6 +238,19 @@ class InboxService:
                 unit, resolutions=resolutions, severities=severities, categories=categories, feature=feature
             )
 
+    def failed(self) -> builtins.list[FailedTask]:
+        """The failed tasks, each with the reason it failed and its last session, by id."""
+        with self.db.read() as unit:
+            found = []
+            for summary in tasks_store.list_summaries(unit, statuses=[TaskStatus.FAILED.value]):
+                task = tasks_store.get(unit, summary.id)
+                assert task is not None
+                last = sessions_store.list_sessions(unit, task_id=task.id, limit=1)
+                session = last[0] if last else None
+                reason = failure_reason(session, store.for_task(unit, task.id), task.stuck_count)
+                found.append(FailedTask(task, reason, session))
+            return found
+
     def counts(self) -> dict[str, int]:
         """How many unanswered questions (`asks`), pending `suggestions` and open `flags` wait."""
         with self.db.read() as unit:
@@ -291,6 +328,37 @@ class InboxService:
         if changes:
             self.tasks.update(task_id, **changes)
         return self.approve(task_id)
+
+    def retry(self, task_id: int, note: str = "") -> Task:
+        """Queue a failed task again: stuck count zero, pending, the note kept as a comment for its agent."""
+        with self.db.write() as unit:
+            task = self._failed_task(unit, task_id)
+            tasks_store.reset_stuck(unit, task.id)
+            tasks_store.set_status(unit, task.id, TaskStatus.PENDING.value)
+            if note.strip():
+                comments_store.add(unit, task.id, {"author": HUMAN, "body": f"Retry: {_clip(note.strip())}"})
+            retried = tasks_store.get(unit, task.id)
+            assert retried is not None
+            return retried
+
+    def skip(self, task_id: int) -> Task:
+        """Give up on a failed task: it is skipped (tasks that depend on it stay waiting)."""
+        with self.db.write() as unit:
+            task = self._failed_task(unit, task_id)
+            skipped = tasks_store.set_status(unit, task.id, TaskStatus.SKIPPED.value)
+            assert skipped is not None
+            return skipped
+
+    def _failed_task(self, unit: UnitOfWork, task_id: int) -> Task:
+        task = tasks_store.get(unit, _positive_id("task_id", task_id))
+        if task is None:
+            raise NotFoundError("task", task_id)
+        if task.status is not TaskStatus.FAILED:
+            raise ConflictError(
+                f"task #{task_id} is {task.status.value}, not failed; only a failed task is retried or "
+                "skipped from the inbox"
+            )
+        return task
 
     def reject(self, task_id: int, reason: str) -> Task:
         """Reject an agent-suggested draft task: it is skipped, and the reason is kept as a comment."""

@@ -114,7 +114,7 @@ def test_answering_lowers_the_inbox_badge_and_the_tab_count(
 
     qtbot.waitUntil(lambda: window.sidebar.badge("inbox") == before - 1, timeout=WAIT_MS)
     assert window.inbox.tabs.tabText(QUESTIONS) == "Questions (2)"
-    assert "(10)" in window.windowTitle()
+    assert "(11)" in window.windowTitle()  # 2 questions, the suggestions, flags and the failed task
 
 
 def test_a_refused_answer_is_shown_in_the_message_bar(

@@ -344,7 +344,7 @@ def test_the_newest_session_is_shown_again_from_its_transcript_when_nothing_runs
     newest = services.sessions.list(limit=1)[0]
     stream = window.loop.stream
 
-    assert stream.title.text().startswith(f"Last session — #{newest.task_id} ")
+    assert stream.title.text().startswith(f"Past session — #{newest.task_id} ")
     kinds = {line.kind for line in stream.model.lines}
     assert {EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL, EventKind.TOOL_RESULT, EventKind.COST} <= kinds
 

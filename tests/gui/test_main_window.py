@@ -33,13 +33,15 @@ def test_ctrl_and_a_number_switch_panes(qtbot: QtBot, window: MainWindow) -> Non
         assert window.sidebar.currentRow() == number - 1
 
 
-def test_the_inbox_badge_counts_questions_suggestions_and_open_flags(
+def test_the_inbox_badge_counts_questions_suggestions_open_flags_and_failed_tasks(
     window: MainWindow, services: Services
 ) -> None:
     counts = services.inbox.counts()
     questions = len(services.inbox.asks(open_only=False))
+    failed = len(services.inbox.failed())
 
-    assert window.sidebar.badge("inbox") == questions + counts["suggestions"] + counts["flags"]
+    assert failed == 1
+    assert window.sidebar.badge("inbox") == questions + counts["suggestions"] + counts["flags"] + failed
     assert window.windowTitle().startswith(
         f"{services.project.get().title} ({window.sidebar.badge('inbox')})"
     )

@@ -1,4 +1,4 @@
-"""The Inbox pane: four tabs with live counts — Questions, Suggestions, Flags, Reviews."""
+"""The Inbox pane: tabs with live counts — Questions, Suggestions, Flags, Reviews, Failed tasks."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ralph_desk.gui import icons
+from ralph_desk.gui.panes.inbox.failed import FailedView
 from ralph_desk.gui.panes.inbox.flags import FlagsView
 from ralph_desk.gui.panes.inbox.questions import QuestionsView
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
@@ -13,9 +14,10 @@ from ralph_desk.gui.panes.inbox.suggestions import SuggestionsView
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.layout import pane_layout
 
-QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS = range(4)
-TAB_TITLES = ("Questions", "Suggestions", "Flags", "Reviews")
-TAB_ICONS = ("question", "suggestion", "flag", "merge")
+QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS, FAILED = range(5)
+TAB_TITLES = ("Questions", "Suggestions", "Flags", "Reviews", "Failed")
+TAB_ICONS = ("question", "suggestion", "flag", "merge", "error")
+COUNTED_TABS = (QUESTIONS, SUGGESTIONS, FLAGS, FAILED)
 
 
 class InboxPane(QWidget):
@@ -37,6 +39,12 @@ class InboxPane(QWidget):
     """The flag filters changed."""
     sig_open_task_requested = Signal(int)
     """Show the task with this id in the Tasks pane."""
+    sig_retry_requested = Signal(int, str)
+    """Queue the failed task with this id again, with this note for its agent."""
+    sig_skip_requested = Signal(int)
+    """Skip the failed task with this id."""
+    sig_open_transcript_requested = Signal(str)
+    """Show this session transcript (a path relative to the project)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,20 +52,22 @@ class InboxPane(QWidget):
         self.suggestions = SuggestionsView()
         self.flags = FlagsView()
         self.reviews = ReviewsView()
+        self.failed = FailedView()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setIconSize(QSize(16, 16))
-        views: tuple[QWidget, ...] = (self.questions, self.suggestions, self.flags, self.reviews)
+        views: tuple[QWidget, ...] = (self.questions, self.suggestions, self.flags, self.reviews, self.failed)
         for view, title, icon_name in zip(views, TAB_TITLES, TAB_ICONS, strict=True):
             self.tabs.addTab(view, icons.icon(icon_name), title)
         self.tabs.setTabToolTip(QUESTIONS, "Questions agents asked: answer them so their tasks can go on")
         self.tabs.setTabToolTip(SUGGESTIONS, "Tasks and changes agents propose: approve, edit or reject")
         self.tabs.setTabToolTip(FLAGS, "Problems agents noticed: triage them")
         self.tabs.setTabToolTip(REVIEWS, "Finished work: read the diff, then merge, send back or discard")
+        self.tabs.setTabToolTip(FAILED, "Tasks the loop gave up on: retry with a note, edit or skip")
         self.heading = label("Inbox", name="heading")
         self.summary = label(name="muted")
         pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)
-        self.counts = (0, 0, 0)
+        self.counts = (0, 0, 0, 0)
         self._connect()
 
     def _connect(self) -> None:
@@ -68,13 +78,16 @@ class InboxPane(QWidget):
         self.suggestions.sig_acknowledge_requested.connect(self.sig_acknowledge_requested)
         self.flags.sig_triage_requested.connect(self.sig_triage_requested)
         self.flags.sig_filters_changed.connect(self.sig_flag_filters_changed)
-        for view in (self.questions, self.suggestions, self.flags, self.reviews):
+        self.failed.sig_retry_requested.connect(self.sig_retry_requested)
+        self.failed.sig_skip_requested.connect(self.sig_skip_requested)
+        self.failed.sig_open_transcript_requested.connect(self.sig_open_transcript_requested)
+        for view in (self.questions, self.suggestions, self.flags, self.reviews, self.failed):
             view.sig_open_task_requested.connect(self.sig_open_task_requested)
 
-    def set_counts(self, questions: int, suggestions: int, flags: int) -> None:
-        """Show how many questions, pending suggestions and open flags wait."""
-        self.counts = (questions, suggestions, flags)
-        for index, count in enumerate(self.counts):
+    def set_counts(self, questions: int, suggestions: int, flags: int, failed: int = 0) -> None:
+        """Show how many questions, pending suggestions, open flags and failed tasks wait."""
+        self.counts = (questions, suggestions, flags, failed)
+        for index, count in zip(COUNTED_TABS, self.counts, strict=True):
             title = TAB_TITLES[index]
             self.tabs.setTabText(index, f"{title} ({count})" if count else title)
         total = sum(self.counts)
@@ -83,6 +96,7 @@ class InboxPane(QWidget):
                 f"{questions} question{'s' if questions != 1 else ''} to answer · "
                 f"{suggestions} suggestion{'s' if suggestions != 1 else ''} to review · "
                 f"{flags} open flag{'s' if flags != 1 else ''}"
+                + (f" · {failed} failed task{'s' if failed != 1 else ''}" if failed else "")
             )
         else:
             self.summary.setText(
@@ -94,7 +108,7 @@ class InboxPane(QWidget):
         self.tabs.setTabText(REVIEWS, f"{TAB_TITLES[REVIEWS]} ({count})" if count else TAB_TITLES[REVIEWS])
 
     def show_tab(self, index: int) -> None:
-        """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS or REVIEWS."""
+        """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS or FAILED."""
         self.tabs.setCurrentIndex(index)
 
     def refresh_style(self) -> None:

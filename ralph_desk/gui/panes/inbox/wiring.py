@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.enums import FlagResolution, Severity, TaskStatus, Verb
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
 from ralph_desk.gui.directory import TaskDirectory
@@ -19,14 +19,14 @@ from ralph_desk.gui.panes.inbox.questions import QuestionItem
 from ralph_desk.gui.panes.inbox.suggestions import SuggestionItem
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
-from ralph_desk.services.inbox import Question, TriageResult
+from ralph_desk.services.inbox import FailedTask, Question, TriageResult
 
 TOPICS = frozenset({"inbox", "signals", "tasks", "features"})
 
 SIGNAL_TOPICS = frozenset({"signals", "inbox"})
 MAX_SINGLE_READS = 50
 
-CountsListener = Callable[[int, int, int], None]
+CountsListener = Callable[[int, int, int, int], None]
 
 
 def _matches(flag: Signal, filters: FlagFilters) -> bool:
@@ -41,6 +41,10 @@ def _matches(flag: Signal, filters: FlagFilters) -> bool:
     )
 
 
+def _open_blocking(flag: Signal) -> bool:
+    return flag.severity == Severity.BLOCKING.value and flag.resolution is FlagResolution.OPEN
+
+
 @dataclass(frozen=True)
 class _InboxRead:
     """What one read of the inbox brings back from the worker."""
@@ -50,6 +54,8 @@ class _InboxRead:
     suggestions: list[Signal]
     flags: list[Signal]
     counts: dict[str, int]
+    failed: list[FailedTask]
+    blocking_flags: list[Signal]
 
 
 class InboxWiring:
@@ -84,6 +90,9 @@ class InboxWiring:
         pane.sig_acknowledge_requested.connect(self.acknowledge)
         pane.sig_triage_requested.connect(self.triage)
         pane.sig_flag_filters_changed.connect(self.refresh_flags)
+        pane.sig_retry_requested.connect(self.retry)
+        pane.sig_skip_requested.connect(self.skip)
+        self._failed_count = 0
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -102,8 +111,13 @@ class InboxWiring:
         if not topics & self.topics:
             return
         touched_tasks = {int(i) for change in changes if change.topic == "tasks" for i in change.ids}
-        if topics <= {"tasks"} and touched_tasks and not touched_tasks & self._shown_tasks():
-            return  # no task the inbox shows changed
+        if (
+            topics <= {"tasks"}
+            and touched_tasks
+            and not touched_tasks & self._shown_tasks()
+            and not any(self._failed(task_id) for task_id in touched_tasks)
+        ):
+            return  # no task the inbox shows changed, and none failed
         touched = {int(i) for change in changes if change.topic in SIGNAL_TOPICS for i in change.ids}
         if (
             self.reading
@@ -123,9 +137,14 @@ class InboxWiring:
             lambda read: self._merge(touched, filters, *read),
         )
 
+    def _failed(self, task_id: int) -> bool:
+        summary = self.directory.get(task_id)
+        return summary is not None and summary.status is TaskStatus.FAILED
+
     def _shown_tasks(self) -> set[int]:
         return (
             {item.flag.task_id for item in self.pane.flags.model.items}
+            | {card.item.task.id for card in self.pane.failed.cards.values()}
             | {card.item.ask.task_id for card in self.pane.questions.cards.values()}
             | {card.item.suggestion.task_id for card in self.pane.suggestions.cards.values()}
         )
@@ -137,6 +156,8 @@ class InboxWiring:
         if any(signal.verb is not Verb.FLAG for signal in signals) or filters != self.pane.flags.filters():
             self.refresh()
             return
+        if self.notifier is not None:
+            self.notifier.update_flags([signal for signal in signals if _open_blocking(signal)])
         shown = [signal for signal in signals if _matches(signal, filters)]
         flags, open_count = self.pane.flags, counts.get("flags", 0)
         flags.remove_flags([key for key in touched if key not in {signal.id for signal in shown}], open_count)
@@ -145,9 +166,9 @@ class InboxWiring:
 
     def _publish(self, counts: dict[str, int]) -> None:
         questions, suggestions, flags = (counts.get(key, 0) for key in ("asks", "suggestions", "flags"))
-        self.pane.set_counts(questions, suggestions, flags)
+        self.pane.set_counts(questions, suggestions, flags, self._failed_count)
         if self.on_counts is not None:
-            self.on_counts(questions, suggestions, flags)
+            self.on_counts(questions, suggestions, flags, self._failed_count)
 
     def refresh_flags(self) -> None:
         """Read the flags again (the filters changed)."""
@@ -166,6 +187,10 @@ class InboxWiring:
                 feature=filters.feature,
             ),
             counts=inbox.counts(),
+            failed=inbox.failed(),
+            blocking_flags=inbox.flags(
+                resolution=FlagResolution.OPEN.value, severity=Severity.BLOCKING.value
+            ),
         )
 
     def _read_failed(self) -> None:
@@ -179,6 +204,10 @@ class InboxWiring:
         self.pane.questions.show_items([self._question(question) for question in read.questions])
         if self.notifier is not None:
             self.notifier.update_asks([question.ask for question in read.questions])
+            self.notifier.update_flags(read.blocking_flags)
+            self.notifier.update_failed([(item.task.id, item.task.title) for item in read.failed])
+        self._failed_count = len(read.failed)
+        self.pane.failed.show_items(read.failed)
         self.pane.suggestions.show_items([self._suggestion(suggestion) for suggestion in read.suggestions])
         self.pane.flags.show_items([self._flag(flag) for flag in read.flags], read.counts.get("flags", 0))
         self._publish(read.counts)
@@ -277,6 +306,22 @@ class InboxWiring:
             f"triage flag #{flag_id}",
             lambda: self.services.inbox.triage(flag_id, resolution),
             lambda result: self._triaged(flag_id, resolution, result),
+        )
+
+    def retry(self, task_id: int, note: str) -> None:
+        """Queue a failed task again, with the note as a comment for its next session."""
+        self.worker.submit(
+            f"retry task #{task_id}",
+            lambda: self.services.inbox.retry(task_id, note),
+            lambda task: self.runner.sig_succeeded.emit(f"Task #{task.id} is pending again: {task.title}"),
+        )
+
+    def skip(self, task_id: int) -> None:
+        """Skip a failed task."""
+        self.worker.submit(
+            f"skip task #{task_id}",
+            lambda: self.services.inbox.skip(task_id),
+            lambda task: self.runner.sig_succeeded.emit(f"Skipped task #{task.id}: {task.title}"),
         )
 
     def _triaged(self, flag_id: int, resolution: str, result: TriageResult) -> None:

@@ -33,10 +33,12 @@ COLUMN_WIDTHS = {STARTED: 96, VERB: 82, OUTCOME: 116, TURNS: 50, COST: 58, DURAT
 
 
 class HistoryView(QWidget):
-    """The sessions table; double-click or the button opens a session's transcript."""
+    """The sessions table; double-click shows a session's stream in the window, a button opens its file."""
 
     sig_open_transcript_requested = Signal(str)
     """Open this transcript file (as the session recorded it)."""
+    sig_show_transcript_requested = Signal(str)
+    """Show this transcript's session in the window, as the live view shows a session."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,9 +52,13 @@ class HistoryView(QWidget):
         header.setSortIndicator(STARTED, Qt.SortOrder.DescendingOrder)
         for column, width in COLUMN_WIDTHS.items():
             self.table.setColumnWidth(column, width)
-        self.table.doubleClicked.connect(self.open_at)
+        self.table.doubleClicked.connect(self.show_at)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_button())
-        self.open_button = button("Open transcript", "transcript", "Open the selected session's transcript")
+        self.show_button = button(
+            "Show transcript", "session", "Show the selected session's stream above (double-click a row)"
+        )
+        self.show_button.clicked.connect(lambda: self.show_at(self.table.currentIndex()))
+        self.open_button = button("Open file", "external", "Open the selected session's transcript file")
         self.open_button.clicked.connect(lambda: self.open_at(self.table.currentIndex()))
         self.summary = label(name="muted")
         self.empty = EmptyState(
@@ -68,6 +74,7 @@ class HistoryView(QWidget):
         top.addWidget(self.summary)
         bottom = QHBoxLayout()
         bottom.addStretch(1)
+        bottom.addWidget(self.show_button)
         bottom.addWidget(self.open_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -86,12 +93,24 @@ class HistoryView(QWidget):
         self._update_button()
 
     def open_at(self, index: QModelIndex) -> None:
-        """Ask to open the transcript of the session at `index`."""
+        """Ask to open the transcript file of the session at `index`."""
+        path = self._transcript_at(index)
+        if path:
+            self.sig_open_transcript_requested.emit(path)
+
+    def show_at(self, index: QModelIndex) -> None:
+        """Ask to show the session at `index` in the window."""
+        path = self._transcript_at(index)
+        if path:
+            self.sig_show_transcript_requested.emit(path)
+
+    def _transcript_at(self, index: QModelIndex) -> str:
         record = index.data(RECORD_ROLE) if index.isValid() else None
-        if isinstance(record, HistoryRow) and record.session.transcript_path:
-            self.sig_open_transcript_requested.emit(record.session.transcript_path)
+        return record.session.transcript_path or "" if isinstance(record, HistoryRow) else ""
 
     def _update_button(self) -> None:
         index = self.table.currentIndex()
         record = index.data(RECORD_ROLE) if index.isValid() else None
-        self.open_button.setEnabled(isinstance(record, HistoryRow) and bool(record.session.transcript_path))
+        has_transcript = isinstance(record, HistoryRow) and bool(record.session.transcript_path)
+        self.open_button.setEnabled(has_transcript)
+        self.show_button.setEnabled(has_transcript)

@@ -37,6 +37,8 @@ class LoopPane(QWidget):
     """Save these edited settings (a dict of config.json keys to their new values)."""
     sig_open_transcript_requested = Signal(str)
     """Open this session transcript."""
+    sig_show_transcript_requested = Signal(str)
+    """Show this session transcript's stream in the pane."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +64,7 @@ class LoopPane(QWidget):
         self.preview.clicked.connect(self.sig_preview_requested)
         self.settings.sig_save_requested.connect(self.sig_save_settings_requested)
         self.history.sig_open_transcript_requested.connect(self.sig_open_transcript_requested)
+        self.history.sig_show_transcript_requested.connect(self.sig_show_transcript_requested)
         self.splitter = side_by_side(self.settings, self._watch_area(), (0, 1), [SETTINGS_WIDTH, 840])
         pane_layout(self, self._top(), self._controls(), self.splitter)
         self.show_view(self.view)

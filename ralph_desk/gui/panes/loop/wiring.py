@@ -93,6 +93,7 @@ class LoopWiring(QObject):
         pane.sig_preview_requested.connect(self.preview)
         pane.sig_save_settings_requested.connect(self.save_settings)
         pane.sig_open_transcript_requested.connect(self._open_transcript)
+        pane.sig_show_transcript_requested.connect(self._show_transcript_or_open)
 
     @property
     def running(self) -> bool:
@@ -138,9 +139,24 @@ class LoopWiring(QObject):
         )
         task = f"#{session.task_id} {row.task_title}".strip() if session.task_id else session.recipe
         outcome = (session.outcome or "").replace("_", " ")
-        self.pane.stream.start_session(f"Last session — {task} ({outcome})", session.id)
+        self.pane.stream.start_session(f"Past session — {task} ({outcome})", session.id)
         for event in events:
             self._stream_event(event)
+
+    def show_transcript(self, recorded: str) -> bool:
+        """Show the listed session with this transcript in the stream view; False while a loop runs."""
+        if self.running:
+            return False
+        rows = self.pane.history.model.items
+        row = next((row for row in rows if row.session.transcript_path == recorded), None)
+        if row is None:
+            return False
+        self.show_past_session(row)
+        return True
+
+    def _show_transcript_or_open(self, recorded: str) -> None:
+        if not self.show_transcript(recorded):
+            self._open_transcript(recorded)
 
     def on_changes(self, changes: Iterable[Change]) -> None:
         """Re-read the history when sessions change; wake a waiting loop when work may have appeared."""

@@ -1,0 +1,108 @@
+"""A private session D-Bus (`dbus-daemon --session`) with a freedesktop notification server that records."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from jeepney import HeaderFields, MessageType, new_error, new_method_return
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+
+SERVICE = "org.freedesktop.Notifications"
+PATH = "/org/freedesktop/Notifications"
+INTERFACE = "org.freedesktop.Notifications"
+NOTIFY_SIGNATURE = "susssasa{sv}i"
+START_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class Received:
+    """One `Notify` call as the server got it."""
+
+    app_name: str
+    summary: str
+    body: str
+    signature: str
+
+
+@dataclass
+class NotificationServer:
+    """Runs a session bus and a `Notify` server on it; `received` holds every notification, in order."""
+
+    address: str = ""
+    received: list[Received] = field(default_factory=list)
+    _daemon: subprocess.Popen[str] | None = None
+    _connection: DBusConnection | None = None
+    _thread: threading.Thread | None = None
+    _arrived: threading.Condition = field(default_factory=threading.Condition)
+
+    def __enter__(self) -> NotificationServer:
+        binary = shutil.which("dbus-daemon")
+        if binary is None:
+            raise RuntimeError("dbus-daemon is not installed (Debian package `dbus`); .ci/run installs it")
+        self._daemon = subprocess.Popen(
+            [binary, "--session", "--nofork", "--print-address=1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self._daemon.stdout is not None
+        self.address = self._daemon.stdout.readline().strip()
+        if not self.address:
+            raise RuntimeError("dbus-daemon printed no address")
+        self._connection = open_dbus_connection(bus=self.address)
+        reply = self._connection.send_and_get_reply(
+            message_bus.RequestName(SERVICE), timeout=START_TIMEOUT_S
+        )
+        if reply.body != (1,):  # DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
+            raise RuntimeError(f"could not own {SERVICE}: {reply.body}")
+        self._thread = threading.Thread(target=self._serve, name="notification-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._daemon is not None:
+            self._daemon.terminate()  # the server's socket closes, which ends its thread
+            self._daemon.wait(timeout=START_TIMEOUT_S)
+            if self._daemon.stdout is not None:
+                self._daemon.stdout.close()
+        if self._thread is not None:
+            self._thread.join(timeout=START_TIMEOUT_S)
+        if self._connection is not None:
+            self._connection.close()
+
+    def wait_for(self, count: int, timeout_s: float = 10.0) -> list[Received]:
+        """The notifications once `count` have arrived (raises after `timeout_s`)."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self.received) >= count, timeout_s):
+                raise TimeoutError(f"{len(self.received)} of {count} notifications arrived")
+            return list(self.received)
+
+    def _serve(self) -> None:
+        connection = self._connection
+        assert connection is not None
+        while True:
+            try:
+                message = connection.receive()
+            except (OSError, EOFError, ValueError):
+                return
+            header = message.header
+            if header.message_type is not MessageType.method_call:
+                continue
+            member = header.fields.get(HeaderFields.member)
+            signature = header.fields.get(HeaderFields.signature, "")
+            if member != "Notify" or header.fields.get(HeaderFields.interface) != INTERFACE:
+                connection.send(new_error(message, "org.freedesktop.DBus.Error.UnknownMethod"))
+                continue
+            app_name, _replaces, _icon, summary, body = message.body[:5]
+            with self._arrived:
+                self.received.append(Received(app_name, summary, body, signature))
+                number = len(self.received)
+                self._arrived.notify_all()
+            connection.send(new_method_return(message, "u", (number,)))
