@@ -35,7 +35,7 @@ from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.settings import SYSTEM, DeskSettings
 from ralph_desk.gui.theme import ThemeWatcher
 from ralph_desk.gui.worker import Worker
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, is_read_only, validate_project
 from ralph_desk.services.container import Services
 
 if TYPE_CHECKING:
@@ -126,6 +126,7 @@ def build_window(
         feed.start()  # before reading: a change made meanwhile is then read twice, never missed
     window.controller.refresh_all()
     window.controller.loop = _wire_editors(window, services, issuer, open_file)
+    window.controller.loop.sig_stopped_by_itself.connect(notifier.loop_stopped)
     if loop_control is not None:
         window.controller.loop.sig_run_started.connect(loop_control.follow)
     desk_settings.add_recent_project(services.paths.root)
@@ -336,6 +337,10 @@ def ready_project(root: Path, db_url: str | None = None) -> ProjectPaths | None:
             return None
         log.info("initialised %s", paths.ralph)
     problems = validate_project(paths.root, db_url)
+    if is_read_only(problems):
+        log.error("%s is read-only", paths.ralph)
+        _critical(f"{paths.root} is read-only", str(problems[0]))
+        return None
     if problems:
         log.error("%s is not sound: %s", paths.ralph, "; ".join(str(problem) for problem in problems))
         shown = "\n".join(f"• {problem}" for problem in problems[:12])

@@ -215,7 +215,11 @@ def _configure_open(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_open(args: argparse.Namespace) -> int:
-    return launch(Path(args.dir if args.dir is not None else _root(args)), args.db_url)
+    folder = Path(args.dir if args.dir is not None else _root(args))
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise UsageError(f"the folder {folder} {what}; `{PROG} init {folder}` makes a new project there")
+    return launch(folder, args.db_url)
 
 
 def demo_home() -> Path:
@@ -727,7 +731,19 @@ def with_folder_as_open(argv: Sequence[str]) -> list[str]:
     if not arguments or arguments[0].startswith("-") or arguments[0] in {c.name for c in COMMANDS}:
         return arguments
     # Only an existing folder: a mistyped command stays an "invalid choice", never a new project.
-    return ["open", *arguments] if Path(arguments[0]).is_dir() else arguments
+    if Path(arguments[0]).is_dir():
+        return ["open", *arguments]
+    if _looks_like_a_path(arguments[0]):
+        raise UsageError(
+            f"the folder {arguments[0]} does not exist; `{PROG} DIR` opens an existing folder "
+            f"(`{PROG} init DIR` makes a new project)"
+        )
+    return arguments
+
+
+def _looks_like_a_path(argument: str) -> bool:
+    """A path, not a mistyped command: it has a separator, or starts with `.` or `~`."""
+    return any(mark in argument for mark in ("/", "\\", os.sep)) or argument.startswith((".", "~"))
 
 
 def _fail(message: str, code: int) -> int:

@@ -698,15 +698,36 @@ def test_open_leaves_a_plain_folder_to_the_window_which_offers_to_initialise_it(
     assert windows == [(tmp_path, None)]
 
 
-def test_a_missing_folder_that_is_no_command_is_a_usage_error_not_a_new_project(
+def test_a_missing_folder_says_the_folder_does_not_exist_and_makes_no_project(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, windows: list[tuple[Path, str | None]]
 ) -> None:
     code, _, err = run(capsys, str(tmp_path / "stauts"))
 
     assert code == 2
-    assert_one_line_error(err, "invalid choice")
+    assert_one_line_error(err, f"the folder {tmp_path / 'stauts'} does not exist")
+    assert "invalid choice" not in err
     assert windows == []
     assert not (tmp_path / "stauts").exists()
+
+
+def test_open_on_a_missing_folder_says_it_does_not_exist(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, err = run(capsys, "open", str(tmp_path / "gone"))
+
+    assert code == 2
+    assert_one_line_error(err, "does not exist")
+    assert windows == []
+
+
+def test_a_mistyped_command_word_stays_an_invalid_choice(
+    capsys: pytest.CaptureFixture[str], windows: list[tuple[Path, str | None]]
+) -> None:
+    code, _, err = run(capsys, "stauts")
+
+    assert code == 2
+    assert_one_line_error(err, "invalid choice")
+    assert windows == []
 
 
 def test_commands_are_not_taken_for_folders(

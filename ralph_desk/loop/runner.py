@@ -414,13 +414,13 @@ class LoopRunner:
             if plan.task and result.decision and result.decision.status is TaskStatus.DONE:
                 services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
         transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=result.outcome.value)
+        decision = result.decision
+        closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
         self.status.cost_usd += summary.cost_usd
         services.sessions.finish_session(
             plan.session_id,
             exit_code=exit_code,
-            closing_verb=result.decision.closing_verb.value
-            if result.decision and result.decision.closing_verb
-            else None,
+            closing_verb=closing_verb,
             outcome=result.outcome.value,
             cost_usd=summary.cost_usd,
             input_tokens=summary.input_tokens,
@@ -445,6 +445,7 @@ class LoopRunner:
                     "cost_usd": summary.cost_usd,
                     "turns": summary.turns,
                     "exit_code": exit_code,
+                    "closing_verb": closing_verb,
                 },
                 session_id=plan.session_id,
             )

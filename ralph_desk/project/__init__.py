@@ -2,7 +2,7 @@
 (checks) and creating it (init). The names callers need are re-exported here."""
 
 from ralph_desk.project import contained
-from ralph_desk.project.checks import validate_project
+from ralph_desk.project.checks import is_read_only, validate_project
 from ralph_desk.project.config import (
     AGENTS,
     CONFIG_VERSION,
@@ -35,6 +35,7 @@ __all__ = [
     "contained",
     "default_config",
     "init_project",
+    "is_read_only",
     "read_config",
     "remove_project",
     "update_config",

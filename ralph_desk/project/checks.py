@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
+from pathlib import Path
 
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.project import contained
@@ -16,6 +18,10 @@ from ralph_desk.project.paths import ProjectPaths
 LINK_PROBLEM = (
     "a symbolic link: ralph-desk never reads or writes through a link in .ralph/; "
     "`ralph-desk init --force` replaces it with a plain file"
+)
+READ_ONLY = (
+    "read-only: ralph-desk writes its database, session files and logs here, so it cannot open the "
+    "project (nothing is damaged); make the folder writable, or copy the project somewhere writable"
 )
 CONTEXT_TYPES: Mapping[str, tuple[type, ...]] = {
     "session_id": (str,),
@@ -39,6 +45,9 @@ def validate_project(root: str | os.PathLike[str], db_url: str | None = None) ->
             Problem(paths.ralph, "missing: this folder is not a ralph-desk project; run `ralph-desk init`")
         ]
     problems = links
+    read_only = not writable(paths.ralph)
+    if read_only:
+        problems.insert(0, Problem(paths.ralph, READ_ONLY))
     for folder in (paths.db_dir, paths.mcp_dir, paths.sessions_dir, paths.clients_dir, paths.logs_dir):
         if not folder.is_dir() and not contained.is_link(folder):
             problems.append(Problem(folder, "missing folder" if not folder.exists() else "not a folder"))
@@ -50,8 +59,22 @@ def validate_project(root: str | os.PathLike[str], db_url: str | None = None) ->
         with suppress(contained.LinkRefusedError):  # the link is a problem listed already
             problems.extend(check(paths))
     with suppress(contained.LinkRefusedError):
-        problems.extend(_database_problems(paths.db_url(db_url)))
+        problems.extend(_database_problems(paths.db_url(db_url), read_only))
     return problems
+
+
+def writable(folder: Path) -> bool:
+    """Whether a file can be created in `folder` (a read-only mount or permissions say no); leaves nothing."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def is_read_only(problems: Sequence[Problem]) -> bool:
+    """Whether these problems say the project folder is read-only (not damaged)."""
+    return any(problem.message == READ_ONLY for problem in problems)
 
 
 def _private_folder_problems(paths: ProjectPaths) -> list[Problem]:
@@ -66,13 +89,14 @@ def _private_folder_problems(paths: ProjectPaths) -> list[Problem]:
     return problems
 
 
-def _database_problems(url: str) -> list[Problem]:
+def _database_problems(url: str, read_only: bool = False) -> list[Problem]:
     # Imported here: the command line checks projects without loading the database layer up front.
     from ralph_desk.store import health
 
     sqlite_file = health.sqlite_file(url)
     if sqlite_file is not None:
-        return [Problem(sqlite_file, message) for message in health.sqlite_problems(sqlite_file)]
+        found = health.sqlite_problems(sqlite_file, read_only=read_only)
+        return [Problem(sqlite_file, message) for message in found]
     shown = health.redacted(url)
     return [Problem(shown, message) for message in health.url_problems(url)]
 

@@ -20,15 +20,20 @@ def sqlite_file(url: str) -> Path | None:
     return Path(location[1:])
 
 
-def sqlite_problems(db_file: Path) -> list[str]:
-    """What is wrong with a SQLite file as ralph-desk's database (empty when it is sound)."""
+def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
+    """What is wrong with a SQLite file as ralph-desk's database (empty when it is sound).
+
+    `read_only`: its folder cannot be written, so it is read as immutable (SQLite cannot make the
+    shared-memory file a WAL database needs there, which would read as "unable to open").
+    """
     if not db_file.exists():
         return ["missing database; `ralph-desk init --force` creates it"]
     if not db_file.is_file():
         return ["not a file"]
     # Opened read-only through the standard library: a database we do not understand stays untouched.
     try:
-        connection = sqlite3.connect(f"{db_file.resolve().as_uri()}?mode=ro", uri=True)
+        immutable = "&immutable=1" if read_only else ""
+        connection = sqlite3.connect(f"{db_file.resolve().as_uri()}?mode=ro{immutable}", uri=True)
     except sqlite3.Error as error:
         return [f"cannot open the database: {error}"]
     try:

@@ -185,13 +185,14 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     (call,) = [text for text in texts(seen, EventKind.TOOL_CALL) if text.startswith("done ")]
     assert "Constituents parsed and tested" in call
     assert any(line.kind is EventKind.TOOL_RESULT and not line.error for line in seen)
-    assert texts(seen, EventKind.SESSION_ENDED)[0].startswith("Session ended: done")
+    assert texts(seen, EventKind.SESSION_ENDED)[0].startswith("Session ended: done (closed with done)")
     assert texts(seen, EventKind.COST)
     second = pane.view.task
     assert not second.startswith(f"#{first.id} ")
     assert pane.state.text() == "running" and second in pane.detail.text()
     assert pane.stream.title.text() == second
     assert pane.stream.model.lines[0].kind is EventKind.SESSION_STARTED
+    assert "running " in pane.stream.counts.text()  # the live session's elapsed time
     assert pane.pause.isEnabled() and pane.stop.isEnabled() and not pane.start.isEnabled()
 
     pane.stop.click()

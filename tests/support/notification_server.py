@@ -55,9 +55,7 @@ class NotificationServer:
         if not self.address:
             raise RuntimeError("dbus-daemon printed no address")
         self._connection = open_dbus_connection(bus=self.address)
-        reply = self._connection.send_and_get_reply(
-            message_bus.RequestName(SERVICE), timeout=START_TIMEOUT_S
-        )
+        reply = self._connection.send_and_get_reply(message_bus.RequestName(SERVICE), timeout=START_TIMEOUT_S)
         if reply.body != (1,):  # DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
             raise RuntimeError(f"could not own {SERVICE}: {reply.body}")
         self._thread = threading.Thread(target=self._serve, name="notification-server", daemon=True)

@@ -34,7 +34,7 @@ KIND_ICONS: dict[EventKind, str] = {
     EventKind.RETRY: "warning",
     EventKind.RATE_LIMIT: "warning",
     EventKind.PERMISSION_DENIED: "error",
-    EventKind.RESULT: "success",
+    EventKind.RESULT: "result",
     EventKind.ERROR: "error",
     EventKind.STDERR: "info",
     EventKind.SESSION_ENDED: "session",
@@ -53,6 +53,8 @@ class StreamLine:
     detail: str
     at: datetime | None = None
     error: bool = False
+    outcome: str | None = None
+    """How the session ended (session-ended lines only), as the history names it."""
 
 
 def _pretty(value: Any) -> str:
@@ -61,7 +63,9 @@ def _pretty(value: Any) -> str:
 
 def _session_end(event: LiveEvent) -> str:
     data = event.data
-    parts = [f"Session ended: {event.text.replace('_', ' ')}"]
+    verb = data.get("closing_verb")
+    closed = f"closed with {verb}" if verb else "no closing verb"
+    parts = [f"Session ended: {event.text.replace('_', ' ')} ({closed})"]
     if data.get("turns"):
         parts.append(fmt.plural(int(data["turns"]), "turn"))
     if data.get("cost_usd") is not None:
@@ -92,9 +96,11 @@ def line_of(event: LiveEvent) -> StreamLine:
         text = f"Loop {event.text.replace('_', ' ')}" + (f": {reason}" if reason else "")
     elif kind is EventKind.RESULT:
         error = bool(data.get("is_error"))
-    return StreamLine(
-        kind, fmt.one_line(text, SHOWN_CHARS) if kind in MONOSPACED else text, detail, event.at, error
-    )
+        # The agent's process ending says nothing of the task; the session-ended line gives the outcome.
+        text = f"Agent process {text}"
+    outcome = event.text if kind is EventKind.SESSION_ENDED else None
+    shown = fmt.one_line(text, SHOWN_CHARS) if kind in MONOSPACED else text
+    return StreamLine(kind, shown, detail, event.at, error, outcome)
 
 
 def _color(line: StreamLine) -> QColor | None:
@@ -106,7 +112,9 @@ def _color(line: StreamLine) -> QColor | None:
     if kind in (EventKind.TOOL_RESULT, EventKind.INIT, EventKind.STDERR, EventKind.LOOP_STATE):
         return theme.muted()
     if kind in (EventKind.COST, EventKind.RESULT):
-        return theme.status_color(TaskStatus.DONE)
+        return theme.muted()
+    if kind is EventKind.SESSION_ENDED:
+        return theme.outcome_color(line.outcome)
     if kind in (EventKind.RETRY, EventKind.RATE_LIMIT):
         return theme.severity_color(Severity.WARNING)
     if kind in BOLD:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
+from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import theme
 from ralph_desk.gui.models.stream import StreamLine
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
@@ -105,7 +106,8 @@ class LoopPane(QWidget):
     def show_view(self, view: LoopView) -> None:
         """Show the loop's state, what it does, its figures, and the buttons that state allows."""
         self.view = view
-        self.state.set_pill(view.label, theme.status_color(COLORS[view.phase]))
+        color = TaskStatus.DONE if view.all_done else COLORS[view.phase]
+        self.state.set_pill(view.label, theme.status_color(color))
         self.state.setToolTip(view.reason or view.label)
         self.detail.setText(view.detail)
         self.figures.setText(view.figures)

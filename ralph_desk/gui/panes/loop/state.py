@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -98,6 +100,49 @@ def phase_of(state: LoopState) -> Phase:
 
 
 @dataclass(frozen=True)
+class Backlog:
+    """How many tasks wait, and on what (from the task statuses)."""
+
+    runnable: int = 0
+    needs_input: int = 0
+    drafts: int = 0
+    blocked: int = 0
+    failed: int = 0
+    finished: int = 0
+
+    @classmethod
+    def of(cls, statuses: Iterable[TaskStatus]) -> Backlog:
+        """Count tasks by what they wait on."""
+        counts = Counter(statuses)
+        return cls(
+            runnable=counts[TaskStatus.PENDING] + counts[TaskStatus.IN_PROGRESS],
+            needs_input=counts[TaskStatus.NEEDS_INPUT],
+            drafts=counts[TaskStatus.DRAFT],
+            blocked=counts[TaskStatus.BLOCKED],
+            failed=counts[TaskStatus.FAILED],
+            finished=counts[TaskStatus.DONE] + counts[TaskStatus.SKIPPED],
+        )
+
+    @property
+    def all_done(self) -> bool:
+        """Every task is done or skipped (and there is at least one)."""
+        return self.finished > 0 and not (
+            self.runnable or self.needs_input or self.drafts or self.blocked or self.failed
+        )
+
+    @property
+    def waiting_on(self) -> str:
+        """What the person can do so work goes on ("2 questions to answer · 1 failed task")."""
+        parts = [
+            (self.needs_input, "task needs an answer", "tasks need answers"),
+            (self.drafts, "suggested task awaits approval", "suggested tasks await approval"),
+            (self.failed, "task failed", "tasks failed"),
+            (self.blocked, "task is blocked", "tasks are blocked"),
+        ]
+        return " · ".join(f"{n} {one if n == 1 else many}" for n, one, many in parts if n)
+
+
+@dataclass(frozen=True)
 class LoopView:
     """Everything the pane's status line shows."""
 
@@ -107,10 +152,18 @@ class LoopView:
     iteration: int = 0
     cost_usd: float = 0.0
     resumes_at: datetime | None = None
+    backlog: Backlog = Backlog()
+
+    @property
+    def all_done(self) -> bool:
+        """The loop has nothing left to do and nothing waits on the person."""
+        return self.phase in (Phase.WAITING, Phase.IDLE, Phase.COMPLETED) and self.backlog.all_done
 
     @property
     def label(self) -> str:
         """The state in a few words ("rate-limited until 14:05")."""
+        if self.all_done and self.phase is not Phase.COMPLETED:
+            return "all work done"
         if self.phase is Phase.RATE_LIMITED and self.resumes_at is not None:
             return f"rate-limited until {fmt.local(self.resumes_at):%H:%M}"
         return LABELS[self.phase]
@@ -120,11 +173,17 @@ class LoopView:
         """What the loop does now, or why it stopped."""
         if self.phase in (Phase.RUNNING, Phase.PAUSING, Phase.STOPPING) and self.task:
             return f"working on {self.task}"
+        if self.all_done:
+            done = fmt.plural(self.backlog.finished, "task")
+            return f"all {done} are done or skipped — add tasks to give the loop more work"
+        waiting = self.backlog.waiting_on
         if self.phase is Phase.WAITING:
-            return "nothing is runnable — answer questions or approve suggestions in the Inbox"
+            return f"nothing is runnable — {waiting or 'waiting for new tasks'}; see the Inbox"
         if self.phase is Phase.PAUSING:
             return "pauses once the current session ends"
         if self.phase is Phase.IDLE:
+            if not self.backlog.runnable and waiting:
+                return f"nothing is runnable — {waiting}; see the Inbox"
             return "press Start to work through the pending tasks"
         return self.reason
 

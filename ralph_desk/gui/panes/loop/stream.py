@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
-from PySide6.QtCore import QModelIndex, QSize
+from PySide6.QtCore import QModelIndex, QSize, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QListView, QStackedWidget, QVBoxLayout, QWidget
 
 from ralph_desk.gui import fmt
 from ralph_desk.gui.models.stream import StreamLine, StreamModel
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.loop.model import EventKind
 
 AT_END_SLACK = 4
+CLOCK_MS = 1000
+SPEAKING = frozenset({EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL})
 
 
 @dataclass
@@ -25,6 +29,10 @@ class SessionFigures:
     messages: int = 0
     turns: int = 0
     cost_usd: float = 0.0
+    started: datetime | None = None
+    """When the live session started (None: not live)."""
+    reported_turns: bool = False
+    """Whether the agent reported its turns (else they are counted from the stream)."""
 
 
 class StreamView(QWidget):
@@ -67,14 +75,38 @@ class StreamView(QWidget):
         layout.setSpacing(4)
         layout.addLayout(top)
         layout.addWidget(self.stack, 1)
+        self.clock = QTimer(self)
+        self.clock.setInterval(CLOCK_MS)
+        self.clock.timeout.connect(self._show_figures)
+        self._last_kind: EventKind | None = None
         self._show_figures()
 
-    def start_session(self, title: str, session_id: str) -> None:
-        """Clear the view for a new session."""
+    def start_session(self, title: str, session_id: str, started: datetime | None = None) -> None:
+        """Clear the view for a new session; a live one (`started` given) shows its elapsed time."""
         self.model.clear()
-        self.figures = SessionFigures(title=title, session_id=session_id)
+        self.figures = SessionFigures(title=title, session_id=session_id, started=started)
         self.following = True
+        self._last_kind = None
+        if started is not None:
+            self.clock.start()
+        else:
+            self.clock.stop()
         self._show_figures()
+
+    def end_session(self) -> None:
+        """The live session ended: the clock stops."""
+        self.clock.stop()
+        self.figures.started = None
+        self._show_figures()
+
+    def note_kind(self, kind: EventKind) -> None:
+        """Count a turn when the agent starts speaking again after tool results (until it reports turns)."""
+        speaking = kind in (EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL)
+        if speaking and self._last_kind not in SPEAKING and not self.figures.reported_turns:
+            self.figures.turns += 1
+            self._show_figures()
+        if kind is not EventKind.STDERR:
+            self._last_kind = kind
 
     def add(self, line: StreamLine) -> None:
         """Show one more line (and count it)."""
@@ -93,7 +125,9 @@ class StreamView(QWidget):
     def set_cost(self, cost_usd: float, turns: int) -> None:
         """The session's cost and turns so far (as the agent reports them)."""
         self.figures.cost_usd = cost_usd
-        self.figures.turns = turns
+        if turns:
+            self.figures.turns = turns
+            self.figures.reported_turns = True
         self._show_figures()
 
     def _show_figures(self) -> None:
@@ -107,6 +141,8 @@ class StreamView(QWidget):
         if figures.turns:
             parts.append(fmt.plural(figures.turns, "turn"))
         parts.append(fmt.money(figures.cost_usd))
+        if figures.started is not None:
+            parts.append(f"running {fmt.duration(figures.started, datetime.now(UTC))}")
         self.counts.setText(" · ".join(parts))
 
     def at_end(self) -> bool:

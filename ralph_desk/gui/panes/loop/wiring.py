@@ -7,6 +7,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.models.stream import line_of
 from ralph_desk.gui.panes.loop.pane import LoopPane
-from ralph_desk.gui.panes.loop.state import ACTIVE, LoopView, Phase, phase_of
+from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, phase_of
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
 from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
@@ -36,6 +37,7 @@ REPLAY_LIMIT = 2000
 STOP_WAIT_S = 15.0
 WAKE_TOPICS = frozenset({"tasks", "signals", "inbox"})
 HISTORY_TOPICS = frozenset({"sessions", "tasks"})
+HUMAN_STOP = "stopped by the human"  # the runner's reason when the person stopped it
 
 FileOpener = Callable[[str], bool]
 
@@ -63,6 +65,8 @@ class LoopWiring(QObject):
 
     sig_run_started = Signal(object, object)
     """A loop run started: its `LoopRunner` and its asyncio task (the IDE tools' controller follows it)."""
+    sig_stopped_by_itself = Signal(str)
+    """The loop stopped on a limit or an error (not by the person): why."""
 
     def __init__(
         self,
@@ -109,6 +113,7 @@ class LoopWiring(QObject):
             if form is not None:
                 self.pane.settings.load(form)
         self.refresh_history()
+        self._show(self.view)
 
     def refresh_history(self) -> None:
         """Read the latest sessions; while none is live, the newest one's stream is shown again."""
@@ -163,6 +168,8 @@ class LoopWiring(QObject):
         topics = {change.topic for change in changes}
         if topics & HISTORY_TOPICS:
             self.refresh_history()
+        if "tasks" in topics:
+            self._show(self.view)  # what the loop waits on may have changed
         if topics & WAKE_TOPICS and self.runner is not None and self.view.phase is Phase.WAITING:
             self.runner.wake()
 
@@ -256,6 +263,7 @@ class LoopWiring(QObject):
             self.actions.fail(f"Could not start the loop: {error}")
         except Exception as error:  # the top of the loop's task: show it, the runner logged the traceback
             self.actions.fail(f"The loop stopped with an error: {type(error).__name__}: {error}")
+            self.sig_stopped_by_itself.emit(f"an error: {type(error).__name__}: {error}")
         finally:
             status = runner.status
             phase = phase_of(status.state) if status.loop_run_id is not None else Phase.IDLE
@@ -328,10 +336,11 @@ class LoopWiring(QObject):
         if kind is EventKind.SESSION_STARTED:
             task_id = event.data.get("task_id")
             task = f"#{task_id} {event.text}" if task_id else event.text
-            self.pane.stream.start_session(task, event.session_id or "")
+            self.pane.stream.start_session(task, event.session_id or "", started=datetime.now(UTC))
             self._show(replace(self._status_view(self._active_phase()), task=task))
         self._stream_event(event)
         if kind is EventKind.SESSION_ENDED:
+            self.pane.stream.end_session()
             self._show(replace(self._status_view(self._active_phase()), task=""))
 
     def _stream_event(self, event: LiveEvent) -> None:
@@ -344,6 +353,7 @@ class LoopWiring(QObject):
             stream.count_message()
         elif kind is EventKind.COST:
             stream.set_cost(float(event.data.get("cost_usd") or 0.0), int(event.data.get("turns") or 0))
+        stream.note_kind(kind)
         self.pane.add_line(line_of(event))
 
     def _on_state(self, event: LiveEvent) -> None:
@@ -352,9 +362,11 @@ class LoopWiring(QObject):
             phase = Phase.STOPPING
         if self.view.phase is Phase.PAUSING and phase is Phase.RUNNING:
             phase = Phase.PAUSING
-        reason = event.data.get("reason") or ""
-        view = replace(self._status_view(phase), reason=str(reason))
+        reason = str(event.data.get("reason") or "")
+        view = replace(self._status_view(phase), reason=reason)
         self._show(view)
+        if phase is Phase.FAILED or (phase in (Phase.COMPLETED, Phase.STOPPED) and reason != HUMAN_STOP):
+            self.sig_stopped_by_itself.emit(reason or phase.value)
         if phase in (
             Phase.WAITING,
             Phase.PAUSED,
@@ -383,8 +395,9 @@ class LoopWiring(QObject):
         )
 
     def _show(self, view: LoopView) -> None:
-        self.view = view
-        self.pane.show_view(view)
+        backlog = Backlog.of(summary.status for summary in self.directory.by_id.values())
+        self.view = replace(view, backlog=backlog)
+        self.pane.show_view(self.view)
 
     def _open_transcript(self, recorded: str) -> None:
         try:
