@@ -108,6 +108,7 @@ class Backlog:
     drafts: int = 0
     blocked: int = 0
     failed: int = 0
+    in_review: int = 0
     finished: int = 0
 
     @classmethod
@@ -120,6 +121,7 @@ class Backlog:
             drafts=counts[TaskStatus.DRAFT],
             blocked=counts[TaskStatus.BLOCKED],
             failed=counts[TaskStatus.FAILED],
+            in_review=counts[TaskStatus.IN_REVIEW],
             finished=counts[TaskStatus.DONE] + counts[TaskStatus.SKIPPED],
         )
 
@@ -127,7 +129,7 @@ class Backlog:
     def all_done(self) -> bool:
         """Every task is done or skipped (and there is at least one)."""
         return self.finished > 0 and not (
-            self.runnable or self.needs_input or self.drafts or self.blocked or self.failed
+            self.runnable or self.needs_input or self.drafts or self.blocked or self.failed or self.in_review
         )
 
     @property
@@ -136,6 +138,7 @@ class Backlog:
         parts = [
             (self.needs_input, "task needs an answer", "tasks need answers"),
             (self.drafts, "suggested task awaits approval", "suggested tasks await approval"),
+            (self.in_review, "task awaits review", "tasks await review"),
             (self.failed, "task failed", "tasks failed"),
             (self.blocked, "task is blocked", "tasks are blocked"),
         ]

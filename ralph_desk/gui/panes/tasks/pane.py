@@ -28,7 +28,7 @@ from ralph_desk.gui.models.tasks import (
 )
 from ralph_desk.gui.panes.tasks.detail import TaskDetail
 from ralph_desk.gui.panes.tasks.filters import TaskFilterBar
-from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.layout import pane_layout, side_by_side, stacked, title_row
 from ralph_desk.gui.widgets.tables import record_table
@@ -42,6 +42,10 @@ class TasksPane(QWidget):
 
     sig_task_selected = Signal(int)
     """The person selected the task with this id (0: none)."""
+    sig_new_task_requested = Signal()
+    """Open the dialog for a new task."""
+    sig_delete_requested = Signal(int)
+    """Delete the task with this id (after asking)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,12 +66,24 @@ class TasksPane(QWidget):
         self.stack = stacked(self.splitter, self.empty)
         self.heading = label("Tasks", name="heading")
         self.count = label(name="muted")
-        pane_layout(self, title_row(self.heading, self.count), self.filters, self.stack)
+        self.new_button = button("New task…", "add", "Create a task (Ctrl+N)")
+        self.new_button.clicked.connect(self.sig_new_task_requested)
+        self.delete_button = button("Delete…", "trash", "Delete the selected task (Delete)")
+        self.delete_button.clicked.connect(self._request_delete)
+        top = title_row(self.heading, self.count)
+        top.addSpacing(12)
+        top.addWidget(self.new_button)
+        top.addWidget(self.delete_button)
+        pane_layout(self, top, self.filters, self.stack)
+        QShortcut(QKeySequence.StandardKey.New, self, self.sig_new_task_requested.emit)
+        delete = QShortcut(QKeySequence.StandardKey.Delete, self.table, self._request_delete)
+        delete.setContext(Qt.ShortcutContext.WidgetShortcut)
         QShortcut(QKeySequence.StandardKey.Find, self, self.filters.search.setFocus)
         QShortcut(QKeySequence.StandardKey.Save, self, self.detail.fields.request_save)
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset):
             signal.connect(self._update_count)
         self._update_count()
+        self.delete_button.setEnabled(False)
 
     def _build_table(self) -> QTableView:
         table = record_table(self.proxy, pills=(STATUS, PRIORITY))
@@ -143,7 +159,14 @@ class TasksPane(QWidget):
         return True
 
     def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
-        self.sig_task_selected.emit(self.selected_id() or 0)
+        selected = self.selected_id()
+        self.delete_button.setEnabled(selected is not None)
+        self.sig_task_selected.emit(selected or 0)
+
+    def _request_delete(self) -> None:
+        selected = self.selected_id()
+        if selected is not None:
+            self.sig_delete_requested.emit(selected)
 
     def _update_count(self, *_args: object) -> None:
         total = self.model.rowCount()

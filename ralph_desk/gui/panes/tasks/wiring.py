@@ -9,6 +9,8 @@ from typing import Any
 
 from ralph_desk.domain.records import Change, Task, TaskSummary
 from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
+from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory, names_of
 from ralph_desk.gui.panes.tasks.detail import TaskDetailData
 from ralph_desk.gui.panes.tasks.pane import TasksPane
@@ -70,6 +72,65 @@ class TasksWiring:
         detail.sig_edit_comment_requested.connect(self.edit_comment)
         detail.sig_delete_comment_requested.connect(self.delete_comment)
         detail.sig_open_transcript_requested.connect(self._open_transcript)
+        pane.sig_new_task_requested.connect(self.new_task)
+        pane.sig_delete_requested.connect(self.ask_to_delete)
+        self.task_dialog: TaskDialog | None = None
+        self.confirm_box: ConfirmBox | None = None
+
+    # --- creating and deleting -----------------------------------------------------------------
+
+    def new_task(self) -> None:
+        """Ask for a new task's fields; Create adds it (the change feed brings it into the table)."""
+        selected = self.directory.get(self.pane.selected_id() or 0)
+        start = TaskDraft(
+            feature=selected.feature if selected else "", discipline=selected.discipline if selected else ""
+        )
+        dialog = TaskDialog(
+            "New task", "Create", self.directory.features, self.directory.disciplines, start, self.pane
+        )
+        dialog.accepted.connect(lambda: self._create(dialog.values()))
+        self.task_dialog = dialog
+        dialog.open()
+
+    def _create(self, values: dict[str, Any]) -> None:
+        task = self.runner.run("create the task", lambda: self.services.tasks.create(**values))
+        if task is not None:
+            self._reread({task.id})
+            self.pane.select_task(task.id)
+            self.runner.sig_succeeded.emit(f"Created task #{task.id}: {task.title}")
+
+    def ask_to_delete(self, task_id: int) -> None:
+        """Delete a task once the person confirms; refused, with the reason, while others depend on it."""
+        dependents: list[int] = self.runner.read(
+            f"read what depends on task #{task_id}", lambda: self.services.tasks.dependents(task_id), []
+        )
+        if dependents:
+            shown = ", ".join(f"#{i}" for i in dependents)
+            self.runner.fail(
+                f"Task #{task_id} cannot be deleted: tasks {shown} depend on it. "
+                "Remove those dependencies (or delete those tasks) first."
+            )
+            return
+        title = self.directory.title(task_id)
+        self.confirm_box = confirm(
+            self.pane,
+            f"Delete task #{task_id}?",
+            f"“{title}”, its comments and its dependencies are removed. This cannot be undone.",
+            "Delete",
+            lambda: self._delete(task_id),
+        )
+
+    def _delete(self, task_id: int) -> None:
+        title = self.directory.title(task_id)
+
+        def delete() -> bool:
+            self.services.tasks.delete(task_id)
+            return True
+
+        if not self.runner.run(f"delete task #{task_id}", delete):
+            return
+        self._reread({task_id})
+        self.runner.sig_succeeded.emit(f"Deleted task #{task_id}: {title}")
 
     # --- reading ------------------------------------------------------------------------------
 
