@@ -91,7 +91,8 @@ class TaskDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.create_button: QPushButton = buttons.addButton(action, QDialogButtonBox.ButtonRole.AcceptRole)
         for other in buttons.buttons():
-            other.setAutoDefault(False)  # a focused Cancel would otherwise take Enter
+            if isinstance(other, QPushButton):
+                other.setAutoDefault(False)  # a focused Cancel would otherwise take Enter
         self.create_button.setAutoDefault(True)
         self.create_button.setDefault(True)
         buttons.accepted.connect(self.accept)
