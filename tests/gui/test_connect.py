@@ -125,3 +125,17 @@ def test_the_projects_own_database_is_not_repeated_in_the_configuration(window: 
     assert shown is not None
     assert "--db-url" not in shown.text()
     shown.close()
+
+
+def test_a_database_password_is_in_the_stdio_env_and_never_in_a_command(qtbot: QtBot, project: Path) -> None:
+    url = "postgresql+psycopg://ralph:pw-5e1d9c@db.example.invalid/harbour"
+    shown = ConnectDialog(project, None, None, url)
+    qtbot.addWidget(shown)
+
+    shown.choose("vscode", STDIO)
+    entry = server_entry("vscode", shown.text())
+    shown.choose("vscode", HTTP)
+
+    assert entry["env"] == {"RALPH_DB_URL": url} and "pw-5e1d9c" not in json.dumps(entry["args"])
+    command = shown.server_command.toPlainText()
+    assert command.startswith("RALPH_DB_URL=<the database URL> ") and "pw-5e1d9c" not in command

@@ -39,10 +39,11 @@ from ralph_desk.mcp_server.clients import (
     project_token,
     ralph_command,
     render,
+    secret_db_url,
     stdio_launch,
     token_file,
 )
-from ralph_desk.project import ProjectError, ProjectPaths
+from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths
 
 CLIENT_NAMES = {
     "claude": "Claude Code",
@@ -218,7 +219,8 @@ class ConnectDialog(QDialog):
         except ProjectError as error:
             self.server_command.setPlainText(f"The token could not be kept: {error}")
             return
-        self.server_command.setPlainText(shlex.join(command))
+        prefix = f"{DB_URL_ENV}=<the database URL> " if secret_db_url(self.root, self.db_url) else ""
+        self.server_command.setPlainText(prefix + shlex.join(command))
 
     def renew_token(self) -> None:
         """Use a fresh random token."""
