@@ -32,6 +32,7 @@ from ralph_desk.loop.prompt import (
     Overview,
     ProblemNote,
     PromptInputs,
+    ReviewNote,
     StuckNote,
 )
 from ralph_desk.project import ProjectError, contained
@@ -279,6 +280,10 @@ def _with_task(
             AnswerNote(ask.id, ask.question or "", ask.answer or "")
             for ask in signals.latest_answers(task.id)
             if ask.answer is not None
+        ),
+        review=tuple(
+            ReviewNote(comment.id, comment.where, comment.body, comment.author)
+            for comment in services.reviews.requested(task.id)
         ),
         changed_files=tuple(changed),
     )

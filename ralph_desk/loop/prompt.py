@@ -133,6 +133,16 @@ class Continuation:
 
 
 @dataclass(frozen=True)
+class ReviewNote:
+    """A reviewer's comment the task was sent back with: where in the diff, and what to change."""
+
+    id: int
+    where: str
+    body: str
+    author: str
+
+
+@dataclass(frozen=True)
 class AnswerNote:
     """A human's answer to an `ask` of the task."""
 
@@ -204,6 +214,7 @@ class PromptInputs:
     stuck_notes: tuple[StuckNote, ...] = ()
     silent_endings: int = 0
     answers: tuple[AnswerNote, ...] = ()
+    review: tuple[ReviewNote, ...] = ()
     problems: tuple[ProblemNote, ...] = ()
     progress_tail: str = ""
     changed_files: tuple[ChangedFiles, ...] = ()
@@ -239,6 +250,7 @@ def _task_prompt(inputs: PromptInputs) -> list[str]:
     task = inputs.task
     assert task is not None
     return [
+        _review_section(inputs.review),
         _answers_opening(inputs.answers),
         f"# Task #{task.id}: {task.title}",
         _task_intro(inputs, task),
@@ -379,6 +391,20 @@ def _continuation_section(inputs: PromptInputs, task: Task) -> str:
     if not lines:
         return ""
     return "\n\n".join(["## Continuation", *lines])
+
+
+def _review_section(review: Sequence[ReviewNote]) -> str:
+    if not review:
+        return ""
+    lines = [
+        f"- {'`' + note.where + '`' if note.where else 'The whole task'} ({note.author}): {note.body.strip()}"
+        for note in sorted(review, key=lambda note: note.id)
+    ]
+    intro = (
+        "Your earlier work on this task was reviewed and sent back. Make these changes first, on the work "
+        "already in your working directory; then finish the task as usual."
+    )
+    return "\n\n".join(["## REVIEW from the human", intro, "\n".join(lines)])
 
 
 def _answers_opening(answers: Sequence[AnswerNote]) -> str:

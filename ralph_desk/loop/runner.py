@@ -15,7 +15,7 @@ from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision, decide
 from ralph_desk.domain.tools import MAX_TEXT
-from ralph_desk.loop import git, guard
+from ralph_desk.loop import branches, git, guard
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.agents.base import AgentAdapter
 from ralph_desk.loop.apply import apply_decision, unblock_ready
@@ -50,6 +50,9 @@ KILL_GRACE_S = 5.0
 HEARTBEAT_S = LOOP_RUN_LEASE_S / 4
 NOTHING_RUNNABLE = "nothing is runnable"
 MAX_PATHS_NAMED = 20
+
+# A session whose task reached one of these finished its work (merged, or waiting for review).
+FINISHED = frozenset({TaskStatus.DONE, TaskStatus.IN_REVIEW})
 
 # The loop runs of this process whose runner is alive: recovery on this host tells them from dead ones.
 _RUNNING_HERE: set[int] = set()
@@ -233,7 +236,7 @@ class LoopRunner:
             self._backoff.reset()
             self.status.iteration += 1
             self._set_state(LoopState.RUNNING)
-            if result.decision is not None and result.decision.status is TaskStatus.DONE:
+            if result.decision is not None and result.decision.status in FINISHED:
                 await self._maybe_review(plan)
 
     def _limit_reached(self) -> str | None:
@@ -330,24 +333,29 @@ class LoopRunner:
         self.status.current_task_id = plan.task.id if plan.task else None
         self.status.current_session_id = plan.session_id
         read_only = not settings.allow_edits or plan.recipe is Recipe.UNDERSTAND
+        transcript = Transcript(services.paths.logs_dir, plan.session_id, root=services.paths.root)
+        try:
+            # A task's session works in the task's own worktree; the person's checkout is never touched.
+            work = await asyncio.to_thread(branches.prepare, services, plan, self.repo_root)
+        except Exception as error:
+            self._abandon(plan, transcript, error)
+            raise
+        root = work.root
         # Hashing files, git and the database block: they run off the event loop (and the window's thread).
         fingerprint_before = (
-            await asyncio.to_thread(project_fingerprint, services, self.repo_root) if plan.task else None
+            await asyncio.to_thread(project_fingerprint, services, root) if plan.task else None
         )
-        git_before = await asyncio.to_thread(git.state, self.repo_root)
+        git_before = await asyncio.to_thread(git.state, root)
         endpoint = self.issuer.open_session(plan.context)
-        transcript = Transcript(services.paths.logs_dir, plan.session_id, root=services.paths.root)
         summary = StreamSummary()
         exit_code: int | None = None
         timed_out = False
         try:
-            prompt = await asyncio.to_thread(self._write_prompt, plan)
+            prompt = await asyncio.to_thread(self._write_prompt, plan, root)
             session_dir = contained.make_folder(
                 services.paths.root, services.paths.sessions_dir, PRIVATE_DIR_MODE
             )
-            command = self.adapter.build(
-                plan, prompt, endpoint, settings, self.repo_root, session_dir, read_only
-            )
+            command = self.adapter.build(plan, prompt, endpoint, settings, root, session_dir, read_only)
             transcript.describe(
                 plan,
                 agent=self.adapter.name,
@@ -393,26 +401,33 @@ class LoopRunner:
         if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
             # The understand run is read-only: the agent returns the map, the loop writes it.
             self._save_map(summary.result_text, summary, transcript)
-        git_after = await asyncio.to_thread(git.state, self.repo_root)
-        changed = await asyncio.to_thread(git.changed_files, self.repo_root, git_before, git_after)
+        git_after = await asyncio.to_thread(git.state, root)
+        changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
         escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
         if escaped:
-            await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript)
+            await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
+        # The commit comes before the decision: a crash between them leaves the work on the task branch.
+        committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
         result = await asyncio.to_thread(
-            self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before
+            self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
         )
-        if (
-            read_only
-            and changed
+        stashed = (
+            committed.stashed
+            if committed is not None
+            else read_only
+            and bool(changed)
             and await asyncio.to_thread(
                 git.stash_changes,
-                self.repo_root,
+                root,
                 f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
             )
-        ):
+        )
+        if stashed:
             result.outcome = SessionOutcome.REJECTED
-            if plan.task and result.decision and result.decision.status is TaskStatus.DONE:
+            if plan.task and result.decision and result.decision.status in FINISHED:
                 services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+        elif result.decision is not None and plan.task is not None:
+            await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
         transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=result.outcome.value)
         decision = result.decision
         closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
@@ -428,11 +443,11 @@ class LoopRunner:
             turns=summary.turns,
             transcript_path=str(transcript_path),
             changed_files=changed,
-            head_after=git_after.head,
+            head_after=committed.after if committed is not None else git_after.head,
             error=summary.error or ("timed out" if timed_out else None),
         )
         if result.decision is not None and result.outcome is not SessionOutcome.REJECTED:
-            if result.decision.status is TaskStatus.DONE:
+            if result.decision.status in FINISHED:
                 self.status.completed += 1
             elif result.decision.status is TaskStatus.FAILED:
                 self.status.failed += 1
@@ -465,20 +480,20 @@ class LoopRunner:
             transcript.note(summary.error)
             log.warning("%s", summary.error)
 
-    def _write_prompt(self, plan: SessionPlan) -> str:
+    def _write_prompt(self, plan: SessionPlan, root: Path) -> str:
         """Gather the session's inputs, render its prompt and keep a copy beside the MCP config."""
-        inputs = gather_inputs(self.services, plan, self.repo_root, self.settings.allowed_paths)
+        inputs = gather_inputs(self.services, plan, root, self.settings.allowed_paths)
         prompt = render_prompt(inputs)
         paths = self.services.paths
         contained.write_text(paths.root, paths.mcp_dir / PROMPT_FILE_NAME, prompt)
         return prompt
 
     def _put_aside(
-        self, plan: SessionPlan, paths: list[str], before: git.GitState, transcript: Transcript
+        self, plan: SessionPlan, paths: list[str], before: git.GitState, transcript: Transcript, root: Path
     ) -> None:
         """Edits outside `allowed_paths` leave the tree (kept, never lost) and become a blocking flag."""
         assert plan.task is not None
-        kept = guard.put_aside(self.repo_root, self.services.paths.ralph, plan.session_id, paths, before)
+        kept = guard.put_aside(root, self.services.paths.ralph, plan.session_id, paths, before)
         shown = ", ".join(paths[:MAX_PATHS_NAMED]) + (" …" if len(paths) > MAX_PATHS_NAMED else "")
         what = (
             f"The session edited files outside allowed_paths ({', '.join(self.settings.allowed_paths)}): "
@@ -514,6 +529,7 @@ class LoopRunner:
         timed_out: bool,
         changed: list[str],
         fingerprint_before: str | None,
+        work: branches.SessionWork,
     ) -> SessionResult:
         if plan.task is None:
             return SessionResult(plan, summary, exit_code, None, SessionOutcome.DONE, changed, timed_out)
@@ -522,7 +538,7 @@ class LoopRunner:
         stagnant = (
             fingerprint_before is not None
             and not changed
-            and (project_fingerprint(self.services, self.repo_root) == fingerprint_before)
+            and (project_fingerprint(self.services, work.root) == fingerprint_before)
         )
         decision = decide(
             signals,
@@ -532,6 +548,7 @@ class LoopRunner:
             rate_limited=summary.rate_limited,
             stagnant=stagnant,
         )
+        decision = branches.gate(self.services, work, plan, decision)
         apply_decision(self.services, plan.task.id, plan.session_id, decision)
         return SessionResult(
             plan,

@@ -24,7 +24,14 @@ CONTENT_TABLE_NAMES = (
 )
 """The tables whose content is the project: what agents' work changes."""
 
-BOOKKEEPING_TABLE_NAMES = ("task_signals", "agent_sessions", "loop_runs", "change_log", "alembic_version")
+BOOKKEEPING_TABLE_NAMES = (
+    "task_signals",
+    "agent_sessions",
+    "loop_runs",
+    "change_log",
+    "review_comments",
+    "alembic_version",
+)
 """Left out, so that a session that only signalled (and was recorded) counts as changing nothing."""
 
 

@@ -105,6 +105,8 @@ def project(tmp_path: Path) -> Iterator[Services]:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     (root / "README.md").write_text("# repo\n")
     paths = init_project(root, title="Loop e2e")
+    # These tests are about the loop: `done` merges at once (the review gate has tests of its own).
+    update_config(paths, review_gate=False)
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
     subprocess.run([*GIT, "commit", "-qm", "start"], cwd=root, check=True)
     services = Services.open(paths)

@@ -50,7 +50,9 @@ def test_a_session_that_edits_and_calls_partial_requeues_its_task_with_the_edit_
     agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Tide parser")
-    edited = project.paths.root / "tide.py"
+    worktree = project.workspaces.prepare(task.id, task.title)  # where the loop will run its sessions
+    assert worktree is not None
+    edited = worktree.path / "tide.py"
     start_api(
         **{
             heading(task.id): session(
@@ -64,6 +66,7 @@ def test_a_session_that_edits_and_calls_partial_requeues_its_task_with_the_edit_
     assert result.outcome is SessionOutcome.REQUEUED and result.exit_code == 0
     assert result.decision is not None and result.decision.status is TaskStatus.PENDING
     assert result.changed_files == ["tide.py"] and edited.read_text() == "HIGH_WATER = 4.2\n"
+    assert not (project.paths.root / "tide.py").exists()  # the person's checkout is not touched
     assert result.summary.turns >= 2 and result.summary.cost_usd > 0
     (recorded,) = project.sessions.list(task_id=task.id)
     assert (recorded.closing_verb, recorded.outcome) == ("partial", SessionOutcome.REQUEUED.value)

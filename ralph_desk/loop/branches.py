@@ -1,0 +1,67 @@
+"""The loop's git side (DESIGN §11): a task's session works in the task's worktree, its work is committed
+on the task branch, and `done` waits for review (or merges at once when the gate is off)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ralph_desk.domain.enums import CLOSING_VERBS, TaskStatus
+from ralph_desk.domain.postprocess import Decision
+from ralph_desk.loop.model import SessionPlan
+from ralph_desk.services.container import Services
+from ralph_desk.services.reviews import ReviewError
+from ralph_desk.services.workspaces import SessionCommit
+from ralph_desk.vcs.worktrees import TaskWorktree
+
+log = logging.getLogger("ralph_desk.loop")
+
+
+@dataclass(frozen=True)
+class SessionWork:
+    """Where a session works: its task's worktree, or the project folder (no task, or no git)."""
+
+    root: Path
+    worktree: TaskWorktree | None = None
+
+
+def prepare(services: Services, plan: SessionPlan, project_root: Path) -> SessionWork:
+    """The session's working folder: its task's worktree (made or repaired), else the project folder."""
+    if plan.task is None:
+        return SessionWork(project_root)
+    worktree = services.workspaces.prepare(plan.task.id, plan.task.title)
+    return SessionWork(worktree.path, worktree) if worktree else SessionWork(project_root)
+
+
+def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bool) -> SessionCommit | None:
+    """Commit the session's work on its task branch (or stash it when edits were not allowed)."""
+    if work.worktree is None or plan.task is None:
+        return None
+    signals = services.signals.for_session(plan.session_id)
+    closing = [signal for signal in signals if signal.verb in CLOSING_VERBS]
+    verb = closing[-1].verb.value if closing else None
+    said = (closing[-1].summary or closing[-1].remaining or closing[-1].reason) if closing else None
+    task = plan.task
+    return services.workspaces.commit_session(work.worktree, task.title, plan.session_id, verb, said, allowed)
+
+
+def gate(services: Services, work: SessionWork, plan: SessionPlan, decision: Decision) -> Decision:
+    """`done` on a task branch becomes `in_review`: a person (or, gate off, a clean merge) decides."""
+    if work.worktree is None or plan.task is None or decision.status is not TaskStatus.DONE:
+        return decision
+    return replace(decision, status=TaskStatus.IN_REVIEW)
+
+
+def after_review_gate(services: Services, plan: SessionPlan, decision: Decision) -> TaskStatus:
+    """Mark the sent-back comments answered; with the gate off (or skipped), merge now. The task's status."""
+    if plan.task is None or decision.status is not TaskStatus.IN_REVIEW:
+        return decision.status
+    services.reviews.addressed(plan.task.id, plan.session_id)
+    if services.reviews.gate_applies(plan.task.discipline):
+        return TaskStatus.IN_REVIEW
+    try:
+        return TaskStatus(services.reviews.approve(plan.task.id).status)
+    except ReviewError as error:
+        log.warning("task #%s stays in review: %s", plan.task.id, error)
+        return TaskStatus.IN_REVIEW
