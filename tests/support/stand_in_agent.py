@@ -12,7 +12,7 @@ its turns: the scripted model API of the tests (`ANTHROPIC_BASE_URL`, the Messag
 (`--call 'Write={"file_path": "…", "content": "…"}'` edits a file in the same turn.)
 
 What a script can make it do: call any offered tool (`mcp__<server>__<tool>`), edit a file with the
-local `Write` tool (`file_path`, `content`, as Claude Code's), wait as long as the model does not
+local `Write`, `Read` and `Edit` tools (as Claude Code's), wait as long as the model does not
 answer (killed by a stop or a timeout), and end with an error exit: an HTTP error from the model API
 (429/529 printed as the rate-limit result Claude Code prints).
 """
@@ -44,6 +44,29 @@ WRITE_TOOL: dict[str, Any] = {
         "required": ["file_path", "content"],
     },
 }
+READ_TOOL: dict[str, Any] = {
+    "name": "Read",
+    "description": "Read a file.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"file_path": {"type": "string"}},
+        "required": ["file_path"],
+    },
+}
+EDIT_TOOL: dict[str, Any] = {
+    "name": "Edit",
+    "description": "Replace the one occurrence of old_string in a file by new_string.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string"},
+            "old_string": {"type": "string"},
+            "new_string": {"type": "string"},
+        },
+        "required": ["file_path", "old_string", "new_string"],
+    },
+}
+LOCAL_TOOLS = ("Write", "Read", "Edit")
 # Dollars per input and per output token, so that sessions cost something, as a real model's do.
 PRICE = (3e-6, 15e-6)
 RATE_LIMIT_STATUSES = (429, 529)
@@ -172,7 +195,7 @@ class Tools:
 
     def __init__(self, config: Message) -> None:
         self.servers: dict[str, HttpServer | StdioServer] = {}
-        self.offered: list[Message] = [WRITE_TOOL]
+        self.offered: list[Message] = [WRITE_TOOL, READ_TOOL, EDIT_TOOL]
         for name, spec in config["mcpServers"].items():
             server = HttpServer(spec) if "url" in spec else StdioServer(spec)
             self.servers[name] = server
@@ -187,11 +210,8 @@ class Tools:
 
     def call(self, name: str, arguments: Message) -> tuple[str, bool]:
         """A tool's answer as text, and whether it is an error."""
-        if name == WRITE_TOOL["name"]:
-            path = Path(arguments["file_path"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(arguments["content"], encoding="utf-8")
-            return f"wrote {path}", False
+        if name in LOCAL_TOOLS:
+            return local_tool(name, arguments)
         server, _, tool = name.removeprefix("mcp__").partition("__")
         if server not in self.servers or name not in {t["name"] for t in self.offered}:
             return f"Error: No such tool available: {name}", True
@@ -203,6 +223,25 @@ class Tools:
         """End every server's session."""
         for server in self.servers.values():
             server.close()
+
+
+def local_tool(name: str, arguments: Message) -> tuple[str, bool]:
+    """Claude Code's file tools, as far as the tests use them: Write, Read and a unique-match Edit."""
+    path = Path(arguments["file_path"])
+    if name == "Write":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(arguments["content"], encoding="utf-8")
+        return f"wrote {path}", False
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        return f"Error: {error}", True
+    if name == "Read":
+        return text, False
+    if text.count(arguments["old_string"]) != 1:
+        return f"Error: old_string found {text.count(arguments['old_string'])} times in {path}", True
+    path.write_text(text.replace(arguments["old_string"], arguments["new_string"]), encoding="utf-8")
+    return f"edited {path}", False
 
 
 class ModelApi:
@@ -248,7 +287,7 @@ class GivenCalls:
 def parse_call(text: str) -> tuple[str, Message]:
     """`verb={json arguments}` as a call of ralph's `verb` (or of the local `Write` tool)."""
     name, _, arguments = text.partition("=")
-    tool = name if name == WRITE_TOOL["name"] else f"mcp__ralph__{name}"
+    tool = name if name in LOCAL_TOOLS else f"mcp__ralph__{name}"
     return tool, json.loads(arguments or "{}")
 
 

@@ -1,0 +1,97 @@
+"""Work under review, end to end: agents (the stand-in, and the real Claude Code CLI where installed) edit
+files with their Edit tool in their tasks' worktrees; a person sends one back with a line comment,
+approves it, and a conflicting second task is aborted and returned to its agent."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ralph_desk.domain.enums import TaskStatus, Verb
+from ralph_desk.project import update_config
+from ralph_desk.services.container import Services
+from ralph_desk.services.reviews import CommentDraft
+from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, settings, verb
+from tests.support.fake_model_api import Text, ToolCalls, Turn
+
+REVIEW_MARKER = "## REVIEW from the human"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def edit(path: Path, old: str, new: str, summary: str) -> list[Turn]:
+    """One session: read the file, edit it with the Edit tool, call done."""
+    return [
+        ToolCalls([("Read", {"file_path": str(path)})]),
+        ToolCalls([("Edit", {"file_path": str(path), "old_string": old, "new_string": new})]),
+        ToolCalls([verb("done", summary=summary)]),
+        Text("Session over."),
+    ]
+
+
+def outside_ralph_status(root: Path) -> str:
+    return git(root, "status", "--porcelain", "--untracked-files=all", "--", ".", ":(exclude).ralph")
+
+
+def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    root = project.paths.root
+    (root / "tide.py").write_text("HIGH = 1\nLOW = 0\n")
+    git(root, "add", "tide.py")
+    git(root, "commit", "-qm", "tide constants")
+    update_config(project.paths, review_gate=True)
+    base_start = git(root, "rev-parse", "HEAD")
+    first = project.tasks.create("core", "backend", "Raise high water")
+    second = project.tasks.create("core", "backend", "Raise high water more")
+    one, two = (project.workspaces.prepare(task.id, task.title) for task in (first, second))
+    assert one is not None and two is not None
+    base = one.base
+    api = start_api(
+        **{
+            REVIEW_MARKER: edit(one.path / "tide.py", "HIGH = 2\n", "HIGH = 2  # metres\n", "unit named"),
+            heading(first.id): edit(one.path / "tide.py", "HIGH = 1\n", "HIGH = 2\n", "raised to 2"),
+            heading(second.id): edit(two.path / "tide.py", "HIGH = 1\n", "HIGH = 3\n", "raised to 3"),
+        }
+    )
+
+    run_loop(project, settings(agent))
+
+    # Each task waits for review with a commit on its own branch; the person's checkout is untouched.
+    assert [project.tasks.get(t.id).status for t in (first, second)] == [TaskStatus.IN_REVIEW] * 2
+    for worktree, value in ((one, "2"), (two, "3")):
+        assert git(root, "show", f"{worktree.branch}:tide.py") == f"HIGH = {value}\nLOW = 0"
+        log = git(root, "log", "--format=%an|%B", f"{base}..{worktree.branch}")
+        assert log.startswith("ralph-desk agent|Task #") and "Ralph-Session: " in log
+    assert (root / "tide.py").read_text() == "HIGH = 1\nLOW = 0\n"
+    assert git(root, "rev-parse", "HEAD") == base_start and outside_ralph_status(root) == ""
+
+    # Request changes with a line comment: the next prompt opens with it, and the session commits again.
+    project.reviews.request_changes(first.id, [CommentDraft("Name the unit", "tide.py", 1)])
+    run_loop(project, settings(agent))
+    prompt = project.paths.mcp_dir.joinpath("prompt.md").read_text()
+    assert prompt.index(REVIEW_MARKER) < prompt.index("You are one session")
+    assert "`tide.py:1` (human): Name the unit" in prompt
+    assert api.served(REVIEW_MARKER) >= 1
+    assert project.tasks.get(first.id).status is TaskStatus.IN_REVIEW
+    assert int(git(root, "rev-list", "--count", f"{base}..{one.branch}")) == 2
+    assert project.reviews.requested(first.id) == []
+
+    # Approve: the base branch holds the work, the task is done, its worktree is gone.
+    merged = project.reviews.approve(first.id)
+    assert merged.status == TaskStatus.DONE.value and project.tasks.get(first.id).status is TaskStatus.DONE
+    assert git(root, "show", f"{base}:tide.py") == "HIGH = 2  # metres\nLOW = 0"
+    assert not one.path.exists()
+
+    # The second task now conflicts: the merge is aborted, the base untouched, the task back with a flag.
+    base_after_first = git(root, "rev-parse", base)
+    refused = project.reviews.approve(second.id)
+    assert (refused.status, refused.conflicts) == (TaskStatus.PENDING.value, ("tide.py",))
+    assert git(root, "rev-parse", base) == base_after_first
+    assert project.tasks.get(second.id).status is TaskStatus.PENDING
+    (flag,) = [s for s in project.signals.for_task(second.id) if s.verb is Verb.FLAG]
+    assert "tide.py" in (flag.what or "") and "up to date" in (flag.what or "")
+    assert outside_ralph_status(root) == ""
+    assert subprocess.run(["git", "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
