@@ -651,6 +651,92 @@ def _discipline_lines(discipline: Discipline) -> list[str]:
 
 # --- the table and the parser --------------------------------------------------------------------
 
+
+# --- review --------------------------------------------------------------------------------------
+
+
+def _configure_review(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=_Parser)
+    # The project options again, after the action, without overriding those given before it.
+    common = _Parser(add_help=False)
+    common.add_argument("--root", default=argparse.SUPPRESS, metavar="DIR", help="the project folder")
+    common.add_argument("--db-url", default=argparse.SUPPRESS, metavar="URL", help="database URL")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    actions.add_parser("list", help="list the tasks in review", parents=[common])
+    show = actions.add_parser("show", help="show a task's review and diff", parents=[common])
+    show.add_argument("task_id", metavar="ID", type=int)
+    show.add_argument("--session", metavar="S", help="one session's diff: its id, or its number (1 = first)")
+    approve = actions.add_parser("approve", help="merge the task's branch into the base", parents=[common])
+    approve.add_argument("task_id", metavar="ID", type=int)
+    changes = actions.add_parser("changes", help="send the task back with a comment", parents=[common])
+    changes.add_argument("task_id", metavar="ID", type=int)
+    changes.add_argument("--comment", required=True, metavar="TEXT", help="what to change")
+    changes.add_argument("--file", metavar="F", help="the file the comment is about")
+    changes.add_argument("--line", metavar="N", type=int, help="the line of --file")
+    discard = actions.add_parser("discard", help="drop the task's branch and worktree", parents=[common])
+    discard.add_argument("task_id", metavar="ID", type=int)
+    discard.add_argument("--skip", action="store_true", help="skip the task instead of starting it again")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _run_review(args: argparse.Namespace) -> int:
+    from ralph_desk.services.reviews import CommentDraft
+
+    with _services(args) as services:
+        reviews = services.reviews
+        if args.action == "list":
+            items = reviews.list()
+            return _review_out(args, items, _review_list_lines(items))
+        if args.action == "show":
+            item = reviews.get(args.task_id)
+            session = int(args.session) if args.session and args.session.isdigit() else args.session
+            diff = reviews.diff(args.task_id, session)
+            return _review_out(args, {"review": item, "diff": diff}, [*_review_show_lines(item), "", diff])
+        if args.action == "approve":
+            result = reviews.approve(args.task_id)
+        elif args.action == "changes":
+            result = reviews.request_changes(args.task_id, [CommentDraft(args.comment, args.file, args.line)])
+        else:
+            result = reviews.discard(args.task_id, skip=args.skip)
+    _review_out(args, result, [f"Task #{result.task_id}: {result.message} (now {result.status})"])
+    return EXIT_FAILURE if result.conflicts else EXIT_OK
+
+
+def _review_out(args: argparse.Namespace, value: Any, lines: list[str]) -> int:
+    if args.json:
+        _print_json(value)
+    else:
+        print("\n".join(lines).rstrip("\n"))
+    return EXIT_OK
+
+
+def _review_list_lines(items: Sequence[Any]) -> list[str]:
+    rows = [
+        (
+            f"#{item.task.id}",
+            item.branch or "(no branch)",
+            f"{len(item.sessions)} sessions",
+            _shorten(item.task.title),
+        )
+        for item in items
+    ]
+    head = f"In review ({len(items)})  — {PROG} review show / approve / changes --comment T / discard ID"
+    return [head, *(_table(rows) or ["  (none)"])]
+
+
+def _review_show_lines(item: Any) -> list[str]:
+    lines = [f"Task #{item.task.id}: {item.task.title} ({item.task.status.value})"]
+    lines.append(f"  branch {item.branch or '(none)'} → {item.base or '(no base)'}")
+    if item.summary:
+        lines.append(f"  agent: {_shorten(item.summary)}")
+    lines += [
+        f"  session {n}: {s.id} {s.outcome or ''} {s.closing_verb or ''}"
+        for n, s in enumerate(item.sessions, 1)
+    ]
+    lines += [f"  comment #{c.id} [{c.state.value}] {c.where or 'task'}: {c.body}" for c in item.comments]
+    return lines
+
+
 COMMANDS: list[Command] = [
     Command("init", "create a project's .ralph/ folder", _configure_init, _run_init),
     Command("validate", "check a project's .ralph/ folder", _configure_validate, _run_validate),
@@ -677,6 +763,9 @@ COMMANDS: list[Command] = [
     Command("run", "run the Ralph loop headless until a limit, a stop or idleness", _configure_run, _run_run),
     Command("session", "run one agent session with a recipe's tools", _configure_session, _run_session),
     Command("migrate", "copy a project's database to another URL, checked", _configure_migrate, _run_migrate),
+    Command(
+        "review", "list, show, approve, send back or discard work in review", _configure_review, _run_review
+    ),
 ]
 
 

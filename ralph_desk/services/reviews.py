@@ -22,7 +22,7 @@ from ralph_desk.domain.enums import (
 from ralph_desk.domain.records import AgentSession, Task, TaskSummary
 from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
-from ralph_desk.services.errors import InvalidValueError, NotFoundError, ServiceError
+from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
@@ -52,7 +52,7 @@ class CommentDraft:
     line: int | None = None
 
 
-class ReviewError(ServiceError):
+class ReviewError(ConflictError):
     """A review decision that cannot be carried out now; nothing was changed."""
 
 

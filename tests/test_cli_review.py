@@ -1,0 +1,142 @@
+"""`ralph-desk review`: the review desk from the command line, text and JSON, on a real repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ralph_desk.cli import main
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.project import init_project
+from ralph_desk.services.container import Services
+from tests.support.git_repo import commit_all, git, make_repo
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git project with task #1 in review: its session changed app.py on its branch."""
+    root = make_repo(tmp_path / "repo", {"app.py": "print('hi')\n"})
+    paths = init_project(root, title="CLI reviews")
+    commit_all(root, "ralph-desk project")
+    services = Services.open(paths)
+    try:
+        services.features.create("core", "Core")
+        services.disciplines.create("backend", "Backend", "server", "#336699")
+        task = services.tasks.create("core", "backend", "Say hello")
+        worktree = services.workspaces.prepare(task.id, task.title)
+        assert worktree is not None
+        (worktree.path / "app.py").write_text("print('hello')\n")
+        services.signals.record(task.id, "s-1", "done", summary="Greets in full.")
+        commit = services.workspaces.commit_session(worktree, task.title, "s-1", "done", "Greets.", True)
+        services.sessions.start_session(
+            "s-1", task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
+        )
+        services.sessions.finish_session("s-1", outcome="done", head_after=commit.after)
+        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+    finally:
+        services.close()
+    return root
+
+
+def test_review_list_shows_the_task_and_its_branch(capsys: pytest.CaptureFixture[str], project: Path) -> None:
+    code, out, _ = run(capsys, "review", "list", "--root", str(project))
+
+    assert code == 0
+    assert "In review (1)" in out and "#1" in out and "ralph/1-say-hello" in out and "Say hello" in out
+
+
+def test_review_list_json_gives_the_records(capsys: pytest.CaptureFixture[str], project: Path) -> None:
+    code, out, _ = run(capsys, "review", "list", "--json", "--root", str(project))
+
+    (item,) = json.loads(out)
+    assert code == 0 and (item["task"]["id"], item["branch"], item["summary"]) == (
+        1,
+        "ralph/1-say-hello",
+        "Greets in full.",
+    )
+
+
+@pytest.mark.parametrize("session", [None, "1", "s-1"])
+def test_review_show_prints_the_diff_of_the_task_or_of_one_session(
+    capsys: pytest.CaptureFixture[str], project: Path, session: str | None
+) -> None:
+    extra = ["--session", session] if session else []
+    code, out, _ = run(capsys, "review", "show", "1", *extra, "--root", str(project))
+
+    assert code == 0
+    assert "-print('hi')\n+print('hello')" in out
+
+
+def test_review_changes_sends_the_task_back_with_a_line_comment(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "review",
+        "changes",
+        "1",
+        "--comment",
+        "Keep it short",
+        "--file",
+        "app.py",
+        "--line",
+        "1",
+        "--root",
+        str(project),
+        "--json",
+    )
+
+    assert code == 0 and json.loads(out)["status"] == "pending"
+    code, out, _ = run(capsys, "review", "show", "1", "--json", "--root", str(project))
+    (comment,) = json.loads(out)["review"]["comments"]
+    assert (comment["body"], comment["file"], comment["line"], comment["state"]) == (
+        "Keep it short",
+        "app.py",
+        1,
+        "requested",
+    )
+
+
+def test_review_approve_merges_into_the_base(capsys: pytest.CaptureFixture[str], project: Path) -> None:
+    code, out, _ = run(capsys, "review", "approve", "1", "--root", str(project))
+
+    assert code == 0 and "merged ralph/1-say-hello into main" in out and "(now done)" in out
+    assert git(project, "show", "main:app.py") == "print('hello')"
+
+
+@pytest.mark.parametrize(("flag", "status"), [([], "pending"), (["--skip"], "skipped")])
+def test_review_discard_drops_the_branch(
+    capsys: pytest.CaptureFixture[str], project: Path, flag: list[str], status: str
+) -> None:
+    code, out, _ = run(capsys, "review", "discard", "1", *flag, "--root", str(project))
+
+    assert code == 0 and f"(now {status})" in out
+    assert git(project, "branch", "--list", "ralph/*") == ""
+
+
+def test_approving_a_task_not_in_review_fails_with_a_clear_message(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    run(capsys, "review", "discard", "1", "--root", str(project))
+
+    code, _, err = run(capsys, "review", "approve", "1", "--root", str(project))
+
+    assert code == 1 and "task #1 is pending, not in_review" in err
+
+
+def test_a_line_without_a_file_is_refused_as_a_usage_error(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    code, _, err = run(
+        capsys, "review", "changes", "1", "--comment", "x", "--line", "3", "--root", str(project)
+    )
+
+    assert code == 2 and "invalid line: 3; allowed: a line only together with a file" in err
