@@ -16,7 +16,8 @@ from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
 from ralph_desk.gui.panes.inbox.reviews.rows import RowKind
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
 from ralph_desk.services.container import Services
-from tests.gui.conftest import settle
+from ralph_desk.services.reviews import ReviewService
+from tests.gui.conftest import controller, settle
 from tests.support.demo_rows import task_id
 from tests.support.git_changes import git
 from tests.support.reviews import make_git_project, put_in_review
@@ -224,3 +225,26 @@ def test_the_reviews_tab_with_a_diff_fits_a_laptop_screen_in_both_views(
         QApplication.processEvents()  # layouts ask for room through posted events
         assert window.size() == laptop
     assert window.minimumSizeHint().width() <= 1000
+
+
+def test_a_change_to_a_task_not_in_review_reads_no_review_and_a_change_to_one_does(
+    qtbot: QtBot, window: MainWindow, services: Services, in_review: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = reviews_tab(window)
+    wait_for_diff(qtbot, view, in_review)
+    settle(qtbot, window)
+    wiring = controller(window).reviews
+    listed: list[int] = []
+    shown: list[object] = []
+    read_reviews, show = ReviewService.list, wiring._show
+    monkeypatch.setattr(ReviewService, "list", lambda self: listed.append(1) or read_reviews(self))
+    monkeypatch.setattr(wiring, "_show", lambda read: shown.append(read) or show(read))
+
+    services.tasks.update(task_id(services, "Dark mode for the tide chart"), priority="critical")
+    qtbot.waitUntil(lambda: bool(shown), timeout=WAIT_MS)
+    settle(qtbot, window)
+
+    assert listed == [] and set(shown) == {None}
+    services.tasks.update(in_review, priority="critical")
+    qtbot.waitUntil(lambda: shown[-1] is not None, timeout=WAIT_MS)
+    assert listed

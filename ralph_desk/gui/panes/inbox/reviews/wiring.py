@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
+from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.gui.panes.inbox.reviews import highlight
@@ -18,6 +20,7 @@ TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move t
 COMMENT_TOPIC = "reviews"
 
 CountListener = Callable[[int], None]
+Version = tuple[tuple[int, datetime], ...]
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class ReviewsWiring:
         self.on_count = on_count
         self.reading = False
         self.stale = False
+        self.version: Version | None = None
+        """The tasks in review shown, each with its last change."""
         view.sig_diff_requested.connect(self.read_diff)
         view.sig_comment_requested.connect(self.comment)
         view.sig_approve_requested.connect(self.approve)
@@ -58,19 +63,24 @@ class ReviewsWiring:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Read the tasks in review on the worker (a change meanwhile reads again after)."""
+    def refresh(self, force: bool = True) -> None:
+        """Read the tasks in review on the worker (a change meanwhile reads again after).
+
+        Unless `force`d, the reviews (git work for each task) are read only when the tasks in review
+        or their last change differ from those shown.
+        """
         if self.reading:
             self.stale = True
             return
         self.reading, self.stale = True, False
-        self.worker.submit("read the reviews", self._read, self._show, self._read_failed)
+        known = None if force else self.version
+        self.worker.submit("read the reviews", lambda: self._read(known), self._show, self._read_failed)
 
     def on_changes(self, changes: list[Change]) -> None:
         """Tasks changed: read the list again; comments on the task shown changed: read them again."""
         topics = {change.topic for change in changes}
         if topics & TASK_TOPICS:
-            self.refresh()
+            self.refresh(force=False)
         current = self.view.current
         if current is None or COMMENT_TOPIC not in topics:
             return
@@ -78,8 +88,12 @@ class ReviewsWiring:
         if not touched or current.task_id in touched:
             self.read_comments(current.task_id)
 
-    def _read(self) -> list[ReviewEntry]:
-        return [self._entry(item) for item in self.services.reviews.list()]
+    def _read(self, known: Version | None) -> tuple[Version, list[ReviewEntry]] | None:
+        in_review = self.services.tasks.list(status=TaskStatus.IN_REVIEW.value)
+        version = tuple(sorted((task.id, task.updated_at) for task in in_review))
+        if version == known:
+            return None
+        return version, [self._entry(item) for item in self.services.reviews.list()]
 
     def _entry(self, item: ReviewItem) -> ReviewEntry:
         task = item.task
@@ -97,13 +111,15 @@ class ReviewsWiring:
     def _read_failed(self) -> None:
         self.reading = False
 
-    def _show(self, entries: list[ReviewEntry]) -> None:
+    def _show(self, read: tuple[Version, list[ReviewEntry]] | None) -> None:
         self.reading = False
-        self.view.show_items(entries)
-        if self.on_count is not None:
-            self.on_count(len(entries))
+        if read is not None:
+            self.version, entries = read
+            self.view.show_items(entries)
+            if self.on_count is not None:
+                self.on_count(len(entries))
         if self.stale:
-            self.refresh()
+            self.refresh(force=False)
 
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
