@@ -38,6 +38,17 @@ def configure_mcp(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--context", default=None, help="a session context file (seed 000's context.json shape)"
     )
+    add_log_dir(parser)
+
+
+def add_log_dir(parser: argparse.ArgumentParser) -> None:
+    """`--log-dir`: where the human-readable log and, beside it, the tool-call JSON lines go."""
+    parser.add_argument(
+        "--log-dir",
+        default=None,
+        metavar="DIR",
+        help="the log and one JSON line per tool call beside it (default: .ralph/logs)",
+    )
 
 
 def configure_connect(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +85,7 @@ def run_mcp(
     """Serve until the client goes away (stdio) or a signal arrives (HTTP)."""
     # The SDK takes most of a second to import; only this command pays for it.
     from ralph_desk.domain.session import ContextError
+    from ralph_desk.mcp_server.calllog import beside
     from ralph_desk.mcp_server.config import (
         ContextFlags,
         complete_context,
@@ -85,7 +97,9 @@ def run_mcp(
     from ralph_desk.services.opening import ServicesOnFirstUse
 
     paths = _paths(args.root)
-    setup_logging(paths, "mcp")
+    log_dir = Path(args.log_dir) if args.log_dir else None
+    log_file = setup_logging(paths, "mcp", log_dir=log_dir)
+    call_log = beside(log_file)
     flags = ContextFlags(args.recipe, args.discipline, args.task_id, args.session_id, args.context)
     try:
         context = resolve_context(flags)
@@ -103,8 +117,8 @@ def run_mcp(
                 raise ProjectError(f"refusing to start: {error}") from None
         loop = make_loop(services) if make_loop is not None else None
         if args.transport == "http":
-            serve_http(services(), context, args.host, args.port, given_token(args), loop)
-        elif (failure := serve_stdio(services, context, loop)) is not None:
+            serve_http(services(), context, args.host, args.port, given_token(args), loop, call_log)
+        elif (failure := serve_stdio(services, context, loop, call_log)) is not None:
             raise failure  # after the client has gone: the exit code and message of an eager start
     finally:
         services.close()

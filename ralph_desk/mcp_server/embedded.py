@@ -27,11 +27,16 @@ class EmbeddedMcp:
     """Starts with the window (or a headless run), issues per-session endpoints, stops on quit."""
 
     def __init__(
-        self, services: Services, loop: LoopControl | None = None, host: str = "127.0.0.1", port: int = 0
+        self,
+        services: Services,
+        loop: LoopControl | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        call_log: Path | None = None,
     ):
         self.services = services
         self.tokens = SessionTokens()
-        self.server = build_server(services, loop=loop)
+        self.server = build_server(services, loop=loop, call_log=call_log)
         self.host = HttpHost(self.server, self.tokens, host=host, port=port)
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
@@ -29,6 +30,7 @@ from ralph_desk.mcp_server.binding import (
     StructuredToolError,
     ToolCall,
 )
+from ralph_desk.mcp_server.calllog import ToolCallLog
 from ralph_desk.mcp_server.identity import server_options
 from ralph_desk.project import ProjectError, ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
@@ -264,17 +266,19 @@ def make_server(
     loop: LoopControl | None = None,
     only: frozenset[str] | None = None,
     middleware: Sequence[Middleware] = (),
+    call_log: Path | None = None,
 ) -> MCPServer:
     """A `ralph` MCP server: the tool table given at construction, sessions checked by `SessionGate`.
 
     `only` registers just those tools: a process that serves one fixed context (`ralph-desk mcp`)
     never lists or runs any other, and each registration costs a few milliseconds of schema
     building at start-up. Calls of other tools are refused by the gate as before. `middleware` runs
-    before the gate.
+    before the gate; with `call_log`, every tool call (refused ones too) gets a line in that file.
     """
+    logged = [ToolCallLog(call_log, resolve, paths.root)] if call_log is not None else []
     server = MCPServer(
         **server_options(),
-        middleware=[*middleware, SessionGate(resolve)],
+        middleware=[*logged, *middleware, SessionGate(resolve)],
         tools=tool_table(services, resolve, loop, only),
     )
     add_resources_and_prompts(server, paths, services)
@@ -287,6 +291,7 @@ def build_server(
     loop: LoopControl | None = None,
     resolve: ContextResolver | None = None,
     only: frozenset[str] | None = None,
+    call_log: Path | None = None,
 ) -> MCPServer:
     """A fresh `ralph` MCP server over these open services; sessions come from `resolve` or the default."""
     fallback = default_context or SessionContext()
@@ -295,7 +300,7 @@ def build_server(
     def source() -> Services:
         return services
 
-    return make_server(source, services.paths, resolver, loop, only)
+    return make_server(source, services.paths, resolver, loop, only, call_log=call_log)
 
 
 def dump(model: BaseModel) -> str:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_desk.domain.session import SessionContext
-from ralph_desk.project import ProjectPaths, contained
+from ralph_desk.mcp_server.calllog import open_log
+from ralph_desk.project import ProjectPaths
 from ralph_desk.services.opening import ServicesOnFirstUse
 
 if TYPE_CHECKING:
@@ -22,14 +23,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("ralph_desk.mcp")
 
 
-def setup_logging(paths: ProjectPaths, name: str, level: int = logging.INFO) -> Path:
-    """Log to stderr and to `.ralph/logs/YYYYMMDD-HHMMSS_<name>.log`; stdout stays for the protocol."""
-    log_file = paths.logs_dir / f"{datetime.now():%Y%m%d-%H%M%S}_{name}.log"
+def setup_logging(
+    paths: ProjectPaths, name: str, level: int = logging.INFO, log_dir: Path | None = None
+) -> Path:
+    """Log to stderr and to `YYYYMMDD-HHMMSS_<name>.log` in `log_dir` (default: `.ralph/logs`).
+
+    stdout stays for the protocol. The project's own folder is written without following links; a
+    `log_dir` the person named is theirs to choose.
+    """
+    log_file = (log_dir or paths.logs_dir) / f"{datetime.now():%Y%m%d-%H%M%S}_{name}.log"
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level)
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    handlers: list[logging.Handler] = [logging.StreamHandler(contained.open_text(paths.root, log_file, "a"))]
+    handlers: list[logging.Handler] = [logging.StreamHandler(open_log(paths.root, log_file))]
     consoles = [h for h in root.handlers if type(h) is logging.StreamHandler]
     if not consoles:
         handlers.append(logging.StreamHandler(sys.stderr))
@@ -40,7 +47,10 @@ def setup_logging(paths: ProjectPaths, name: str, level: int = logging.INFO) -> 
 
 
 def serve_stdio(
-    services: ServicesOnFirstUse, context: SessionContext, loop: LoopControl | None = None
+    services: ServicesOnFirstUse,
+    context: SessionContext,
+    loop: LoopControl | None = None,
+    call_log: Path | None = None,
 ) -> Exception | None:
     """Serve one client over stdin/stdout until it disconnects; the error of a store that failed to open.
 
@@ -56,6 +66,7 @@ def serve_stdio(
         loop,
         only=context.enabled_tools,
         middleware=[OpenStoreBehind(services)],
+        call_log=call_log,
     )
     log.info(
         "serving %s over stdio (recipe %s, task %s)",
@@ -74,6 +85,7 @@ def serve_http(
     port: int,
     token: str | None,
     loop: LoopControl | None = None,
+    call_log: Path | None = None,
 ) -> None:
     """Serve over Streamable HTTP until SIGINT/SIGTERM; prints the endpoint and token to stderr."""
     # Here, not at the top: a stdio server has no use for the HTTP stack.
@@ -89,7 +101,7 @@ def serve_http(
     tokens = SessionTokens()
     chosen = token or secrets.token_urlsafe(32)
     tokens.register(chosen, context)
-    server = build_server(services, context, loop=loop, only=context.enabled_tools)
+    server = build_server(services, context, loop=loop, only=context.enabled_tools, call_log=call_log)
     http = HttpHost(server, tokens, host=host, port=port)
 
     async def main() -> None:

@@ -55,9 +55,16 @@ def test_run_with_a_question_waiting_exits_naming_it_and_how_to_answer(
 ) -> None:
     task = project.tasks.create("core", "backend", "Wind speeds")
     start_api(**{heading(task.id): ask_then_finish("Knots or km/h?")})
-    run = ralph_desk("run", "--root", str(project.paths.root), *agent.cli)
+    logs = project.paths.root.parent / "run-logs"
+    run = ralph_desk("run", "--root", str(project.paths.root), *agent.cli, "--log-dir", str(logs))
     assert run.returncode == EXIT_WAITING, run.stdout + run.stderr
     (ask,) = project.inbox.asks()
+    (log_file,) = logs.glob("*_run.log")
+    calls = [json.loads(line) for line in log_file.with_suffix(".tools.jsonl").read_text().splitlines()]
+    assert [(call["tool"], call["session"]) for call in calls] == [
+        ("ask", ask.session_id),
+        ("partial", ask.session_id),
+    ]
     assert "Knots or km/h?" in run.stdout
     assert f"ralph-desk answer --root {project.paths.root} {ask.id} TEXT" in run.stdout
     as_json = ralph_desk("run", "--root", str(project.paths.root), *agent.cli, "--json")
