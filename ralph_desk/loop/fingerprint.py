@@ -5,7 +5,9 @@ changed nothing, which seed 002 counts as stuck unless it ended with `done`. The
 the database content agents' work changes (not the signals or session records themselves),
 progress.txt, learnings.txt and the git working tree — HEAD, the status of every changed or
 untracked file, and each such file's content hash. The project's own `.ralph/` folder is left out
-of the git part: the runner writes the session's prompt and context there.
+of the git part: the runner writes the session's prompt and context there. Outside git the tree
+contributes nothing here: the files a session changed come from a file-tree snapshot
+(`filetree`, through `git.state`), which the runner consults before this fingerprint.
 """
 
 from __future__ import annotations
