@@ -145,6 +145,7 @@ def _wire_editors(
     loop = LoopWiring(
         window.loop, services, runner, controller.directory, issuer, window.settings.store, open_file, window
     )
+    window.close_guards.append(loop.ask_to_close)
     for refresh, on_changes in (
         (features.refresh, features.on_changes),
         (disciplines.refresh, disciplines.on_changes),

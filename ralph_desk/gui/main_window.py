@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,9 @@ PANES = (
 )
 TASKS_SPLITTER = "tasks"
 
+CloseGuard = Callable[[Callable[[], None]], bool]
+"""Whether the window may close now; if not, it asked the person and calls back to close once it may."""
+
 
 class MainWindow(QMainWindow):
     """The window of one project; it shows panes and asks for work through signals."""
@@ -79,6 +83,7 @@ class MainWindow(QMainWindow):
         self.root = root
         self.settings = settings
         self.controller: Controller | None = None
+        self.close_guards: list[CloseGuard] = []
         self.setWindowIcon(icons.app_icon())
         self.inbox = InboxPane()
         self.tasks = TasksPane()
@@ -381,8 +386,15 @@ class MainWindow(QMainWindow):
         self.settings.set_splitter(TASKS_SPLITTER, self.tasks.splitter.saveState())
         self.settings.sync()
 
+    def _close_again(self) -> None:
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Remember the window's state, then close."""
+        """Close unless a guard asks first (unsaved edits, an agent at work); remember the window's state."""
+        for guard in self.close_guards:
+            if not guard(self._close_again):
+                event.ignore()
+                return
         self.save_state()
         super().closeEvent(event)
         self.sig_closed.emit()

@@ -53,6 +53,17 @@ def is_repository(repo: Path) -> bool:
     return result.returncode == 0 and result.stdout.strip() == "true"
 
 
+def tracked_files(repo: Path) -> int:
+    """How many files git tracks in `repo` outside `.ralph/` (0 outside a repository)."""
+    try:
+        result = _git(repo, "ls-files", "-z")
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    if result.returncode != 0:
+        return 0
+    return sum(1 for path in result.stdout.split("\0") if path and not path.startswith(".ralph/"))
+
+
 def _dirty(repo: Path) -> frozenset[str]:
     result = _git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
     paths: set[str] = set()

@@ -112,6 +112,7 @@ class LoopRunner:
         self.results: list[SessionResult] = []
         self._listeners: list[EventListener] = []
         self._stop_requested = False
+        self._stop_after_session = False
         self._pause_requested = False
         self._wake = asyncio.Event()
         self._process: asyncio.subprocess.Process | None = None
@@ -151,6 +152,16 @@ class LoopRunner:
         self._stop_requested = True
         self._wake.set()
         self._terminate()
+
+    @property
+    def _ending(self) -> bool:
+        """Whether the person asked the loop to stop, now or after the session."""
+        return self._stop_requested or self._stop_after_session
+
+    def stop_after_session(self) -> None:
+        """Let the current session end on its own, then stop the loop (at once when no session runs)."""
+        self._stop_after_session = True
+        self._wake.set()
 
     def pause(self) -> None:
         """Hold the loop after the current session until resume() or stop()."""
@@ -220,7 +231,7 @@ class LoopRunner:
                 await self._wait_paused()
             limit = self._limit_reached()
             if limit is not None:
-                self._set_state(LoopState.COMPLETED if not self._stop_requested else LoopState.STOPPED, limit)
+                self._set_state(LoopState.STOPPED if self._ending else LoopState.COMPLETED, limit)
                 return
             plan = await asyncio.to_thread(self._next_plan)
             if plan is None:
@@ -242,6 +253,8 @@ class LoopRunner:
     def _limit_reached(self) -> str | None:
         if self._stop_requested:
             return "stopped by the human"
+        if self._stop_after_session:
+            return "stopped by the human after the session"
         settings = self.settings
         if settings.max_iterations and self.status.iteration >= settings.max_iterations:
             return f"reached the maximum of {settings.max_iterations} iterations"
@@ -253,10 +266,10 @@ class LoopRunner:
 
     async def _wait_paused(self) -> None:
         self._set_state(LoopState.PAUSED, "paused after the session")
-        while self._pause_requested and not self._stop_requested:
+        while self._pause_requested and not self._ending:
             self._wake.clear()
             await self._wake.wait()
-        if not self._stop_requested:
+        if not self._ending:
             self._set_state(LoopState.RUNNING)
 
     async def _wait_for_work(self) -> None:
@@ -264,13 +277,13 @@ class LoopRunner:
         self._set_state(LoopState.WAITING, "nothing is runnable: waiting for answers, approvals or new tasks")
         seen = self.services.db.latest_change_id()
         self._wake.clear()
-        while not self._stop_requested:
+        while not self._ending:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=IDLE_POLL_S)
             if self._wake.is_set() or self.services.db.latest_change_id() != seen:
                 break
         self._wake.clear()
-        if not self._stop_requested:
+        if not self._ending:
             self._set_state(LoopState.RUNNING)
 
     async def _wait_out_rate_limit(self, summary: StreamSummary) -> None:
@@ -288,7 +301,7 @@ class LoopRunner:
             await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))
         self._wake.clear()
         self.status.resumes_at = None
-        if not self._stop_requested:
+        if not self._ending:
             self._set_state(LoopState.RUNNING)
 
     def _next_plan(self) -> SessionPlan | None:

@@ -27,7 +27,7 @@ from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
 from ralph_desk.gui.panes.loop.state import BUTTONS, LoopView, Phase
 from ralph_desk.gui.panes.loop.stream import StreamView
-from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key
+from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key, start_confirmed_key
 from ralph_desk.loop.lock import LoopLock
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.planner import peek_next_task
@@ -96,7 +96,8 @@ def loop_window(
     embedded: EmbeddedMcp,
     opened_files: list[str],
 ) -> MainWindow:
-    """The window with the embedded server as its loop's issuer, on the Loop pane."""
+    """The window with the embedded server as its loop's issuer, on the Loop pane (Start confirmed before)."""
+    settings.setValue(start_confirmed_key(str(services.paths.root)), True)
 
     def open_file(path: str) -> bool:
         opened_files.append(path)
@@ -196,6 +197,9 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     assert pane.pause.isEnabled() and pane.stop.isEnabled() and not pane.start.isEnabled()
 
     pane.stop.click()
+    box = wiring(loop_window).stop_box
+    assert box is not None and box.defaultButton() is box.after_button
+    box.now_button.click()
 
     assert pane.phase is Phase.STOPPING and not pane.stop.isEnabled()
     qtbot.waitUntil(lambda: pane.phase is Phase.STOPPED, timeout=SESSION_MS)
@@ -453,6 +457,7 @@ def test_the_ide_tools_of_the_windows_server_report_and_stop_the_panes_loop(
     agents: list[socket.socket] = []
     held = [sys.executable, str(HELD_AGENT), str(listener.getsockname()[1])]
     update_config(services.paths, agent="command", agent_command=held)
+    settings.setValue(start_confirmed_key(str(services.paths.root)), True)
     window = build_window(
         services, settings=settings, mcp_url=host.url, use_tray=False, issuer=host, loop_control=control
     )

@@ -34,6 +34,10 @@ class AgentAdapter(Protocol):
         """Raise `AgentUnavailableError` saying where the program was looked for and how to point at it."""
         ...
 
+    def program(self, settings: LoopSettings) -> str:
+        """The program a session would run, as shown to a person before starting; may raise as above."""
+        ...
+
     def build(
         self,
         plan: SessionPlan,

@@ -67,6 +67,10 @@ class ClaudeAdapter:
         """Raise `AgentUnavailableError` when the executable cannot be found."""
         self.locate(settings)
 
+    def program(self, settings: LoopSettings) -> str:
+        """The executable's path."""
+        return str(self.locate(settings))
+
     def build(
         self,
         plan: SessionPlan,

@@ -81,6 +81,11 @@ class CommandTemplateAdapter:
         """Raise `AgentUnavailableError` for a missing or malformed template or a program not found."""
         self.locate(settings)
 
+    def program(self, settings: LoopSettings) -> str:
+        """The template's program, found, with the rest of the template."""
+        program, words = self.locate(settings)
+        return shlex.join([str(program), *words[1:]])
+
     def build(
         self,
         plan: SessionPlan,

@@ -79,6 +79,10 @@ class RehearsalAdapter:
     def check_available(self, settings: LoopSettings) -> None:
         """Always there: the rehearsal ships with ralph-desk."""
 
+    def program(self, settings: LoopSettings) -> str:
+        """ralph-desk itself."""
+        return "built into ralph-desk (no program to install)"
+
     def build(
         self,
         plan: SessionPlan,

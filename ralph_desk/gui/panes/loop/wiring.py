@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState
 from ralph_desk.domain.records import AgentSession, Change
 from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.dialogs.start_loop import StartLoopDialog
+from ralph_desk.gui.dialogs.stop_loop import StopChoice, StopLoopBox, ask_when_to_stop
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.models.stream import line_of
@@ -27,6 +30,7 @@ from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
 from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.loop.start_summary import summarise_start
 from ralph_desk.project import ProjectConfig, ProjectError, contained, read_config, update_config
 from ralph_desk.services.container import Services
 
@@ -55,9 +59,18 @@ def replay(root: Path, path: Path, agent: str, limit: int = REPLAY_LIMIT) -> lis
     return events[:limit]
 
 
+def _project_key(section: str, root: str) -> str:
+    return f"loop/{section}/{hashlib.sha1(root.encode()).hexdigest()[:16]}"
+
+
 def program_key(root: str) -> str:
     """The QSettings key where older windows kept a project's agent program (now agent_bin in config.json)."""
-    return f"loop/agent_bin/{hashlib.sha1(root.encode()).hexdigest()[:16]}"
+    return _project_key("agent_bin", root)
+
+
+def start_confirmed_key(root: str) -> str:
+    """The QSettings key that remembers "don't ask again before starting" for a project."""
+    return _project_key("start_confirmed", root)
 
 
 class LoopWiring(QObject):
@@ -90,6 +103,11 @@ class LoopWiring(QObject):
         self.runner: LoopRunner | None = None
         self.task: asyncio.Task[None] | None = None
         self.view = LoopView()
+        self.start_dialog: StartLoopDialog | None = None
+        self.stop_box: StopLoopBox | None = None
+        self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
+        self._may_close = False
+        self._after_session = False  # the person chose to stop once the current session ends
         pane.sig_start_requested.connect(self.start)
         pane.sig_pause_requested.connect(self.pause)
         pane.sig_resume_requested.connect(self.resume)
@@ -103,6 +121,12 @@ class LoopWiring(QObject):
     def running(self) -> bool:
         """Whether a loop run of this window is under way."""
         return self.task is not None and not self.task.done()
+
+    @property
+    def in_session(self) -> bool:
+        """Whether an agent is working right now (a session started and has not ended)."""
+        stopping_now = self.view.phase is Phase.STOPPING and not self._after_session
+        return self.running and bool(self.view.task) and not stopping_now
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -244,13 +268,37 @@ class LoopWiring(QObject):
             )
             return
         try:
-            event_loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:
             self.actions.fail("Could not start the loop: no event loop runs this window.")
             return
+        root = self.services.paths.root
+        if self.store.value(start_confirmed_key(str(root)), False, bool):
+            self._launch(settings)
+            return
+        summary = self.actions.run(
+            "describe the loop run", lambda: summarise_start(self.services, settings, root)
+        )
+        if summary is not None:
+            dialog = StartLoopDialog(summary, lambda keep: self._confirmed(settings, keep), self.pane)
+            self.start_dialog = dialog
+            dialog.open()
+
+    def _confirmed(self, settings: LoopSettings, remember: bool) -> None:
+        """The person agreed to start (and maybe not to be asked again for this project)."""
+        if remember:
+            self.store.setValue(start_confirmed_key(str(self.services.paths.root)), True)
+        if not self.running:
+            self._launch(settings)
+
+    def _launch(self, settings: LoopSettings) -> None:
+        """Run the loop as a task of the window's event loop."""
+        assert self.issuer is not None
+        event_loop = asyncio.get_running_loop()
         runner = LoopRunner(self.services, self.issuer, settings)
         runner.subscribe(self._on_event)
         self.runner = runner
+        self._after_session = False
         self._show(LoopView(Phase.STARTING))
         self.task = event_loop.create_task(self._run(runner))
         self.sig_run_started.emit(runner, self.task)
@@ -272,6 +320,10 @@ class LoopWiring(QObject):
             self._show(replace(self._status_view(phase), task=""))
             self.runner = None
             self.refresh_history()
+            close, self._close_window = self._close_window, None
+            if close is not None:
+                self._may_close = True
+                close()
 
     def pause(self) -> None:
         """Hold the loop after the current session (at once when it waits for work)."""
@@ -292,11 +344,44 @@ class LoopWiring(QObject):
             self._show(replace(self.view, phase=Phase.RUNNING))
 
     def stop(self) -> None:
+        """Stop the loop; while an agent works, ask whether now or after its session."""
+        if self.runner is None:
+            return
+        if self.in_session:
+            self.stop_box = ask_when_to_stop(self.pane, "Stop", self.view.task, self._stop_chosen)
+            return
+        self.stop_now()
+
+    def stop_now(self) -> None:
         """End the current session (not counted as stuck) and stop the loop."""
         if self.runner is None:
             return
         self.runner.stop()
         self._show(replace(self.view, phase=Phase.STOPPING))
+
+    def _stop_chosen(self, choice: StopChoice) -> None:
+        if choice is StopChoice.NOW:
+            self.stop_now()
+        elif self.runner is not None:
+            self._after_session = True
+            self.runner.stop_after_session()
+            self._show(replace(self.view, phase=Phase.STOPPING, reason="stopping after this session"))
+
+    def ask_to_close(self, close: Callable[[], None]) -> bool:
+        """Whether the window may close now; while an agent works, ask (`close` is called once it may)."""
+        if self._may_close or not self.in_session:
+            return True
+        chosen = partial(self._quit_chosen, close=close)
+        self.stop_box = ask_when_to_stop(self.pane, "Quit", self.view.task, chosen)
+        return False
+
+    def _quit_chosen(self, choice: StopChoice, *, close: Callable[[], None]) -> None:
+        if choice is StopChoice.NOW or self.runner is None:
+            self._may_close = True
+            close()
+            return
+        self._close_window = close
+        self._stop_chosen(StopChoice.AFTER_SESSION)
 
     async def shutdown(self) -> None:
         """Stop a running loop and wait for it to end (the window is closing)."""

@@ -1,0 +1,54 @@
+"""Before a loop run: what will run and what it may spend, confirmed once (or remembered per project)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ralph_desk.gui.widgets.common import label
+from ralph_desk.loop.start_summary import StartSummary
+
+
+class StartLoopDialog(QDialog):
+    """Shows a `StartSummary`; Start (the default button, so Enter starts) calls back with "remember"."""
+
+    def __init__(
+        self, summary: StartSummary, on_start: Callable[[bool], None], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Start the loop?")
+        self.summary = summary
+        self._on_start = on_start
+        heading = (
+            "The loop will run agent sessions one after another and may spend money on the model."
+            if summary.costs_money
+            else "The loop will run rehearsed sessions: no model is asked and nothing is spent."
+        )
+        form = QFormLayout()
+        self.values: dict[str, QLabel] = {}
+        for name, text in summary.lines():
+            value = label(text, wrap=True, selectable=True)
+            self.values[name] = value
+            form.addRow(f"{name}:", value)
+        self.remember = QCheckBox("Don't ask again for this project")
+        self.remember.setToolTip("Kept in this computer's settings; Start then runs at once")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.start_button = buttons.addButton("Start", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label(heading, wrap=True))
+        layout.addLayout(form)
+        layout.addWidget(self.remember)
+        layout.addWidget(buttons)
+        self.start_button.setDefault(True)  # only once inside the dialog does Qt make it the default
+        self.accepted.connect(lambda: self._on_start(self.remember.isChecked()))

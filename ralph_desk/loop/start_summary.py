@@ -1,0 +1,80 @@
+"""What a loop run would do, said before it starts: agent and program, model, budget, work, the folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph_desk.domain.enums import Recipe
+from ralph_desk.loop import git
+from ralph_desk.loop.agents import adapter_for
+from ralph_desk.loop.model import LoopSettings
+from ralph_desk.services.container import Services
+
+QUEUE_LIMIT = 200  # the most the service lists at once; more shows as "200 or more"
+FREE_AGENTS = frozenset({"rehearsal"})
+
+
+@dataclass(frozen=True)
+class StartSummary:
+    """The facts a person confirms before a loop run spends anything."""
+
+    agent: str
+    program: str
+    model: str | None
+    max_cost_usd: float | None
+    max_iterations: int | None
+    runnable: int
+    repository: bool
+    tracked_files: int
+
+    @property
+    def costs_money(self) -> bool:
+        """Whether the agent asks a paid model (the rehearsal does not)."""
+        return self.agent not in FREE_AGENTS
+
+    def lines(self) -> list[tuple[str, str]]:
+        """The summary as (label, text) rows."""
+        if self.costs_money:
+            model = self.model or "the agent's default model"
+            budget = (
+                f"stops at ${self.max_cost_usd:.2f} per run" if self.max_cost_usd else "no budget: no limit"
+            )
+        else:
+            model, budget = "none: scripted sessions", "free: no model is asked"
+        sessions = f"at most {self.max_iterations}" if self.max_iterations else "no limit"
+        if not self.repository:
+            folder = "not a git repository: changes are found by comparing files"
+        elif self.tracked_files:
+            folder = (
+                f"a git repository with {self.tracked_files} tracked file{'s' * (self.tracked_files != 1)}"
+            )
+        else:
+            folder = "a git repository without code yet"
+        return [
+            ("Agent", f"{self.agent} — {self.program}"),
+            ("Model", model),
+            ("Budget", budget),
+            ("Sessions", sessions),
+            (
+                "Runnable tasks",
+                f"{self.runnable} or more" if self.runnable >= QUEUE_LIMIT else str(self.runnable),
+            ),
+            ("Folder", folder),
+        ]
+
+
+def summarise_start(services: Services, settings: LoopSettings, root: Path) -> StartSummary:
+    """The summary of a run with these settings; `AgentUnavailableError` when the agent is not there."""
+    program = adapter_for(settings).program(settings)
+    repository = git.is_repository(root)
+    return StartSummary(
+        agent=settings.agent,
+        program=program,
+        model=settings.model_for(Recipe.TASK_EXECUTION),
+        max_cost_usd=settings.max_cost_usd,
+        max_iterations=settings.max_iterations,
+        runnable=len(services.tasks.next_runnable(limit=QUEUE_LIMIT)),
+        repository=repository,
+        tracked_files=git.tracked_files(root) if repository else 0,
+    )
