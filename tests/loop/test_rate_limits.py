@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from ralph_desk.domain.enums import LoopState, TaskStatus
 from ralph_desk.loop.limits import Backoff
 from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.services.container import Services
 from tests.loop.conftest import StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.support.fake_model_api import HttpError
@@ -45,4 +48,32 @@ def test_limits_in_a_row_wait_longer_each_time_and_say_when_the_loop_resumes(
     ]
     assert all(event.data["resumes_at"] for event in limited)
     assert project.tasks.get(task.id).status is TaskStatus.DONE
+    assert project.tasks.get(task.id).stuck_count == 0
+
+
+@pytest.mark.slow
+def test_a_reset_time_from_the_agents_stream_wins_over_the_loops_own_wait(
+    project: Services, start_api: StartApi
+) -> None:
+    """The stand-in reports the usage limit's reset as Claude Code's rate_limit_event does (test_streams)."""
+    task = project.tasks.create("core", "backend", "Out of usage")
+    reset = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=2)
+    start_api(**{heading(task.id): [HttpError(429, resets_at=int(reset.timestamp()))]})
+    seen: list[datetime | None] = []
+
+    async def stop_when_limited(runner: LoopRunner) -> None:
+        limited = asyncio.Event()
+        runner.subscribe(
+            lambda event: (
+                limited.set()
+                if event.kind is EventKind.LOOP_STATE and event.text == LoopState.RATE_LIMITED.value
+                else None
+            )
+        )
+        await asyncio.wait_for(limited.wait(), 120)
+        seen.append(runner.status.resumes_at)
+        runner.stop()
+
+    run_loop(project, settings(stand_in(), rate_limit_wait_s=1.0), runner_hook=stop_when_limited)
+    assert seen == [reset]
     assert project.tasks.get(task.id).stuck_count == 0

@@ -59,6 +59,7 @@ class HttpError:
     status: int
     retry_after: int = 0  # seconds, sent as the retry-after header
     message: str | None = None
+    resets_at: int | None = None  # epoch seconds, sent as anthropic-ratelimit-unified-reset (a usage limit)
 
     def body(self) -> dict[str, Any]:
         """The Anthropic error envelope for this status."""
@@ -425,7 +426,11 @@ class _Handler(BaseHTTPRequestHandler):
         # Counted before the reply is written, so a client that has read it never sees it uncounted.
         self.api._mark_served(rec.script_key)
         if isinstance(turn, HttpError):
-            self._json(turn.status, turn.body(), {"retry-after": str(turn.retry_after)})
+            headers = {"retry-after": str(turn.retry_after)}
+            if turn.resets_at is not None:
+                headers["anthropic-ratelimit-unified-status"] = "rejected"
+                headers["anthropic-ratelimit-unified-reset"] = str(turn.resets_at)
+            self._json(turn.status, turn.body(), headers)
         else:
             self._message(body, turn)
 

@@ -14,7 +14,8 @@ its turns: the scripted model API of the tests (`ANTHROPIC_BASE_URL`, the Messag
 What a script can make it do: call any offered tool (`mcp__<server>__<tool>`), edit a file with the
 local `Write`, `Read` and `Edit` tools (as Claude Code's), wait as long as the model does not
 answer (killed by a stop or a timeout), and end with an error exit: an HTTP error from the model API
-(429/529 printed as the rate-limit result Claude Code prints).
+(429/529 printed as the rate-limit result Claude Code prints; a usage limit's reset time from the
+anthropic-ratelimit-unified-* headers as its `rate_limit_event`).
 """
 
 from __future__ import annotations
@@ -259,6 +260,11 @@ class ModelApi:
         """The HTTP status and the answer (a message, or an error envelope)."""
         body = {"model": MODEL, "max_tokens": 4096, "messages": messages, "tools": tools}
         reply = exchange(self._url, "POST", body, self._headers)
+        reset = reply.headers.get("anthropic-ratelimit-unified-reset")
+        if reply.headers.get("anthropic-ratelimit-unified-status") == "rejected" and reset:
+            # A usage limit with its reset time, as Claude Code reports one.
+            info = {"status": "rejected", "resetsAt": int(reset), "rateLimitType": "five_hour"}
+            emit({"type": "rate_limit_event", "rate_limit_info": info})
         answer: Message = json.loads(reply.text or "{}")
         return reply.status, answer
 
