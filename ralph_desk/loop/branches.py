@@ -31,7 +31,19 @@ def prepare(services: Services, plan: SessionPlan, project_root: Path) -> Sessio
     if plan.task is None:
         return SessionWork(project_root)
     worktree = services.workspaces.prepare(plan.task.id, plan.task.title)
-    return SessionWork(worktree.path, worktree) if worktree else SessionWork(project_root)
+    if worktree is None:
+        return SessionWork(project_root)
+    conflicts = services.workspaces.catch_up(worktree)
+    if conflicts:
+        what = (
+            f"The base branch {worktree.base!r} moved on and was merged into this task's branch; these files "
+            f"now hold conflict markers (<<<<<<<, =======, >>>>>>>): {', '.join(conflicts)}. Resolve every "
+            "conflict keeping both the base's changes and this task's intent, then carry on with the task."
+        )
+        services.signals.record(
+            plan.task.id, None, "flag", what=what, severity="blocking", category="overlap"
+        )
+    return SessionWork(worktree.path, worktree)
 
 
 def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bool) -> SessionCommit | None:

@@ -60,6 +60,7 @@ def validate_project(root: str | os.PathLike[str], db_url: str | None = None) ->
             problems.extend(check(paths))
     with suppress(contained.LinkRefusedError):
         problems.extend(_database_problems(paths.db_url(db_url), read_only))
+    problems.extend(_worktree_problems(paths))
     return problems
 
 
@@ -99,6 +100,33 @@ def _database_problems(url: str, read_only: bool = False) -> list[Problem]:
         return [Problem(sqlite_file, message) for message in found]
     shown = health.redacted(url)
     return [Problem(shown, message) for message in health.url_problems(url)]
+
+
+def has_task_worktrees(paths: ProjectPaths) -> bool:
+    """Whether the project is a git repository with a plain `.ralph/worktrees/` folder to look after."""
+    from ralph_desk.vcs.run import is_repository
+
+    folder = paths.worktrees_dir
+    return not contained.is_link(folder) and folder.is_dir() and is_repository(paths.root)
+
+
+def _worktree_problems(paths: ProjectPaths) -> list[Problem]:
+    """Task worktree folders git no longer knows (a crash, a hand-made change): init --force removes them."""
+    from ralph_desk.vcs import worktrees
+    from ralph_desk.vcs.run import GitError, is_repository
+
+    if (
+        contained.is_link(paths.worktrees_dir)
+        or not paths.worktrees_dir.is_dir()
+        or not is_repository(paths.root)
+    ):
+        return []
+    try:
+        found = worktrees.stale(paths.root, paths.worktrees_dir)
+    except GitError as error:
+        return [Problem(paths.worktrees_dir, f"git cannot list the worktrees: {error}")]
+    message = "a stale task worktree (git no longer knows it); `ralph-desk init --force` removes it"
+    return [Problem(folder, message) for folder in found]
 
 
 def _config_file_problems(paths: ProjectPaths) -> list[Problem]:

@@ -62,8 +62,27 @@ def init_project(
         contained.append_bytes(paths.root, state_file, b"")
     contained.write_text(paths.root, paths.ralph / ".gitignore", GITIGNORE)
     write_config(paths, ProjectConfig(base_branch=checked_out_branch(paths.root)))
+    if force:
+        _repair_worktrees(paths)
     _init_database(paths.db_url(db_url), project_title, overwrite=title is not None)
     return paths
+
+
+def _repair_worktrees(paths: ProjectPaths) -> None:
+    """Remove task worktree folders git no longer knows (their branches, and so their work, stay)."""
+    from ralph_desk.vcs import worktrees
+    from ralph_desk.vcs.run import GitError, is_repository
+
+    if (
+        contained.is_link(paths.worktrees_dir)
+        or not paths.worktrees_dir.is_dir()
+        or not is_repository(paths.root)
+    ):
+        return
+    try:
+        worktrees.repair(paths.root, paths.worktrees_dir)
+    except GitError as error:
+        raise ProjectError(f"{paths.worktrees_dir}: could not repair the task worktrees: {error}") from None
 
 
 def _remove_links(paths: ProjectPaths) -> None:

@@ -38,8 +38,9 @@ log = logging.getLogger("ralph_desk.reviews")
 BODY_LIMIT = 10_000
 SESSION_LIMIT = 500
 UPDATE_INSTRUCTION = (
-    "bring the task branch up to date with the base branch {base!r}: merge {base!r} into it, resolve the "
-    "conflicts in the files named, keep the task's intent, then call done again"
+    "bring the task branch up to date with the base branch {base!r}: its next session starts with the "
+    "base merged into the branch and the conflicts marked in the files named; resolve them, keep the "
+    "task's intent, then call done again"
 )
 
 

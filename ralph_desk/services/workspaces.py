@@ -102,6 +102,10 @@ class WorkspaceService:
         after = commits.commit_all(worktree.path, text)
         return SessionCommit(before, after or before)
 
+    def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
+        """Bring the task branch up to date with its base; the files left with conflict markers."""
+        return commits.catch_up(worktree.path, worktree.base)
+
     def head(self, worktree: TaskWorktree) -> str | None:
         """The commit the task branch stands on."""
         return rev(self.root, f"refs/heads/{worktree.branch}")

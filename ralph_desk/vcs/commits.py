@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph_desk.vcs.run import agent_identity, out, run
+from ralph_desk.vcs.run import agent_identity, is_ancestor, out, rev, run
 
 SUBJECT_LIMIT = 72
 BODY_LIMIT = 2000
@@ -66,3 +66,20 @@ def stash_all(worktree: Path, text: str) -> bool:
         return False
     run(worktree, "stash", "push", "--quiet", "--include-untracked", "-m", text, "--", *PATHSPEC)
     return True
+
+
+def catch_up(worktree: Path, base: str) -> tuple[str, ...]:
+    """Merge a base that moved on into the task branch; the files left with conflict markers, if any.
+
+    Nothing happens while the worktree has uncommitted work or a merge under way: the session's commit
+    concludes those first.
+    """
+    tip = rev(worktree, f"refs/heads/{base}")
+    if tip is None or is_ancestor(worktree, tip, "HEAD") or in_merge(worktree) or has_changes(worktree):
+        return ()
+    # By name, so that the conflict markers say which side is the base.
+    merged = run(worktree, "merge", "--no-edit", "--quiet", base, env=agent_identity(), ok_codes=(0, 1))
+    if merged.returncode == 0:
+        return ()
+    listing = run(worktree, "diff", "--name-only", "-z", "--diff-filter=U").stdout
+    return tuple(path for path in listing.split("\0") if path)

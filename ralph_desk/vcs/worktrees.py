@@ -99,21 +99,26 @@ def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = 
         run(repo, "branch", "-D", "--quiet", branch)
 
 
-def stale(repo: Path, worktrees_dir: Path, live_task_ids: set[int]) -> list[Path]:
-    """Folders under `worktrees_dir` that no live task owns, or that git no longer knows as worktrees."""
+def stale(repo: Path, worktrees_dir: Path, live_task_ids: set[int] | None = None) -> list[Path]:
+    """Folders under `worktrees_dir` that git does not know as worktrees, or that no live task owns.
+
+    With `live_task_ids` None, only git decides (no database at hand).
+    """
     if not worktrees_dir.is_dir():
         return []
-    known = set(checkouts(repo).values())
+    known = {path.resolve() for path in checkouts(repo).values()}
     found: list[Path] = []
     for folder in sorted(worktrees_dir.iterdir()):
         match = re.match(r"(\d+)-", folder.name)
-        if folder not in known or match is None or int(match.group(1)) not in live_task_ids:
+        orphan = live_task_ids is not None and (match is None or int(match.group(1)) not in live_task_ids)
+        if folder.resolve() not in known or orphan:
             found.append(folder)
     return found
 
 
-def repair(repo: Path, worktrees_dir: Path, live_task_ids: set[int]) -> list[Path]:
+def repair(repo: Path, worktrees_dir: Path, live_task_ids: set[int] | None = None) -> list[Path]:
     """Remove stale worktree folders (their branches stay) and git's records of vanished ones; the folders."""
+    run(repo, "worktree", "prune")
     removed = stale(repo, worktrees_dir, live_task_ids)
     for folder in removed:
         run(repo, "worktree", "remove", "--force", "--force", str(folder), ok_codes=(0, 128))

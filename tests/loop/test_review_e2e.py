@@ -94,4 +94,12 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     (flag,) = [s for s in project.signals.for_task(second.id) if s.verb is Verb.FLAG]
     assert "tide.py" in (flag.what or "") and "up to date" in (flag.what or "")
     assert outside_ralph_status(root) == ""
+
+    # Its next session starts with the base merged in and the conflict marked; it resolves it, and merges.
+    conflict = f"<<<<<<< HEAD\nHIGH = 3\n=======\nHIGH = 2  # metres\n>>>>>>> {base}\n"
+    start_api(**{heading(second.id): edit(two.path / "tide.py", conflict, "HIGH = 3  # metres\n", "merged")})
+    run_loop(project, settings(agent))
+    assert "conflict markers" in project.paths.mcp_dir.joinpath("prompt.md").read_text()
+    assert project.reviews.approve(second.id).status == TaskStatus.DONE.value
+    assert git(root, "show", f"{base}:tide.py") == "HIGH = 3  # metres\nLOW = 0"
     assert subprocess.run(["git", "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0

@@ -9,7 +9,7 @@ import pytest
 
 from ralph_desk.domain.enums import ReviewCommentState, TaskStatus, Verb
 from ralph_desk.domain.records import Task
-from ralph_desk.project import init_project, update_config
+from ralph_desk.project import init_project, update_config, validate_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError
 from ralph_desk.services.reviews import CommentDraft, ReviewError
@@ -244,3 +244,21 @@ def test_a_project_without_git_has_no_workspaces_and_approves_without_merging(tm
         assert services.reviews.approve(task.id).status == TaskStatus.DONE.value
     finally:
         services.close()
+
+
+def test_validate_reports_a_stale_worktree_and_init_force_removes_it_keeping_live_ones(
+    desk: Services,
+) -> None:
+    live = desk.workspaces.prepare(desk.tasks.create("core", "backend", "Live").id, "Live")
+    assert live is not None
+    leftover = desk.paths.worktrees_dir / "9-left-by-a-crash"
+    (leftover / "src").mkdir(parents=True)
+
+    problems = validate_project(desk.paths.root)
+
+    assert [(problem.path, "stale task worktree" in problem.message) for problem in problems] == [
+        (leftover, True)
+    ]
+    init_project(desk.paths.root, force=True)
+    assert not leftover.exists() and live.path.is_dir()
+    assert validate_project(desk.paths.root) == []
