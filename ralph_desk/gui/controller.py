@@ -61,12 +61,14 @@ class Controller(QObject):
         self.mcp_url = mcp_url
         self.open_file = open_file
         self.directory = TaskDirectory()
+        self.waiting = (0, 0)
+        """What waits for the person: in the inbox's counted tabs, and in review."""
         self.connect_dialog: ConnectDialog | None = None
         self.loop: LoopWiring | None = None
         """The Loop pane's wiring, set by the composition root; it stops the loop at shutdown."""
         self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self._open_transcript)
         self.inbox = InboxWiring(window.inbox, services, worker, self.directory, notifier, self._on_counts)
-        self.reviews = ReviewsWiring(window.inbox.reviews, services, worker, window.inbox.set_review_count)
+        self.reviews = ReviewsWiring(window.inbox.reviews, services, worker, self._on_review_count)
         self.dashboard = DashboardWiring(window.dashboard, services, worker, self.directory)
         self._connect()
 
@@ -148,7 +150,16 @@ class Controller(QObject):
         self.dashboard.set_visible(key == "dashboard")
 
     def _on_counts(self, questions: int, suggestions: int, flags: int, failed: int) -> None:
-        total = questions + suggestions + flags + failed
+        self.waiting = (questions + suggestions + flags + failed, self.waiting[1])
+        self._publish_waiting()
+
+    def _on_review_count(self, count: int) -> None:
+        self.window.inbox.set_review_count(count)
+        self.waiting = (self.waiting[0], count)
+        self._publish_waiting()
+
+    def _publish_waiting(self) -> None:
+        total = sum(self.waiting)
         self.window.set_waiting(total)
         self.notifier.set_waiting(total)
 

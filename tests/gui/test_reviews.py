@@ -72,6 +72,8 @@ def test_a_task_in_review_arrives_through_the_change_feed_with_its_account_and_i
     diff = wait_for_diff(qtbot, view, in_review)
 
     assert window.inbox.tabs.tabText(REVIEWS) == "Reviews (1)"
+    assert window.inbox.summary.text().endswith(" · 1 task in review")
+    assert f"({sum(window.inbox.counts) + 1})" in window.windowTitle()  # the Inbox badge counts it too
     detail = view.detail
     assert "Corrected tide 3; alerts" in detail.summary.text()
     assert detail.branch.text().startswith(f"ralph/{in_review}-") and detail.branch.text().endswith("→ main")
@@ -141,6 +143,8 @@ def test_approve_and_merge_puts_the_work_on_the_base_and_the_task_leaves_the_tab
     assert git(project, "show", "main:src/alerts.py") == "ALERT = 'low'\n"
     assert (project / "src" / "alerts.py").read_text() == "ALERT = 'low'\n"  # the checkout follows main
     assert window.inbox.tabs.tabText(REVIEWS) == "Reviews"
+    assert "in review" not in window.inbox.summary.text()
+    assert f"({sum(window.inbox.counts)})" in window.windowTitle()
     assert "merged" in window.message_bar.text
 
 

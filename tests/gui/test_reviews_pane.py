@@ -16,6 +16,7 @@ from ralph_desk.domain.diffs import FileDiff, parse_diff
 from ralph_desk.domain.enums import Verb
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.gui.panes.inbox.pane import REVIEWS, InboxPane
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.diff_model import DiffDelegate
 from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
@@ -403,3 +404,15 @@ def test_comments_on_the_whole_task_are_listed_above_the_diff(
     assert "Why insert this?" not in notes.text()
     reviews.show_comments(7, comments[1:])
     assert notes.isHidden()
+
+
+def test_tasks_in_review_are_counted_on_their_tab_and_in_what_waits(qtbot: QtBot) -> None:
+    pane = InboxPane()
+    qtbot.addWidget(pane)
+
+    pane.set_review_count(2)
+
+    assert pane.tabs.tabText(REVIEWS) == "Reviews (2)"
+    assert pane.summary.text().endswith("0 open flags · 2 tasks in review")
+    pane.set_review_count(0)
+    assert pane.tabs.tabText(REVIEWS) == "Reviews" and pane.summary.text().startswith("Nothing waits")

@@ -68,6 +68,7 @@ class InboxPane(QWidget):
         self.summary = label(name="muted")
         pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)
         self.counts = (0, 0, 0, 0)
+        self.review_count = 0
         self._connect()
 
     def _connect(self) -> None:
@@ -90,13 +91,15 @@ class InboxPane(QWidget):
         for index, count in zip(COUNTED_TABS, self.counts, strict=True):
             title = TAB_TITLES[index]
             self.tabs.setTabText(index, f"{title} ({count})" if count else title)
-        total = sum(self.counts)
+        total = sum(self.counts) + self.review_count
+        reviews = self.review_count
         if total:
             self.summary.setText(
                 f"{questions} question{'s' if questions != 1 else ''} to answer · "
                 f"{suggestions} suggestion{'s' if suggestions != 1 else ''} to review · "
                 f"{flags} open flag{'s' if flags != 1 else ''}"
                 + (f" · {failed} failed task{'s' if failed != 1 else ''}" if failed else "")
+                + (f" · {reviews} task{'s' if reviews != 1 else ''} in review" if reviews else "")
             )
         else:
             self.summary.setText(
@@ -105,7 +108,9 @@ class InboxPane(QWidget):
 
     def set_review_count(self, count: int) -> None:
         """Show how many tasks wait in review."""
+        self.review_count = count
         self.tabs.setTabText(REVIEWS, f"{TAB_TITLES[REVIEWS]} ({count})" if count else TAB_TITLES[REVIEWS])
+        self.set_counts(*self.counts)
 
     def show_tab(self, index: int) -> None:
         """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS or FAILED."""
