@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ralph_desk import __version__
+from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.project import (
     DB_URL_ENV,
     ProjectError,
@@ -862,7 +863,7 @@ def exit_code_of(error: BaseException) -> int:
 
 def _message_of(error: Exception) -> str:
     from ralph_desk.services.errors import ServiceError
-    from ralph_desk.store.errors import StoreBusyError
+    from ralph_desk.store.errors import StoreError
     from ralph_desk.store.migrate import SchemaTooNewError
 
     known = (
@@ -871,10 +872,23 @@ def _message_of(error: Exception) -> str:
         ServiceError,
         CommandFailed,
         OSError,
-        StoreBusyError,
+        StoreError,
         SchemaTooNewError,
     )
     return str(error) if isinstance(error, known) else f"{type(error).__name__}: {error}"
+
+
+def _refuse_unstorable(argv: Sequence[str]) -> None:
+    """Refuse an argument that holds text UTF-8 cannot store (bytes that are not UTF-8), naming it."""
+    for index, argument in enumerate(argv):
+        if (why := unstorable(argument)) is None:
+            continue
+        option = argument.split("=", 1)[0] if argument.startswith("--") and "=" in argument else None
+        before = argv[index - 1] if index else ""
+        if option is None and before.startswith("-") and "=" not in before:
+            option = before
+        place = f"the value of {option}" if option else f"argument {index + 1}"
+        raise UsageError(f"{place} ({argument!a}) holds {why}; allowed: {STORABLE_WORDING}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -886,6 +900,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return rehearse(arguments[1:])
     try:
+        _refuse_unstorable(arguments)
         args = build_parser().parse_args(with_folder_as_open(arguments))
         if args.command is None:
             return _run_default()

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Task
+from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.domain.tools import MAX_ITEMS, MAX_SHORT_TEXT, MAX_TEXT
 from ralph_desk.project import ProjectError, contained, read_config, update_config
 from ralph_desk.services.errors import NotFoundError
@@ -128,6 +129,9 @@ class _Checker:
             return None
         if "\x00" in value:
             self.problem(where, "contains a NUL character")
+            return None
+        if (why := unstorable(value)) is not None:
+            self.problem(where, f"holds {why}; allowed: {STORABLE_WORDING}")
             return None
         return value
 
@@ -244,6 +248,8 @@ def load(path: Path) -> PrdDocument:
         raise PrdError(
             f"{path}: not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise PrdError(f"{path}: lists and objects nest too deeply; a prd.json nests 3 levels") from None
     return parse(data, source=str(path))
 
 
@@ -262,19 +268,30 @@ def _story_id_of(task: Task) -> str | None:
 def import_document(
     services: Services, document: PrdDocument, feature: str | None = None, discipline: str | None = None
 ) -> ImportResult:
-    """Create or update one task per story (origin `import`); nothing is written if a name is unknown."""
+    """Create or update one task per story (origin `import`) in one transaction: all stories or none."""
+    with services.transaction():
+        result = _import_stories(services, document, feature, discipline)
+    _adopt_project_details(services, document)
+    return result
+
+
+def _import_stories(
+    services: Services, document: PrdDocument, feature: str | None, discipline: str | None
+) -> ImportResult:
     feature_name = _known_or_general(services, "feature", feature)
     discipline_name = _known_or_general(services, "discipline", discipline)
     tasks = [services.tasks.get(summary.id) for summary in services.tasks.list()]
-    by_story = {story_id: task for task in tasks if (story_id := _story_id_of(task)) is not None}
-    untagged = {task.id: task for task in tasks if _story_id_of(task) is None}
+    by_story = _tagged(tasks)
+    claimed = {by_story[story.id].id for story in document.stories if story.id in by_story}
+    by_id = {task.id: task for task in tasks if task.id not in claimed}
     ordered = sorted(enumerate(document.stories), key=lambda item: (item[1].priority, item[0]))
-    if ordered:
-        _ensure_general(services, feature_name, discipline_name)
     result = ImportResult()
     for _, story in ordered:
-        existing = by_story.get(story.id) or _exported_task(story.id, untagged)
+        tagged = by_story.get(story.id)
+        existing = tagged or _exported_task(story.id, by_id)
         if existing is None:
+            if not result.created:  # the default feature and discipline only when a task needs them
+                _ensure_general(services, feature_name, discipline_name)
             task = services.tasks.create(
                 feature=feature_name,
                 discipline=discipline_name,
@@ -288,20 +305,19 @@ def import_document(
                 origin=TaskOrigin.IMPORT.value,
             )
             result.created.append(task.id)
-        elif _update(services, existing, story):
+        elif _update(services, existing, story, keep_tags=tagged is None):
             result.updated.append(existing.id)
         else:
             result.unchanged.append(existing.id)
-    _adopt_project_details(services, document)
-    return result
-
-
-def _adopt_project_details(services: Services, document: PrdDocument) -> None:
-    """Take the document's description and branch where the project has none yet."""
     if document.description:
         project = services.project.get()
         if not project.description:
             services.project.set(project.title, document.description)
+    return result
+
+
+def _adopt_project_details(services: Services, document: PrdDocument) -> None:
+    """Take the document's branch where the project has none yet."""
     if document.branch_name and document.branch_name.strip():
         try:
             if read_config(services.paths).base_branch is None:
@@ -310,9 +326,20 @@ def _adopt_project_details(services: Services, document: PrdDocument) -> None:
             return
 
 
-def _exported_task(story_id: str, untagged: Mapping[int, Task]) -> Task | None:
+def _tagged(tasks: list[Task]) -> dict[str, Task]:
+    """Each story id a task's tag holds, and the task: of several with the same tag, the lowest id."""
+    found: dict[str, Task] = {}
+    for task in sorted(tasks, key=lambda task: task.id):
+        story_id = _story_id_of(task)
+        if story_id is not None:
+            found.setdefault(story_id, task)
+    return found
+
+
+def _exported_task(story_id: str, by_id: Mapping[int, Task]) -> Task | None:
+    """The task an exported id (`T-7`) names, unless a story of the document claims it by its tag."""
     match = EXPORT_ID.match(story_id)
-    return untagged.get(int(match.group(1))) if match else None
+    return by_id.get(int(match.group(1))) if match else None
 
 
 def _known_or_general(services: Services, kind: str, name: str | None) -> str:
@@ -341,8 +368,12 @@ def _ensure_general(services: Services, feature: str, discipline: str) -> None:
             services.disciplines.create(GENERAL, "General", icon="code", color="#64748b", acronym="GEN")
 
 
-def _update(services: Services, task: Task, story: Story) -> bool:
-    """Bring a task in line with its story; whether anything changed."""
+def _update(services: Services, task: Task, story: Story, keep_tags: bool) -> bool:
+    """Bring a task in line with its story; whether anything changed.
+
+    `keep_tags` for a task matched by its exported id (`T-7`): that id finds it again next time, so
+    an export imported back changes nothing.
+    """
     wanted: dict[str, Any] = {
         "title": story.title,
         "description": story.description or None,
@@ -359,7 +390,7 @@ def _update(services: Services, task: Task, story: Story) -> bool:
     }
     changes = {key: value for key, value in wanted.items() if current[key] != value}
     tag = story_tag(story.id)
-    if tag not in task.tags:
+    if not keep_tags and tag not in task.tags:
         changes["tags"] = [*task.tags, tag]
     if changes:
         services.tasks.update(task.id, **changes)
@@ -386,7 +417,8 @@ def export_document(services: Services) -> dict[str, Any]:
     project = services.project.get()
     summaries = [summary for summary in services.tasks.list() if summary.status is not TaskStatus.DRAFT]
     summaries.sort(key=lambda summary: (-summary.priority.rank, summary.id))
-    stories = [_story_of(services.tasks.get(summary.id)) for summary in summaries]
+    tasks = [services.tasks.get(summary.id) for summary in summaries]
+    stories = [_story_of(task, story_id) for task, story_id in zip(tasks, _story_ids(tasks), strict=True)]
     return {
         "project": project.title,
         "branchName": _branch_name(services, project.title),
@@ -395,9 +427,34 @@ def export_document(services: Services) -> dict[str, Any]:
     }
 
 
-def _story_of(task: Task) -> dict[str, Any]:
+def _story_ids(tasks: list[Task]) -> list[str]:
+    """One distinct id per task that an import takes back to the same task: its story's, else `T-<id>`.
+
+    Of several tasks with the same story tag the lowest id keeps it, as an import matches them; a tag an
+    import would refuse (spaces, too long) gives way to `T-<id>`, padded with zeros until distinct.
+    """
+    usable = {story_id: task.id for story_id, task in _tagged(tasks).items() if _is_story_id(story_id)}
+    taken = set(usable)
+    ids = []
+    for task in tasks:
+        story_id = _story_id_of(task)
+        if story_id is None or usable.get(story_id) != task.id:
+            story_id = f"T-{task.id:03d}"
+            while story_id in taken:
+                story_id = f"T-0{story_id[2:]}"
+            taken.add(story_id)
+        ids.append(story_id)
+    return ids
+
+
+def _is_story_id(text: str) -> bool:
+    """Whether an import takes `text` as a story id."""
+    return 0 < len(text) <= MAX_STORY_ID and not any(c.isspace() for c in text) and unstorable(text) is None
+
+
+def _story_of(task: Task, story_id: str) -> dict[str, Any]:
     story: dict[str, Any] = {
-        "id": _story_id_of(task) or f"T-{task.id:03d}",
+        "id": story_id,
         "title": task.title,
         "description": task.description or "",
         "acceptanceCriteria": list(task.acceptance_criteria),

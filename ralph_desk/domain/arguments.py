@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.domain.tools import PATTERN_WORDING
 
 
@@ -83,6 +84,8 @@ def _allowed(item: ErrorDetails, schema: Mapping[str, Any]) -> tuple[object, str
         return value, PATTERN_WORDING.get(str(ctx.get("pattern")), item["msg"])
     if kind == "string_type":
         return value, "a text"
+    if kind == "string_unicode":
+        return value, f"{STORABLE_WORDING}; this one holds {unstorable(str(value))}"
     if kind == "list_type":
         return value, _list_of(schema)
     if kind in ("bool_type", "bool_parsing"):

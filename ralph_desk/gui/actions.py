@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 
 from ralph_desk.project import ProjectError
 from ralph_desk.services.errors import ServiceError
-from ralph_desk.store.errors import StoreBusyError
+from ralph_desk.store.errors import StoreError
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -35,7 +35,7 @@ class ActionRunner(QObject):
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             result = call()
-        except (ServiceError, StoreBusyError, ProjectError) as error:
+        except (ServiceError, StoreError, ProjectError) as error:
             self._fail(f"Could not {what}: {error}")
             return None
         except Exception as error:  # the top of a user action: show it, log the traceback
@@ -58,7 +58,7 @@ class ActionRunner(QObject):
 
     def report(self, what: str, error: BaseException) -> None:
         """Show why `what` failed: a refusal in its own words, anything else with its type (and logged)."""
-        if isinstance(error, ServiceError | StoreBusyError | ProjectError):
+        if isinstance(error, ServiceError | StoreError | ProjectError):
             self._fail(f"Could not {what}: {error}")
             return
         log.error("could not %s", what, exc_info=error)

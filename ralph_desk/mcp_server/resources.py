@@ -20,6 +20,7 @@ from ralph_desk.mcp_server.binding import ServicesSource
 from ralph_desk.mcp_server.results import DisciplineDetail, FeatureDetail, TaskDetail
 from ralph_desk.project import ProjectError, ProjectPaths, contained
 from ralph_desk.services.errors import NotFoundError, ServiceError
+from ralph_desk.store.errors import StoreError
 
 PROMPT_FILE_NAME = "prompt.md"
 NO_CODEBASE_MAP = "No codebase map yet: run `ralph_understand` or `ralph-desk session --recipe understand`."
@@ -40,14 +41,16 @@ def resource_errors() -> Iterator[None]:
         yield
     except NotFoundError as error:
         raise ResourceNotFoundError(str(error)) from None
-    except (ServiceError, ProjectError) as error:
+    except (ServiceError, ProjectError, StoreError) as error:
         raise ResourceError(str(error)) from None
 
 
 def task_id_of(text: str) -> int:
     """The task id of a `ralph://tasks/{task_id}` URI."""
-    if not text.isdecimal() or not 1 <= int(text) <= 2**31 - 1:
-        raise ResourceNotFoundError(f"no task {text!r}; allowed: a task id, a whole number from 1")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 2**31 - 1:
+        raise ResourceNotFoundError(
+            f"no task {text!r}; allowed: a task id, a whole number from 1 in digits 0-9"
+        )
     return int(text)
 
 

@@ -34,7 +34,7 @@ from ralph_desk.mcp_server.calllog import ToolCallLog
 from ralph_desk.mcp_server.identity import server_options
 from ralph_desk.project import ProjectError, ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
-from ralph_desk.store.errors import StoreBusyError
+from ralph_desk.store.errors import StoreError
 
 if TYPE_CHECKING:
     from ralph_desk.services.container import Services
@@ -187,7 +187,7 @@ def _tool_function(
             raise ToolError(argument_error(spec, message)) from None
         except NotFoundError as error:
             raise ToolError(not_found_message(error, spec, session)) from None
-        except (ServiceError, ProjectError, StoreBusyError, ValueError) as error:
+        except (ServiceError, ProjectError, StoreError, ValueError) as error:
             raise ToolError(str(error)) from None
 
     run_tool.__name__ = spec.name

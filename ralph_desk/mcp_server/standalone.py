@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.calllog import open_log
 from ralph_desk.project import ProjectPaths
@@ -58,6 +60,7 @@ def serve_stdio(
     """
     from ralph_desk.mcp_server.server import fixed_context, make_server
     from ralph_desk.mcp_server.staged import OpenStoreBehind
+    from ralph_desk.mcp_server.stdio_guard import serve_guarded
 
     server = make_server(
         services,
@@ -74,7 +77,7 @@ def serve_stdio(
         context.recipe.value,
         context.task_id,
     )
-    server.run("stdio")
+    anyio.run(serve_guarded, server)
     return services.failure
 
 

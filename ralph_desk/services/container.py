@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -33,6 +35,12 @@ class Services:
     def open(cls, paths: ProjectPaths, db_url: str | None = None, migrate: bool = True) -> Services:
         """Open (and migrate) the project's database and build the services over it."""
         return cls(paths, Database(paths.db_url(db_url), migrate_on_open=migrate))
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several service calls as one transaction: every one of them commits, or none does."""
+        with self.db.write():
+            yield
 
     @cached_property
     def features(self) -> FeatureService:

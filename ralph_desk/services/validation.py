@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ralph_desk.domain.arguments import problems
+from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.domain.tools import MAX_ID, MAX_ITEMS, MAX_PATH, MAX_TEXT
 from ralph_desk.domain.tools import NAME_PATTERN as NAME
 from ralph_desk.services.errors import InvalidValueError
@@ -58,6 +59,8 @@ def text(field: str, value: str | None, required: bool = False, limit: int = MAX
         raise InvalidValueError(field, f"<{len(value)} characters>", f"at most {limit} characters")
     if "\x00" in value:
         raise InvalidValueError(field, value, "text without NUL characters")
+    if (why := unstorable(value)) is not None:
+        raise InvalidValueError(field, value, f"{STORABLE_WORDING}; this one holds {why}")
     return value
 
 

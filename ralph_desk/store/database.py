@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
-from ralph_desk.store.errors import StoreBusyError
+from ralph_desk.store.errors import StoreBusyError, StoreDataError
 from ralph_desk.store.schema import ChangeRow
 from ralph_desk.store.urls import is_sqlite
 
@@ -55,6 +56,12 @@ class UnitOfWork:
         return [Change(topic, tuple(ids)) for topic, ids in self._changes.items()]
 
 
+def _undecodable_column(message: str) -> str | None:
+    """The column named by SQLite's "Could not decode to UTF-8 column 'x'", else None."""
+    found = re.match(r"Could not decode to UTF-8 column '([^']*)'", message)
+    return found.group(1) if found else None
+
+
 class Database:
     """A migrated database at a URL; hands out units of work and tells listeners what changed."""
 
@@ -74,6 +81,7 @@ class Database:
         )
         self._listeners: list[ChangeListener] = []
         self._lock = threading.Lock()
+        self._open = threading.local()
 
     @property
     def is_sqlite(self) -> bool:
@@ -94,16 +102,33 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[UnitOfWork]:
-        """A read-only unit of work."""
+        """A read-only unit of work; inside a write on this thread, that write's (it sees its own changes)."""
+        outer: UnitOfWork | None = getattr(self._open, "unit", None)
+        if outer is not None:
+            yield outer
+            return
         with self._busy_guard(), self._reader() as session, session.begin():
             yield UnitOfWork(session, writable=False)
 
     @contextmanager
     def write(self) -> Iterator[UnitOfWork]:
-        """A writing unit of work: all of it commits, or none of it."""
+        """A writing unit of work: all of it commits, or none of it.
+
+        Inside another write on this thread it is a savepoint of that one: the outer unit commits
+        everything or nothing, so several service calls can make one transaction.
+        """
+        outer: UnitOfWork | None = getattr(self._open, "unit", None)
+        if outer is not None:
+            with outer.session.begin_nested():
+                yield outer
+            return
         with self._busy_guard(), self._writer() as session, session.begin():
             unit = UnitOfWork(session, writable=True)
-            yield unit
+            self._open.unit = unit
+            try:
+                yield unit
+            finally:
+                self._open.unit = None
             changes = unit.changes
             if changes:
                 # One Core insert for the notices: the ORM's unit of work costs a write ~0.3 ms more.
@@ -133,6 +158,11 @@ class Database:
                 raise StoreBusyError(
                     f"the database is held by another process for longer than the busy timeout "
                     f"({self.busy_timeout_s:g} s); nothing was written — try again"
+                ) from error
+            if (column := _undecodable_column(str(error.orig))) is not None:
+                raise StoreDataError(
+                    f"the stored {column} is not valid UTF-8 text (it was written outside ralph-desk); "
+                    f"give it a new value with an SQLite tool, or restore the database from a backup"
                 ) from error
             raise
 

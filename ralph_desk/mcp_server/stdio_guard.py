@@ -1,0 +1,139 @@
+"""The stdio transport, guarded: every request gets an answer, and nothing ends the server but its client.
+
+Three gaps of the bare transport are closed here. A frame holding a lone surrogate (`"\\ud800"`) is
+valid to Python's JSON reader but not to the SDK's, which drops it unanswered: it is refused naming
+the place. An answer that cannot be written as UTF-8 would end the writer and with it the server:
+it becomes an error for that request. And when stdin closes, requests already taken are run to their
+answer before the server stops (a bare transport cancels them, while a tool's worker thread may
+still commit: carried out, never answered).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+
+from ralph_desk.domain.text import STORABLE_WORDING, first_surrogate
+
+log = logging.getLogger("ralph_desk.mcp")
+
+DRAIN_TIMEOUT_S = 120.0
+"""How long requests in flight when stdin closes may take to finish; past it they are cancelled."""
+
+
+def refusal_of(error: Exception) -> SessionMessage | None:
+    """The answer to a frame the SDK could not read: for a request holding a lone surrogate, naming it."""
+    if not isinstance(error, ValidationError):
+        return None
+    raw = next((item.get("input") for item in error.errors() if item["type"] == "json_invalid"), None)
+    if not isinstance(raw, str | bytes):
+        return None
+    try:
+        frame = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(frame, dict) or not isinstance(frame.get("id"), int | str) or "method" not in frame:
+        return None
+    place = first_surrogate(frame.get("params"), root="params")
+    if place is None:
+        return None
+    message = f"{place}: not allowed; allowed: {STORABLE_WORDING}"
+    return _error(frame["id"], types.INVALID_PARAMS, message)
+
+
+def _error(request_id: types.RequestId, code: int, message: str) -> SessionMessage:
+    error = types.ErrorData(code=code, message=message)
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+def writable(item: SessionMessage) -> SessionMessage:
+    """`item`, or for an answer that cannot be written as UTF-8, an error answering the same request."""
+    try:
+        item.message.model_dump_json(by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        request_id = getattr(item.message, "id", None)
+        log.error("an answer to request %r held text that cannot be written as UTF-8", request_id)
+        if request_id is None:
+            raise
+        message = f"the answer held text that is not {STORABLE_WORDING}"
+        return _error(request_id, types.INTERNAL_ERROR, message)
+    return item
+
+
+def _cancelled_id(message: Any) -> types.RequestId | None:
+    """The id a `notifications/cancelled` names, else None."""
+    if not isinstance(message, types.JSONRPCNotification) or message.method != "notifications/cancelled":
+        return None
+    request_id = (message.params or {}).get("requestId")
+    return request_id if isinstance(request_id, int | str) else None
+
+
+class _InFlight:
+    """The ids of requests taken and not yet answered; `idle` is set whenever there are none."""
+
+    def __init__(self) -> None:
+        self.ids: set[types.RequestId] = set()
+        self.idle = anyio.Event()
+        self.idle.set()
+
+    def taken(self, request_id: types.RequestId) -> None:
+        if not self.ids:
+            self.idle = anyio.Event()
+        self.ids.add(request_id)
+
+    def answered(self, request_id: types.RequestId) -> None:
+        self.ids.discard(request_id)
+        if not self.ids:
+            self.idle.set()
+
+
+async def serve_guarded(server: MCPServer, drain_timeout_s: float = DRAIN_TIMEOUT_S) -> None:
+    """Serve `server` over the process's stdin and stdout until the client closes stdin."""
+    lowlevel = server._lowlevel_server  # the SDK's own `run_stdio_async` drives the same object
+    in_flight = _InFlight()
+    async with stdio_server() as (wire_in, wire_out):
+        to_server, server_in = create_context_streams[SessionMessage | Exception](0)
+        server_out, from_server = create_context_streams[SessionMessage](0)
+
+        async def take() -> None:
+            async with to_server:
+                async for item in wire_in:
+                    if isinstance(item, Exception):
+                        answer = refusal_of(item)
+                        if answer is not None:
+                            await wire_out.send(answer)
+                            continue
+                    elif isinstance(item.message, types.JSONRPCRequest):
+                        in_flight.taken(item.message.id)
+                    elif (cancelled := _cancelled_id(item.message)) is not None:
+                        in_flight.answered(cancelled)  # a cancelled request gets no answer
+                    await to_server.send(item)
+                with anyio.move_on_after(drain_timeout_s) as waited:
+                    await in_flight.idle.wait()
+                if waited.cancelled_caught:
+                    log.warning("stdin closed; %d request(s) still running are cancelled", len(in_flight.ids))
+
+        async def give() -> None:
+            async with from_server, wire_out:
+                async for item in from_server:
+                    answer = writable(item)
+                    await wire_out.send(answer)
+                    sent = answer.message
+                    if isinstance(sent, types.JSONRPCResponse | types.JSONRPCError) and sent.id is not None:
+                        in_flight.answered(sent.id)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(take)
+            group.start_soon(give)
+            async with server_out:
+                await lowlevel.run(server_in, server_out, lowlevel.create_initialization_options())

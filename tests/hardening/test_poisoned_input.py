@@ -1,0 +1,368 @@
+"""No input that poisons a project: text UTF-8 cannot store is refused at every boundary, naming its place.
+
+The boundaries are real: `ralph-desk import-prd`/`export-prd` and other commands as processes or
+through `cli.main`, `ralph-desk mcp` over stdio with hand-written frames, and the services the window
+calls. Bad data already in the database is written with plain sqlite3, as another tool would.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ralph_desk import cli, prd
+from ralph_desk.project import ProjectPaths, init_project
+from ralph_desk.services.container import Services
+from ralph_desk.services.errors import InvalidValueError
+from tests.hardening.support import (
+    INIT_PARAMS,
+    TRACEBACK_MARKERS,
+    Seeded,
+    assert_unchanged,
+    connect_raw,
+    db_state,
+    integrity,
+)
+from tests.support.jsonrpc import request, tool_call
+from tests.support.stdio_wire import StdioWire, mcp_command
+
+pytestmark = pytest.mark.sqlite_only  # the cases read and write the SQLite file itself
+
+SURROGATE = "\ud800"
+STORABLE = "text that can be stored as UTF-8"
+
+
+@pytest.fixture(autouse=True)
+def _no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RALPH_DB_URL", raising=False)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    """`ralph-desk ARGV` in this process: the exit code and what it wrote to stderr."""
+    code = cli.main(list(argv))
+    return code, capsys.readouterr().err
+
+
+def story(number: int, **fields: Any) -> dict[str, Any]:
+    return {"id": f"US-{number}", "title": f"Story {number}", **fields}
+
+
+def write_json(path: Path, document: Any) -> Path:
+    path.write_text(json.dumps(document), encoding="utf-8")  # ensure_ascii: a surrogate as "\ud800"
+    return path
+
+
+def assert_no_internals(message: str) -> None:
+    for marker in (*TRACEBACK_MARKERS, "sqlalche.me", "(Background on this error"):
+        assert marker not in message, f"the message shows internals ({marker!r}): {message[:500]!r}"
+
+
+# --- import-prd ---------------------------------------------------------------------------------------
+
+POISONED_PLACES: list[tuple[str, dict[str, Any]]] = [
+    ("userStories[2].title", {"userStories": [story(1), story(2), story(3, title=f"bad{SURROGATE}")]}),
+    ("userStories[0].id", {"userStories": [story(1, id=f"US-{SURROGATE}")]}),
+    ("userStories[1].description", {"userStories": [story(1), story(2, description=SURROGATE)]}),
+    ("userStories[0].notes", {"userStories": [story(1, notes=f"n{SURROGATE}")]}),
+    (
+        "userStories[0].acceptanceCriteria[1]",
+        {"userStories": [story(1, acceptanceCriteria=["fine", f"x{SURROGATE}y"])]},
+    ),
+    ("description", {"description": f"d{SURROGATE}", "userStories": [story(1)]}),
+    ("project", {"project": SURROGATE, "userStories": [story(1)]}),
+    ("branchName", {"branchName": f"ralph/{SURROGATE}", "userStories": [story(1)]}),
+]
+
+
+@pytest.mark.parametrize(("place", "document"), POISONED_PLACES, ids=[place for place, _ in POISONED_PLACES])
+def test_import_prd_refuses_a_lone_surrogate_naming_its_place_and_writes_nothing(
+    seeded: tuple[ProjectPaths, Seeded],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    place: str,
+    document: dict[str, Any],
+) -> None:
+    paths, _ = seeded
+    before = db_state(paths)
+    file = write_json(tmp_path / "prd.json", document)
+
+    code, err = run_cli(capsys, "import-prd", str(file), "--root", str(paths.root))
+
+    assert code == 2, err
+    assert f"{place}: holds a lone surrogate U+D800" in err and STORABLE in err, err
+    assert_no_internals(err)
+    assert_unchanged(paths, before, "a refused import")
+    code, _ = run_cli(capsys, "export-prd", str(tmp_path / "out.json"), "--root", str(paths.root))
+    assert code == 0
+
+
+def test_an_import_that_fails_on_its_third_story_writes_none_of_them(tmp_path: Path) -> None:
+    # The document is built past the parser, as a caller of the API could: the refusal comes from the
+    # services while stories 1 and 2 are already written in the transaction.
+    paths = init_project(tmp_path / "fresh", title="Fresh")
+    before = db_state(paths)
+    stories = (prd.Story("US-1", "one"), prd.Story("US-2", "two"), prd.Story("US-3", f"bad{SURROGATE}"))
+    services = Services.open(paths)
+    try:
+        with pytest.raises(InvalidValueError, match="title"):
+            prd.import_document(services, prd.PrdDocument(None, None, "Adopted", stories))
+        assert services.tasks.list() == []
+        assert [feature.name for feature in services.features.list()] == []
+    finally:
+        services.close()
+    assert_unchanged(paths, before, "an import that failed on its third story")
+
+
+def test_concurrent_imports_into_a_fresh_project_all_succeed_with_one_default_feature(
+    tmp_path: Path,
+) -> None:
+    paths = init_project(tmp_path / "fresh", title="Fresh")
+    importers = 4
+    start = threading.Barrier(importers)
+    failures: list[BaseException] = []
+
+    def run(number: int) -> None:
+        services = Services.open(paths)
+        try:
+            document = prd.parse({"userStories": [story(number * 10 + i) for i in range(3)]})
+            start.wait(timeout=60)
+            prd.import_document(services, document)
+        except BaseException as error:  # reported below, with the others
+            failures.append(error)
+        finally:
+            services.close()
+
+    threads = [threading.Thread(target=run, args=(number,)) for number in range(importers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert failures == []
+    services = Services.open(paths)
+    try:
+        assert [feature.name for feature in services.features.list()] == ["general"]
+        assert [discipline.name for discipline in services.disciplines.list()] == ["general"]
+        assert len(services.tasks.list()) == importers * 3
+    finally:
+        services.close()
+
+
+def test_a_deeply_nested_document_is_refused_cleanly(
+    seeded: tuple[ProjectPaths, Seeded], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths, _ = seeded
+    before = db_state(paths)
+    file = tmp_path / "deep.json"
+    file.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+
+    code, err = run_cli(capsys, "import-prd", str(file), "--root", str(paths.root))
+
+    assert code == 2
+    assert "nest too deeply" in err and str(file) in err
+    assert_no_internals(err)
+    assert_unchanged(paths, before, "a deeply nested document")
+
+
+def hostile_tags(paths: ProjectPaths) -> None:
+    """Tasks whose tags no import would take as story ids, or that claim one another's ids."""
+    services = Services.open(paths)
+    try:
+        untagged = services.tasks.create("core", "backend", "Untagged")
+        claims = [f"prd:T-{untagged.id:03d}"]
+        for title, tags in [
+            ("Spaced", ["prd:has space"]),
+            ("Twin one", ["prd:TWIN"]),
+            ("Twin two", ["prd:TWIN"]),
+            ("Claims another's id", claims),
+            ("Long id", ["prd:" + "x" * 120]),
+            ("Empty id", ["prd:"]),
+        ]:
+            services.tasks.create("core", "backend", title, tags=tags, hints="h" if "Twin" in title else None)
+    finally:
+        services.close()
+
+
+def test_every_export_imports_back_into_the_same_project_changing_nothing(
+    seeded: tuple[ProjectPaths, Seeded], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths, _ = seeded
+    hostile_tags(paths)
+    root = ("--root", str(paths.root))
+    exported = tmp_path / "prd.json"
+    assert run_cli(capsys, "export-prd", str(exported), *root)[0] == 0
+    before = db_state(paths)
+
+    code, err = run_cli(capsys, "import-prd", str(exported), *root)
+
+    assert code == 0, err
+    assert_unchanged(paths, before, "importing the project's own export")
+    again = tmp_path / "again.json"
+    assert run_cli(capsys, "export-prd", str(again), *root)[0] == 0
+    assert json.loads(again.read_text()) == json.loads(exported.read_text())
+    # Every export is a file import-prd accepts, into a fresh project too.
+    fresh = init_project(tmp_path / "fresh", title="Fresh")
+    code, err = run_cli(capsys, "import-prd", str(exported), "--root", str(fresh.root))
+    assert code == 0, err
+
+
+# --- the command line and the window's services ---------------------------------------------------------
+
+
+def test_command_line_arguments_that_are_not_utf8_are_refused_naming_them(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, _ = seeded
+    before = db_state(paths)
+    cases = [
+        ([b"answer", b"1", b"bad\xff"], "argument 3"),
+        ([b"import-prd", b"--feature", b"x\xfe", b"prd.json"], "the value of --feature"),
+        ([b"approve", b"1", b"--note=\xc3("], "the value of --note"),
+    ]
+    for argv, place in cases:
+        command: list[str | bytes] = [sys.executable, "-m", "ralph_desk", *argv, b"--root", bytes(paths.root)]
+        finished = subprocess.run(command, capture_output=True, timeout=120, check=False)
+        err = finished.stderr.decode("utf-8", "replace")
+        assert finished.returncode == 2, err
+        assert f"{place} (" in err and "which is not UTF-8" in err and STORABLE in err, err
+        assert_no_internals(err)
+    assert_unchanged(paths, before, "refused command lines")
+
+
+def test_the_services_the_window_calls_refuse_unstorable_text_naming_the_field(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, ids = seeded
+    before = db_state(paths)
+    services = Services.open(paths)
+    try:
+        attempts = {
+            "description": lambda: services.project.set("Hardening", f"x{SURROGATE}"),
+            "title": lambda: services.tasks.update(ids.parser, title=f"t{SURROGATE}"),
+            "body": lambda: services.comments.add(ids.parser, "human", SURROGATE),
+            "acceptance_criteria[0]": lambda: services.tasks.create(
+                "core", "backend", "New", acceptance_criteria=[SURROGATE]
+            ),
+        }
+        for field, attempt in attempts.items():
+            with pytest.raises(InvalidValueError) as refused:
+                attempt()
+            assert refused.value.field == field and STORABLE in str(refused.value), str(refused.value)
+    finally:
+        services.close()
+    assert_unchanged(paths, before, "refused window edits")
+
+
+# --- the MCP server over stdio -----------------------------------------------------------------------------
+
+
+@contextmanager
+def initialized_wire(paths: ProjectPaths, *flags: str) -> Iterator[StdioWire]:
+    """A `ralph-desk mcp` process past its handshake; killed on the way out if it still runs."""
+    wire = StdioWire(mcp_command(paths, *flags))
+    try:
+        wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS})
+        assert "result" in wire.answer(0, timeout=60)
+        wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        yield wire
+    finally:
+        wire.kill()
+
+
+@pytest.fixture
+def braindump_wire(seeded: tuple[ProjectPaths, Seeded]) -> Iterator[StdioWire]:
+    with initialized_wire(seeded[0], "--recipe", "braindump") as wire:
+        yield wire
+
+
+def raw_frame(request_id: int, params: str) -> bytes:
+    """A tools/call frame whose params are given as JSON text (so `\\ud800` escapes stay as written)."""
+    frame = b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": %s}'
+    return frame % (request_id, params.encode())
+
+
+def test_lone_surrogates_in_mcp_arguments_are_refused_over_stdio_naming_the_place(
+    braindump_wire: StdioWire, seeded: tuple[ProjectPaths, Seeded]
+) -> None:
+    paths, _ = seeded
+    before = db_state(paths)
+    frames = {
+        "params.arguments.title": '{"name": "create_task", "arguments": '
+        '{"feature": "core", "discipline": "backend", "title": "a\\ud800"}}',
+        "params.arguments.acceptance_criteria[1]": '{"name": "create_task", "arguments": {"feature": "core", '
+        '"discipline": "backend", "title": "ok", "acceptance_criteria": ["fine", "\\udfff"]}}',
+        "params.arguments.text": '{"name": "append_progress", "arguments": {"text": "\\ud83d"}}',
+        "params.name": '{"name": "get_\\ud800", "arguments": {}}',
+    }
+    for index, (place, params) in enumerate(frames.items(), start=1):
+        braindump_wire.send(raw_frame(index, params))
+        error = braindump_wire.answer(index, timeout=60)["error"]
+        assert error["code"] == -32602 and error["message"].startswith(f"{place}: "), error
+        assert STORABLE in error["message"]
+    braindump_wire.send(tool_call(99, "get_project_info", {}))
+    assert braindump_wire.answer(99)["result"]["structuredContent"]["title"] == "Hardening"
+    assert braindump_wire.process.poll() is None
+    assert_unchanged(paths, before, "refused frames")
+
+
+def test_bad_stored_text_answers_an_error_for_that_item_and_the_stdio_server_keeps_serving(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, ids = seeded
+    raw = connect_raw(paths)
+    try:  # bytes that are not UTF-8 (a UTF-8-encoded lone surrogate among them), as another tool wrote them
+        raw.execute("UPDATE tasks SET title = CAST(X'41EDA08042FF' AS TEXT) WHERE id = ?", (ids.docs,))
+        raw.commit()
+    finally:
+        raw.close()
+    with initialized_wire(paths) as wire:
+        wire.send(tool_call(1, "get_task", {"id": ids.docs}))
+        result = wire.answer(1, timeout=60)["result"]
+        assert result["isError"]
+        message = result["content"][0]["text"]
+        assert "title is not valid UTF-8" in message and "get_task" in message, message
+        assert_no_internals(message)
+        for request_id, uri in enumerate(("ralph://prd", f"ralph://tasks/{ids.docs}"), start=2):
+            wire.send(request(request_id, "resources/read", {"uri": uri}))
+            error = wire.answer(request_id, timeout=60)["error"]
+            assert "title is not valid UTF-8" in error["message"], (uri, error)
+            assert_no_internals(error["message"])
+        # `ralph://tasks/{id}` takes ASCII digits only: an Arabic-Indic one (U+0661) names no task.
+        wire.send(request(4, "resources/read", {"uri": "ralph://tasks/\u0661"}))
+        assert "digits 0-9" in wire.answer(4, timeout=60)["error"]["message"]
+        wire.send(tool_call(5, "get_task", {"id": ids.parser}))
+        assert wire.answer(5, timeout=60)["result"]["structuredContent"]["title"] == "Write the parser"
+        assert wire.process.poll() is None
+        assert wire.close() == 0
+    assert integrity(paths) == "ok"
+
+
+def test_requests_in_flight_when_stdin_closes_are_answered_never_carried_out_silently(
+    braindump_wire: StdioWire, seeded: tuple[ProjectPaths, Seeded]
+) -> None:
+    paths, _ = seeded
+    titles = {request_id: f"in flight {request_id}" for request_id in range(1, 21)}
+    braindump_wire.send(
+        *(
+            tool_call(request_id, "create_task", {"feature": "core", "discipline": "backend", "title": title})
+            for request_id, title in titles.items()
+        )
+    )
+    answered = {braindump_wire.next_message(timeout=60).get("id")}  # the server is working on them
+    assert braindump_wire.close() == 0
+    while not braindump_wire.lines.empty():
+        answered.add(json.loads(braindump_wire.lines.get()).get("id"))
+    raw = connect_raw(paths)
+    try:
+        stored = {row[0] for row in raw.execute("SELECT title FROM tasks")}
+    finally:
+        raw.close()
+    carried_out = {request_id for request_id, title in titles.items() if title in stored}
+    assert carried_out - answered == set(), "carried out without an answer"
