@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
@@ -190,3 +191,26 @@ def test_a_broken_config_json_is_named_and_left_as_it_was(window: MainWindow, se
     assert not saved
     assert services.paths.config_file.read_text(encoding="utf-8") == '{"max_turns": 0}'
     assert wiring(window).settings() is None
+
+
+def test_browse_picks_the_agent_program_which_save_keeps_in_this_projects_config(
+    qtbot: QtBot, window: MainWindow, services: Services, tmp_path: Path
+) -> None:
+    program = tmp_path / "bin" / "claude"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n", encoding="utf-8")
+    form = window.loop.settings
+    form.agent.setCurrentIndex(form.agent.findData("claude"))
+    assert form.browse.isEnabled()
+
+    form.browse.click()
+    dialog = form.program_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.selectFile(str(program))
+    dialog.accept()
+    assert form.agent_bin.text() == str(program)
+    form.request_save()
+
+    assert read_config(services.paths).agent_bin == str(program)
+    form.agent.setCurrentIndex(form.agent.findData("rehearsal"))
+    assert not form.browse.isEnabled()

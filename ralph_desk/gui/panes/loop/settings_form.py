@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -107,7 +109,13 @@ class LoopSettingsForm(QWidget):
             self.agent.addItem(title, key)
         self.agent_bin = QLineEdit()
         self.agent_bin.setClearButtonEnabled(True)
-        self.agent_bin.setToolTip("Where the agent's program is (agent_bin); empty: looked up on PATH")
+        self.agent_bin.setToolTip(
+            "Where the agent's program is (agent_bin, kept in this project's config.json); "
+            "empty: looked up on PATH"
+        )
+        self.browse = button("Browse…", "open", "Choose the agent's program file")
+        self.browse.clicked.connect(self.choose_program)
+        self.program_dialog: QFileDialog | None = None
         self.command = QLineEdit()
         self.command.setPlaceholderText("my-agent --prompt {prompt_file} --mcp {mcp_config}")
         self.command.setToolTip(
@@ -187,7 +195,11 @@ class LoopSettingsForm(QWidget):
         agent_box = QGroupBox("Agent")
         agent_form = QFormLayout(agent_box)
         agent_form.addRow("Agent", self.agent)
-        agent_form.addRow("Program", self.agent_bin)
+        program_row = QHBoxLayout()
+        program_row.setSpacing(6)
+        program_row.addWidget(self.agent_bin, 1)
+        program_row.addWidget(self.browse)
+        agent_form.addRow("Program", program_row)
         agent_form.addRow("Command", self.command)
         agent_form.addRow("Base branch", self.base_branch)
         models_box = QGroupBox("Model per recipe")
@@ -324,10 +336,20 @@ class LoopSettingsForm(QWidget):
 
     # --- reactions ----------------------------------------------------------------------------
 
+    def choose_program(self) -> None:
+        """Let the person pick the agent's program file; the choice fills the Program field."""
+        current = self.agent_bin.text().strip()
+        dialog = QFileDialog(self, "Choose the agent's program", str(Path(current).parent) if current else "")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.agent_bin.setText)
+        self.program_dialog = dialog
+        dialog.open()
+
     def _on_agent(self, *_args: object) -> None:
         agent = self.agent.currentData()
         self.command.setEnabled(agent == "command")
         self.agent_bin.setEnabled(agent in ("claude", "codex"))
+        self.browse.setEnabled(agent in ("claude", "codex"))
         program = {"claude": "claude", "codex": "codex"}.get(str(agent), "")
         placeholder = "the command's first word" if agent == "command" else "none needed: built in"
         self.agent_bin.setPlaceholderText(f"{program} on PATH" if program else placeholder)
