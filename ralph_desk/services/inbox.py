@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ralph_desk.domain.enums import (
     FlagCategory,
@@ -419,6 +419,39 @@ class InboxService:
             assert triaged is not None
             unit.touch("inbox", flag.id)
             return TriageResult(flag=triaged, task=task)
+
+    def convert_flag(self, flag_id: int, **task: Any) -> TriageResult:
+        """Make a task of a flag from the person's fields (status pending or draft); the flag is converted."""
+        status = task.get("status", TaskStatus.PENDING.value)
+        if status not in (TaskStatus.PENDING.value, TaskStatus.DRAFT.value):
+            raise InvalidValueError("status", status, "pending or draft")
+        with self.db.read() as unit:
+            self._unconverted_flag(unit, flag_id)
+        created = self.tasks.create(**task, origin=TaskOrigin.HUMAN.value)
+        try:
+            with self.db.write() as unit:
+                flag = self._unconverted_flag(unit, flag_id)
+                fields: SignalWrite = {
+                    "resolved_at": _now(),
+                    "resolution": FlagResolution.CONVERTED.value,
+                    "created_task_id": created.id,
+                }
+                triaged = store.update(unit, flag.id, fields)
+                assert triaged is not None
+                unit.touch("inbox", flag.id)
+        except ConflictError:
+            self.tasks.delete(created.id)  # converted meanwhile elsewhere: keep one task per flag
+            raise
+        return TriageResult(flag=triaged, task=created)
+
+    def _unconverted_flag(self, unit: UnitOfWork, flag_id: int) -> Signal:
+        flag = _signal_of(unit, "flag_id", flag_id, Verb.FLAG)
+        if flag.resolution is FlagResolution.CONVERTED:
+            raise ConflictError(
+                f"flag {flag_id} was already converted into task #{flag.created_task_id}; "
+                "work on that task instead"
+            )
+        return flag
 
     def _task_from_flag(self, unit: UnitOfWork, flag: Signal) -> Task:
         facts = store.task_facts(unit, flag.task_id)

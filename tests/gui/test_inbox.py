@@ -262,6 +262,11 @@ def test_converting_a_flag_makes_a_pending_high_priority_task_that_the_task_tabl
     assert flags.select_flag(blocking_flag)
 
     qtbot.mouseClick(flags.triage_buttons["convert"], Qt.MouseButton.LeftButton)
+    dialog = controller(window).inbox.task_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.priority.currentText() == "high"  # the flag is blocking
+    assert "SMTP password" in dialog.description.toPlainText()
+    qtbot.keyClick(dialog.title, Qt.Key.Key_Return)  # Enter creates it, pending as offered
 
     qtbot.waitUntil(lambda: flags.model.row_of(blocking_flag) is None, timeout=WAIT_MS)
     flag = services.signals.get(blocking_flag)
@@ -270,6 +275,39 @@ def test_converting_a_flag_makes_a_pending_high_priority_task_that_the_task_tabl
     assert task.status is TaskStatus.PENDING and task.priority.value == "high"
     assert task.origin is TaskOrigin.HUMAN
     qtbot.waitUntil(lambda: window.tasks.model.row_of(task.id) is not None, timeout=WAIT_MS)
+
+
+def test_a_flag_converted_through_the_dialog_can_become_a_draft_with_edited_fields(
+    qtbot: QtBot, window: MainWindow, services: Services, blocking_flag: int
+) -> None:
+    flags = window.inbox.flags
+    assert flags.select_flag(blocking_flag)
+    qtbot.mouseClick(flags.triage_buttons["convert"], Qt.MouseButton.LeftButton)
+    dialog = controller(window).inbox.task_dialog
+    assert dialog is not None
+
+    dialog.title.setText("Move the SMTP password out of the example settings")
+    dialog.status.setCurrentIndex(dialog.status.findData(TaskStatus.DRAFT.value))
+    dialog.create_button.click()
+
+    qtbot.waitUntil(lambda: services.signals.get(blocking_flag).created_task_id is not None, timeout=WAIT_MS)
+    task = services.tasks.get(services.signals.get(blocking_flag).created_task_id or 0)
+    assert task.title == "Move the SMTP password out of the example settings"
+    assert task.status is TaskStatus.DRAFT
+
+
+def test_cancelling_the_convert_dialog_leaves_the_flag_open(
+    window: MainWindow, services: Services, blocking_flag: int
+) -> None:
+    flags = window.inbox.flags
+    assert flags.select_flag(blocking_flag)
+    flags.triage_buttons["convert"].click()
+    dialog = controller(window).inbox.task_dialog
+    assert dialog is not None
+
+    dialog.reject()
+
+    assert services.signals.get(blocking_flag).resolution is FlagResolution.OPEN
 
 
 def test_flag_filters_narrow_the_table_and_an_empty_result_says_so(

@@ -38,7 +38,7 @@ TRIAGE = (
     ("acknowledged", "Acknowledge", "acknowledge", "Seen: keep it for later, no longer open"),
     ("resolved", "Resolve", "success", "It is fixed or no longer true"),
     ("dismissed", "Dismiss", "reject", "Not a problem"),
-    ("convert", "Convert to task", "convert", "Make a pending task of it (high priority when blocking)"),
+    ("convert", "Convert to task…", "convert", "Make a task of it: edit its fields, pending or draft"),
 )
 
 

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ralph_desk.domain.enums import FlagResolution, Severity, TaskStatus, Verb
+from ralph_desk.domain.enums import FlagResolution, Priority, Severity, TaskStatus, Verb
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
+from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.signals import FlagItem
 from ralph_desk.gui.notify import Notifier
@@ -19,7 +20,7 @@ from ralph_desk.gui.panes.inbox.questions import QuestionItem
 from ralph_desk.gui.panes.inbox.suggestions import SuggestionItem
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
-from ralph_desk.services.inbox import FailedTask, Question, TriageResult
+from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 
 TOPICS = frozenset({"inbox", "signals", "tasks", "features"})
 
@@ -80,6 +81,7 @@ class InboxWiring:
         self.notifier = notifier
         self.on_counts = on_counts
         self.edit_dialog: EditSuggestionDialog | None = None
+        self.task_dialog: TaskDialog | None = None
         self._features: list[str] = []
         self.reading = False
         self.stale = False
@@ -301,7 +303,10 @@ class InboxWiring:
         )
 
     def triage(self, flag_id: int, resolution: str) -> None:
-        """Settle a flag; `convert` makes a pending task of it."""
+        """Settle a flag; `convert` opens the task dialog first (pending or draft, chosen there)."""
+        if resolution == "convert":
+            self.convert(flag_id)
+            return
         self.worker.submit(
             f"triage flag #{flag_id}",
             lambda: self.services.inbox.triage(flag_id, resolution),
@@ -322,6 +327,41 @@ class InboxWiring:
             f"skip task #{task_id}",
             lambda: self.services.inbox.skip(task_id),
             lambda task: self.runner.sig_succeeded.emit(f"Skipped task #{task.id}: {task.title}"),
+        )
+
+    def convert(self, flag_id: int) -> None:
+        """Open the task dialog filled from the flag; Create makes the task and converts the flag."""
+        item = next((item for item in self.pane.flags.model.items if item.flag.id == flag_id), None)
+        if item is None:
+            self.runner.fail(f"Flag #{flag_id} is not shown (any more).")
+            return
+        flag = item.flag
+        task = self.directory.get(flag.task_id)
+        start = TaskDraft(
+            title=title_from(flag.what or ""),
+            description=f"{flag.what or ''}\n\nFlagged on task #{flag.task_id} ({item.task_title}) — "
+            f"severity: {flag.severity}, category: {flag.category}.",
+            feature=task.feature if task else "",
+            discipline=task.discipline if task else "",
+            priority=Priority.HIGH if flag.severity == Severity.BLOCKING.value else Priority.MEDIUM,
+        )
+        dialog = TaskDialog(
+            f"Make a task of flag #{flag_id}",
+            "Create task",
+            self.directory.features or self._features,
+            self.directory.disciplines,
+            start,
+            self.pane,
+        )
+        dialog.accepted.connect(lambda: self._convert(flag_id, dialog.values()))
+        self.task_dialog = dialog
+        dialog.open()
+
+    def _convert(self, flag_id: int, values: dict[str, Any]) -> None:
+        self.worker.submit(
+            f"make a task of flag #{flag_id}",
+            lambda: self.services.inbox.convert_flag(flag_id, **values),
+            lambda result: self._triaged(flag_id, "convert", result),
         )
 
     def _triaged(self, flag_id: int, resolution: str, result: TriageResult) -> None:
