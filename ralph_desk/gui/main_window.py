@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QPushButton,
     QStackedWidget,
     QToolBar,
     QVBoxLayout,
@@ -33,6 +34,8 @@ from PySide6.QtWidgets import (
 from ralph_desk import __version__
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
+from ralph_desk.gui.dialogs.shortcuts import FIXED as FIXED_SHORTCUTS
+from ralph_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from ralph_desk.gui.notify import TOPIC_TITLES, Topic
 from ralph_desk.gui.panes.dashboard.pane import DashboardPane
 from ralph_desk.gui.panes.disciplines.pane import DisciplinesPane
@@ -58,6 +61,7 @@ PANES = (
     PaneEntry("dashboard", "Dashboard", "dashboard", "Progress, cost and recent activity"),
 )
 TASKS_SPLITTER = "tasks"
+STATUS_MS = 4000
 
 CloseGuard = Callable[[Callable[[], None]], bool]
 """Whether the window may close now; if not, it asked the person and calls back to close once it may."""
@@ -182,6 +186,86 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, key=entry.key: self.show_pane(key))
             self.addAction(action)
             self.pane_actions.append(action)
+        self.item_actions = [
+            self._item_action("Next item", "F8", "Move to the next item of the Inbox tab shown", 1),
+            self._item_action("Previous item", "Shift+F8", "Move to the previous item of the Inbox tab", -1),
+        ]
+        self.inbox_actions = [
+            self._inbox_action("Answer the question", "answer", "Ctrl+Shift+A", "Type in the question's box"),
+            self._inbox_action("Approve the suggestion", "approve", "Ctrl+Shift+Y", "Approve it"),
+            self._inbox_action("Reject the suggestion…", "reject", "Ctrl+Shift+N", "Reject the current one"),
+            self._inbox_action("Resolve the flag", "resolve", "Ctrl+Shift+R", "Mark the flag resolved"),
+            self._inbox_action("Dismiss the flag", "dismiss", "Ctrl+Shift+D", "Dismiss the selected flag"),
+        ]
+        self.loop_actions = [
+            self._loop_action("Start the loop", "Ctrl+Shift+S", lambda: self.loop.start),
+            self._loop_action(
+                "Pause or resume the loop",
+                "Ctrl+Shift+P",
+                lambda: self.loop.pause if self.loop.pause.isEnabled() else self.loop.resume,
+            ),
+            self._loop_action("Stop the loop", "Ctrl+Shift+X", lambda: self.loop.stop),
+        ]
+        self.shortcuts_action = self._action("Keyboard shortcuts", None, "Every shortcut of the window", "F1")
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+
+    def _item_action(self, text: str, keys: str, tip: str, delta: int) -> QAction:
+        action = self._action(text, None, tip, keys)
+        action.triggered.connect(lambda: self._on_inbox(lambda: self._step(delta)))
+        self.addAction(action)
+        return action
+
+    def _step(self, delta: int) -> bool:
+        self.inbox.step(delta)
+        return True
+
+    def _inbox_action(self, text: str, name: str, keys: str, tip: str) -> QAction:
+        action = self._action(text, None, tip, keys)
+        action.triggered.connect(lambda: self._on_inbox(lambda: self.inbox.act(name), text))
+        self.addAction(action)
+        return action
+
+    def _loop_action(self, text: str, keys: str, target: Callable[[], QPushButton]) -> QAction:
+        action = self._action(text, None, text, keys)
+        action.triggered.connect(lambda: self._press(target(), text))
+        self.addAction(action)
+        return action
+
+    def _on_inbox(self, act: Callable[[], bool], text: str = "") -> None:
+        if self.current_pane != "inbox":
+            self.show_pane("inbox")
+        if not act() and text:
+            self.statusBar().showMessage(f"{text}: nothing to do in this tab", STATUS_MS)
+
+    def _press(self, target: QPushButton, text: str) -> None:
+        if target.isEnabled():
+            target.click()
+        else:
+            self.statusBar().showMessage(f"{text}: not now (the loop is {self.loop.view.label})", STATUS_MS)
+
+    def shortcut_list(self) -> list[tuple[str, str, str]]:
+        """Every shortcut of the window: (where, keys, what)."""
+        native = QKeySequence.SequenceFormat.NativeText
+        groups = (
+            ("Window", [self.open_action, self.refresh_action, self.quit_action, self.shortcuts_action]),
+            ("Panes", self.pane_actions),
+            ("Inbox", [*self.item_actions, *self.inbox_actions]),
+            ("Loop", self.loop_actions),
+        )
+        listed = [
+            (group, action.shortcut().toString(native), action.text())
+            for group, actions in groups
+            for action in actions
+            if not action.shortcut().isEmpty()
+        ]
+        return [*listed, *FIXED_SHORTCUTS]
+
+    def show_shortcuts(self) -> None:
+        """Show the shortcuts list."""
+        dialog = ShortcutsDialog(self.shortcut_list(), self)
+        self.shortcuts_dialog = dialog
+        dialog.open()
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -201,7 +285,13 @@ class MainWindow(QMainWindow):
         view_menu.addMenu(self._notifications_menu())
         view_menu.addSeparator()
         view_menu.addAction(self.refresh_action)
+        actions_menu = self.menuBar().addMenu("&Actions")
+        for group in (self.item_actions, self.inbox_actions, self.loop_actions):
+            for action in group:
+                actions_menu.addAction(action)
+            actions_menu.addSeparator()
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self.shortcuts_action)
         help_menu.addAction("About ralph-desk", self._about)
 
     def _scheme_menu(self) -> QMenu:

@@ -87,6 +87,23 @@ class CardList(QStackedWidget, Generic[R, C]):
         if focused_index is not None and focused_key not in self.cards and keys:
             self.card_at(min(focused_index, len(keys) - 1)).focus_input()
 
+    def current_card(self) -> C | None:
+        """The card with the keyboard, else the first (None when there is none)."""
+        if not self.order:
+            return None
+        index = self._focused_index()
+        return self.card_at(index if index is not None else 0)
+
+    def step(self, delta: int) -> None:
+        """Give the keyboard to the card `delta` places on (the first when none has it), scrolled to."""
+        if not self.order:
+            return
+        index = self._focused_index()
+        target = 0 if index is None else max(0, min(len(self.order) - 1, index + delta))
+        card = self.card_at(target)
+        self.scroller.ensureWidgetVisible(card)
+        card.focus_input()
+
     def card_at(self, index: int) -> C:
         """The card in position `index`."""
         return self.cards[self.order[index]]

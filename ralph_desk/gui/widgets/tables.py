@@ -23,4 +23,5 @@ def record_table(model: QAbstractItemModel, pills: Sequence[int] = (), multiple:
     table.setShowGrid(False)
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
+    table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move within it
     return table

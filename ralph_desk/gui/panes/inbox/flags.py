@@ -248,6 +248,15 @@ class FlagsView(QWidget):
         self.table.selectionModel().select(self.model.index(row, 0), flags)
         self.table.setCurrentIndex(self.model.index(row, 0))
 
+    def step(self, delta: int) -> None:
+        """Select the flag `delta` rows on (the first when none is) and give the table the keyboard."""
+        rows = self.model.rowCount()
+        if not rows:
+            return
+        current = self.selected_row()
+        self.select_row(0 if current is None else max(0, min(rows - 1, current + delta)))
+        self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
     def select_flag(self, flag_id: int) -> bool:
         """Select the flag with this id; whether it is shown."""
         row = self.model.row_of(flag_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtWidgets import QAbstractButton, QTabWidget, QWidget
 
 from ralph_desk.gui import icons
 from ralph_desk.gui.panes.inbox.failed import FailedView
@@ -111,6 +111,38 @@ class InboxPane(QWidget):
         self.review_count = count
         self.tabs.setTabText(REVIEWS, f"{TAB_TITLES[REVIEWS]} ({count})" if count else TAB_TITLES[REVIEWS])
         self.set_counts(*self.counts)
+
+    def step(self, delta: int) -> None:
+        """Move to the next (1) or previous (-1) item of the tab shown."""
+        index = self.tabs.currentIndex()
+        if index == FLAGS:
+            self.flags.step(delta)
+        elif index == QUESTIONS:
+            self.questions.step(delta)
+        elif index == SUGGESTIONS:
+            self.suggestions.step(delta)
+        elif index == FAILED:
+            self.failed.step(delta)
+
+    def act(self, action: str) -> bool:
+        """Do `action` (answer, approve, reject, resolve, dismiss) on the current item; whether it applied."""
+        index = self.tabs.currentIndex()
+        target: QAbstractButton | None = None
+        if action == "answer" and index == QUESTIONS:
+            card = self.questions.current_card()
+            if card is not None:
+                card.focus_input()
+                return True
+        elif action in ("approve", "reject") and index == SUGGESTIONS:
+            suggestion = self.suggestions.current_card()
+            if suggestion is not None:
+                target = suggestion.approve if action == "approve" else suggestion.reject_button
+        elif action in ("resolve", "dismiss") and index == FLAGS and self.flags.selected() is not None:
+            target = self.flags.triage_buttons["resolved" if action == "resolve" else "dismissed"]
+        if target is None or not target.isVisible() or not target.isEnabled():
+            return False
+        target.click()
+        return True
 
     def show_tab(self, index: int) -> None:
         """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS or FAILED."""
