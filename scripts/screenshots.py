@@ -12,13 +12,14 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 if "DISPLAY" not in os.environ:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -29,10 +30,11 @@ from ralph_desk.gui import icons, theme
 from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.disciplines.pane import TOOLS
-from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
+from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIONS
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
+from tests.support.reviews import make_git_project, put_in_review
 
 WIDTH, HEIGHT = 1400, 900
 SELECTED_TASK = 5
@@ -41,6 +43,29 @@ SELECTED_FEATURE = "tide-data"
 SELECTED_DISCIPLINE = "docs"
 SHOWN_TOOL = "read_progress"  # the signal verbs below it, two of them taken away by docs
 CONNECT_SIZE = (880, 560)
+REVIEWED_TASK = "Mark high and low water on the chart"
+CHART = """\"\"\"The tide chart: the curve of one station's heights over seven days.\"\"\"
+
+from tidewater.predict import predictions
+
+
+def extremes(heights):
+    \"\"\"The high and low waters: each turning point of the curve.\"\"\"
+    turns = []
+    for before, here, after in zip(heights, heights[1:], heights[2:]):
+        if (here.metres - before.metres) * (after.metres - here.metres) < 0:
+            turns.append(here)
+    return turns
+
+
+def marks(station, days=7):
+    \"\"\"A label for each high and low water, placed above or below the curve.\"\"\"
+    heights = predictions(station, days=days)
+    return [
+        {"at": turn.time, "label": f"{turn.metres:.1f} m", "above": turn.metres > station.mean}
+        for turn in extremes(heights)
+    ]
+"""
 
 Scene = Callable[[MainWindow], None]
 
@@ -53,6 +78,35 @@ def _inbox(tab: int) -> Scene:
             window.inbox.flags.select_row(SELECTED_FLAG_ROW)
 
     return arrange
+
+
+def _reviews(window: MainWindow) -> None:
+    window.show_pane("inbox")
+    window.inbox.show_tab(REVIEWS)
+    diff = window.inbox.reviews.detail.diff
+    deadline = time.monotonic() + 30
+    while diff.model.rowCount() == 0 and time.monotonic() < deadline:  # read on the window's worker
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+
+def _put_work_in_review(root: Path, services: Services) -> None:
+    """The demo as a git repository, with one task's two sessions of work waiting in review."""
+    make_git_project(root)
+    task = next(task.id for task in services.tasks.list() if task.title.startswith(REVIEWED_TASK))
+    first = {
+        "tidewater/chart.py": CHART.replace(', "above": turn.metres > station.mean', ""),
+        "docs/marks.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+    }
+    second = {"tidewater/chart.py": CHART}
+    put_in_review(
+        services,
+        task,
+        (first, "Marked each high and low water on the chart with its height"),
+        (second, "Labels above the curve for high water, below for low water"),
+    )
+    services.reviews.add_comment(
+        task, "Round to one decimal as the question decided", "tidewater/chart.py", 19
+    )
 
 
 def _tasks(tab: int | None = None) -> Scene:
@@ -102,6 +156,7 @@ SCENES: dict[str, Scene] = {
     "inbox": _inbox(QUESTIONS),
     "inbox-suggestions": _inbox(SUGGESTIONS),
     "inbox-flags": _inbox(FLAGS),
+    "inbox-reviews": _reviews,
     "tasks": _tasks(),
     "tasks-activity": _tasks(ACTIVITY),
     "dashboard": _pane("dashboard"),
@@ -163,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ralph-desk-shots-") as scratch:
         root = create_demo(Path(scratch) / "tidewater").root
         services = Services.open(ProjectPaths.at(root))
+        _put_work_in_review(root, services)
         settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
         try:
             theme.force_scheme(theme.Scheme.LIGHT)
