@@ -70,6 +70,7 @@ def ensure(repo: Path, worktrees_dir: Path, task_id: int, title: str, base: str)
     branch = find_branch(repo, task_id) or branch_for(task_id, title)
     path = worktrees_dir / branch.removeprefix(BRANCH_PREFIX)
     if checkouts(repo).get(branch) == path and (path / ".git").exists():
+        _clear_stale_lock(path)
         return TaskWorktree(task_id, path, branch, base)
     run(repo, "worktree", "prune")
     if path.exists():
@@ -82,6 +83,12 @@ def ensure(repo: Path, worktrees_dir: Path, task_id: int, title: str, base: str)
             raise GitError(("worktree", "add"), 1, f"the base branch {base!r} does not exist")
         run(repo, "worktree", "add", "--quiet", "-b", branch, str(path), base)
     return TaskWorktree(task_id, path, branch, base)
+
+
+def _clear_stale_lock(path: Path) -> None:
+    """Remove the index lock a killed git left in a task worktree (one loop per project works there)."""
+    lock = Path(out(path, "rev-parse", "--path-format=absolute", "--git-path", "index.lock"))
+    lock.unlink(missing_ok=True)
 
 
 def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = True) -> None:
