@@ -9,14 +9,13 @@ from typing import Any
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.widgets.common import label
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -43,11 +42,7 @@ class NewRecordDialog(QDialog):
         self.name = QLineEdit()
         self.name.setPlaceholderText(name_from(example))
         self.problem = label(name="muted", wrap=True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.create_button: QPushButton = buttons.addButton("Create", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.create_button.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.create_button = action_buttons(self, "Create")
         self._named_by_hand = False
         self.display_name.textChanged.connect(self._suggest_name)
         self.name.textEdited.connect(self._name_edited)

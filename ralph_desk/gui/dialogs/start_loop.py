@@ -7,13 +7,13 @@ from collections.abc import Callable
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QVBoxLayout,
     QWidget,
 )
 
+from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.loop.start_summary import StartSummary
 
@@ -41,14 +41,10 @@ class StartLoopDialog(QDialog):
             form.addRow(f"{name}:", value)
         self.remember = QCheckBox("Don't ask again for this project")
         self.remember.setToolTip("Kept in this computer's settings; Start then runs at once")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.start_button = buttons.addButton("Start", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.start_button = action_buttons(self, "Start")
         layout = QVBoxLayout(self)
         layout.addWidget(label(heading, wrap=True))
         layout.addLayout(form)
         layout.addWidget(self.remember)
         layout.addWidget(buttons)
-        self.start_button.setDefault(True)  # only once inside the dialog does Qt make it the default
         self.accepted.connect(lambda: self._on_start(self.remember.isChecked()))

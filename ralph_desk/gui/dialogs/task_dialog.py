@@ -8,16 +8,15 @@ from typing import Any
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.widgets.common import label
 
 DIALOG_WIDTH = 560
@@ -88,15 +87,7 @@ class TaskDialog(QDialog):
         form.addRow("Status", self.status)
         form.addRow("Acceptance criteria", self.criteria)
         self.problem = label(name="muted", wrap=True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.create_button: QPushButton = buttons.addButton(action, QDialogButtonBox.ButtonRole.AcceptRole)
-        for other in buttons.buttons():
-            if isinstance(other, QPushButton):
-                other.setAutoDefault(False)  # a focused Cancel would otherwise take Enter
-        self.create_button.setAutoDefault(True)
-        self.create_button.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.create_button = action_buttons(self, action)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.problem)

@@ -6,13 +6,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QRadioButton,
     QStackedWidget,
     QVBoxLayout,
@@ -20,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ralph_desk.domain.records import McpServerSpec
+from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.dialogs.new_record import NAME_PATTERN
 from ralph_desk.gui.models.disciplines import ServerTableModel
@@ -79,11 +78,7 @@ class ServerDialog(QDialog):
         self.pages.addWidget(self._command_page())
         self.pages.addWidget(self._url_page())
         self.problem = label(name="muted", wrap=True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok: QPushButton = buttons.addButton("Keep", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.ok.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.ok = action_buttons(self, "Keep")
         kinds.buttonToggled.connect(lambda *_: self._on_kind())
         for edit in (self.name, self.command, self.url):
             edit.textChanged.connect(self._check)

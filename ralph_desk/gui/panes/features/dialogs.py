@@ -7,10 +7,8 @@ from typing import Any
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QPlainTextEdit,
-    QPushButton,
     QRadioButton,
     QVBoxLayout,
     QWidget,
@@ -18,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from ralph_desk.domain.records import FeatureLearning
 from ralph_desk.gui import fmt
+from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.dialogs.new_record import NewRecordDialog
 from ralph_desk.gui.widgets.common import label
 
@@ -53,10 +52,7 @@ class LearningDialog(QDialog):
         self.reason = QPlainTextEdit(learning.reason or "")
         self.reason.setPlaceholderText("Why it holds (optional)")
         self.reason.setFixedHeight(70)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok: QPushButton = buttons.addButton("Save", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.ok = action_buttons(self, "Save")
         self.text.textChanged.connect(lambda: self.ok.setEnabled(bool(self.text.toPlainText().strip())))
         form = QFormLayout()
         form.addRow("Learning", self.text)
@@ -106,11 +102,7 @@ class MergeDialog(QDialog):
             choice.setChecked(learning.id == keep.id)
             self.group.addButton(choice, learning.id)
             layout.addWidget(choice)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok: QPushButton = buttons.addButton("Merge", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.ok.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.ok = action_buttons(self, "Merge")
         layout.addWidget(buttons)
 
     def keep_id(self) -> int:

@@ -7,17 +7,16 @@ from typing import Any
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ralph_desk.domain.enums import Priority
 from ralph_desk.domain.records import Task
+from ralph_desk.gui.dialogs.buttons import action_buttons, submit_on_enter
 from ralph_desk.gui.widgets.common import label
 
 DIALOG_WIDTH = 560
@@ -58,13 +57,7 @@ class EditSuggestionDialog(QDialog):
         form.addRow("Discipline", self.discipline)
         form.addRow("Priority", self.priority)
         form.addRow("Acceptance criteria", self.criteria)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.approve: QPushButton = buttons.addButton(
-            "Save and approve", QDialogButtonBox.ButtonRole.AcceptRole
-        )
-        self.approve.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.approve = action_buttons(self, "Save and approve")
         self.title.textChanged.connect(lambda text: self.approve.setEnabled(bool(text.strip())))
         layout = QVBoxLayout(self)
         layout.addWidget(label("The task becomes pending: the loop may pick it next.", name="muted"))
@@ -91,13 +84,11 @@ class ReasonDialog(QDialog):
         self.setWindowTitle(title)
         self.setMinimumWidth(DIALOG_WIDTH - 100)
         self.reason = QPlainTextEdit()
-        self.reason.setPlaceholderText("The reason is kept as a comment on the task")
+        self.reason.setPlaceholderText("The reason is kept as a comment on the task (Shift+Enter: new line)")
         self.reason.setFixedHeight(90)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok: QPushButton = buttons.addButton("Reject", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons, self.ok = action_buttons(self, "Reject")
         self.ok.setEnabled(False)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        submit_on_enter(self.reason, self.ok)
         self.reason.textChanged.connect(lambda: self.ok.setEnabled(bool(self.text())))
         layout = QVBoxLayout(self)
         layout.addWidget(label(prompt, wrap=True))
