@@ -325,6 +325,12 @@ def test_request_changes_needs_a_comment_or_a_message_and_sends_the_message(
     assert dialog is not None and not dialog.ok.isEnabled()
     dialog.reject()
 
+    reviews.show_comments(7, [LineComment("Sent last round", "tides.py", 3, "human", "addressed")])
+    qtbot.mouseClick(reviews.detail.request, Qt.MouseButton.LeftButton)
+    dialog = reviews.dialog
+    assert dialog is not None and not dialog.ok.isEnabled()  # nothing new to send yet
+    dialog.reject()
+
     comments = [LineComment("Explain", "tides.py", 11, "human")]
     reviews.show_comments(7, comments)
     qtbot.mouseClick(reviews.detail.request, Qt.MouseButton.LeftButton)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, 
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from ralph_desk.domain.diffs import DiffLine, FileDiff, LineKind
+from ralph_desk.domain.enums import ReviewCommentState
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, DiffRow, RowKind, file_badge
@@ -28,7 +29,10 @@ SIGNS = {LineKind.ADDED: "+", LineKind.REMOVED: "−", LineKind.CONTEXT: " ", Li
 ADDED_COLOR = ("#1a7f37", "#3fb950")
 REMOVED_COLOR = ("#cf222e", "#f85149")
 COMMENT_COLOR = ("#9a6700", "#d29922")
-COMMENT_STATES = {"requested": "sent to the agent", "addressed": "addressed"}
+COMMENT_STATES = {
+    ReviewCommentState.REQUESTED.value: "sent to the agent",
+    ReviewCommentState.ADDRESSED.value: "addressed",
+}
 
 
 def _pick(pair: tuple[str, str]) -> QColor:

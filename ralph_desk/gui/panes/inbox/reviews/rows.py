@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ralph_desk.domain.diffs import DiffLine, FileChange, FileDiff, Hunk, LineKind, side_by_side
+from ralph_desk.domain.enums import ReviewCommentState
 
 
 class RowKind(StrEnum):
@@ -31,7 +32,7 @@ class LineComment:
     file: str | None = None
     line: int | None = None
     author: str = ""
-    state: str = "open"
+    state: str = ReviewCommentState.OPEN.value
 
     @property
     def place(self) -> str:

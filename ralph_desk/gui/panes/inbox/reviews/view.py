@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
 
 from ralph_desk.domain.diffs import FileDiff
+from ralph_desk.domain.enums import ReviewCommentState
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, theme
@@ -312,7 +313,8 @@ class ReviewsView(QWidget):
         entry = self.current
         if entry is None:
             return
-        dialog = RequestChangesDialog(entry.title, self.comments, self)
+        unsent = [comment for comment in self.comments if comment.state == ReviewCommentState.OPEN]
+        dialog = RequestChangesDialog(entry.title, unsent, self)
         dialog.accepted.connect(lambda: self.sig_changes_requested.emit(entry.task_id, dialog.text()))
         self.dialog = dialog
         dialog.open()
