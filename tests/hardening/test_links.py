@@ -267,6 +267,7 @@ def test_validate_names_every_link_as_a_problem(
     assert untouched(home) == before
 
 
+@pytest.mark.sqlite_only
 def test_opening_the_database_refuses_a_linked_wal_file(
     hostile: tuple[ProjectPaths, dict[str, Path]],
 ) -> None:
