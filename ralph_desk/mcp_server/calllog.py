@@ -28,7 +28,7 @@ SUFFIX = ".tools.jsonl"
 def open_log(root: Path, path: Path) -> TextIO:
     """A log file opened to append: inside the project without following links, elsewhere as named."""
     if path.is_absolute() and path.is_relative_to(root):
-        return contained.open_text(root, path, "a")
+        return contained.open_text(root, path, "a", contained.PRIVATE_FILE_MODE)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path.open("a", encoding="utf-8")
 

@@ -9,7 +9,7 @@ import signal
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("ralph_desk.mcp")
 
 
+class LogFile(logging.StreamHandler[TextIO]):
+    """A log file (not a console: a later setup still adds stderr), owner-only inside the project."""
+
+
 def setup_logging(
     paths: ProjectPaths, name: str, level: int = logging.INFO, log_dir: Path | None = None
 ) -> Path:
@@ -38,7 +42,7 @@ def setup_logging(
     root = logging.getLogger()
     root.setLevel(level)
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    handlers: list[logging.Handler] = [logging.StreamHandler(open_log(paths.root, log_file))]
+    handlers: list[logging.Handler] = [LogFile(open_log(paths.root, log_file))]
     consoles = [h for h in root.handlers if type(h) is logging.StreamHandler]
     if not consoles:
         handlers.append(logging.StreamHandler(sys.stderr))

@@ -255,6 +255,8 @@ def test_the_http_server_takes_its_token_from_a_file_or_the_environment_not_its_
         assert asyncio.run(reaches(url, http_token))
         assert not asyncio.run(reaches(url, http_token + "x"))
     assert http_token not in stderr.text()  # a given token is not printed either
+    server_logs = list(paths.logs_dir.glob("*_mcp.log"))
+    assert server_logs and all(mode_of(log) == 0o600 for log in server_logs)
 
 
 def test_a_token_file_others_may_read_is_refused_with_the_fix(
