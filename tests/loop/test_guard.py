@@ -11,7 +11,11 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.loop import git, guard
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.services.container import Services
-from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, verb
+from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, session, settings, verb
+
+
+def run_git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
 
 
 @pytest.mark.parametrize(
@@ -59,20 +63,24 @@ def test_outside_git_new_files_leave_the_tree_and_rewritten_ones_are_copied(tmp_
 def test_edits_outside_allowed_paths_are_put_aside_and_flagged(
     agent: Agent, project: Services, start_api: StartApi
 ) -> None:
-    root = project.paths.root
     task = project.tasks.create("core", "backend", "Touch only src")
+    workspace = project.workspaces.prepare(task.id, task.title)
+    assert workspace is not None
+    folder = workspace.path  # the session works in its task's worktree
     script = session(
-        ("Write", {"file_path": str(root / "src" / "ok.py"), "content": "ok = 1\n"}),
-        ("Write", {"file_path": str(root / "secrets.txt"), "content": "token\n"}),
+        ("Write", {"file_path": str(folder / "src" / "ok.py"), "content": "ok = 1\n"}),
+        ("Write", {"file_path": str(folder / "secrets.txt"), "content": "token\n"}),
         verb("done", summary="wrote src/ok.py"),
     )
     api = start_api(**{heading(task.id): script})
     events: list[LiveEvent] = []
     run_loop(project, settings(agent, allowed_paths=("src/**",)), events)
     assert "## Where you may edit" in api.user_text(0) and "- `src/**`" in api.user_text(0)
-    assert (root / "src" / "ok.py").read_text() == "ok = 1\n"
-    assert not (root / "secrets.txt").exists()
-    assert project.tasks.get(task.id).status is TaskStatus.DONE
+    root = project.paths.root
+    assert run_git(root, "log", "--branches", "--format=%H", "--", "src/ok.py")  # the session's work is kept
+    assert not run_git(root, "log", "--branches", "--format=%H", "--", "secrets.txt")
+    assert not (folder / "secrets.txt").exists() and not (root / "secrets.txt").exists()
+    assert project.tasks.get(task.id).status in (TaskStatus.DONE, TaskStatus.IN_REVIEW)
     flags = project.inbox.flags()
     if agent.name == "claude":  # Claude Code's permission rules refused the edit: nothing to put aside
         assert any(event.kind is EventKind.PERMISSION_DENIED for event in events)
@@ -80,7 +88,5 @@ def test_edits_outside_allowed_paths_are_put_aside_and_flagged(
         return
     (flag,) = flags
     assert flag.severity == "blocking" and flag.task_id == task.id and "secrets.txt" in (flag.what or "")
-    stashes = subprocess.run(["git", "stash", "list"], cwd=root, capture_output=True, text=True).stdout
-    assert "edited outside allowed_paths" in stashes
-    subprocess.run(["git", "stash", "pop", "-q"], cwd=root, check=True)
-    assert (root / "secrets.txt").read_text() == "token\n"
+    assert "edited outside allowed_paths" in run_git(root, "stash", "list")
+    assert run_git(root, "show", "stash@{0}^3:secrets.txt") == "token"  # untracked files: the third parent
