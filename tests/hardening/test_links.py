@@ -362,3 +362,19 @@ def test_worktrees_are_never_made_or_removed_through_a_link(tmp_path: Path, home
     link = plant(paths.worktrees_dir / "2-link", precious)
     assert link in workspaces.repair(set())
     assert not link.is_symlink() and untouched(home) == before
+
+
+def test_a_recorded_transcript_path_is_opened_only_inside_logs(
+    seeded: tuple[ProjectPaths, Seeded], home: Path
+) -> None:
+    # The database travels with a clone too: its transcript paths may name any file.
+    paths, _ = seeded
+    secret = outside_file(home, "id_ed25519")
+    link = plant(paths.logs_dir / "20261126-120000_s.log", secret)
+    for recorded in (str(secret), "../../home/id_ed25519", str(link)):
+        with pytest.raises(contained.LinkRefusedError):
+            paths.transcript(recorded)
+    plain = paths.logs_dir / "20261126-120001_s.log"
+    plain.write_text("{}\n")
+    assert paths.transcript(str(plain)) == plain
+    assert paths.transcript(plain.relative_to(paths.root).as_posix()) == plain

@@ -31,7 +31,7 @@ from ralph_desk.loop.agents import (
 )
 from ralph_desk.loop.agents.base import MAX_ARGV_PROMPT_BYTES, mcp_config
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
-from ralph_desk.loop.agents.codex import CODEX_BIN_ENV, TOKEN_ENV, toml_string
+from ralph_desk.loop.agents.codex import CODEX_BIN_ENV, TOKEN_ENV, server_override, toml_string
 from ralph_desk.loop.agents.codex_stream import CodexStreamParser
 from ralph_desk.loop.agents.command_stream import AutoStreamParser
 from ralph_desk.loop.model import LoopSettings, SessionPlan
@@ -649,3 +649,18 @@ def test_an_unknown_agent_is_refused_with_the_choices() -> None:
         AgentUnavailableError, match="unknown agent 'gemini'; choose one of claude, codex, command, rehearsal"
     ):
         adapter_for(LoopSettings(agent="gemini"))
+
+
+def test_codex_refuses_a_server_variable_that_would_change_codex_itself(
+    tmp_path: Path, endpoint: SessionEndpoint, codex: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Codex forwards a server's variables from its own environment: one Codex reads itself may not differ.
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.invalid/v1")
+    for name, value in (("PATH", "/evil/bin"), ("OPENAI_BASE_URL", "http://127.0.0.1:1/"), (TOKEN_ENV, "x")):
+        spec = McpServerSpec("tool", command="tool-mcp", env={name: value})
+        with pytest.raises(ValueError, match=f"MCP server 'tool' sets {name}, which Codex itself reads"):
+            server_override(spec)
+    same = McpServerSpec(
+        "tool", command="tool-mcp", env={"OPENAI_BASE_URL": "https://api.example.invalid/v1"}
+    )
+    assert server_override(same)[1] == {"OPENAI_BASE_URL": "https://api.example.invalid/v1"}
