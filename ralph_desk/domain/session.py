@@ -9,6 +9,8 @@ from typing import Any
 
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.domain.recipes import disabled_for, enabled_tools, hidden_reason
+from ralph_desk.domain.text import STORABLE_WORDING, unstorable
+from ralph_desk.domain.tools import MAX_SESSION_ID
 
 
 class ContextError(ValueError):
@@ -25,6 +27,19 @@ class SessionContext:
     task_id: int | None = None
     session_id: str | None = None
     discipline_disabled: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        # Checked here, at the start, not when the first verb stores it and is refused.
+        session_id = self.session_id
+        if session_id is None:
+            return
+        why = unstorable(session_id)
+        if why is not None or not session_id.strip() or len(session_id) > MAX_SESSION_ID:
+            raise ContextError(
+                f"session_id {session_id[:40]!r}{'...' if len(session_id) > 40 else ''} is not allowed; "
+                f"allowed: a non-empty text of at most {MAX_SESSION_ID} characters"
+                + (f" ({STORABLE_WORDING}; this one holds {why})" if why else "")
+            )
 
     @property
     def enabled_tools(self) -> frozenset[str]:

@@ -15,6 +15,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.auth import BearerGate, SessionTokens
+from ralph_desk.mcp_server.origins import HeaderGate, accepted_names
 from ralph_desk.mcp_server.server import CONTEXT_STATE_KEY
 
 log = logging.getLogger("ralph_desk.mcp")
@@ -25,7 +26,6 @@ JSON_RESPONSES = True
 here. The spec requires clients to accept both (Claude Code, the Inspector and the SDK client are
 tested with it). Only the per-request back-channel goes — progress, logs or requests sent while a
 tool runs, which no tool here uses; `list_changed` still goes out on the GET stream."""
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class _QuietUvicorn(uvicorn.Server):
@@ -36,16 +36,9 @@ class _QuietUvicorn(uvicorn.Server):
         yield
 
 
-def transport_security(host: str) -> TransportSecuritySettings:
-    """DNS-rebinding protection: only loopback Host and Origin headers unless bound elsewhere."""
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-    if host not in LOOPBACK_HOSTS and host not in ("0.0.0.0", "::"):
-        hosts.append(f"{host}:*")
-        origins.append(f"http://{host}:*")
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-    )
+# The SDK's own Host and Origin check matches by prefix (`localhost:80.evil.example` passed) and wants a
+# port; `HeaderGate` checks them exactly instead, so the SDK's is off (its Content-Type check stays).
+NO_SDK_HEADER_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 class HttpHost:
@@ -82,11 +75,11 @@ class HttpHost:
         """Bind and serve; a bind failure raises OSError here instead of exiting the process."""
         app = self.server.streamable_http_app(
             streamable_http_path=MCP_PATH,
-            transport_security=transport_security(self.host),
+            transport_security=NO_SDK_HEADER_CHECK,
             host=self.host,
             json_response=JSON_RESPONSES,
         )
-        gated: Any = BearerGate(app, self.tokens, CONTEXT_STATE_KEY)
+        gated: Any = HeaderGate(BearerGate(app, self.tokens, CONTEXT_STATE_KEY), accepted_names(self.host))
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         # IPPROTO_TCP matters: asyncio sets TCP_NODELAY only then; without it each call stalls ~40 ms.
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)

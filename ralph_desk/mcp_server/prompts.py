@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
@@ -14,6 +16,38 @@ from ralph_desk.domain.tools import MAX_ITERATIONS
 Iterations = Annotated[str, Field(description="Most iterations to run: a whole number, 0 for no limit.")]
 AllowEdits = Annotated[str, Field(description="true lets the agents change files; false puts changes aside.")]
 Force = Annotated[str, Field(description="true re-creates the configuration, keeping the database.")]
+
+# Each prompt's arguments, as `register` declares them (a test holds the two together).
+PROMPT_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
+    "run_ralph": ("max_iterations", "allow_edits"),
+    "init_ralph": ("force",),
+    "understand_ralph": (),
+}
+
+
+class PromptCheck:
+    """Middleware: `prompts/get` of an unknown prompt or argument is refused saying what is allowed."""
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method == "prompts/get":
+            _check(ctx.params or {})
+        return await call_next(ctx)
+
+
+def _check(params: Mapping[str, Any]) -> None:
+    name, arguments = params.get("name"), params.get("arguments") or {}
+    if name not in PROMPT_ARGUMENTS:
+        known = ", ".join(PROMPT_ARGUMENTS)
+        raise MCPError(code=INVALID_PARAMS, message=f"no prompt {name!r}; allowed: one of {known}")
+    allowed = PROMPT_ARGUMENTS[str(name)]
+    for argument, value in dict(arguments).items() if isinstance(arguments, Mapping) else ():
+        if argument not in allowed:
+            shown = ", ".join(allowed) or "none"
+            message = f"prompt {name} has no argument {argument!r}; allowed: {shown}"
+            raise MCPError(code=INVALID_PARAMS, message=message)
+        if not isinstance(value, str):
+            message = f"invalid {argument}: {value!r}; allowed: a text (prompt arguments are texts)"
+            raise MCPError(code=INVALID_PARAMS, message=message)
 
 
 def _flag(name: str, value: str) -> str:
@@ -27,7 +61,7 @@ def _flag(name: str, value: str) -> str:
 def _count(name: str, value: str) -> int:
     """A whole-number prompt argument, refused if it is not one from 0 to MAX_ITERATIONS."""
     cleaned = value.strip()
-    if not cleaned.isdecimal() or int(cleaned) > MAX_ITERATIONS:
+    if not (cleaned.isascii() and cleaned.isdigit()) or int(cleaned) > MAX_ITERATIONS:
         raise MCPError(
             code=INVALID_PARAMS,
             message=f"invalid {name}: {value!r}; "

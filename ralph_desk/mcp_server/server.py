@@ -32,6 +32,7 @@ from ralph_desk.mcp_server.binding import (
 )
 from ralph_desk.mcp_server.calllog import ToolCallLog
 from ralph_desk.mcp_server.identity import server_options
+from ralph_desk.mcp_server.prompts import PromptCheck
 from ralph_desk.project import ProjectError, ProjectPaths
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.store.errors import StoreError
@@ -278,7 +279,7 @@ def make_server(
     logged = [ToolCallLog(call_log, resolve, paths.root)] if call_log is not None else []
     server = MCPServer(
         **server_options(),
-        middleware=[*logged, *middleware, SessionGate(resolve)],
+        middleware=[*logged, *middleware, PromptCheck(), SessionGate(resolve)],
         tools=tool_table(services, resolve, loop, only),
     )
     add_resources_and_prompts(server, paths, services)

@@ -97,13 +97,16 @@ def serve_http(
     """Serve over Streamable HTTP until SIGINT/SIGTERM; prints the endpoint and token to stderr."""
     # Here, not at the top: a stdio server has no use for the HTTP stack.
     from ralph_desk.mcp_server.auth import SessionTokens
-    from ralph_desk.mcp_server.hosting import LOOPBACK_HOSTS, HttpHost
+    from ralph_desk.mcp_server.hosting import HttpHost
+    from ralph_desk.mcp_server.origins import LOOPBACK_NAMES, accepted_names
     from ralph_desk.mcp_server.server import build_server
 
-    if host not in LOOPBACK_HOSTS:
+    if host not in LOOPBACK_NAMES:
         log.warning(
-            "binding to %s: the server is reachable from other machines; every request still needs the token",
+            "binding to %s: the server is reachable from other machines (exposed); every request still needs "
+            "the token and a Host naming one of: %s",
             host,
+            ", ".join(sorted(accepted_names(host))),
         )
     tokens = SessionTokens()
     chosen = token or secrets.token_urlsafe(32)
