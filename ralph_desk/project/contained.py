@@ -255,7 +255,7 @@ def resolves_inside(root: Path, relative: str) -> bool:
 
 
 def links_below(folder: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
-    """Every link at or below `folder` (not descending into folders named in `skip`), sorted."""
+    """Every link at or below `folder`, sorted; of a folder named in `skip`, only its own entries."""
     if is_link(folder):
         return [folder]
     found: list[Path] = []
@@ -264,8 +264,18 @@ def links_below(folder: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
         for name in (*folders, *files):
             if is_link(here / name):
                 found.append(here / name)
+        for name in folders:
+            if name in skip and not is_link(here / name):
+                found += _links_in(here / name)
         folders[:] = [name for name in folders if name not in skip and not is_link(here / name)]
     return sorted(found)
+
+
+def _links_in(folder: Path) -> list[Path]:
+    try:
+        return [entry for entry in folder.iterdir() if is_link(entry)]
+    except OSError:  # unreadable: as os.walk, skip what cannot be listed
+        return []
 
 
 def _is_link_at(path: Path, name: str, parent: int | None) -> bool:

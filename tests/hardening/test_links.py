@@ -237,6 +237,7 @@ PLANTED: dict[str, Callable[[ProjectPaths], Path]] = {
     "logs/": lambda paths: paths.logs_dir,
     "db/ralph.db-wal": lambda paths: paths.db_dir / "ralph.db-wal",
     ".gitignore": lambda paths: paths.ralph / ".gitignore",
+    "worktrees/3-task/": lambda paths: paths.worktrees_dir / "3-task",
 }
 
 
