@@ -2,10 +2,11 @@
 
 The real `LoopRunner` runs K tasks of a git project with the command-template agent pointing at
 the tests' stand-in agent (`tests/support/stand_in_agent.py`), a stdlib-only program that reads the
-session's MCP config, calls `done` over HTTP with the session's credential and exits — so each
-iteration goes through everything a real one does: planning, the session's credential and files,
-the prompt, the process, reading its output, git and fingerprint checks, post-processing a real
-`done`, the transcript and the session record. The same agent command is also run standalone (same
+session's MCP config, writes a file, calls `done` over HTTP with the session's credential and exits —
+so each iteration goes through everything a real one does: planning, the task's git worktree and
+branch, the session's credential and files, the prompt, the process, reading its output, git and
+fingerprint checks, the session's commit on the task branch, post-processing a real `done` (the task
+goes to review), the transcript and the session record. The same agent command is also run standalone (same
 pipes, same server, its own session on a draft task) before and after the loop; its mean wall time
 is subtracted from the loop's mean iteration time.
 
@@ -40,12 +41,13 @@ from _common import (
 TARGET_MS = 150.0
 STANDALONE_RUNS = 10
 STAND_IN = REPO / "tests" / "support" / "stand_in_agent.py"
-DONE_CALL = 'done={"summary": "nothing to do: the benchmark\'s stand-in agent"}'
+DONE_CALL = 'done={"summary": "one file written: the benchmark\'s stand-in agent"}'
+WRITE_CALL = 'Write={"file_path": "bench-note.txt", "content": "written by the benchmark\'s agent\\n"}'
 
 
 def agent_argv(prompt_file: str, mcp_config: str) -> list[str]:
     """The stand-in agent calling `done` (no model API), as a command template or a command."""
-    return [PYTHON, "-I", str(STAND_IN), prompt_file, mcp_config, "--call", DONE_CALL]
+    return [PYTHON, "-I", str(STAND_IN), prompt_file, mcp_config, "--call", WRITE_CALL, "--call", DONE_CALL]
 
 
 async def run_agent(argv: list[str], cwd: Path) -> float:
@@ -108,6 +110,21 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
 
     events: list[tuple[float, LiveEvent]] = []
     in_loop: list[float] = []
+    in_git: list[float] = []
+    from ralph_desk.loop import branches
+
+    def timed(call: Any) -> Any:  # the review desk's git work: the task's worktree, catching up, the commit
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                in_git.append(time.perf_counter() - start)
+
+        return wrapper
+
+    branches.prepare = timed(branches.prepare)  # type: ignore[method-assign]
+    branches.commit = timed(branches.commit)  # type: ignore[method-assign]
     try:
         before = await standalone(STANDALONE_RUNS)
         runner = LoopRunner(services, embedded, settings, exit_when_idle=True)
@@ -128,7 +145,11 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
         loop_s = time.perf_counter() - start
         loop_cpu_s = time.process_time() - cpu_start
         after = await standalone(STANDALONE_RUNS)
-        done = services.tasks.count_by_status().get(TaskStatus.DONE.value, 0)
+        counts = services.tasks.count_by_status()
+        done = counts.get(TaskStatus.DONE.value, 0) + counts.get(TaskStatus.IN_REVIEW.value, 0)
+        commits = sum(
+            1 for session in services.sessions.list(limit=1000) if session.head_after != session.head_before
+        )
     finally:
         await embedded.stop()
         services.close()
@@ -143,12 +164,14 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
         "tasks": tasks,
         "iterations": iterations,
         "done": done,
+        "sessions_committed": commits,
         "loop_s": loop_s,
         "per_iteration_ms": ms(per_iteration),
         "agent_standalone_mean_ms": ms(agent_mean),
         "agent_standalone_median_ms": median([ms(value) for value in agent]),
         "overhead_ms": ms(per_iteration - agent_mean),
         "agent_in_loop_mean_ms": ms(sum(in_loop) / len(in_loop)),
+        "worktree_and_commit_mean_ms": ms(sum(in_git) / iterations),
         "outside_process_mean_ms": ms(per_iteration - sum(in_loop) / len(in_loop)),
         "between_sessions_median_ms": median(between) if between else float("nan"),
         "loop_process_cpu_per_iteration_ms": ms(loop_cpu_s / iterations),
@@ -164,7 +187,8 @@ def main() -> None:
         root = make_project(tmp / "repo", tasks=args.tasks, git=True)
         figures = asyncio.run(measure(root, args.tasks))
     say(
-        f"{figures['iterations']} iterations ({figures['done']} tasks done) in {figures['loop_s']:.2f} s: "
+        f"{figures['iterations']} iterations ({figures['done']} tasks done or in review, "
+        f"{figures['sessions_committed']} sessions committed) in {figures['loop_s']:.2f} s: "
         f"{fmt_ms(figures['per_iteration_ms'])} per iteration"
     )
     say(
@@ -173,7 +197,8 @@ def main() -> None:
     )
     say(
         f"inside the loop: the agent process {fmt_ms(figures['agent_in_loop_mean_ms'])}, everything "
-        f"else {fmt_ms(figures['outside_process_mean_ms'])}; from a session's end to the next one's "
+        f"else {fmt_ms(figures['outside_process_mean_ms'])}, of which the task's worktree and commit "
+        f"{fmt_ms(figures['worktree_and_commit_mean_ms'])}; from a session's end to the next one's "
         f"start {fmt_ms(figures['between_sessions_median_ms'])} (median); CPU of this process (loop and "
         f"server) {fmt_ms(figures['loop_process_cpu_per_iteration_ms'])} per iteration"
     )
@@ -191,8 +216,10 @@ def main() -> None:
             passed=ok and figures["overhead_ms"] <= TARGET_MS,
             figures=figures,
             note=(
-                f"{figures['iterations']} iterations, real `done` each; time outside the agent process "
-                f"inside the loop: {fmt_ms(figures['outside_process_mean_ms'])}; loop+server CPU "
+                f"{figures['iterations']} iterations, each in its task's worktree with a file written, "
+                "committed on the task branch and a real `done` (in review); time outside the agent process "
+                f"inside the loop: {fmt_ms(figures['outside_process_mean_ms'])} (worktree and commit "
+                f"{fmt_ms(figures['worktree_and_commit_mean_ms'])}); loop+server CPU "
                 f"{fmt_ms(figures['loop_process_cpu_per_iteration_ms'])}/iteration"
                 + ("" if ok else "; NOT EVERY TASK WAS DONE")
             ),

@@ -156,12 +156,6 @@ class ProjectConfig:
     review_skip_disciplines: tuple[str, ...] = _setting(
         (), Rule(_is_names, "a list of discipline names whose done work merges without review", since=3)
     )
-    reviewer_agent: bool = _setting(
-        False,
-        Rule(
-            lambda value: isinstance(value, bool), "true (an opus_review session reads each diff) or false", 3
-        ),
-    )
 
     def __post_init__(self) -> None:
         problems = config_problems(self.to_json(), complete=False)

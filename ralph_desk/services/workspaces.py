@@ -57,13 +57,15 @@ class WorkspaceService:
         return is_repository(self.root)
 
     def base_branch(self) -> str | None:
-        """The branch tasks start from and merge into: config `base_branch`, else the one checked out."""
-        if not self.is_git():
+        """The branch tasks start from and merge into: config `base_branch`, else the one checked out.
+
+        None outside git, in a repository without a commit, or when the branch does not exist.
+        """
+        try:
+            base = self.config().base_branch or current_branch(self.root)
+            return base if base is not None and rev(self.root, f"refs/heads/{base}") is not None else None
+        except GitError:
             return None
-        base = self.config().base_branch or current_branch(self.root)
-        if base is None or rev(self.root, f"refs/heads/{base}") is None:
-            return None
-        return base
 
     def existing(self, task_id: int) -> TaskWorktree | None:
         """A task's branch and worktree path if it has a branch (nothing is made)."""
@@ -93,14 +95,18 @@ class WorkspaceService:
         allowed: bool,
     ) -> SessionCommit:
         """Commit what the session left on the task branch, or (edits not allowed) put it aside in a stash."""
-        before = commits.head(worktree.path)
         if not allowed:
             note = f"ralph-desk: session {session_id} made edits while edits were not allowed"
             stashed = commits.stash_all(worktree.path, note)
-            return SessionCommit(before, before, stashed)
+            head = commits.head(worktree.path)
+            return SessionCommit(head, head, stashed)
         text = commits.message(worktree.task_id, title, verb, summary, session_id)
-        after = commits.commit_all(worktree.path, text)
-        return SessionCommit(before, after or before)
+        made = commits.commit_all(worktree.path, text)
+        if made is None:
+            head = commits.head(worktree.path)
+            return SessionCommit(head, head)
+        after, before = made
+        return SessionCommit(before, after)
 
     def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
         """Bring the task branch up to date with its base; the files left with conflict markers."""

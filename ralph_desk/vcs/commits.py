@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph_desk.vcs.run import agent_identity, is_ancestor, out, rev, run
+from ralph_desk.vcs.run import agent_identity, is_ancestor, run
 
 SUBJECT_LIMIT = 72
 BODY_LIMIT = 2000
@@ -35,8 +35,8 @@ def in_merge(worktree: Path) -> bool:
     return run(worktree, "rev-parse", "--verify", "--quiet", "MERGE_HEAD", ok_codes=(0, 1)).returncode == 0
 
 
-def commit_all(worktree: Path, text: str) -> str | None:
-    """Commit everything uncommitted as the ralph-desk agent; the new commit, or None when nothing changed."""
+def commit_all(worktree: Path, text: str) -> tuple[str, str | None] | None:
+    """Commit everything uncommitted as the ralph-desk agent: (the new commit, its first parent), or None."""
     if not has_changes(worktree) and not in_merge(worktree):
         return None
     run(worktree, "add", "--all", "--", *PATHSPEC)
@@ -51,7 +51,8 @@ def commit_all(worktree: Path, text: str) -> str | None:
         env=agent_identity(),
         stdin=text,
     )
-    return out(worktree, "rev-parse", "HEAD")
+    heads = run(worktree, "rev-parse", "HEAD", "HEAD^", ok_codes=(0, 128)).stdout.split()
+    return heads[0], heads[1] if len(heads) > 1 else None
 
 
 def head(worktree: Path) -> str | None:
@@ -74,8 +75,7 @@ def catch_up(worktree: Path, base: str) -> tuple[str, ...]:
     Nothing happens while the worktree has uncommitted work or a merge under way: the session's commit
     concludes those first.
     """
-    tip = rev(worktree, f"refs/heads/{base}")
-    if tip is None or is_ancestor(worktree, tip, "HEAD") or in_merge(worktree) or has_changes(worktree):
+    if is_ancestor(worktree, f"refs/heads/{base}", "HEAD") or in_merge(worktree) or has_changes(worktree):
         return ()
     # By name, so that the conflict markers say which side is the base.
     merged = run(worktree, "merge", "--no-edit", "--quiet", base, env=agent_identity(), ok_codes=(0, 1))

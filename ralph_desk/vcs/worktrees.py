@@ -7,7 +7,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.vcs.run import GitError, out, rev, run
+from ralph_desk.vcs.run import out, run
 
 BRANCH_PREFIX = "ralph/"
 SLUG_LIMIT = 40
@@ -66,29 +66,31 @@ def checkouts(repo: Path) -> dict[str, Path]:
 
 
 def ensure(repo: Path, worktrees_dir: Path, task_id: int, title: str, base: str) -> TaskWorktree:
-    """The task's worktree, made (branch from `base`) or repaired when missing; GitError if git refuses."""
-    branch = find_branch(repo, task_id) or branch_for(task_id, title)
+    """The task's worktree, made (branch from the existing `base`) or repaired; GitError if git refuses."""
+    found = find_branch(repo, task_id)
+    branch = found or branch_for(task_id, title)
     path = worktrees_dir / branch.removeprefix(BRANCH_PREFIX)
-    if checkouts(repo).get(branch) == path and (path / ".git").exists():
-        _clear_stale_lock(path)
-        return TaskWorktree(task_id, path, branch, base)
-    run(repo, "worktree", "prune")
+    if found is not None:
+        if checkouts(repo).get(branch) == path and (path / ".git").is_file():
+            _clear_stale_lock(path)
+            return TaskWorktree(task_id, path, branch, base)
+        run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
     if path.exists():
         shutil.rmtree(path)  # a leftover folder git no longer knows: its work is on the branch
     worktrees_dir.mkdir(parents=True, exist_ok=True)
-    if rev(repo, f"refs/heads/{branch}"):
+    if found is not None:
         run(repo, "worktree", "add", "--quiet", str(path), branch)
     else:
-        if rev(repo, f"refs/heads/{base}") is None:
-            raise GitError(("worktree", "add"), 1, f"the base branch {base!r} does not exist")
         run(repo, "worktree", "add", "--quiet", "-b", branch, str(path), base)
     return TaskWorktree(task_id, path, branch, base)
 
 
 def _clear_stale_lock(path: Path) -> None:
     """Remove the index lock a killed git left in a task worktree (one loop per project works there)."""
-    lock = Path(out(path, "rev-parse", "--path-format=absolute", "--git-path", "index.lock"))
-    lock.unlink(missing_ok=True)
+    pointer = (path / ".git").read_text(encoding="utf-8", errors="surrogateescape").strip()
+    if pointer.startswith("gitdir:"):
+        gitdir = Path(pointer.removeprefix("gitdir:").strip())
+        (gitdir if gitdir.is_absolute() else path / gitdir).joinpath("index.lock").unlink(missing_ok=True)
 
 
 def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = True) -> None:
