@@ -88,7 +88,8 @@ def put_aside(
 
 
 def _stash(repo: Path, message: str, paths: Sequence[str]) -> PutAside:
+    dirty = git.state(repo).dirty
     git.stash_changes(repo, message, paths)
-    # Still dirty: the stash failed; not dirty yet changed: committed by the session, kept by its commit.
-    left = git.state(repo).dirty
-    return PutAside(f"git stash {message!r}", tuple(path for path in paths if path in left))
+    # Left in the tree: what the session committed itself (not dirty), and what the stash did not take.
+    still = git.state(repo).dirty
+    return PutAside(f"git stash {message!r}", tuple(p for p in paths if p not in dirty or p in still))

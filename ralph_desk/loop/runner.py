@@ -513,7 +513,8 @@ class LoopRunner:
             f"{shown}. They were put aside in {kept.where}."
         )
         if kept.left_in_tree:
-            what += f" Still in the tree (no earlier version to restore): {', '.join(kept.left_in_tree)}."
+            left = ", ".join(kept.left_in_tree)
+            what += f" Still in the tree (committed by the session, or no older version outside git): {left}."
         what = what[:MAX_TEXT]
         transcript.note(what)
         self.services.signals.record(
