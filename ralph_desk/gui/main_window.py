@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,7 @@ from ralph_desk.gui.panes.inbox.pane import InboxPane
 from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.gui.settings import DeskSettings
+from ralph_desk.gui.unsaved import Editor, UnsavedBox, ask_to_leave
 from ralph_desk.gui.widgets.message_bar import MessageBar
 from ralph_desk.gui.widgets.sidebar import PaneEntry, Sidebar
 
@@ -109,6 +111,21 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(self.panes[entry.key])
         self.message_bar = MessageBar()
         self.sidebar.sig_pane_requested.connect(self._on_sidebar_row)
+        self.unsaved_box: UnsavedBox | None = None
+        self.editors: dict[str, tuple[Editor, str]] = {
+            "tasks": (self.tasks.detail.fields, "the task"),
+            "features": (self.features.detail.fields, "the feature"),
+            "disciplines": (self.disciplines.detail, "the discipline"),
+            "loop": (self.loop.settings, "the loop settings"),
+        }
+        for key, signal in (
+            ("tasks", self.tasks.detail.fields.sig_dirty_changed),
+            ("features", self.features.detail.fields.sig_dirty_changed),
+            ("disciplines", self.disciplines.detail.sig_dirty_changed),
+            ("loop", self.loop.settings.sig_dirty_changed),
+        ):
+            signal.connect(partial(self.sidebar.set_unsaved, key))
+        self.close_guards.append(self._ask_about_unsaved)
         self._build_central()
         self._build_actions()
         self._build_menus()
@@ -385,6 +402,19 @@ class MainWindow(QMainWindow):
     def _on_sidebar_row(self, row: int) -> None:
         if row < 0:
             return
+        shown = self.stack.currentIndex()
+        editor = self.editors.get(PANES[shown].key) if row != shown else None
+        if editor is None or not editor[0].dirty:
+            self._show_row(row)
+            return
+        self._show_row(shown)  # the sidebar stays on the pane with the edits until the person chooses
+        self.unsaved_box = ask_to_leave(editor[0], editor[1], self, partial(self._show_row, row))
+
+    def _show_row(self, row: int) -> None:
+        """Show the pane at `row` and select it in the sidebar (asking nothing)."""
+        blocked = self.sidebar.blockSignals(True)
+        self.sidebar.setCurrentRow(row)
+        self.sidebar.blockSignals(blocked)
         self.stack.setCurrentIndex(row)
         self.sig_pane_changed.emit(PANES[row].key)
 
@@ -475,6 +505,15 @@ class MainWindow(QMainWindow):
         self.settings.set_last_pane(self.current_pane)
         self.settings.set_splitter(TASKS_SPLITTER, self.tasks.splitter.saveState())
         self.settings.sync()
+
+    def _ask_about_unsaved(self, close: Callable[[], None]) -> bool:
+        """Close guard: the first editor with unsaved edits is shown and asked about."""
+        for key, (editor, what) in self.editors.items():
+            if editor.dirty:
+                self._show_row(next(row for row, entry in enumerate(PANES) if entry.key == key))
+                self.unsaved_box = ask_to_leave(editor, what, self, close)
+                return False
+        return True
 
     def _close_again(self) -> None:
         self.close()

@@ -14,6 +14,7 @@ from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.dialogs.new_record import NewRecordDialog
 from ralph_desk.gui.models.base import KEY_ROLE
 from ralph_desk.gui.models.named import N, NamedRecordModel
+from ralph_desk.gui.unsaved import Editor, SelectionGuard
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.layout import pane_layout, side_by_side, stacked, title_row
@@ -52,10 +53,18 @@ class NamedRecordPane(QWidget, Generic[N, D]):
     """Save these changes (a dict) to the record with this name."""
 
     def __init__(
-        self, model: NamedRecordModel[N], detail: D, spec: NamedPaneSpec, parent: QWidget | None = None
+        self,
+        model: NamedRecordModel[N],
+        detail: D,
+        spec: NamedPaneSpec,
+        editor: Editor,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.spec = spec
+        self.guard: SelectionGuard[str] = SelectionGuard(
+            editor, lambda name: f"the {spec.noun} {name}", self._select_key, self
+        )
         self.model = model
         model.setParent(self)
         self.table = self._build_table()
@@ -156,7 +165,13 @@ class NamedRecordPane(QWidget, Generic[N, D]):
             lambda: self.sig_delete_requested.emit(name),
         )
 
+    def _select_key(self, name: str | None) -> None:
+        if name is None or not self.select_name(name):
+            self.table.clearSelection()
+
     def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        if not self.guard.allow(self.selected_name()):
+            return
         self.delete_button.setEnabled(self.selected_name() is not None)
         self.sig_selected.emit(self.selected_name() or "")
 

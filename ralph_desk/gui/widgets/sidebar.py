@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
 
+UNSAVED_MARK = "●"
 BADGE_ROLE = Qt.ItemDataRole.UserRole + 1
 WIDTH = 188
 ROW_HEIGHT = 40
@@ -132,6 +133,17 @@ class Sidebar(QListWidget):
                 item = self.item(row)
                 item.setData(BADGE_ROLE, count)
                 item.setToolTip(self._tooltip(row, count))
+
+    def set_unsaved(self, key: str, unsaved: bool) -> None:
+        """Mark the pane `key` as holding unsaved edits (a dot after its name)."""
+        for row, entry in enumerate(self.entries):
+            if entry.key == key:
+                self.item(row).setText(f"{entry.title} {UNSAVED_MARK}" if unsaved else entry.title)
+
+    def unsaved(self, key: str) -> bool:
+        """Whether the pane `key` is marked as holding unsaved edits."""
+        row = next(row for row, entry in enumerate(self.entries) if entry.key == key)
+        return self.item(row).text().endswith(UNSAVED_MARK)
 
     def badge(self, key: str) -> int:
         """The count shown on the pane `key`."""

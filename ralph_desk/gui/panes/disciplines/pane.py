@@ -28,10 +28,13 @@ class DisciplineDetail(QStackedWidget):
 
     sig_save_requested = Signal(str, object)
     """Save these changes (a dict; `disabled_tools` and `mcp_servers` included when edited)."""
+    sig_dirty_changed = Signal(bool)
+    """Whether any tab differs from the discipline as loaded."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.discipline: Discipline | None = None
+        self._was_dirty = False
         self.empty = EmptyState(
             "disciplines",
             "No discipline selected",
@@ -137,6 +140,9 @@ class DisciplineDetail(QStackedWidget):
 
     def _update_buttons(self) -> None:
         dirty = self.dirty
+        if dirty != self._was_dirty:
+            self._was_dirty = dirty
+            self.sig_dirty_changed.emit(dirty)
         self.save.setEnabled(dirty)
         self.revert.setEnabled(dirty)
         if dirty:
@@ -162,7 +168,8 @@ class DisciplinesPane(NamedRecordPane[Discipline, DisciplineDetail]):
     """Every discipline in a list; the selected one in detail. Widgets only show and ask."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(DisciplineTableModel(), DisciplineDetail(), DISCIPLINES, parent)
+        detail = DisciplineDetail()
+        super().__init__(DisciplineTableModel(), detail, DISCIPLINES, detail, parent)
         self.detail.sig_save_requested.connect(self.sig_save_requested)
         QShortcut(QKeySequence.StandardKey.Save, self, self.detail.request_save)
 

@@ -95,7 +95,8 @@ class FeaturesPane(NamedRecordPane[Feature, FeatureDetail]):
     """Fold the learnings with these ids (a list) into the one with the first id."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(FeatureTableModel(), FeatureDetail(), FEATURES, parent)
+        detail = FeatureDetail()
+        super().__init__(FeatureTableModel(), detail, FEATURES, detail.fields, parent)
         detail = self.detail
         detail.fields.sig_save_requested.connect(self.sig_save_requested)
         detail.learnings.sig_update_requested.connect(self.sig_update_learning_requested)

@@ -181,7 +181,7 @@ class LoopSettingsForm(QWidget):
         self.save = button("Save settings", "save", "Write the settings to .ralph/config.json")
         self.revert = button("Revert", "refresh", "Show the settings as saved")
         self.save.clicked.connect(self.request_save)
-        self.revert.clicked.connect(lambda: self.load(self.loaded))
+        self.revert.clicked.connect(self.revert_edits)
         self._build()
         self.agent.currentIndexChanged.connect(self._on_agent)
         self.stuck.valueChanged.connect(self._show_stagnation_rule)
@@ -333,6 +333,10 @@ class LoopSettingsForm(QWidget):
     def request_save(self) -> None:
         """Ask to save the edited settings."""
         self.sig_save_requested.emit(self.changes())
+
+    def revert_edits(self) -> None:
+        """Show the settings as saved again."""
+        self.load(self.loaded)
 
     # --- reactions ----------------------------------------------------------------------------
 

@@ -31,8 +31,9 @@ def _tags(text: str) -> list[str]:
     return [tag.strip() for tag in text.split(",") if tag.strip()]
 
 
-class TaskFields(QScrollArea):
-    """Every editable field of a task; Save sends only what changed."""
+class TaskFields(QWidget):
+    """Every editable field of a task, scrolling above Save and Revert (always in view); Save sends only
+    what changed."""
 
     sig_save_requested = Signal(int, object)
     """Save these changes (a dict of field → value; `status` included when it changed) to the task."""
@@ -41,8 +42,6 @@ class TaskFields(QScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QScrollArea.Shape.NoFrame)
         self.task: Task | None = None
         self._dirty = False
         self._loading = False
@@ -75,7 +74,20 @@ class TaskFields(QScrollArea):
         self.save.clicked.connect(self.request_save)
         self.revert.clicked.connect(self.revert_edits)
         self.notice = label(name="muted", wrap=True)
-        self.setWidget(self._layout_form())
+        self.scroller = QScrollArea()
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroller.setWidget(self._layout_form())
+        actions = QHBoxLayout()
+        actions.setContentsMargins(12, 4, 12, 4)
+        actions.addWidget(self.notice, 1)
+        actions.addWidget(self.revert)
+        actions.addWidget(self.save)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.scroller, 1)
+        layout.addLayout(actions)
         for signal in self._edited_signals():
             signal.connect(self._on_edit)
         self._update_buttons()
@@ -97,15 +109,10 @@ class TaskFields(QScrollArea):
         form.addRow("Context files", self.context)
         form.addRow("Hints", self.hints)
         form.addRow("Pseudocode", self.pseudocode)
-        actions = QHBoxLayout()
-        actions.addWidget(self.notice, 1)
-        actions.addWidget(self.revert)
-        actions.addWidget(self.save)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addLayout(form)
         layout.addWidget(self.facts)
-        layout.addLayout(actions)
         layout.addStretch(1)
         return body
 

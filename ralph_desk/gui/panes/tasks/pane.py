@@ -28,6 +28,7 @@ from ralph_desk.gui.models.tasks import (
 )
 from ralph_desk.gui.panes.tasks.detail import TaskDetail
 from ralph_desk.gui.panes.tasks.filters import TaskFilterBar
+from ralph_desk.gui.unsaved import SelectionGuard
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.layout import pane_layout, side_by_side, stacked, title_row
@@ -53,8 +54,11 @@ class TasksPane(QWidget):
         self.proxy = TaskFilterProxy(self.model, self)
         self.filters = TaskFilterBar()
         self.filters.sig_filter_changed.connect(self.apply_filter)
-        self.table = self._build_table()
         self.detail = TaskDetail()
+        self.guard: SelectionGuard[int] = SelectionGuard(
+            self.detail.fields, lambda task_id: f"task #{task_id}", self._select_key, self
+        )
+        self.table = self._build_table()
         self.detail.sig_open_task_requested.connect(self.select_task)
         self.splitter = side_by_side(self._table_area(), self.detail, (3, 2))
         self.empty = EmptyState(
@@ -158,8 +162,14 @@ class TasksPane(QWidget):
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
 
+    def _select_key(self, task_id: int | None) -> None:
+        if task_id is None or not self.select_task(task_id):
+            self.table.clearSelection()
+
     def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
         selected = self.selected_id()
+        if not self.guard.allow(selected):
+            return
         self.delete_button.setEnabled(selected is not None)
         self.sig_task_selected.emit(selected or 0)
 

@@ -1,0 +1,123 @@
+"""Unsaved edits are never lost: leaving an editor that holds some asks Save, Discard or Cancel.
+
+One mechanism for every editor (task fields, feature fields, a discipline's tabs, the loop settings):
+the selection of a list, the pane shown and the window's close all ask through `ask_to_leave`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
+
+K = TypeVar("K")
+
+
+class Editor(Protocol):
+    """A form that may hold edits not yet saved."""
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the form differs from what it loaded."""
+        ...
+
+    def request_save(self) -> None:
+        """Save the edits (at once: `dirty` is false afterwards unless saving failed)."""
+        ...
+
+    def revert_edits(self) -> None:
+        """Throw the edits away and show what is stored."""
+        ...
+
+
+class UnsavedBox(QMessageBox):
+    """Save / Discard / Cancel for the edits of `what`; Save is the default (Enter keeps the work)."""
+
+    def __init__(
+        self,
+        what: str,
+        editor: Editor,
+        leave: Callable[[], None],
+        stay: Callable[[], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(
+            QMessageBox.Icon.Warning,
+            "Unsaved changes",
+            f"You changed {what} without saving. Save the changes first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            parent,
+        )
+        self.setDefaultButton(QMessageBox.StandardButton.Save)
+        self.save_button = self.button(QMessageBox.StandardButton.Save)
+        self.discard_button = self.button(QMessageBox.StandardButton.Discard)
+        self.cancel_button = self.button(QMessageBox.StandardButton.Cancel)
+        self._editor = editor
+        self._leave = leave
+        self._stay = stay
+        self.buttonClicked.connect(self._clicked)
+
+    def _clicked(self, clicked: QAbstractButton) -> None:
+        if clicked is self.save_button:
+            self._editor.request_save()
+            (self._stay if self._editor.dirty else self._leave)()  # a failed save keeps the edits in view
+        elif clicked is self.discard_button:
+            self._editor.revert_edits()
+            self._leave()
+        else:
+            self._stay()
+
+
+def ask_to_leave(
+    editor: Editor,
+    what: str,
+    parent: QWidget,
+    leave: Callable[[], None],
+    stay: Callable[[], None] = lambda: None,
+) -> UnsavedBox | None:
+    """`leave()` now when nothing is unsaved (None); else open Save/Discard/Cancel and return it."""
+    if not editor.dirty:
+        leave()
+        return None
+    box = UnsavedBox(what, editor, leave, stay, parent)
+    box.open()
+    return box
+
+
+class SelectionGuard(Generic[K]):
+    """Holds a list's selection on the record being edited until its edits are saved or thrown away."""
+
+    def __init__(
+        self,
+        editor: Editor,
+        what: Callable[[K | None], str],
+        select: Callable[[K | None], object],
+        parent: QWidget,
+    ) -> None:
+        self.editor = editor
+        self.current: K | None = None
+        self.box: UnsavedBox | None = None
+        self._what = what
+        self._select = select
+        self._parent = parent
+        self._moving = False
+
+    def allow(self, wanted: K | None) -> bool:
+        """Whether the selection may move to `wanted`; if not, it is put back and the person is asked."""
+        if self._moving or wanted == self.current or not self.editor.dirty:
+            self.current = wanted
+            return True
+        held = self.current
+        self._move(held)
+        self.box = ask_to_leave(self.editor, self._what(held), self._parent, lambda: self._move(wanted))
+        return False
+
+    def _move(self, key: K | None) -> None:
+        self._moving = True
+        try:
+            self._select(key)
+        finally:
+            self._moving = False
