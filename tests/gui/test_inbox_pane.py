@@ -71,6 +71,19 @@ def test_an_option_clicked_asks_to_answer_that_question_with_it(qtbot: QtBot, pa
     assert answered.args == [41, "feet"]
 
 
+def test_an_option_clicked_keeps_the_note_typed_in_the_answer_box(qtbot: QtBot, pane: InboxPane) -> None:
+    pane.questions.show_items([QuestionItem(ask(42, 7, "Metres or feet?", "metres", "feet"), "Units", None)])
+    card = pane.questions.card(42)
+    assert card is not None
+    qtbot.keyClicks(card.answer, "Show one decimal too")
+    (metres,) = [b for b in card.option_buttons if b.property("option") == "metres"]
+
+    with qtbot.waitSignal(pane.sig_answer_requested, timeout=1000) as answered:
+        qtbot.mouseClick(metres, Qt.MouseButton.LeftButton)
+
+    assert answered.args == [42, "metres\n\nShow one decimal too"]
+
+
 def test_a_typed_answer_is_sent_only_once_there_is_text(qtbot: QtBot, pane: InboxPane) -> None:
     pane.questions.show_items([QuestionItem(ask(5, 2, "Which station first?"), "Stations", None)])
     card = pane.questions.card(5)

@@ -62,7 +62,9 @@ class QuestionCard(Card):
         self.doing = label(wrap=True, name="muted", selectable=True)
         self.options = QWidget()
         self.options_layout = FlowLayout(self.options, spacing=8)
-        self.answer = SendingTextEdit("Type an answer — Ctrl+Enter sends it", lines=2)
+        self.answer = SendingTextEdit(
+            "Type an answer (Ctrl+Enter sends it), or a note that goes with the option you click", lines=2
+        )
         self.answer.sig_send_requested.connect(self._send)
         self.answer.textChanged.connect(self._update_send)
         self.send = button("Answer", "approve", "Send this answer (Ctrl+Enter)", primary=True)
@@ -140,9 +142,9 @@ class QuestionCard(Card):
             theme.style(option_button, theme.OPTION_STYLE)
             option_button.setProperty("option", option)
             option_button.setProperty("preferred", preferred)
-            tip = "Answer with this option"
+            tip = "Answer with this option, and the note typed below if any"
             option_button.setToolTip(f"{tip} (the agent's preferred one)" if preferred else tip)
-            option_button.clicked.connect(lambda _=False, text=option: self._answer(text))
+            option_button.clicked.connect(lambda _=False, text=option: self._choose(text))
             self.options_layout.addWidget(option_button)
             self.option_buttons.append(option_button)
         self.options.setVisible(bool(wanted))
@@ -154,6 +156,11 @@ class QuestionCard(Card):
         text = self.answer.toPlainText().strip()
         if text:
             self._answer(text)
+
+    def _choose(self, option: str) -> None:
+        """Answer with an option; a note typed in the answer box goes with it, never lost."""
+        note = self.answer.toPlainText().strip()
+        self._answer(f"{option}\n\n{note}" if note else option)
 
     def _answer(self, text: str) -> None:
         self.sig_answer_requested.emit(self.item.ask.id, text)
