@@ -8,6 +8,7 @@ file itself. A link anywhere below the root is refused with a `LinkRefusedError`
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -167,13 +168,37 @@ def read_text(root: Path, path: Path, missing: str | None = None) -> str:
         return missing
 
 
+# Why a write found no room, in words: a full disk, a quota, or the largest file allowed.
+NO_ROOM = {
+    errno.ENOSPC: "the disk is full (no space left on the device)",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EFBIG: "the file has reached the largest size allowed",
+}
+
+
 def append_bytes(root: Path, path: Path, data: bytes, mode: int = FILE_MODE) -> None:
-    """Append with O_APPEND and one write per entry, so entries from several processes never interleave."""
+    """Append one entry whole or not at all; appenders of the file take turns (a lock), never interleave.
+
+    A write the disk cuts short is undone (the file goes back to its old length), and the refusal
+    says why there was no room.
+    """
     descriptor = open_descriptor(root, path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
     try:
-        written = os.write(descriptor, data)
-        while written < len(data):
-            written += os.write(descriptor, data[written:])
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        start = os.fstat(descriptor).st_size
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(descriptor, data[written:])
+        except OSError as error:
+            with suppress(OSError):
+                os.ftruncate(descriptor, start)
+            if error.errno in NO_ROOM:
+                raise ProjectError(
+                    f"could not add to {path.name}: {NO_ROOM[error.errno]}; nothing of the entry was "
+                    "written — free some space and try again"
+                ) from None
+            raise
     finally:
         os.close(descriptor)
 

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import CursorResult, Engine, Executable, func, insert, select, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
-from ralph_desk.store.errors import StoreBusyError, StoreDataError
+from ralph_desk.store.errors import StoreBusyError, StoreDataError, StoreGoneError
 from ralph_desk.store.schema import ChangeRow
 from ralph_desk.store.urls import is_sqlite
 
@@ -56,6 +59,25 @@ class UnitOfWork:
         return [Change(topic, tuple(ids)) for topic, ids in self._changes.items()]
 
 
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None for memory and for other databases)."""
+    if not is_sqlite(url):
+        return None
+    database = make_url(url).database
+    return Path(database) if database and database != ":memory:" else None
+
+
+def _identity(path: Path | None) -> tuple[int, int] | None:
+    """The device and inode of `path` (None when there is no file)."""
+    if path is None:
+        return None
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino
+
+
 def _undecodable_column(message: str) -> str | None:
     """The column named by SQLite's "Could not decode to UTF-8 column 'x'", else None."""
     found = re.match(r"Could not decode to UTF-8 column '([^']*)'", message)
@@ -82,6 +104,8 @@ class Database:
         self._listeners: list[ChangeListener] = []
         self._lock = threading.Lock()
         self._open = threading.local()
+        self._file = _sqlite_file(url)
+        self._identity = _identity(self._file)
 
     @property
     def is_sqlite(self) -> bool:
@@ -107,6 +131,7 @@ class Database:
         if outer is not None:
             yield outer
             return
+        self._check_file()
         with self._busy_guard(), self._reader() as session, session.begin():
             yield UnitOfWork(session, writable=False)
 
@@ -122,6 +147,7 @@ class Database:
             with outer.session.begin_nested():
                 yield outer
             return
+        self._check_file()
         with self._busy_guard(), self._writer() as session, session.begin():
             unit = UnitOfWork(session, writable=True)
             self._open.unit = unit
@@ -136,8 +162,18 @@ class Database:
                     insert(_CHANGE_LOG),
                     [{"topic": change.topic, "entity_ids": list(change.ids)} for change in changes],
                 )
+            self._check_file()  # before the commit: a write to a removed file is acknowledged, then lost
         if changes:
             self._publish(changes)
+
+    def _check_file(self) -> None:
+        """Refuse to go on when the SQLite file was removed or replaced since it was opened."""
+        if self._file is not None and _identity(self._file) != self._identity:
+            raise StoreGoneError(
+                f"the project's database {self._file} was removed or replaced while this process had it "
+                "open; nothing was written. Restore the .ralph folder (or run `ralph-desk init`) and start "
+                "again"
+            )
 
     def _publish(self, changes: list[Change]) -> None:
         with self._lock:

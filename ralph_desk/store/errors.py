@@ -13,3 +13,7 @@ class StoreBusyError(StoreError):
 
 class StoreDataError(StoreError):
     """A stored value cannot be read back (text that is not UTF-8, written outside ralph-desk)."""
+
+
+class StoreGoneError(StoreError):
+    """The database file was removed or replaced while it was open: nothing more is written to it."""

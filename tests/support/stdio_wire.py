@@ -7,6 +7,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO, Any
 
 from ralph_desk.project import ProjectPaths
@@ -20,8 +21,15 @@ def mcp_command(paths: ProjectPaths, *extra: str) -> list[str]:
 class StdioWire:
     """A `ralph-desk mcp` process (or any stdio server) spoken to line by line."""
 
-    def __init__(self, command: list[str], stderr: IO[bytes] | int = subprocess.DEVNULL) -> None:
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+    def __init__(
+        self,
+        command: list[str],
+        stderr: IO[bytes] | int = subprocess.DEVNULL,
+        preexec: Callable[[], None] | None = None,
+    ) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, preexec_fn=preexec
+        )
         self.lines: queue.Queue[bytes] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

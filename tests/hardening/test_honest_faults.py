@@ -1,0 +1,130 @@
+"""Faults that must not cost data or lie: a full disk, a folder removed under a server, broken storage.
+
+A full disk cannot be made without root (no tmpfs here), so it is simulated at the OS boundary two
+honest ways: `RLIMIT_FSIZE` on a real `ralph-desk mcp` process (the kernel cuts the write short and
+then refuses it, EFBIG, as a full disk does with ENOSPC), and a wrapper at the one append function
+whose `os.write` writes half an entry and then raises ENOSPC.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import shutil
+import signal
+from collections.abc import Callable
+
+import pytest
+
+from ralph_desk.project import ProjectError, ProjectPaths, contained
+from ralph_desk.services.container import Services
+from tests.hardening.support import INIT_PARAMS, Seeded, assert_unchanged, db_state
+from tests.support.jsonrpc import tool_call
+from tests.support.stdio_wire import StdioWire, mcp_command
+
+pytestmark = pytest.mark.sqlite_only  # the snapshots read the SQLite file itself
+
+PADDING = 8 * 1024 * 1024  # progress.txt grows past the database and its WAL, so only it meets the limit
+ROOM = 10  # bytes of room left under the limit: less than any entry
+
+
+def file_size_limit(limit: int) -> Callable[[], None]:
+    """For a child process: files may grow to `limit` bytes; past it a write fails (EFBIG), no signal."""
+
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an ignored signal stays ignored across exec
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_an_append_the_kernel_cuts_short_leaves_no_torn_entry(seeded: tuple[ProjectPaths, Seeded]) -> None:
+    paths, ids = seeded
+    with paths.progress_file.open("a", encoding="utf-8") as progress:
+        progress.write("#" * PADDING + "\n")
+    before = db_state(paths)
+    size = paths.progress_file.stat().st_size
+    wire = StdioWire(
+        mcp_command(paths, "--recipe", "opus_review", "--task-id", str(ids.parser)),
+        preexec=file_size_limit(size + ROOM),
+    )
+    try:
+        wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS})
+        assert "result" in wire.answer(0, timeout=60)
+        wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        wire.send(tool_call(1, "append_progress", {"text": "An entry longer than the room that is left."}))
+        result = wire.answer(1, timeout=60)["result"]
+        message = result["content"][0]["text"]
+        assert result["isError"] and "could not add to progress.txt: the file has reached" in message, message
+        assert "nothing of the entry was written" in message
+        wire.send(tool_call(2, "get_task", {"id": ids.parser}))
+        assert wire.answer(2, timeout=60)["result"]["structuredContent"]["id"] == ids.parser  # still serving
+        assert wire.close() == 0
+    finally:
+        wire.kill()
+    assert paths.progress_file.stat().st_size == size
+    assert_unchanged(paths, before, "an append the kernel cut short")
+
+
+def test_an_append_on_a_full_disk_lands_whole_or_not_at_all_and_says_the_disk_is_full(
+    seeded: tuple[ProjectPaths, Seeded], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths, _ = seeded
+    real_write = os.write
+
+    def half_then_full(descriptor: int, data: bytes) -> int:
+        if len(data) > 1:
+            return real_write(descriptor, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    services = Services.open(paths)
+    try:
+        for append, file in (
+            (services.state_files.append_progress, paths.progress_file),
+            (services.state_files.append_learning, paths.learnings_file),
+        ):
+            before = db_state(paths)
+            text_before = file.read_bytes()
+            monkeypatch.setattr(contained.os, "write", half_then_full)
+            with pytest.raises(ProjectError) as refused:
+                append("An entry the disk has no room for.")
+            monkeypatch.setattr(contained.os, "write", real_write)
+            assert f"could not add to {file.name}: the disk is full" in str(refused.value)
+            assert file.read_bytes() == text_before
+            assert_unchanged(paths, before, f"a refused append to {file.name}")
+            entry = append("Room again.")
+            assert file.read_text(encoding="utf-8").endswith(entry)
+    finally:
+        services.close()
+
+
+@pytest.mark.parametrize("removed", [".ralph/db", ".ralph"])
+def test_a_database_removed_under_a_running_server_refuses_calls_never_acknowledging_them(
+    seeded: tuple[ProjectPaths, Seeded], removed: str
+) -> None:
+    paths, ids = seeded
+    flags = ("--task-id", str(ids.parser), "--session-id", "removed")
+    arguments = {"what": "a flag", "severity": "info", "category": "bug"}
+    wire = StdioWire(mcp_command(paths, *flags))
+    try:
+        wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS})
+        assert "result" in wire.answer(0, timeout=60)
+        wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        wire.send(tool_call(1, "flag", arguments))
+        assert not wire.answer(1, timeout=60)["result"]["isError"]
+        shutil.rmtree(paths.root / removed)
+        ask = {"question": "Which one?", "blocking": False}
+        calls = [("flag", arguments), ("ask", ask), ("flag", arguments)]
+        for request_id, (tool, given) in enumerate(calls, start=2):
+            wire.send(tool_call(request_id, tool, given))
+            result = wire.answer(request_id, timeout=60)["result"]
+            message = result["content"][0]["text"]
+            assert result["isError"] and "was removed or replaced" in message, (tool, message)
+            assert "nothing was written" in message
+        wire.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+        assert wire.answer(9, timeout=60) == {"jsonrpc": "2.0", "id": 9, "result": {}}
+        assert wire.close() == 0
+    finally:
+        wire.kill()
+    assert not paths.db_file.exists(), "a refused call brought a new database file into being"
