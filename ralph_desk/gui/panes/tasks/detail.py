@@ -265,6 +265,8 @@ class TaskDetail(QStackedWidget):
         self.tabs.setTabText(ACTIVITY, f"Activity ({sessions})" if sessions else "Activity")
         deps = len(task.depends_on)
         self.tabs.setTabText(DEPENDENCIES, f"Depends on ({deps})" if deps else "Depends on")
+        # The splitter may squeeze the detail no narrower than its tabs: their titles are never cut.
+        self.tabs.setMinimumWidth(self.tabs.tabBar().sizeHint().width())
 
     def _show_dependencies(self, data: TaskDetailData) -> None:
         for widget, summaries in ((self.dependencies, data.dependencies), (self.dependents, data.dependents)):
