@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
@@ -48,6 +50,7 @@ from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.unsaved import Editor, UnsavedBox, ask_to_leave
 from ralph_desk.gui.widgets.message_bar import MessageBar
 from ralph_desk.gui.widgets.sidebar import PaneEntry, Sidebar
+from ralph_desk.services.sessions import process_exists
 
 if TYPE_CHECKING:
     from ralph_desk.gui.controller import Controller
@@ -63,10 +66,17 @@ PANES = (
     PaneEntry("dashboard", "Dashboard", "dashboard", "Progress, cost and recent activity"),
 )
 TASKS_SPLITTER = "tasks"
+WINDOW_OFFSET = 32
+"""How far each further window opens down and right of the last, in pixels."""
 STATUS_MS = 4000
 
 CloseGuard = Callable[[Callable[[], None]], bool]
 """Whether the window may close now; if not, it asked the person and calls back to close once it may."""
+
+
+def _alive(entry: str) -> bool:
+    pid, _, _token = entry.partition(":")
+    return pid.isdigit() and process_exists(int(pid))
 
 
 class MainWindow(QMainWindow):
@@ -89,6 +99,7 @@ class MainWindow(QMainWindow):
         self.root = root
         self.settings = settings
         self.controller: Controller | None = None
+        self.window_token = f"{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self.close_guards: list[CloseGuard] = []
         self.setWindowIcon(icons.app_icon())
         self.inbox = InboxPane()
@@ -376,6 +387,24 @@ class MainWindow(QMainWindow):
             self.tasks.splitter.setSizes([780, 480])
         last = self.settings.last_pane()
         self.show_pane(last if last in self.panes else "inbox")
+        self._step_aside()
+
+    def _step_aside(self) -> None:
+        """Open offset from the windows already open (here or in other processes), then register this one."""
+        others = [entry for entry in self.settings.open_windows() if _alive(entry)]
+        if others:
+            step = WINDOW_OFFSET * len(others)
+            self.move(self._base_position() + QPoint(step, step))
+        self.settings.set_open_windows([*others, self.window_token])
+
+    def _base_position(self) -> QPoint:
+        """Where the restored geometry put the window; without one, the screen's centre (as most WMs do)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if self.settings.geometry() is not None or screen is None:
+            return self.pos()
+        free = screen.availableGeometry()
+        spare = free.size() - self.size()
+        return free.topLeft() + QPoint(spare.width() // 2, spare.height() // 2)
 
     def first_size(self) -> QSize:
         """`DEFAULT_SIZE`, made smaller where the screen's free area is smaller."""
@@ -525,5 +554,7 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.save_state()
+        kept = [entry for entry in self.settings.open_windows() if entry != self.window_token]
+        self.settings.set_open_windows(kept)
         super().closeEvent(event)
         self.sig_closed.emit()

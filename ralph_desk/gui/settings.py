@@ -83,6 +83,18 @@ class DeskSettings:
         """Remember the colour scheme: system, light or dark."""
         self.store.setValue("window/scheme", value)
 
+    def open_windows(self) -> list[str]:
+        """The windows open now (by any process): `pid:token` each, as they registered."""
+        self.store.sync()  # another process may have written since this one read
+        value = self.store.value("windows/open", [])
+        items = [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
+        return [str(item) for item in items]
+
+    def set_open_windows(self, entries: list[str]) -> None:
+        """Replace the list of open windows."""
+        self.store.setValue("windows/open", entries)
+        self.store.sync()
+
     def sync(self) -> None:
         """Write everything to disk now."""
         self.store.sync()

@@ -6,14 +6,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QPoint, QSettings, QSize, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QTabWidget
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
 from ralph_desk.gui.dialogs import initialise
-from ralph_desk.gui.main_window import DEFAULT_SIZE, PANES, MainWindow
+from ralph_desk.gui.main_window import DEFAULT_SIZE, PANES, WINDOW_OFFSET, MainWindow
 from ralph_desk.gui.panes.inbox.pane import SUGGESTIONS
+from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
@@ -295,3 +296,34 @@ def test_every_empty_pane_fits_a_laptop_screen(qtbot: QtBot, tmp_path: Path, set
     finally:
         window.close()
         services.close()
+
+
+def offset(first: MainWindow, other: MainWindow) -> QPoint:
+    """How far `other` lies from `first`, to 4 px (offscreen Qt shifts a frame by a pixel or two)."""
+    shift = other.pos() - first.pos()
+    return QPoint(round(shift.x() / 4) * 4, round(shift.y() / 4) * 4)
+
+
+def test_a_second_window_opens_offset_from_the_first_and_a_closed_one_frees_its_place(
+    qtbot: QtBot, services: Services, settings: QSettings
+) -> None:
+    def opened() -> MainWindow:
+        window = build_window(services, settings=settings, use_tray=False, live=False)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        return window
+
+    placed = opened()
+    placed.move(120, 90)  # the last window's place, saved when it closes
+    placed.close()
+    first = opened()
+    second = opened()
+
+    assert offset(first, second) == QPoint(WINDOW_OFFSET, WINDOW_OFFSET)
+    second.close()
+    third = opened()
+    assert offset(first, third) == QPoint(WINDOW_OFFSET, WINDOW_OFFSET)
+    third.close()
+    first.close()
+    assert DeskSettings(settings).open_windows() == []
