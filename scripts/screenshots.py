@@ -1,32 +1,35 @@
 """Render each pane of the window on the demo project into docs/screenshots/ (light, and a few dark).
 
-    QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720]
+    python scripts/screenshots.py [--out docs/screenshots] [--size 1280x720] [--xvfb] [--matrix DIR]
 
-Runs offscreen by default; under Xvfb (`xvfb-run -s '-screen 0 1400x900x24' python scripts/screenshots.py`)
-the same code draws through a real X server.
+`--xvfb` starts a private X server (Xvfb) with a window manager (openbox) and draws through them, as a
+person's desktop would; without it and without a DISPLAY it draws offscreen. Every run also shows every
+pane, tab and dialog at 1024×640, 1280×720 and 1920×1080 in light and dark, and fails (exit 1) naming any
+label, button or tab title that is cut off; `--matrix DIR` keeps those pictures in DIR.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-if "DISPLAY" not in os.environ:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 from PySide6.QtCore import QEventLoop, QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ralph_desk.app import build_window, prepare_application
 from ralph_desk.demo import create_demo
 from ralph_desk.gui import icons, theme
+from ralph_desk.gui.clipping import clipped_texts
 from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.disciplines.pane import TOOLS
@@ -152,6 +155,94 @@ def _connect(window: MainWindow, app: QApplication, out: Path) -> Path:
     return path
 
 
+MATRIX_SIZES = ((1024, 640), (1280, 720), (1920, 1080))
+START_TIMEOUT_S = 30
+
+
+def _views(window: MainWindow) -> Iterator[str]:
+    """Show every pane and every tab of the tabbed ones; yield a name for what is shown."""
+    for name in ("dashboard", "features", "disciplines", "loop"):
+        SCENES[name](window)
+        yield name
+    window.show_pane("inbox")
+    for index in range(window.inbox.tabs.count()):
+        window.inbox.show_tab(index)
+        yield f"inbox-{index}"
+    _tasks()(window)
+    for index in range(window.tasks.detail.tabs.count()):
+        window.tasks.detail.tabs.setCurrentIndex(index)
+        yield f"tasks-{index}"
+
+
+def _dialogs(window: MainWindow) -> Iterator[tuple[str, QWidget]]:
+    """Open each dialog in turn; yield its name and the dialog (closed after)."""
+    controller = window.controller
+    assert controller is not None
+    openers: list[tuple[str, Callable[[], QWidget | None]]] = [
+        ("new-task", lambda: (controller.tasks.new_task(), controller.tasks.task_dialog)[1]),
+        ("shortcuts", lambda: (window.show_shortcuts(), window.shortcuts_dialog)[1]),
+        ("connect", lambda: (controller.show_connect(), controller.connect_dialog)[1]),
+    ]
+    for name, open_dialog in openers:
+        dialog = open_dialog()
+        if dialog is not None:
+            yield name, dialog
+            dialog.close()
+
+
+def _check_sizes(app: QApplication, window: MainWindow, matrix: Path | None) -> list[str]:
+    """Every view and dialog at each size, light and dark: what is cut off (pictures kept in `matrix`)."""
+    problems: list[str] = []
+    for scheme in (theme.Scheme.LIGHT, theme.Scheme.DARK):
+        _apply_scheme(app, window, scheme)
+        for width, height in MATRIX_SIZES:
+            window.resize(width, height)
+            tag = f"{width}x{height}-{scheme.value}"
+            for name in _views(window):
+                _settle(app)
+                problems += [f"{tag} {name}: {found}" for found in clipped_texts(window)]
+                if matrix is not None:
+                    window.grab().save(str(matrix / f"{name}-{tag}.png"))
+            for name, dialog in _dialogs(window):
+                _settle(app)
+                problems += [f"{tag} {name}: {found}" for found in clipped_texts(dialog)]
+                if matrix is not None and width == MATRIX_SIZES[0][0]:
+                    dialog.grab().save(str(matrix / f"dialog-{name}-{scheme.value}.png"))
+    return problems
+
+
+@contextmanager
+def _x_server(size: tuple[int, int]) -> Iterator[None]:
+    """A private Xvfb display with openbox managing its windows; DISPLAY points at it meanwhile."""
+    for program in ("Xvfb", "openbox"):
+        if shutil.which(program) is None:
+            raise SystemExit(f"--xvfb needs {program} (Debian: apt-get install xvfb openbox)")
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", "1", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    started = [server]
+    try:
+        assert server.stdout is not None
+        display = f":{server.stdout.readline().strip()}"
+        env = {**os.environ, "DISPLAY": display}
+        # openbox runs its --startup command once it manages the screen: that line says it is ready.
+        manager = subprocess.Popen(
+            ["openbox", "--sm-disable", "--startup", "echo ready"], env=env, stdout=subprocess.PIPE, text=True
+        )
+        started.append(manager)
+        assert manager.stdout is not None
+        if "ready" not in (line.strip() for line in manager.stdout):  # openbox prints its notes there too
+            raise SystemExit("openbox did not start")
+        os.environ["DISPLAY"], os.environ["QT_QPA_PLATFORM"] = display, "xcb"
+        yield
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=START_TIMEOUT_S)
+
+
 SCENES: dict[str, Scene] = {
     "inbox": _inbox(QUESTIONS),
     "inbox-suggestions": _inbox(SUGGESTIONS),
@@ -212,8 +303,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--size", type=_size, default=(WIDTH, HEIGHT), help=f"window size (default {WIDTH}x{HEIGHT})"
     )
+    parser.add_argument("--xvfb", action="store_true", help="draw on a private Xvfb with openbox")
+    parser.add_argument("--matrix", type=Path, help="keep every size × scheme picture in this folder")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.matrix is not None:
+        args.matrix.mkdir(parents=True, exist_ok=True)
+    if args.xvfb:
+        with _x_server((1920, 1200)):
+            return _run(args)
+    if "DISPLAY" not in os.environ:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Render the README's pictures, then check every size and scheme."""
     app = prepare_application([sys.argv[0]])
     with tempfile.TemporaryDirectory(prefix="ralph-desk-shots-") as scratch:
         root = create_demo(Path(scratch) / "tidewater").root
@@ -234,13 +339,16 @@ def main(argv: list[str] | None = None) -> int:
             if not args.no_dark:
                 _apply_scheme(app, window, theme.Scheme.DARK)
                 written += _render(window, app, DARK_SCENES, args.out, "-dark")
+            problems = _check_sizes(app, window, args.matrix)
             window.close()
         finally:
             services.close()
             theme.force_scheme(None)
     for path in written:
         print(path)
-    return 0
+    for problem in problems:
+        print(f"cut off: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
