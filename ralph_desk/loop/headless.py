@@ -17,11 +17,11 @@ from ralph_desk.domain.enums import LoopState, Recipe
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.idle import IdleReport, idle_report
-from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.model import NOTHING_RUNNABLE, EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.processes import on_stop_signals
-from ralph_desk.loop.runner import NOTHING_RUNNABLE, LoopRunner, LoopStatus
+from ralph_desk.loop.runner import LoopRunner, LoopStatus
 from ralph_desk.loop.settings import load_settings
 from ralph_desk.services.container import Services
 
@@ -53,6 +53,13 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="model for task sessions (default: config.json)")
     parser.add_argument("--max-iterations", type=int, default=None)
     parser.add_argument("--max-cost", type=float, default=None, metavar="USD")
+    parser.add_argument(
+        "--parallel",
+        type=_at_least_one,
+        default=None,
+        metavar="N",
+        help="agent sessions running at once, each in its task's worktree (default: parallel in config.json)",
+    )
     parser.add_argument("--session-timeout", type=float, default=None, metavar="S")
     parser.add_argument("--dry-run", action="store_true", help="show what would run; start nothing")
     parser.add_argument("--allow-edits", action=argparse.BooleanOptionalAction, default=None)
@@ -64,6 +71,17 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     # The default since `--wait` came; still accepted so that existing scripts keep working.
     parser.add_argument("--exit-when-idle", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print events and the result as JSON lines")
+
+
+def _at_least_one(text: str) -> int:
+    """A whole number ≥ 1 from the command line, or an error saying what is allowed."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: a whole number ≥ 1")
+    return value
 
 
 def configure_session(parser: argparse.ArgumentParser) -> None:
@@ -94,6 +112,7 @@ def _settings(services: Services, args: argparse.Namespace, recipe: Recipe) -> L
         models=models,
         max_iterations=getattr(args, "max_iterations", None),
         max_cost_usd=getattr(args, "max_cost", None),
+        parallel=getattr(args, "parallel", None),
         session_timeout_s=getattr(args, "session_timeout", None),
         allow_edits=getattr(args, "allow_edits", None),
     )

@@ -10,12 +10,17 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.records import Discipline, Feature, Task
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.project.config import ProjectConfig
 
 _CONFIG = ProjectConfig()
+
+IDLE_POLL_S = 1.0
+NOTHING_RUNNABLE = "nothing is runnable"
+# A session whose task reached one of these finished its work (merged, or waiting for review).
+FINISHED = frozenset({TaskStatus.DONE, TaskStatus.IN_REVIEW})
 
 
 def command_template(words: Sequence[str] | None) -> str | None:
@@ -33,6 +38,7 @@ class LoopSettings:
     # Empty, not the config's: without a project the agent keeps its own model (Codex knows no "sonnet").
     models: Mapping[str, str | None] = field(default_factory=dict)
     max_iterations: int | None = _CONFIG.max_iterations or None  # None: no limit
+    parallel: int = _CONFIG.parallel
     max_cost_usd: float | None = _CONFIG.max_cost_usd
     session_timeout_s: float = _CONFIG.session_timeout_s
     stuck_threshold: int = _CONFIG.stuck_threshold

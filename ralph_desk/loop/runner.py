@@ -24,6 +24,9 @@ from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.limits import Backoff
 from ralph_desk.loop.lock import project_lock
 from ralph_desk.loop.model import (
+    FINISHED,
+    IDLE_POLL_S,
+    NOTHING_RUNNABLE,
     AgentCommand,
     EventKind,
     LiveEvent,
@@ -32,6 +35,7 @@ from ralph_desk.loop.model import (
     StreamSummary,
 )
 from ralph_desk.loop.planner import plan_next_task, plan_recipe_session
+from ralph_desk.loop.pool import run_pool
 from ralph_desk.loop.processes import own_group, stop_tree
 from ralph_desk.loop.prompt import render_prompt
 from ralph_desk.loop.streams import StreamParser
@@ -45,14 +49,9 @@ from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
 log = logging.getLogger("ralph_desk.loop")
 
 PROMPT_FILE_NAME = "prompt.md"
-IDLE_POLL_S = 1.0
 KILL_GRACE_S = 5.0
 HEARTBEAT_S = LOOP_RUN_LEASE_S / 4
-NOTHING_RUNNABLE = "nothing is runnable"
 MAX_PATHS_NAMED = 20
-
-# A session whose task reached one of these finished its work (merged, or waiting for review).
-FINISHED = frozenset({TaskStatus.DONE, TaskStatus.IN_REVIEW})
 
 # The loop runs of this process whose runner is alive: recovery on this host tells them from dead ones.
 _RUNNING_HERE: set[int] = set()
@@ -88,6 +87,7 @@ class LoopStatus:
     stop_reason: str | None = None
     completed: int = 0
     failed: int = 0
+    running: dict[str, int | None] = field(default_factory=dict)  # session id → task id, in start order
 
 
 class LoopRunner:
@@ -115,8 +115,10 @@ class LoopRunner:
         self._stop_after_session = False
         self._pause_requested = False
         self._wake = asyncio.Event()
-        self._process: asyncio.subprocess.Process | None = None
-        self._killer: asyncio.Task[None] | None = None
+        self._processes: dict[str, asyncio.subprocess.Process] = {}
+        self._killers: dict[str, asyncio.Task[None]] = {}
+        # Git work of parallel sessions (worktrees, session commits, merges) goes one at a time.
+        self._git = asyncio.Lock()
         self._heartbeat: asyncio.Task[None] | None = None
         self._lock = project_lock(services.paths.ralph)
         self._backoff = Backoff(settings.rate_limit_wait_s, settings.rate_limit_max_wait_s)
@@ -208,8 +210,10 @@ class LoopRunner:
             raise
         finally:
             await _cancel(self._heartbeat)
-            await _cancel(self._killer)
-            self._heartbeat = self._killer = None
+            for killer in list(self._killers.values()):
+                await _cancel(killer)
+            self._heartbeat = None
+            self._killers.clear()
             if run_id is not None:
                 _RUNNING_HERE.discard(run_id)
             self._lock.release()
@@ -226,6 +230,9 @@ class LoopRunner:
                 log.warning("could not renew the lease of loop run %s", loop_run_id, exc_info=True)
 
     async def _iterate(self) -> None:
+        if self.settings.parallel > 1:
+            await run_pool(self)
+            return
         while True:
             if self._pause_requested:
                 await self._wait_paused()
@@ -286,7 +293,8 @@ class LoopRunner:
         if not self._ending:
             self._set_state(LoopState.RUNNING)
 
-    async def _wait_out_rate_limit(self, summary: StreamSummary) -> None:
+    def _hold_for_rate_limit(self, summary: StreamSummary) -> float:
+        """Set when new sessions may start again after a rate limit; the seconds until then."""
         now = datetime.now(UTC)
         # A reset time from the agent's stream wins over the loop's own doubling wait.
         resumes = summary.resets_at if summary.resets_at and summary.resets_at > now else None
@@ -296,6 +304,10 @@ class LoopRunner:
             LoopState.RATE_LIMITED,
             f"rate-limited until {self.status.resumes_at:%H:%M:%S} UTC (in {delay:.3g} s)",
         )
+        return delay
+
+    async def _wait_out_rate_limit(self, summary: StreamSummary) -> None:
+        delay = self._hold_for_rate_limit(summary)
         self._wake.clear()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))
@@ -304,14 +316,14 @@ class LoopRunner:
         if not self._ending:
             self._set_state(LoopState.RUNNING)
 
-    def _next_plan(self) -> SessionPlan | None:
+    def _next_plan(self, iteration: int | None = None) -> SessionPlan | None:
         """Unblock what is ready and plan the next session (database work: run off the event loop)."""
         unblock_ready(self.services)
         return plan_next_task(
             self.services,
             self.settings,
             loop_run_id=self.status.loop_run_id,
-            iteration=self.status.iteration + 1,
+            iteration=iteration or self.status.iteration + 1,
         )
 
     def _recover_orphans(self) -> None:
@@ -345,11 +357,13 @@ class LoopRunner:
         services, settings = self.services, self.settings
         self.status.current_task_id = plan.task.id if plan.task else None
         self.status.current_session_id = plan.session_id
+        self.status.running[plan.session_id] = self.status.current_task_id
         read_only = not settings.allow_edits or plan.recipe is Recipe.UNDERSTAND
         transcript = Transcript(services.paths.logs_dir, plan.session_id, root=services.paths.root)
         try:
             # A task's session works in the task's own worktree; the person's checkout is never touched.
-            work = await asyncio.to_thread(branches.prepare, services, plan, self.repo_root)
+            async with self._git:
+                work = await asyncio.to_thread(branches.prepare, services, plan, self.repo_root)
         except Exception as error:
             self._abandon(plan, transcript, error)
             raise
@@ -420,7 +434,8 @@ class LoopRunner:
         if escaped:
             await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
         # The commit comes before the decision: a crash between them leaves the work on the task branch.
-        committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
+        async with self._git:
+            committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
         result = await asyncio.to_thread(
             self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
         )
@@ -440,7 +455,8 @@ class LoopRunner:
             if plan.task and result.decision and result.decision.status in FINISHED:
                 services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
         elif result.decision is not None and plan.task is not None:
-            await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
+            async with self._git:
+                await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
         transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=result.outcome.value)
         decision = result.decision
         closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
@@ -469,7 +485,7 @@ class LoopRunner:
                 EventKind.SESSION_ENDED,
                 result.outcome.value,
                 {
-                    "task_id": self.status.current_task_id,
+                    "task_id": plan.task.id if plan.task else None,
                     "cost_usd": summary.cost_usd,
                     "turns": summary.turns,
                     "exit_code": exit_code,
@@ -478,10 +494,15 @@ class LoopRunner:
                 session_id=plan.session_id,
             )
         )
-        self.status.current_task_id = None
-        self.status.current_session_id = None
+        self._forget(plan)
         self.results.append(result)
         return result
+
+    def _forget(self, plan: SessionPlan) -> None:
+        """The session no longer runs: the status names the latest one still running, if any."""
+        self.status.running.pop(plan.session_id, None)
+        latest = next(reversed(self.status.running.items()), None)
+        self.status.current_session_id, self.status.current_task_id = latest if latest else (None, None)
 
     def _save_map(self, text: str, summary: StreamSummary, transcript: Transcript) -> None:
         """Write the understand run's map into `.ralph/codebase_map.md` (never through a link)."""
@@ -532,8 +553,7 @@ class LoopRunner:
             self.services.sessions.finish_session(
                 plan.session_id, outcome=SessionOutcome.STOPPED.value, error=f"not started: {error}"
             )
-        self.status.current_task_id = None
-        self.status.current_session_id = None
+        self._forget(plan)
 
     def _post_process(
         self,
@@ -579,7 +599,7 @@ class LoopRunner:
         self, command: AgentCommand, parser: StreamParser, transcript: Transcript, session_id: str
     ) -> tuple[int | None, bool]:
         env = {**os.environ, **command.env}
-        self._process = await asyncio.create_subprocess_exec(
+        process = self._processes[session_id] = await asyncio.create_subprocess_exec(
             *command.argv,
             stdin=asyncio.subprocess.PIPE if command.stdin_text is not None else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -589,7 +609,6 @@ class LoopRunner:
             limit=16 * 1024 * 1024,
             **own_group(),
         )
-        process = self._process
         if command.stdin_text is not None and process.stdin is not None:
             try:
                 process.stdin.write(command.stdin_text.encode())
@@ -622,26 +641,29 @@ class LoopRunner:
         except TimeoutError:
             timed_out = True
             log.warning("session %s timed out after %ss", session_id, self.settings.session_timeout_s)
-            self._terminate()
+            self._terminate(session_id)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(readers, timeout=KILL_GRACE_S * 2)
         exit_code = await process.wait()
-        self._process = None
-        if self._killer is not None:
-            await self._killer  # a stopped agent's leftovers are ended before the next session starts
-        self._killer = None
+        self._processes.pop(session_id, None)
+        killer = self._killers.pop(session_id, None)
+        if killer is not None:
+            await killer  # a stopped agent's leftovers are ended before the next session starts
         return exit_code, timed_out
 
-    def _terminate(self) -> None:
-        """End the agent's whole process tree: politely, then by force after a grace period."""
-        process = self._process
-        if process is None or process.returncode is not None:
-            return
-        if self._killer is not None and not self._killer.done():
-            return  # already ending: one request, one deadline
-        self._killer = asyncio.get_running_loop().create_task(
-            stop_tree(process, KILL_GRACE_S), name="ralph-loop-killer"
-        )
+    def _terminate(self, session_id: str | None = None) -> None:
+        """End an agent's process tree (every agent's without `session_id`): politely, then by force."""
+        chosen = [session_id] if session_id is not None else list(self._processes)
+        for key in chosen:
+            process = self._processes.get(key)
+            if process is None or process.returncode is not None:
+                continue
+            killer = self._killers.get(key)
+            if killer is not None and not killer.done():
+                continue  # already ending: one request, one deadline
+            self._killers[key] = asyncio.get_running_loop().create_task(
+                stop_tree(process, KILL_GRACE_S), name=f"ralph-loop-killer-{key}"
+            )
 
 
 async def _cancel(task: asyncio.Task[None] | None) -> None:

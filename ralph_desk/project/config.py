@@ -13,7 +13,7 @@ from ralph_desk.project import contained
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
-CONFIG_VERSION = 3
+CONFIG_VERSION = 4
 AGENTS = ("claude", "codex", "command", "rehearsal")
 RECIPES = tuple(recipe.value for recipe in Recipe)
 MERGE_STRATEGIES = tuple(strategy.value for strategy in MergeStrategy)
@@ -109,6 +109,9 @@ class ProjectConfig:
     )
     max_turns: int = _setting(50, _whole(1, " (agent turns per session)", since=2))
     max_iterations: int = _setting(50, _whole(0, " (0: no limit)"))
+    parallel: int = _setting(
+        1, _whole(1, " (agent sessions running at once, each in its task's worktree)", 4)
+    )
     max_cost_usd: float | None = _setting(
         10.0,
         Rule(

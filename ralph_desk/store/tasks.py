@@ -27,6 +27,7 @@ from sqlalchemy import update as update_rows
 from sqlalchemy.orm import aliased
 
 from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.overlap import Footprint, choose
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
@@ -474,8 +475,8 @@ def remove_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> boo
     return True
 
 
-def _runnable_ids(limit: int) -> Select[int]:
-    """Pending tasks whose every dependency is done: most urgent first, then oldest."""
+def _runnable(limit: int, *columns: Any) -> Select[Any]:
+    """`columns` of the pending tasks whose every dependency is done: most urgent first, then oldest."""
     blocker = aliased(TaskRow)
     unmet = (
         select(TaskDependencyRow.task_id)
@@ -483,11 +484,16 @@ def _runnable_ids(limit: int) -> Select[int]:
         .where(TaskDependencyRow.task_id == TaskRow.id, blocker.status != TaskStatus.DONE.value)
     )
     return (
-        select(TaskRow.id)
+        select(*columns)
         .where(TaskRow.status == TaskStatus.PENDING.value, ~unmet.exists())
         .order_by(PRIORITY_RANK.desc(), TaskRow.created_at, TaskRow.id)
         .limit(limit)
     )
+
+
+def _runnable_ids(limit: int) -> Select[int]:
+    """The ids of the pending tasks whose every dependency is done, in the order the loop takes them."""
+    return _runnable(limit, TaskRow.id)
 
 
 def next_runnable(unit: UnitOfWork, limit: int = 1) -> list[TaskSummary]:
@@ -500,17 +506,40 @@ def next_runnable(unit: UnitOfWork, limit: int = 1) -> list[TaskSummary]:
     return [rows[task_id] for task_id in ids]
 
 
+CLAIM_WINDOW = 200
+"""How many runnable tasks (in queue order) a claim considers when the first ones overlap running work."""
+
+# Any constant both runners agree on: the key of PostgreSQL's transaction-level advisory lock on claims.
+_CLAIM_LOCK_KEY = 0x7261_6C70
+
+
+def _footprints(unit: UnitOfWork, query: Select[Any]) -> list[Footprint]:
+    return [
+        Footprint(row.id, row.feature_id, tuple(str(path) for path in row.context_files or ()))
+        for row in unit.session.execute(query)
+    ]
+
+
 def claim_next(unit: UnitOfWork) -> Task | None:
     """Mark the next runnable task in_progress and return it, so that no other unit can claim it too.
 
-    On SQLite a writing unit holds the database's write lock from its start, which serialises
-    claims. On PostgreSQL the candidate row is locked with FOR UPDATE SKIP LOCKED, so that
-    concurrent claims take different tasks instead of waiting on each other.
+    Among the runnable tasks the first that shares no context file with an in_progress task (any
+    runner's) is taken, one of a feature nobody works on first (`domain.overlap.choose`). On SQLite a
+    writing unit holds the database's write lock from its start, which serialises claims. On
+    PostgreSQL the claims of every runner queue on one transaction-level advisory lock, so that each
+    sees the tasks the one before it took; the candidate rows are locked FOR UPDATE SKIP LOCKED, so
+    that a task another transaction is changing is passed over rather than waited on.
     """
-    query = _runnable_ids(1)
+    columns = (TaskRow.id, TaskRow.feature_id, TaskRow.context_files)
+    candidates_query = _runnable(CLAIM_WINDOW, *columns)
     if unit.session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True, of=TaskRow)
-    task_id = unit.session.scalar(query)
-    if task_id is None:
+        unit.session.execute(select(func.pg_advisory_xact_lock(_CLAIM_LOCK_KEY)))
+        candidates_query = candidates_query.with_for_update(skip_locked=True, of=TaskRow)
+    candidates = _footprints(unit, candidates_query)
+    if not candidates:
         return None
-    return set_status(unit, task_id, TaskStatus.IN_PROGRESS.value)
+    running = _footprints(unit, select(*columns).where(TaskRow.status == TaskStatus.IN_PROGRESS.value))
+    chosen = choose(candidates, running)
+    if chosen is None:
+        return None
+    return set_status(unit, chosen.task_id, TaskStatus.IN_PROGRESS.value)

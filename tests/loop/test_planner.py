@@ -164,6 +164,64 @@ def test_two_loops_planning_at_once_never_claim_the_same_task(
     assert set(everything) == expected
 
 
+def test_a_task_sharing_a_context_file_with_a_running_task_waits_while_others_run(services: Services) -> None:
+    first = _task(services, "Draw the chart", "high", context_files=["src/chart.py"])
+    same_file = _task(services, "Colour the chart", "high", context_files=["./src/chart.py"])
+    other = _task(services, "Label the axes", "low", context_files=["src/axes.py"])
+
+    assert _claimed(services) == [first.id, other.id]
+    assert services.tasks.get(same_file.id).status is TaskStatus.PENDING
+
+    services.tasks.set_status(first.id, TaskStatus.IN_REVIEW.value)
+    plan = plan_next_task(services, SETTINGS)
+    assert plan is not None and plan.task is not None and plan.task.id == same_file.id
+
+
+def test_a_task_of_a_feature_nobody_works_on_is_claimed_before_an_older_one_of_a_busy_feature(
+    services: Services,
+) -> None:
+    charts = [_task(services, f"Chart {number}", "high") for number in range(2)]
+    feeds = services.tasks.create("feeds", "frontend", "Read the feed", priority="low")
+
+    assert _claimed(services) == [charts[0].id, feeds.id, charts[1].id]
+
+
+def test_two_loops_claiming_at_once_never_run_two_tasks_sharing_a_context_file(
+    services: Services, paths: ProjectPaths
+) -> None:
+    shared = {
+        _task(services, f"Edit the chart {number}", context_files=["src/chart.py"]).id for number in range(6)
+    }
+    loops = [Services.open(paths) for _ in range(4)]
+    claimed: list[int] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(loops), timeout=30)
+
+    def claim(index: int) -> None:
+        try:
+            start.wait()
+            plan = plan_next_task(loops[index], SETTINGS)
+            if plan is not None and plan.task is not None:
+                claimed.append(plan.task.id)
+        except BaseException as error:  # reported by the assertions below
+            errors.append(error)
+
+    threads = [threading.Thread(target=claim, args=(index,)) for index in range(len(loops))]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        for loop in loops:
+            loop.close()
+
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    assert len(claimed) == 1 and set(claimed) <= shared
+    assert services.tasks.count_by_status()[TaskStatus.IN_PROGRESS.value] == 1
+
+
 def test_a_task_plan_carries_its_task_feature_discipline_and_context(services: Services) -> None:
     task = _task(services, "Draw the chart")
 
