@@ -100,3 +100,20 @@ def test_a_task_that_fails_in_another_process_arrives_in_the_inbox_and_is_notifi
     notifier = window.controller.notifier if window.controller else None
     assert notifier is not None
     assert notifier.sent == [(f"Task #{pending} failed", "Alert settings page")]
+
+
+def test_the_failed_tasks_last_session_opens_in_the_windows_transcript_view(
+    window: MainWindow, services: Services, opened_files: list[str]
+) -> None:
+    failed = task_id(services, KEYBOARD_TASK)
+    card = window.inbox.failed.card(failed)
+    assert card is not None and card.item.session is not None
+    recorded = card.item.session.transcript_path
+    assert recorded is not None
+
+    card.task.linkActivated.emit(f"transcript:{recorded}")
+
+    assert window.current_pane == "loop"
+    assert window.loop.stream.title.text().startswith(f"Past session — #{failed} ")
+    assert window.loop.stream.model.lines
+    assert opened_files == []
