@@ -23,6 +23,7 @@ from ralph_desk.domain.records import AgentSession, Task, TaskSummary
 from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.merge_queue import queue_for
 from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
@@ -132,7 +133,14 @@ class ReviewService:
             return store.add(unit, task.id, author, draft.body, draft.file, draft.line, session_id)
 
     def approve(self, task_id: int) -> ReviewResult:
-        """Merge the branch into its base (strategy from config): `done`, or back to the agent on conflict."""
+        """Merge the branch into its base (strategy from config): `done`, or back to the agent on conflict.
+
+        Approvals queue (services/merge_queue.py): one merges at a time, in the order they came.
+        """
+        with queue_for(self.workspaces.root).turn():
+            return self._approve(task_id)
+
+    def _approve(self, task_id: int) -> ReviewResult:
         task = self._in_review(task_id)
         worktree = self._worktree(task.id)
         if worktree is None:

@@ -16,6 +16,10 @@ local `Write`, `Read` and `Edit` tools (as Claude Code's), wait as long as the m
 answer (killed by a stop or a timeout), and end with an error exit: an HTTP error from the model API
 (429/529 printed as the rate-limit result Claude Code prints; a usage limit's reset time from the
 anthropic-ratelimit-unified-* headers as its `rate_limit_event`).
+
+With `STAND_IN_RENDEZVOUS=FOLDER:COUNT:HOLD_S` in its environment it first leaves a file in FOLDER,
+waits (up to RENDEZVOUS_LIMIT_S) until COUNT agents have left theirs, then works HOLD_S seconds
+longer: agents that run at once see each other, and each session takes a while, as a real one does.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +76,9 @@ LOCAL_TOOLS = ("Write", "Read", "Edit")
 # Dollars per input and per output token, so that sessions cost something, as a real model's do.
 PRICE = (3e-6, 15e-6)
 RATE_LIMIT_STATUSES = (429, 529)
+RENDEZVOUS_ENV = "STAND_IN_RENDEZVOUS"
+RENDEZVOUS_LIMIT_S = 60.0
+RENDEZVOUS_POLL_S = 0.02
 
 Message = dict[str, Any]
 
@@ -353,6 +361,18 @@ def run(prompt: str, tools: Tools, model: ModelApi | GivenCalls, session_id: str
     return 0
 
 
+def rendezvous(spec: str) -> None:
+    """Arrive in the folder, wait for the others (or the limit), then hold: `FOLDER:COUNT:HOLD_S`."""
+    folder, count, hold = spec.rsplit(":", 2)
+    arrivals = Path(folder)
+    arrivals.mkdir(parents=True, exist_ok=True)
+    (arrivals / f"{os.getpid()}-{uuid.uuid4().hex}").touch()
+    deadline = time.monotonic() + RENDEZVOUS_LIMIT_S
+    while len(list(arrivals.iterdir())) < int(count) and time.monotonic() < deadline:
+        time.sleep(RENDEZVOUS_POLL_S)
+    time.sleep(float(hold))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one session; the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -376,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         }
     )
     try:
+        if os.environ.get(RENDEZVOUS_ENV):
+            rendezvous(os.environ[RENDEZVOUS_ENV])
         return run(args.prompt_file.read_text(encoding="utf-8"), tools, model, session_id)
     finally:
         tools.close()
