@@ -43,9 +43,20 @@ def idle_report(services: Services) -> IdleReport:
         )
     for task in services.tasks.list(status=TaskStatus.BLOCKED.value, limit=MAX_LISTED):
         lines.append(f"task #{task.id} is blocked: {_clip(task.title)} — see `{PROG} inbox --root {root}`")
+    for task in services.tasks.list(status=TaskStatus.IN_REVIEW.value, limit=MAX_LISTED):
+        lines.append(
+            f"task #{task.id} waits for review: {_clip(task.title)} — `{PROG} review show --root {root} "
+            f"{task.id}`, then `review approve`, `review changes` or `review discard`"
+        )
     for task in services.tasks.list(status=TaskStatus.FAILED.value, limit=MAX_LISTED):
         lines.append(f"task #{task.id} failed: {_clip(task.title)} — set it back to pending to retry it")
-    listed = (TaskStatus.NEEDS_INPUT, TaskStatus.DRAFT, TaskStatus.BLOCKED, TaskStatus.FAILED)
+    listed = (
+        TaskStatus.NEEDS_INPUT,
+        TaskStatus.DRAFT,
+        TaskStatus.BLOCKED,
+        TaskStatus.IN_REVIEW,
+        TaskStatus.FAILED,
+    )
     beyond = sum(max(0, counts[status.value] - MAX_LISTED) for status in listed)
     others = sum(count for name, count in counts.items() if TaskStatus(name) not in {*SETTLED, *listed})
     if beyond or others:

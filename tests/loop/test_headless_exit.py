@@ -12,6 +12,7 @@ import pytest
 
 from ralph_desk.domain.enums import LoopState, TaskStatus
 from ralph_desk.loop.headless import EXIT_WAITING
+from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, session, stand_in, verb
 
@@ -104,3 +105,15 @@ def test_run_with_wait_picks_up_an_answer_given_from_another_process(
         deadline.cancel()
     assert loop.returncode == 0
     assert "ANSWER to your question 'Knots or km/h?': knots" in api.user_text(2)
+
+
+def test_run_with_work_in_review_exits_naming_it_and_the_review_commands(
+    project: Services, start_api: StartApi
+) -> None:
+    update_config(project.paths, review_gate=True)
+    task = project.tasks.create("core", "backend", "Tide table")
+    start_api(**{heading(task.id): session(verb("done", summary="table parsed"))})
+    run = ralph_desk("run", "--root", str(project.paths.root), *stand_in().cli)
+    assert run.returncode == EXIT_WAITING, run.stdout + run.stderr
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    assert f"task #{task.id} waits for review: Tide table" in run.stdout and "review approve" in run.stdout
