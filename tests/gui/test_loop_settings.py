@@ -31,6 +31,8 @@ CONFIGURED = ProjectConfig(
     base_branch="trunk",
     rate_limit_max_wait_s=900.0,
     allowed_paths=("src/**", "docs/*.md"),
+    review_gate=False,
+    merge_strategy="squash",
 )
 
 
@@ -54,7 +56,20 @@ def test_the_form_shows_every_setting_it_is_given(qtbot: QtBot) -> None:
     assert form.base_branch.text() == "trunk"
     assert form.models[Recipe.BRAINDUMP].currentText() == "opus"
     assert (form.rate_cap.value(), form.allowed_paths.text()) == (900.0, "src/** docs/*.md")
+    assert (form.review_gate.isChecked(), form.merge_strategy.currentData()) == (False, "squash")
     assert not form.dirty and form.values() == CONFIGURED
+
+
+def test_the_review_gate_and_merge_strategy_are_saved_when_edited(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(CONFIGURED)
+
+    form.review_gate.setChecked(True)
+    form.merge_strategy.setCurrentIndex(form.merge_strategy.findData("ff-only"))
+
+    assert form.dirty
+    assert form.changes() == {"review_gate": True, "merge_strategy": "ff-only"}
 
 
 def test_the_stagnation_rule_is_shown_with_the_threshold_being_edited(qtbot: QtBot) -> None:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.project import ProjectConfig
@@ -41,6 +41,11 @@ MAX_BUDGET = 100_000.0
 MAX_TIMEOUT_S = 24 * 3600
 MAX_STUCK = 50
 MAX_REVIEW_EVERY = 1000
+MERGE_TITLES = {
+    MergeStrategy.MERGE.value: "Merge commit",
+    MergeStrategy.SQUASH.value: "Squash into one commit",
+    MergeStrategy.FF_ONLY.value: "Fast-forward only",
+}
 MAX_TURNS = 1000
 MAX_RATE_WAIT_S = 24 * 3600.0
 TIMEOUT_STEP_S = 60
@@ -126,6 +131,15 @@ class LoopSettingsForm(QWidget):
         self.base_branch.setClearButtonEnabled(True)
         self.base_branch.setPlaceholderText("the branch checked out")
         self.base_branch.setToolTip("The branch that task branches are made from (base_branch)")
+        self.review_gate = QCheckBox("Done work waits for review")
+        self.review_gate.setToolTip(
+            "On: a task that calls done waits in review on its own branch until a person merges it "
+            "(review_gate). Off: done work merges at once when it applies cleanly"
+        )
+        self.merge_strategy = QComboBox()
+        for strategy, title in MERGE_TITLES.items():
+            self.merge_strategy.addItem(title, strategy)
+        self.merge_strategy.setToolTip("How approved work joins the base branch (merge_strategy)")
         self.models: dict[Recipe, QComboBox] = {}
         for recipe in Recipe:
             combo = QComboBox()
@@ -202,6 +216,8 @@ class LoopSettingsForm(QWidget):
         agent_form.addRow("Program", program_row)
         agent_form.addRow("Command", self.command)
         agent_form.addRow("Base branch", self.base_branch)
+        agent_form.addRow("", self.review_gate)
+        agent_form.addRow("Merge", self.merge_strategy)
         models_box = QGroupBox("Model per recipe")
         grid = QGridLayout(models_box)
         grid.setHorizontalSpacing(8)
@@ -252,6 +268,8 @@ class LoopSettingsForm(QWidget):
             self.agent_bin.textChanged,
             self.command.textChanged,
             self.base_branch.textChanged,
+            self.review_gate.toggled,
+            self.merge_strategy.currentIndexChanged,
             *(combo.currentTextChanged for combo in combos),
             self.max_iterations.valueChanged,
             self.budget.valueChanged,
@@ -275,6 +293,8 @@ class LoopSettingsForm(QWidget):
         self.agent_bin.setText(config.agent_bin or "")
         self.command.setText(shlex.join(config.agent_command) if config.agent_command else "")
         self.base_branch.setText(config.base_branch or "")
+        self.review_gate.setChecked(config.review_gate)
+        self.merge_strategy.setCurrentIndex(max(0, self.merge_strategy.findData(config.merge_strategy)))
         for recipe, combo in self.models.items():
             combo.setCurrentText(config.models.get(recipe.value) or "")
         _show(self.max_iterations, config.max_iterations)
@@ -301,6 +321,8 @@ class LoopSettingsForm(QWidget):
             agent_bin=self.agent_bin.text().strip() or None,
             agent_command=_words(self.command.text()),
             base_branch=self.base_branch.text().strip() or None,
+            review_gate=self.review_gate.isChecked(),
+            merge_strategy=self.merge_strategy.currentData(),
             models={
                 recipe.value: combo.currentText().strip() or None for recipe, combo in self.models.items()
             },
