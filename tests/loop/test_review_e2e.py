@@ -11,7 +11,7 @@ from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import CommentDraft
-from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, settings, verb
+from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, settings, stand_in, verb
 from tests.support.fake_model_api import Text, ToolCalls, Turn
 
 REVIEW_MARKER = "## REVIEW from the human"
@@ -103,3 +103,32 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     assert project.reviews.approve(second.id).status == TaskStatus.DONE.value
     assert git(root, "show", f"{base}:tide.py") == "HIGH = 3  # metres\nLOW = 0"
     assert subprocess.run(["git", "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
+
+
+def test_a_discipline_that_skips_the_gate_merges_at_once_while_others_wait(
+    project: Services, start_api: StartApi
+) -> None:
+    root = project.paths.root
+    update_config(project.paths, review_gate=True, review_skip_disciplines=["docs"])
+    gated = project.tasks.create("core", "backend", "Write the parser")
+    skipped = project.tasks.create("core", "docs", "Write the guide")
+    worktrees = [project.workspaces.prepare(task.id, task.title) for task in (gated, skipped)]
+    assert all(worktrees)
+    start_api(
+        **{
+            heading(task.id): [
+                ToolCalls([("Write", {"file_path": str(w.path / name), "content": "text\n"})]),
+                ToolCalls([verb("done", summary="written")]),
+                Text("Session over."),
+            ]
+            for task, w, name in zip((gated, skipped), worktrees, ("parser.py", "guide.md"), strict=True)
+            if w is not None
+        }
+    )
+
+    run_loop(project, settings(stand_in()))
+
+    assert project.tasks.get(gated.id).status is TaskStatus.IN_REVIEW
+    assert project.tasks.get(skipped.id).status is TaskStatus.DONE
+    assert (root / "guide.md").read_text() == "text\n" and not (root / "parser.py").exists()
+    assert project.workspaces.existing(skipped.id) is None

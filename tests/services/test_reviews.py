@@ -262,3 +262,12 @@ def test_validate_reports_a_stale_worktree_and_init_force_removes_it_keeping_liv
     init_project(desk.paths.root, force=True)
     assert not leftover.exists() and live.path.is_dir()
     assert validate_project(desk.paths.root) == []
+
+
+def test_a_dependent_task_waits_until_its_dependency_is_merged(desk: Services) -> None:
+    first = _work(desk, "Greet", {"app.py": "new\n"})
+    second = desk.tasks.create("core", "backend", "Greet twice", depends_on=[first.id])
+
+    assert second.id not in [task.id for task in desk.tasks.next_runnable(limit=10)]
+    desk.reviews.approve(first.id)
+    assert second.id in [task.id for task in desk.tasks.next_runnable(limit=10)]
