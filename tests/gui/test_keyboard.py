@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import itertools
+
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import FlagResolution, TaskStatus
@@ -119,3 +121,38 @@ def test_help_lists_every_shortcut(qtbot: QtBot, window: MainWindow) -> None:
         assert expected in keys
     for expected in ("Ctrl+Shift+D", "Ctrl+Shift+S", "Ctrl+Shift+P", "Ctrl+Shift+X", "Ctrl+1", "F5"):
         assert expected in keys
+
+
+def focus_chain(container: QWidget, top: QWidget) -> list[QPoint]:
+    """Where each visible, enabled widget that Tab reaches inside `container` is, in Tab order."""
+    found: list[QPoint] = []
+    current = container.nextInFocusChain()
+    while current is not container and container.isAncestorOf(current):
+        takes_tab = bool(current.focusPolicy() & Qt.FocusPolicy.TabFocus)
+        if takes_tab and current.isVisibleTo(top) and current.isEnabled():
+            found.append(current.mapTo(top, QPoint(0, 0)))
+        current = current.nextInFocusChain()
+    return found
+
+
+def reads_in_order(points: list[QPoint], same_row_px: int = 4) -> bool:
+    """Each point right of the last on its row, or on a lower row."""
+    return all(
+        b.y() > a.y() + same_row_px or (abs(b.y() - a.y()) <= same_row_px and b.x() > a.x())
+        for a, b in itertools.pairwise(points)
+    )
+
+
+def test_tab_order_follows_the_questions_as_they_read_options_then_answer(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    window.show_pane("inbox")
+    window.inbox.show_tab(QUESTIONS)
+    settle(qtbot, window)
+    card = window.inbox.questions.card_at(0)
+    assert card.option_buttons
+
+    chain = focus_chain(card, window)
+
+    assert len(chain) >= len(card.option_buttons) + 1
+    assert reads_in_order(chain)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from html import escape
 
@@ -148,6 +149,10 @@ class QuestionCard(Card):
             self.options_layout.addWidget(option_button)
             self.option_buttons.append(option_button)
         self.options.setVisible(bool(wanted))
+        # Buttons made after the answer box would follow it in Tab order; the options are above it.
+        chain: list[QWidget] = [*self.option_buttons, self.answer, self.send]
+        for before, after in itertools.pairwise(chain):
+            QWidget.setTabOrder(before, after)
 
     def _update_send(self) -> None:
         self.send.setEnabled(bool(self.answer.toPlainText().strip()))
