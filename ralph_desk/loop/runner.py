@@ -407,7 +407,7 @@ class LoopRunner:
                 LiveEvent(
                     EventKind.SESSION_STARTED,
                     plan.task.title if plan.task else plan.recipe.value,
-                    {"task_id": self.status.current_task_id, "recipe": plan.recipe.value},
+                    {"task_id": plan.task.id if plan.task else None, "recipe": plan.recipe.value},
                     session_id=plan.session_id,
                 )
             )

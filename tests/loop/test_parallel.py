@@ -1,0 +1,160 @@
+"""Many agents at once: the loop keeps `parallel` sessions running, each task once, none sharing a file, and
+a stop ends them all. The stand-in agents meet at a rendezvous folder, so that agents running at once see
+each other, and each works a while (as a real session does)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ralph_desk.domain.enums import LoopState, MergeStrategy, TaskStatus
+from ralph_desk.domain.records import Task
+from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.project import update_config
+from ralph_desk.services.container import Services
+from tests.loop.conftest import GIT, StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.support import stand_in_agent
+from tests.support.fake_model_api import Hang, Turn
+
+pytestmark = pytest.mark.slow
+
+PARALLEL = 4
+HOLD_S = 2.0
+STOP_LIMIT_S = 10.0
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def meet(monkeypatch: pytest.MonkeyPatch, folder: Path, count: int, hold_s: float) -> None:
+    """Every agent leaves a file in `folder`, waits until `count` have, then works `hold_s` longer."""
+    monkeypatch.setenv(stand_in_agent.RENDEZVOUS_ENV, f"{folder}:{count}:{hold_s}")
+
+
+def write_and_finish(task: Task) -> list[Turn]:
+    """The session of one task: write a file of its own, then done."""
+    path = f"notes/task-{task.id}.txt"
+    return session(
+        ("Write", {"file_path": path, "content": f"{task.title}\n"}), verb("done", summary="wrote it")
+    )
+
+
+def running_over_time(events: list[LiveEvent]) -> tuple[int, dict[int | None, list[int]]]:
+    """The most sessions running at once, and each task's session spans as indexes into the event order."""
+    running: set[str] = set()
+    most = 0
+    spans: dict[int | None, list[int]] = {}
+    for index, event in enumerate(events):
+        if event.kind is EventKind.SESSION_STARTED:
+            running.add(event.session_id or "")
+            spans.setdefault(event.data.get("task_id"), []).append(index)
+        elif event.kind is EventKind.SESSION_ENDED:
+            running.discard(event.session_id or "")
+            spans.setdefault(event.data.get("task_id"), []).append(index)
+        most = max(most, len(running))
+    return most, spans
+
+
+def test_eight_tasks_run_four_at_a_time_each_once_and_merge_linearly_after_approval(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = project.paths.root
+    update_config(project.paths, review_gate=True, merge_strategy=MergeStrategy.SQUASH.value)
+    features = ["core", "charts", "feeds", "maps"]
+    for name in features[1:]:
+        project.features.create(name, name.capitalize())
+    tasks = [project.tasks.create(features[n % 4], "backend", f"Note {n}") for n in range(8)]
+    start_api(**{heading(task.id): write_and_finish(task) for task in tasks})
+    meet(monkeypatch, tmp_path / "arrivals", 3, HOLD_S)
+    events: list[LiveEvent] = []
+
+    status = run_loop(project, settings(stand_in(), parallel=PARALLEL, max_iterations=None), events)
+
+    most, _ = running_over_time(events)
+    assert 3 <= most <= PARALLEL
+    assert status.state is LoopState.COMPLETED and status.iteration == len(tasks)
+    sessions = Counter(session.task_id for session in project.sessions.list(limit=100))
+    assert sessions == Counter(task.id for task in tasks)  # each task ran once
+    assert [project.tasks.get(task.id).status for task in tasks] == [TaskStatus.IN_REVIEW] * len(tasks)
+
+    approvals = [threading.Thread(target=project.reviews.approve, args=(task.id,)) for task in tasks]
+    for thread in approvals:
+        thread.start()
+    for thread in approvals:
+        thread.join(timeout=120)
+    assert [project.tasks.get(task.id).status for task in tasks] == [TaskStatus.DONE] * len(tasks)
+    for task in tasks:
+        assert git(root, "show", f"HEAD:notes/task-{task.id}.txt") == task.title
+    assert git(root, "rev-list", "--merges", "HEAD") == ""  # squash: one straight line
+    assert int(git(root, "rev-list", "--count", "HEAD")) == 1 + len(tasks)
+
+
+def test_two_tasks_sharing_a_context_file_never_run_at_once(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    first = project.tasks.create("core", "backend", "Tide chart", context_files=["src/chart.py"])
+    second = project.tasks.create("core", "backend", "Tide colours", context_files=["./src/chart.py"])
+    others = [
+        project.tasks.create("core", "backend", f"Other {n}", context_files=[f"src/{n}.py"]) for n in range(2)
+    ]
+    tasks = [first, second, *others]
+    start_api(**{heading(task.id): write_and_finish(task) for task in tasks})
+    meet(monkeypatch, tmp_path / "arrivals", 3, 0.5)
+    events: list[LiveEvent] = []
+
+    run_loop(project, settings(stand_in(), parallel=PARALLEL), events)
+
+    most, spans = running_over_time(events)
+    assert most == 3  # the second chart task waited while the other three ran
+    (start_one, end_one), (start_two, end_two) = spans[first.id], spans[second.id]
+    assert end_one < start_two or end_two < start_one
+    assert all(project.tasks.get(task.id).status is TaskStatus.DONE for task in tasks)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_stopping_four_running_sessions_ends_every_agent_and_returns_every_task(
+    project: Services, start_api: StartApi
+) -> None:
+    root = project.paths.root
+    base_before = git(root, "rev-parse", "HEAD")
+    tasks = [project.tasks.create("core", "backend", f"Hold {n}") for n in range(PARALLEL)]
+    api = start_api(**{heading(task.id): [Hang()] for task in tasks})
+    took: list[float] = []
+    pids: list[int] = []
+
+    async def stop_when_all_wait(runner: LoopRunner) -> None:
+        stopped = asyncio.Event()
+        runner.subscribe(lambda event: stopped.set() if event.text == LoopState.STOPPED.value else None)
+        for task in tasks:
+            await asyncio.to_thread(api.wait_turns, 1, 120, heading(task.id))
+        pids.extend(process.pid for process in runner._processes.values())
+        started = time.monotonic()
+        runner.stop()
+        await asyncio.wait_for(stopped.wait(), STOP_LIMIT_S * 3)
+        took.append(time.monotonic() - started)
+
+    status = run_loop(project, settings(stand_in(), parallel=PARALLEL), runner_hook=stop_when_all_wait)
+
+    assert status.state is LoopState.STOPPED
+    assert len(pids) == PARALLEL and not any(_alive(pid) for pid in pids)
+    assert took and took[0] <= STOP_LIMIT_S
+    assert [project.tasks.get(task.id).status for task in tasks] == [TaskStatus.PENDING] * PARALLEL
+    assert git(root, "rev-parse", "HEAD") == base_before
+    assert subprocess.run([*GIT, "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
+    assert not list((root / ".git").rglob("*.lock"))
