@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication
 
 from ralph_desk.domain.records import Change
@@ -23,6 +23,8 @@ from ralph_desk.gui.panes.inbox.reviews.wiring import ReviewsWiring
 from ralph_desk.gui.panes.inbox.wiring import InboxWiring
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
+from ralph_desk.gui.undo import PendingActions
+from ralph_desk.gui.widgets.undo_toast import UndoToast
 from ralph_desk.gui.worker import Worker
 from ralph_desk.mcp_server.clients import ralph_command
 from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
@@ -67,13 +69,19 @@ class Controller(QObject):
         self.loop: LoopWiring | None = None
         """The Loop pane's wiring, set by the composition root; it stops the loop at shutdown."""
         self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self._open_transcript)
-        self.inbox = InboxWiring(window.inbox, services, worker, self.directory, notifier, self._on_counts)
+        self.pending = PendingActions(UndoToast(window), parent=self)
+        """Inbox decisions waiting a few seconds for an Undo; the window's close commits them."""
+        self.inbox = InboxWiring(
+            window.inbox, services, worker, self.directory, notifier, self._on_counts, self.pending
+        )
         self.reviews = ReviewsWiring(window.inbox.reviews, services, worker, self._on_review_count)
         self.dashboard = DashboardWiring(window.dashboard, services, worker, self.directory)
         self._connect()
 
     def _connect(self) -> None:
         window = self.window
+        window.close_guards.append(self._commit_held)
+        QShortcut(QKeySequence.StandardKey.Undo, window, self.pending.undo)
         self.feed.sig_changes.connect(self.on_changes)
         self.feed.sig_health.connect(window.set_live)
         self.runner.sig_failed.connect(window.show_error)
@@ -89,6 +97,11 @@ class Controller(QObject):
         self.notifier.sig_show_requested.connect(lambda: self.open_inbox(QUESTIONS))
         self.notifier.sig_quit_requested.connect(window.close)
         self.notifier.sig_notified.connect(lambda _title, _text: QApplication.alert(window))
+
+    def _commit_held(self, _close: Callable[[], None]) -> bool:
+        """Close guard: a decision still waiting for an Undo is done before the window goes."""
+        self.pending.commit()
+        return True
 
     def refresh_all(self) -> None:
         """Read everything every pane shows."""

@@ -6,6 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtWidgets import QApplication
+from shiboken6 import isValid
+
 from ralph_desk.domain.enums import FlagResolution, Priority, Severity, TaskStatus, Verb
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
@@ -18,6 +21,8 @@ from ralph_desk.gui.panes.inbox.flags import FlagFilters
 from ralph_desk.gui.panes.inbox.pane import InboxPane
 from ralph_desk.gui.panes.inbox.questions import QuestionItem
 from ralph_desk.gui.panes.inbox.suggestions import SuggestionItem
+from ralph_desk.gui.undo import PendingActions
+from ralph_desk.gui.widgets.card_list import CardList
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
@@ -72,6 +77,7 @@ class InboxWiring:
         directory: TaskDirectory,
         notifier: Notifier | None = None,
         on_counts: CountsListener | None = None,
+        pending: PendingActions | None = None,
     ) -> None:
         self.pane = pane
         self.services = services
@@ -80,6 +86,8 @@ class InboxWiring:
         self.directory = directory
         self.notifier = notifier
         self.on_counts = on_counts
+        self.pending = pending
+        """Where decisions wait a few seconds for an Undo (None: they are done at once)."""
         self.edit_dialog: EditSuggestionDialog | None = None
         self.task_dialog: TaskDialog | None = None
         self._features: list[str] = []
@@ -235,25 +243,66 @@ class InboxWiring:
 
     # --- acting (on the worker; the change feed brings the result into the pane) ------------
 
+    def _decide(
+        self, text: str, commit: Callable[[], None], view: CardList[Any, Any] | None = None, key: int = 0
+    ) -> None:
+        """Do a decision now, or hold it for Undo with its card greyed out (the keyboard moves on)."""
+        if self.pending is None:
+            commit()
+            return
+        shown = view.card(key) if view is not None else None
+        if view is not None and shown is not None:
+            focus = QApplication.focusWidget()
+            index = view.order.index(key)
+            if focus is not None and shown.isAncestorOf(focus) and len(view.order) > 1:
+                view.card_at(index + 1 if index + 1 < len(view.order) else index - 1).focus_input()
+            shown.setEnabled(False)
+
+        def restore() -> None:
+            if shown is not None and isValid(shown):
+                shown.setEnabled(True)
+
+        self.pending.hold(text, commit, restore)
+
+    def _succeeded(self, text: str) -> None:
+        """Confirm a decision in the message bar, unless the undo notice already said it."""
+        if self.pending is None:
+            self.runner.sig_succeeded.emit(text)
+
     def answer(self, ask_id: int, text: str) -> None:
         """Answer a question; its task goes back to pending once no blocking question is left."""
+        self._decide(
+            f"Answered question #{ask_id}",
+            lambda: self._answer(ask_id, text),
+            self.pane.questions,
+            ask_id,
+        )
+
+    def _answer(self, ask_id: int, text: str) -> None:
         self.worker.submit(
             f"answer question #{ask_id}",
             lambda: self.services.inbox.answer(ask_id, text),
-            lambda answered: self.runner.sig_succeeded.emit(
+            lambda answered: self._succeeded(
                 f"Answered “{fmt.one_line(answered.question, 60)}” — task #{answered.task_id} gets it next."
             ),
         )
 
     def approve(self, signal_id: int) -> None:
         """Approve a new-task suggestion: its draft task becomes pending."""
-        self.worker.submit("approve the suggestion", lambda: self._approve(signal_id), self._approved)
+        self._decide(
+            "Approved the suggested task",
+            lambda: self.worker.submit(
+                "approve the suggestion", lambda: self._approve(signal_id), self._approved
+            ),
+            self.pane.suggestions,
+            signal_id,
+        )
 
     def _approve(self, signal_id: int) -> Task:
         return self.services.inbox.approve(self.services.signals.get(signal_id))
 
     def _approved(self, task: Task) -> None:
-        self.runner.sig_succeeded.emit(f"Approved task #{task.id}: {task.title}")
+        self._succeeded(f"Approved task #{task.id}: {task.title}")
 
     def edit(self, signal_id: int) -> None:
         """Open the suggested task's fields; approving the dialog saves them and approves the task."""
@@ -288,10 +337,15 @@ class InboxWiring:
 
     def reject(self, signal_id: int, reason: str) -> None:
         """Reject a new-task suggestion: its draft task is skipped, the reason kept as a comment."""
-        self.worker.submit(
-            "reject the suggestion",
-            lambda: self.services.inbox.reject(self._draft(signal_id).id, reason),
-            lambda task: self.runner.sig_succeeded.emit(f"Rejected task #{task.id}: {task.title}"),
+        self._decide(
+            "Rejected the suggested task",
+            lambda: self.worker.submit(
+                "reject the suggestion",
+                lambda: self.services.inbox.reject(self._draft(signal_id).id, reason),
+                lambda task: self._succeeded(f"Rejected task #{task.id}: {task.title}"),
+            ),
+            self.pane.suggestions,
+            signal_id,
         )
 
     def acknowledge(self, signal_id: int) -> None:
@@ -307,10 +361,13 @@ class InboxWiring:
         if resolution == "convert":
             self.convert(flag_id)
             return
-        self.worker.submit(
-            f"triage flag #{flag_id}",
-            lambda: self.services.inbox.triage(flag_id, resolution),
-            lambda result: self._triaged(flag_id, resolution, result),
+        self._decide(
+            f"Flag #{flag_id} {resolution.replace('_', ' ')}",
+            lambda: self.worker.submit(
+                f"triage flag #{flag_id}",
+                lambda: self.services.inbox.triage(flag_id, resolution),
+                lambda result: self._triaged(flag_id, resolution, result),
+            ),
         )
 
     def retry(self, task_id: int, note: str) -> None:
@@ -370,4 +427,4 @@ class InboxWiring:
                 f"Flag #{flag_id} became task #{result.task.id}: {result.task.title}"
             )
         else:
-            self.runner.sig_succeeded.emit(f"Flag #{flag_id} {resolution}.")
+            self._succeeded(f"Flag #{flag_id} {resolution}.")

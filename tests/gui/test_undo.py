@@ -1,0 +1,81 @@
+"""An answer, approval, rejection or triage can be undone for a few seconds; the notice moves nothing."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.domain.enums import FlagResolution
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.inbox.pane import FLAGS
+from ralph_desk.gui.undo import UNDO_MS
+from ralph_desk.services.container import Services
+from tests.gui.conftest import controller, settle
+
+WAIT_MS = 3000
+
+
+def test_an_answer_waits_greyed_out_and_undo_brings_the_question_back(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    ask = services.inbox.asks()[0]
+    card = window.inbox.questions.card(ask.id)
+    assert card is not None
+    pane_at = window.inbox.mapTo(window, window.inbox.rect().topLeft())
+
+    qtbot.mouseClick(card.option_buttons[0], Qt.MouseButton.LeftButton)
+
+    toast = controller(window).pending.toast
+    assert toast.isVisible() and f"question #{ask.id}" in toast.text.text()
+    assert not card.isEnabled()
+    assert window.inbox.mapTo(window, window.inbox.rect().topLeft()) == pane_at  # nothing pushed down
+    assert toast.parentWidget() is window and toast.geometry().bottom() < window.height()
+    qtbot.mouseClick(toast.undo_button, Qt.MouseButton.LeftButton)
+
+    assert not toast.isVisible() and card.isEnabled()
+    settle(qtbot, window)
+    assert services.signals.get(ask.id).answer is None
+    assert window.inbox.questions.card(ask.id) is card
+
+
+def test_when_the_time_is_up_the_answer_is_given(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    ask = services.inbox.asks()[0]
+
+    controller(window).inbox.answer(ask.id, "Metres.")
+
+    qtbot.waitUntil(lambda: services.signals.get(ask.id).answer == "Metres.", timeout=UNDO_MS + WAIT_MS)
+    qtbot.waitUntil(lambda: window.inbox.questions.card(ask.id) is None, timeout=WAIT_MS)
+    assert not controller(window).pending.toast.isVisible()
+
+
+def test_ctrl_z_undoes_a_triage(qtbot: QtBot, window: MainWindow, services: Services) -> None:
+    flags = window.inbox.flags
+    window.inbox.show_tab(FLAGS)
+    flag_id = flags.model.record(0).flag.id
+    assert flags.select_flag(flag_id)
+    qtbot.mouseClick(flags.triage_buttons["dismissed"], Qt.MouseButton.LeftButton)
+    assert controller(window).pending.held is not None
+
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+
+    assert controller(window).pending.held is None
+    settle(qtbot, window)
+    assert services.signals.get(flag_id).resolution is FlagResolution.OPEN
+
+
+def test_a_newer_decision_or_closing_the_window_gives_the_held_one(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    first, second = services.inbox.asks()[:2]
+    inbox = controller(window).inbox
+    inbox.answer(first.id, "First.")
+
+    inbox.answer(second.id, "Second.")
+
+    qtbot.waitUntil(lambda: services.signals.get(first.id).answer == "First.", timeout=WAIT_MS)
+    assert services.signals.get(second.id).answer is None
+    window.close()
+    qtbot.waitUntil(lambda: services.signals.get(second.id).answer == "Second.", timeout=WAIT_MS)
