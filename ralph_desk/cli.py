@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # importing the services at start-up would slow down `--help`
     from ralph_desk.domain.records import Discipline
     from ralph_desk.loop.control import LoopController
     from ralph_desk.services.container import Services
+    from ralph_desk.services.opening import ServicesOnFirstUse
 
 
 class UsageError(Exception):
@@ -473,10 +474,10 @@ def _run_mcp(args: argparse.Namespace) -> int:
     from ralph_desk.mcp_server.commands import run_mcp
     from ralph_desk.mcp_server.deferred_loop import DeferredLoopControl
 
-    return run_mcp(args, lambda services: DeferredLoopControl(lambda: _loop_controller(services())))
+    return run_mcp(args, lambda services: DeferredLoopControl(lambda: _loop_controller(services)))
 
 
-def _loop_controller(services: Services) -> LoopController:
+def _loop_controller(services: ServicesOnFirstUse) -> LoopController:
     """The loop behind a standalone server's loop-control tools, with an embedded server for its agents."""
     from ralph_desk.loop.control import LoopController
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
@@ -486,7 +487,7 @@ def _loop_controller(services: Services) -> LoopController:
 
     async def issuer() -> EmbeddedMcp:
         if not hosts:
-            host = EmbeddedMcp(services, loop=control)
+            host = EmbeddedMcp(services(), loop=control)
             await host.start()
             hosts.append(host)
         return hosts[0]

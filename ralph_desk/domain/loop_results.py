@@ -11,11 +11,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from ralph_desk.domain.records import AgentSession, LoopRun
+from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.records import AgentSession, LoopRun, Signal
 from ralph_desk.domain.timestamps import maybe_utc, utc
 
-ErrorCode = Literal["invalid_argument", "execution_failed"]
+ErrorCode = Literal[
+    "invalid_argument", "not_initialised", "already_running", "not_running", "execution_failed"
+]
 NOT_RUNNING = "not_running"
+NOT_INITIALISED = "not a ralph-desk project yet: call ralph_init"
 
 
 class Sparse(BaseModel):
@@ -47,7 +51,10 @@ class RalphInitResult(LoopResult):
     """The project's .ralph/ folder was created or its configuration re-created."""
 
     task_count: int = Field(alias="taskCount")
-    prd_path: str = Field(alias="prdPath")
+    prd_path: str = Field(
+        alias="prdPath", description="Where prd.json (the tasks as userStories) was written."
+    )
+    ralph_dir: str = Field(alias="ralphDir", description="The project's .ralph/ folder.")
     initialized: bool | None = None
     reinitialized: bool | None = None
 
@@ -109,9 +116,11 @@ class RalphRunResult(LoopResult):
     """The loop started (it runs on; ralph_status follows it), or a dry run's preview."""
 
     status: str | None = Field(None, description="running once started; absent for a dry run.")
-    loop_id: int | None = Field(None, alias="loopId")
+    loop_id: int | None = Field(
+        None, alias="loopId", description="The loop run started (ralph_status follows it)."
+    )
     iteration_number: int | None = Field(None, alias="iterationNumber")
-    current_task: int | None = Field(None, alias="currentTask")
+    current_task: int | None = Field(None, alias="currentTask", description="The task it starts on.")
     dry_run: bool | None = Field(None, alias="dryRun")
     tasks_to_attempt: list[TaskToAttempt] | None = Field(None, alias="tasksToAttempt")
     preview: str | None = Field(None, description="The first session's prompt.")
@@ -125,26 +134,42 @@ class LoopMetrics(Sparse):
     tasks_completed: int = Field(alias="tasksCompleted")
     tasks_failed: int = Field(alias="tasksFailed")
     tasks_remaining: int = Field(alias="tasksRemaining", description="Tasks not done, failed or skipped.")
+    tasks_needing_input: int = Field(
+        alias="tasksNeedingInput", description="Tasks waiting for a human's answer (needs_input)."
+    )
 
 
 class RalphStatusResult(LoopResult):
     """Whether a loop runs (in this process or another), where it is, and the last run."""
 
-    status: str = Field(description="running, paused, waiting, rate_limited, … or not_running.")
+    status: str = Field(
+        description="running, paused, waiting, rate_limited; once ended completed, stopped or failed; "
+        "not_running when no loop has run."
+    )
+    running: bool = Field(False, description="Whether a loop runs now (in this process or another).")
     loop_id: int | None = Field(None, alias="loopId")
     iteration_number: int | None = Field(None, alias="iterationNumber")
     current_task: int | None = Field(None, alias="currentTask")
+    last_activity: datetime | None = Field(
+        None, alias="lastActivity", description="When the loop or an agent session last did something."
+    )
     resumes_at: datetime | None = Field(None, alias="resumesAt")
     last_error: str | None = Field(None, alias="lastError")
     metrics: LoopMetrics
+    quality_metrics: QualityMetrics | None = Field(
+        None, alias="qualityMetrics", description="How the last finished iteration went."
+    )
     last_run: LoopRunInfo | None = Field(None, alias="lastRun")
 
 
 class RalphStopResult(LoopResult):
-    """The loop was asked to stop (or was not running)."""
+    """The loop stopped (or was not running: stopping twice is no error)."""
 
     status: str
     loop_id: int | None = Field(None, alias="loopId")
+    returned_task: int | None = Field(
+        None, alias="returnedTask", description="The task whose session was ended, back in the queue."
+    )
 
 
 class QualityMetrics(Sparse):
@@ -157,6 +182,21 @@ class QualityMetrics(Sparse):
     input_tokens: int = Field(alias="inputTokens")
     output_tokens: int = Field(alias="outputTokens")
     changed_files: int = Field(alias="changedFiles", description="How many files it changed.")
+    duration: float | None = Field(None, description="Seconds the session took.")
+
+    @classmethod
+    def of(cls, session: AgentSession) -> QualityMetrics:
+        """How a session record went."""
+        return cls(
+            closing_verb=session.closing_verb,
+            exit_code=session.exit_code,
+            cost_usd=session.cost_usd,
+            turns=session.turns,
+            input_tokens=session.input_tokens,
+            output_tokens=session.output_tokens,
+            changed_files=len(session.changed_files),
+            duration=_duration(session),
+        )
 
 
 class IterationEntry(Sparse):
@@ -177,8 +217,41 @@ class IterationEntry(Sparse):
         return cls(**_entry_fields(session))
 
 
+class SignalEntry(Sparse):
+    """A verb an agent called in a session, with what it said."""
+
+    verb: str
+    timestamp: datetime
+    summary: str | None = None
+    remaining: str | None = None
+    reason: str | None = None
+    question: str | None = None
+    answer: str | None = None
+    what: str | None = None
+    severity: str | None = None
+    text: str | None = None
+    detail: str | None = None
+
+    @classmethod
+    def of(cls, signal: Signal) -> SignalEntry:
+        """The entry of a signal record."""
+        return cls(
+            verb=signal.verb.value,
+            timestamp=utc(signal.created),
+            summary=signal.summary,
+            remaining=signal.remaining,
+            reason=signal.reason,
+            question=signal.question,
+            answer=signal.answer,
+            what=signal.what,
+            severity=signal.severity,
+            text=signal.text,
+            detail=signal.detail,
+        )
+
+
 class IterationDetail(IterationEntry):
-    """One iteration in full: the entry, how the session ran and the learnings it recorded."""
+    """One iteration in full: the entry, how the session ran, what the agent said and learned."""
 
     agent: str
     model: str | None = None
@@ -189,11 +262,15 @@ class IterationDetail(IterationEntry):
     changed_files: list[str] = Field(alias="changedFiles")
     transcript_path: str | None = Field(None, alias="transcriptPath")
     error: str | None = None
+    summary: str | None = Field(None, description="The agent's summary with its closing verb.")
+    signals: list[SignalEntry] = Field(description="The verbs it called, in order (at most `limit`).")
+    signals_total: int = Field(alias="signalsTotal", description="How many verbs it called in all.")
     learnings: list[str]
 
     @classmethod
-    def of_session(cls, session: AgentSession, learnings: list[str]) -> IterationDetail:
-        """The detail of a session record and the learnings it recorded."""
+    def of_session(cls, session: AgentSession, signals: list[Signal], limit: int) -> IterationDetail:
+        """The detail of a session record and the signals it sent (the first `limit` of them listed)."""
+        closing = [signal for signal in signals if signal.verb.value == session.closing_verb]
         return cls(
             **_entry_fields(session),
             agent=session.agent,
@@ -205,29 +282,27 @@ class IterationDetail(IterationEntry):
             changed_files=list(session.changed_files),
             transcript_path=session.transcript_path,
             error=session.error,
-            learnings=learnings,
+            summary=closing[-1].summary if closing else None,
+            signals=[SignalEntry.of(signal) for signal in signals[:limit]],
+            signals_total=len(signals),
+            learnings=[signal.text or "" for signal in signals if signal.verb is Verb.LEARNED][:limit],
         )
 
 
+def _duration(session: AgentSession) -> float | None:
+    if session.ended_at is None:
+        return None
+    return round((session.ended_at - session.started_at).total_seconds(), 3)
+
+
 def _entry_fields(session: AgentSession) -> dict[str, Any]:
-    duration = None
-    if session.ended_at is not None:
-        duration = round((session.ended_at - session.started_at).total_seconds(), 3)
     return {
         "iteration_number": session.iteration,
         "timestamp": utc(session.started_at),
         "task_attempted": session.task_id,
         "result": session.outcome,
-        "quality_metrics": QualityMetrics(
-            closing_verb=session.closing_verb,
-            exit_code=session.exit_code,
-            cost_usd=session.cost_usd,
-            turns=session.turns,
-            input_tokens=session.input_tokens,
-            output_tokens=session.output_tokens,
-            changed_files=len(session.changed_files),
-        ),
-        "duration": duration,
+        "quality_metrics": QualityMetrics.of(session),
+        "duration": _duration(session),
         "session_id": session.id,
         "loop_id": session.loop_run_id,
     }

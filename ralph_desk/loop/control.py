@@ -3,13 +3,16 @@
 The window's embedded server, `ralph-desk mcp` and `ralph-desk run` all serve a `LoopController`.
 Built without an issuer (no loop can run in that process) it still answers init, validate, status
 and history from the project folder and the database, and refuses run, stop and understand.
+Refusals are `ControlError`s with seed 003's codes; execution errors name the log file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Coroutine
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,14 +20,16 @@ import anyio.from_thread
 
 from ralph_desk import prd
 from ralph_desk.domain.endpoints import EndpointIssuer
-from ralph_desk.domain.enums import LoopState, Recipe, TaskStatus, Verb
+from ralph_desk.domain.enums import LoopState, Recipe, TaskStatus
 from ralph_desk.domain.loop_results import (
+    NOT_INITIALISED,
     NOT_RUNNING,
     IterationDetail,
     IterationEntry,
     LearningEntry,
     LoopMetrics,
     LoopRunInfo,
+    QualityMetrics,
     RalphHistoryResult,
     RalphInitResult,
     RalphRunResult,
@@ -35,19 +40,29 @@ from ralph_desk.domain.loop_results import (
     TaskToAttempt,
     ValidationProblem,
 )
-from ralph_desk.domain.records import LoopRun
-from ralph_desk.domain.timestamps import maybe_utc
+from ralph_desk.domain.records import AgentSession, LoopRun
+from ralph_desk.domain.timestamps import maybe_utc, utc
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.agents.base import AgentUnavailableError
 from ralph_desk.loop.lock import LoopAlreadyRunningError, project_lock
-from ralph_desk.loop.model import LoopSettings
-from ralph_desk.loop.planner import describe_queue, plan_recipe_session
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
-from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.loop.runner import PROMPT_FILE_NAME, LoopRunner
 from ralph_desk.loop.settings import load_settings
-from ralph_desk.project import ProjectError, ProjectExistsError, init_project, validate_project
+from ralph_desk.project import (
+    ProjectError,
+    ProjectExistsError,
+    ProjectPaths,
+    contained,
+    init_project,
+    read_config,
+    validate_project,
+)
+from ralph_desk.project.logs import log_details
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ControlError, ServiceError
+from ralph_desk.services.opening import ServicesOnFirstUse
 
 log = logging.getLogger("ralph_desk.loop")
 
@@ -63,6 +78,11 @@ FINISHED_TASKS = frozenset({TaskStatus.DONE.value, TaskStatus.FAILED.value, Task
 HISTORY_SCAN = 1_000
 """Most sessions read for one history page (the sessions service's own limit)."""
 PREVIEW_TASKS = 20
+RECENT_SESSIONS = 20
+START_WAIT_S = 60.0
+"""Longest ralph_run waits for the loop to record its run (an answer then names the loop id)."""
+STOP_WAIT_S = 30.0
+"""Longest ralph_stop waits for the agent to end and its task to return to the queue."""
 
 
 def _on_loop_thread() -> bool:
@@ -84,14 +104,38 @@ def _shown_path(root: Path, path: Path | str) -> str:
 
 
 class LoopController:
-    """One project's loop as IDE tools see it; MCP-started runs make no edits unless allowed."""
+    """One project's loop as IDE tools see it; MCP-started runs make no edits unless allowed.
 
-    def __init__(self, services: Services, make_issuer: IssuerFactory | None = None) -> None:
-        self.services = services
+    Built over services opened on first use, it answers ralph_init and ralph_validate on a folder
+    that is no project yet, and every other tool there with `not_initialised`.
+    """
+
+    def __init__(
+        self, services: Services | ServicesOnFirstUse, make_issuer: IssuerFactory | None = None
+    ) -> None:
+        self.paths: ProjectPaths = services.paths
+        if isinstance(services, Services):
+            opened = services
+            self.db_url: str | None = services.db.url
+            self._open: Callable[[], Services] = lambda: opened
+        else:
+            self.db_url = services.db_url
+            self._open = services
         self.make_issuer = make_issuer
         self.runner: LoopRunner | None = None
         self.task: asyncio.Task[Any] | None = None
         self.last_error: str | None = None
+        self.last_activity: datetime | None = None
+        self._loop_started = threading.Event()
+        self._loop_ended = threading.Event()
+        self._followed = False
+
+    @property
+    def services(self) -> Services:
+        """The project's services; `not_initialised` while the folder has no `.ralph/`."""
+        if not self.paths.ralph.is_dir():
+            raise ControlError("not_initialised", NOT_INITIALISED, {"root": str(self.paths.root)})
+        return self._open()
 
     # --- the loop of this process ---------------------------------------------------------------
 
@@ -105,11 +149,40 @@ class LoopController:
 
     def follow(self, runner: LoopRunner, task: asyncio.Task[Any]) -> None:
         """Report on and stop a loop this process started elsewhere (a headless `ralph-desk run`)."""
+        self._loop_started.clear()
+        self._loop_ended.clear()
         self.runner, self.task = runner, task
+        self._followed = True
+        runner.subscribe(self._seen)
 
     def running(self) -> bool:
         """Whether a loop or understanding run of this process is going."""
         return self.task is not None and not self.task.done()
+
+    async def client_gone(self, now: bool = False) -> None:
+        """The IDE client went away: end this process's loop as the project's `ide_disconnect` says.
+
+        `finish` (the default) lets the current agent session end and stops the loop after it; `stop`,
+        or `now` (a stop signal arrived), ends the agent at once and puts its task back in the queue.
+        Returns once the loop has ended and recorded that.
+        """
+        runner, task = self.runner, self.task
+        if runner is None or task is None or task.done():
+            return
+        choice = "stop" if now else self._disconnect_choice()
+        log.info("the IDE client went away: %s the loop (ide_disconnect: %s)", "stopping", choice)
+        if choice == "stop" or runner.status.current_session_id is None:
+            runner.stop()
+        else:
+            runner.pause()
+            runner.subscribe(lambda event: runner.stop() if event.kind is EventKind.SESSION_ENDED else None)
+        await asyncio.wait({task})
+
+    def _disconnect_choice(self) -> str:
+        try:
+            return read_config(self.paths).ide_disconnect
+        except ProjectError:
+            return "stop"  # a broken config: never leave a loop nobody follows
 
     def _call_in_loop(self, fn: Callable[[], T]) -> T:
         """Run `fn` on the event loop thread (tool handlers run in worker threads)."""
@@ -119,6 +192,9 @@ class LoopController:
 
     def _details(self, tool: str, **more: object) -> dict[str, object]:
         return {"tool": tool, **more}
+
+    def _log_details(self, tool: str, **more: object) -> dict[str, object]:
+        return {**log_details(self.paths.logs_dir, tool), **more}
 
     def _issuer(self, tool: str) -> IssuerFactory:
         if self.make_issuer is None:
@@ -130,41 +206,65 @@ class LoopController:
             adapter_for(settings).check_available(settings)
         except AgentUnavailableError as error:
             raise ControlError(
-                "execution_failed", str(error), self._details(tool, agent=settings.agent)
+                "execution_failed", str(error), self._log_details(tool, agent=settings.agent)
             ) from None
 
     def _start(self, work: Callable[[], Coroutine[Any, Any, None]], name: str) -> None:
+        self._loop_started.clear()
+        self._loop_ended.clear()
+        self._followed = False
+
         def start() -> None:
             self.task = asyncio.get_running_loop().create_task(work(), name=name)
 
         self._call_in_loop(start)
 
+    def _wait(self, event: threading.Event, timeout_s: float) -> None:
+        """Wait, bounded, for the loop to reach `event` (not on the event loop's own thread)."""
+        if not _on_loop_thread():
+            event.wait(timeout_s)
+
+    def _refuse_while_running(self, tool: str, what: str) -> None:
+        if not self.running():
+            return
+        loop_id = self.runner.status.loop_run_id if self.runner is not None else None
+        raise ControlError(
+            "already_running",
+            f"a loop is already running in this server{f' (loop run #{loop_id})' if loop_id else ''}; {what}",
+            self._details(tool, reason="already_running", loopId=loop_id),
+        )
+
     # --- the tools ------------------------------------------------------------------------------
 
     def init(self, force: bool) -> RalphInitResult:
         """Create or re-create `.ralph/` (keeping the database, progress and learnings) and write prd.json."""
-        paths = self.services.paths
+        paths = self.paths
         existed = paths.ralph.is_dir()
         try:
-            init_project(paths.root, force=force, db_url=self.services.db.url)
-            prd.write(paths.prd_file, prd.export_document(self.services), root=paths.root)
-        except ProjectExistsError as error:
+            init_project(paths.root, force=force, db_url=self.db_url)
+            services = self.services
+            prd.write(paths.prd_file, prd.export_document(services), root=paths.root)
+        except ProjectExistsError:
             raise ControlError(
-                "invalid_argument", str(error), self._details("ralph_init", force=force)
+                "invalid_argument",
+                f"{paths.ralph} already exists; call ralph_init with force=true to re-create its "
+                "configuration (the database, progress.txt and learnings.txt are kept)",
+                self._details("ralph_init", force=force),
             ) from None
         except (ProjectError, ServiceError, OSError) as error:
             raise ControlError("execution_failed", str(error), self._log_details("ralph_init")) from None
         return RalphInitResult(
-            task_count=sum(self.services.tasks.count_by_status().values()),
+            task_count=sum(services.tasks.count_by_status().values()),
             prd_path=str(paths.prd_file),
+            ralph_dir=str(paths.ralph),
             initialized=None if existed else True,
             reinitialized=True if existed else None,
         )
 
     def validate(self) -> RalphValidateResult:
-        """What is missing or broken in the project folder, as data."""
-        root = self.services.paths.root
-        problems = validate_project(root, db_url=self.services.db.url)
+        """What is missing or broken in the project folder, as data (also where there is no project yet)."""
+        root = self.paths.root
+        problems = validate_project(root, db_url=self.db_url)
         return RalphValidateResult(
             valid=not problems,
             problems=[
@@ -176,48 +276,60 @@ class LoopController:
     def run(
         self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
     ) -> RalphRunResult:
-        """Start the loop in the background (returns at once), or preview it."""
-        paths = self.services.paths
+        """Start the loop in the background (returns once it has started), or preview it."""
+        services = self.services
         try:
             settings = load_settings(
-                paths, agent=agent, max_iterations=max_iterations or None, allow_edits=allow_edits
+                self.paths, agent=agent, max_iterations=max_iterations or None, allow_edits=allow_edits
             )
         except ProjectError as error:
             raise ControlError("invalid_argument", str(error), self._details("ralph_run")) from None
         if dry_run:
-            return self._preview(settings)
+            return self._preview(services, settings)
         make_issuer = self._issuer("ralph_run")
-        if self.running():
-            raise ControlError(
-                "execution_failed",
-                "a loop is already running in this server; ralph_status follows it, ralph_stop ends it",
-                self._details("ralph_run", reason="already_running"),
-            )
-        self._check_no_loop_elsewhere()
+        self._refuse_while_running("ralph_run", "ralph_status follows it, ralph_stop ends it")
+        self._check_no_loop_elsewhere("ralph_run")
         self._check_agent(settings, "ralph_run")
+        first = peek_next_task(services)
 
         async def run_loop() -> None:
-            runner = LoopRunner(self.services, await make_issuer(), settings, exit_when_idle=True)
+            runner = LoopRunner(services, await make_issuer(), settings, exit_when_idle=True)
             await self._guarded(runner, runner.run)
 
         self.last_error = None
         self._start(run_loop, "ralph-loop")
-        return RalphRunResult(status=LoopState.RUNNING.value, iteration_number=0)
+        self._wait(self._loop_started, START_WAIT_S)
+        if self.last_error is not None:
+            raise ControlError(
+                "execution_failed",
+                f"the loop did not start: {self.last_error}",
+                self._log_details("ralph_run"),
+            )
+        live = self.runner.status if self.runner is not None else None
+        return RalphRunResult(
+            status=live.state.value if live and live.loop_run_id else LoopState.RUNNING.value,
+            loop_id=live.loop_run_id if live else None,
+            iteration_number=0,
+            current_task=first.task.id if first is not None and first.task is not None else None,
+        )
 
-    def _check_no_loop_elsewhere(self) -> None:
+    def _check_no_loop_elsewhere(self, tool: str) -> None:
         """Refuse now, not in the background, when another process or the window holds the loop lock."""
-        probe = project_lock(self.services.paths.ralph)
+        probe = project_lock(self.paths.ralph)
         try:
             probe.acquire()
         except LoopAlreadyRunningError as error:
             raise ControlError(
-                "execution_failed", str(error), self._details("ralph_run", reason="already_running")
+                "already_running", str(error), self._details(tool, reason="already_running")
             ) from None
         probe.release()
 
-    def _preview(self, settings: LoopSettings) -> RalphRunResult:
-        queue = describe_queue(self.services, limit=PREVIEW_TASKS)
-        preview = preview_next_session(self.services, settings, self.services.paths.root)
+    def _preview(self, services: Services, settings: LoopSettings) -> RalphRunResult:
+        """The tasks the loop would attempt and its first prompt, which `ralph://prompt` then serves."""
+        queue = describe_queue(services, limit=PREVIEW_TASKS)
+        preview = preview_next_session(services, settings, self.paths.root)
+        if preview is not None:
+            contained.write_text(self.paths.root, self.paths.mcp_dir / PROMPT_FILE_NAME, preview.prompt)
         return RalphRunResult(
             dry_run=True,
             tasks_to_attempt=[
@@ -231,6 +343,7 @@ class LoopController:
     async def _guarded(self, runner: LoopRunner, work: Callable[[], Awaitable[object]]) -> None:
         """Run `work` of `runner` as this controller's loop; its failure becomes the status's lastError."""
         self.runner = runner
+        runner.subscribe(self._seen)
         try:
             await work()
         except LoopAlreadyRunningError as error:
@@ -238,50 +351,79 @@ class LoopController:
         except Exception as error:  # the top of a background task: keep the reason for ralph_status
             log.exception("loop started by an MCP client failed")
             self.last_error = f"{type(error).__name__}: {error}"
+        finally:
+            self._loop_started.set()
+            self._loop_ended.set()
+
+    def _seen(self, event: LiveEvent) -> None:
+        """Note the loop's activity; its first state change means its run is recorded, a final one its end."""
+        self.last_activity = datetime.now(UTC)
+        if self.runner is not None and self.runner.status.loop_run_id is not None:
+            self._loop_started.set()
+        if event.kind is EventKind.LOOP_STATE and event.text in FINAL_STATES:
+            self._loop_ended.set()
 
     def status(self) -> RalphStatusResult:
         """The loop of this process as it runs, else a loop another process runs, else the last run."""
-        run = self.services.sessions.latest_loop_run()
-        last_run = None if run is None else LoopRunInfo.of(run)
-        metrics = self._metrics()
+        services = self.services
+        run = services.sessions.latest_loop_run()
+        recent = services.sessions.list(limit=RECENT_SESSIONS)
+        finished = next((session for session in recent if session.ended_at is not None), None)
+        common: dict[str, Any] = {
+            "metrics": self._metrics(services),
+            "quality_metrics": QualityMetrics.of(finished) if finished else None,
+            "last_run": None if run is None else LoopRunInfo.of(run),
+            "last_activity": self._last_activity(run, recent),
+        }
         runner = self.runner
         if runner is not None and self.running():
             live = runner.status
             return RalphStatusResult(
                 status=live.state.value,
+                running=True,
                 loop_id=live.loop_run_id,
                 iteration_number=live.iteration,
                 current_task=live.current_task_id,
                 resumes_at=maybe_utc(live.resumes_at),
-                metrics=metrics,
-                last_run=last_run,
+                **common,
             )
         if run is not None and _still_going(run):
             return RalphStatusResult(
-                status=run.state,
-                loop_id=run.id,
-                iteration_number=run.iterations,
-                metrics=metrics,
-                last_run=last_run,
+                status=run.state, running=True, loop_id=run.id, iteration_number=run.iterations, **common
             )
         return RalphStatusResult(
-            status=NOT_RUNNING, last_error=self.last_error, metrics=metrics, last_run=last_run
+            status=run.state if run is not None else NOT_RUNNING,
+            loop_id=run.id if run is not None else None,
+            iteration_number=run.iterations if run is not None else None,
+            last_error=self.last_error,
+            **common,
         )
 
-    def _metrics(self) -> LoopMetrics:
-        counts = self.services.tasks.count_by_status()
+    def _last_activity(self, run: LoopRun | None, recent: list[AgentSession]) -> datetime | None:
+        """The latest moment the loop or a session did something that is known here."""
+        moments = [self.last_activity] if self.last_activity else []
+        for session in recent[:1]:
+            moments.append(utc(session.ended_at or session.started_at))
+        if run is not None:
+            moments.append(utc(run.ended_at or run.started_at))
+        return max(moments, default=None)
+
+    def _metrics(self, services: Services) -> LoopMetrics:
+        counts = services.tasks.count_by_status()
         return LoopMetrics(
             tasks_completed=counts.get(TaskStatus.DONE.value, 0),
             tasks_failed=counts.get(TaskStatus.FAILED.value, 0),
             tasks_remaining=sum(count for status, count in counts.items() if status not in FINISHED_TASKS),
+            tasks_needing_input=counts.get(TaskStatus.NEEDS_INPUT.value, 0),
         )
 
     def stop(self) -> RalphStopResult:
-        """Stop this process's loop (the current agent ends; that is not counted as stuck)."""
+        """Stop this process's loop: its agent's process group ends, its task goes back to pending."""
+        services = self.services
         self._issuer("ralph_stop")
         runner = self.runner
         if runner is None or not self.running():
-            run = self.services.sessions.latest_loop_run()
+            run = services.sessions.latest_loop_run()
             if run is not None and _still_going(run):
                 raise ControlError(
                     "execution_failed",
@@ -290,15 +432,20 @@ class LoopController:
                     self._details("ralph_stop", loopId=run.id, reason="not_started_here"),
                 )
             return RalphStopResult(status=NOT_RUNNING)
+        task_id = runner.status.current_task_id
         self._call_in_loop(runner.stop)
-        return RalphStopResult(status=LoopState.STOPPED.value, loop_id=runner.status.loop_run_id)
+        if not self._followed:  # a followed loop's process ends with it, this server too: answer now
+            self._wait(self._loop_ended, STOP_WAIT_S)
+        return RalphStopResult(
+            status=LoopState.STOPPED.value, loop_id=runner.status.loop_run_id, returned_task=task_id
+        )
 
     def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult:
         """A page of past iterations, one iteration in full, or the learnings agents recorded."""
         if kind == "learnings":
             return self._learnings(limit, offset)
         if iteration is not None:
-            return self._iteration(iteration)
+            return self._iteration(iteration, limit)
         sessions = self.services.sessions.list(limit=HISTORY_SCAN)
         page = sessions[offset : offset + limit]
         return RalphHistoryResult(
@@ -307,9 +454,10 @@ class LoopController:
             has_more=offset + len(page) < len(sessions),
         )
 
-    def _iteration(self, number: int) -> RalphHistoryResult:
-        run = self.services.sessions.latest_loop_run()
-        sessions = [] if run is None else self.services.sessions.list(loop_run_id=run.id, limit=HISTORY_SCAN)
+    def _iteration(self, number: int, limit: int) -> RalphHistoryResult:
+        services = self.services
+        run = services.sessions.latest_loop_run()
+        sessions = [] if run is None else services.sessions.list(loop_run_id=run.id, limit=HISTORY_SCAN)
         found = [session for session in sessions if session.iteration == number]
         if not found:
             known = sorted({session.iteration for session in sessions if session.iteration is not None})
@@ -324,12 +472,8 @@ class LoopController:
                 self._details("ralph_history", iteration=number, known=known),
             )
         session = found[0]
-        learned = [
-            signal.text or ""
-            for signal in self.services.signals.for_session(session.id)
-            if signal.verb is Verb.LEARNED
-        ]
-        return RalphHistoryResult(iteration=IterationDetail.of_session(session, learned))
+        signals = services.signals.for_session(session.id)
+        return RalphHistoryResult(iteration=IterationDetail.of_session(session, signals, limit))
 
     def _learnings(self, limit: int, offset: int) -> RalphHistoryResult:
         signals = list(reversed(self.services.signals.learnings()))
@@ -355,27 +499,24 @@ class LoopController:
 
     def understand(self) -> RalphUnderstandResult:
         """Start a read-only session that maps the codebase into `.ralph/codebase_map.md`."""
+        services = self.services
         make_issuer = self._issuer("ralph_understand")
-        if self.running():
-            raise ControlError(
-                "execution_failed",
-                "a loop is running in this server; stop it (ralph_stop) before the understanding run",
-                self._details("ralph_understand", reason="already_running"),
-            )
-        paths = self.services.paths
-        settings = load_settings(paths, allow_edits=False)
+        self._refuse_while_running(
+            "ralph_understand",
+            "the understanding run starts only while no loop runs: stop it with ralph_stop, "
+            "or wait until ralph_status says it is no longer running",
+        )
+        self._check_no_loop_elsewhere("ralph_understand")
+        settings = load_settings(self.paths, allow_edits=False)
         self._check_agent(settings, "ralph_understand")
 
         async def understand_run() -> None:
-            runner = LoopRunner(self.services, await make_issuer(), settings)
-            plan = plan_recipe_session(self.services, Recipe.UNDERSTAND)
+            runner = LoopRunner(services, await make_issuer(), settings)
+            plan = plan_recipe_session(services, Recipe.UNDERSTAND)
             await self._guarded(runner, lambda: runner.run_session(plan))
 
         self._start(understand_run, "ralph-understand")
-        return RalphUnderstandResult(status=LoopState.RUNNING.value, map_path=str(paths.codebase_map))
-
-    def _log_details(self, tool: str) -> dict[str, object]:
-        return self._details(tool, logDir=str(self.services.paths.logs_dir))
+        return RalphUnderstandResult(status=LoopState.RUNNING.value, map_path=str(self.paths.codebase_map))
 
 
 def _still_going(run: LoopRun) -> bool:

@@ -44,16 +44,22 @@ class LoopControl(Protocol):
     def stop(self) -> RalphStopResult: ...
     def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult: ...
     def understand(self) -> RalphUnderstandResult: ...
+    async def client_gone(self, now: bool = False) -> None: ...
 
 
 @dataclass(frozen=True)
 class ToolCall(Generic[ArgsT]):
     """One validated tool call: the services, the caller's session context and the arguments."""
 
-    services: Services
+    open_services: ServicesSource
     context: SessionContext
     args: ArgsT
     loop: LoopControl | None = None
+
+    @property
+    def services(self) -> Services:
+        """The project's services, opened on first use (ralph_init runs before there is a database)."""
+        return self.open_services()
 
     def provided(self) -> dict[str, Any]:
         """The arguments the caller actually set."""

@@ -14,7 +14,8 @@ from ralph_desk.mcp_server import clients
 from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths, contained
 
 if TYPE_CHECKING:
-    from ralph_desk.mcp_server.binding import LoopControl, ServicesSource
+    from ralph_desk.mcp_server.binding import LoopControl
+    from ralph_desk.services.opening import ServicesOnFirstUse
 
 
 def configure_mcp(parser: argparse.ArgumentParser) -> None:
@@ -80,9 +81,13 @@ def _paths(root: str) -> ProjectPaths:
 
 
 def run_mcp(
-    args: argparse.Namespace, make_loop: Callable[[ServicesSource], LoopControl] | None = None
+    args: argparse.Namespace, make_loop: Callable[[ServicesOnFirstUse], LoopControl] | None = None
 ) -> int:
-    """Serve until the client goes away (stdio) or a signal arrives (HTTP)."""
+    """Serve until the client goes away (stdio) or a signal arrives (HTTP).
+
+    A folder with no `.ralph/` is served too (the `ide` recipe's init and validate), so that an IDE
+    can make it a project with ralph_init.
+    """
     # The SDK takes most of a second to import; only this command pays for it.
     from ralph_desk.domain.session import ContextError
     from ralph_desk.mcp_server.calllog import beside
@@ -94,31 +99,40 @@ def run_mcp(
         resolve_context,
     )
     from ralph_desk.mcp_server.standalone import serve_http, serve_stdio, setup_logging
+    from ralph_desk.project.logs import log_to_stderr
     from ralph_desk.services.opening import ServicesOnFirstUse
 
-    paths = _paths(args.root)
-    log_dir = Path(args.log_dir) if args.log_dir else None
-    log_file = setup_logging(paths, "mcp", log_dir=log_dir)
-    call_log = beside(log_file)
+    paths = ProjectPaths.at(args.root)
     flags = ContextFlags(args.recipe, args.discipline, args.task_id, args.session_id, args.context)
     try:
         context = resolve_context(flags)
     except ContextError as error:
         raise ProjectError(f"refusing to start: {error}") from None
+    initialised = paths.ralph.is_dir()
+    if not initialised and needs_database(context):
+        _paths(args.root)  # a task's or a discipline's session needs a project: refused, saying how
+    if not paths.root.is_dir():
+        raise ProjectError(f"{paths.root} is not a folder; --root names the project's folder")
+    log_dir = Path(args.log_dir) if args.log_dir else None
+    call_log: Path | None = None
+    if initialised or log_dir is not None:
+        call_log = beside(setup_logging(paths, "mcp", log_dir=log_dir))
+    else:
+        log_to_stderr()  # no .ralph/logs/ before ralph_init: that would make the folder look initialised
     services = ServicesOnFirstUse(paths, args.db_url or db_url_from_env(os.environ))
     try:
         # A session whose tools depend on the database (its task's discipline, a discipline's
         # disabled tools) is checked before anything is served, so that an unknown task or
         # discipline is refused before the protocol starts; an HTTP server opens it before listening.
-        if args.transport == "http" or needs_database(context):
+        if (args.transport == "http" and initialised) or needs_database(context):
             try:
                 context = complete_context(context, services())
             except ContextError as error:
                 raise ProjectError(f"refusing to start: {error}") from None
         loop = make_loop(services) if make_loop is not None else None
         if args.transport == "http":
-            serve_http(services(), context, args.host, args.port, given_token(args), loop, call_log)
-        elif (failure := serve_stdio(services, context, loop, call_log)) is not None:
+            serve_http(services, context, args.host, args.port, given_token(args), loop, call_log, log_dir)
+        elif (failure := serve_stdio(services, context, loop, call_log, log_dir)) is not None:
             raise failure  # after the client has gone: the exit code and message of an eager start
     finally:
         services.close()

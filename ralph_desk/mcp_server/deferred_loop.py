@@ -61,3 +61,10 @@ class DeferredLoopControl:
 
     def understand(self) -> RalphUnderstandResult:
         return self.control.understand()
+
+    async def client_gone(self, now: bool = False) -> None:
+        """A loop control never built has no loop to end."""
+        with self._lock:
+            built = self._built
+        if built is not None:
+            await built.client_gone(now)

@@ -179,7 +179,7 @@ def _tool_function(
         session = resolve(ctx.request_context.request)
         try:
             args = spec.input_model.model_validate(arguments)
-            return bound.handler(ToolCall(services(), session, args, loop))
+            return bound.handler(ToolCall(services, session, args, loop))
         except StructuredToolError as error:
             # Sent as is, so that the text stays one JSON document (no "Error executing tool" prefix).
             return error_result_model(str(error))

@@ -43,6 +43,9 @@ class OpenStoreBehind:
         self._opening: threading.Thread | None = None
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if self._opening is None and not self.services.paths.ralph.is_dir():
+            # No project yet: opening would create a database in a folder ralph_init has not made.
+            return await call_next(ctx)
         # Not on `initialize` itself, so that the worker does not slow down the handshake's answer.
         if ctx.method != "initialize" and self._opening is None:
             self._opening = threading.Thread(target=self._open, name="open the store", daemon=True)

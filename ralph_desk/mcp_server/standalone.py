@@ -16,11 +16,14 @@ import anyio
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.calllog import open_log
 from ralph_desk.project import ProjectPaths
+from ralph_desk.project.logs import remember_log_file
 from ralph_desk.services.opening import ServicesOnFirstUse
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
     from ralph_desk.mcp_server.binding import LoopControl
-    from ralph_desk.services.container import Services
+    from ralph_desk.mcp_server.server import Middleware
 
 log = logging.getLogger("ralph_desk.mcp")
 
@@ -49,6 +52,7 @@ def setup_logging(
     for handler in handlers:
         handler.setFormatter(formatter)
         root.addHandler(handler)
+    remember_log_file(log_file)
     return log_file
 
 
@@ -57,49 +61,85 @@ def serve_stdio(
     context: SessionContext,
     loop: LoopControl | None = None,
     call_log: Path | None = None,
+    log_dir: Path | None = None,
 ) -> Exception | None:
     """Serve one client over stdin/stdout until it disconnects; the error of a store that failed to open.
 
-    The handshake and the listings are answered before the database is open (`staged`).
+    The handshake and the listings are answered before the database is open (`staged`). On a folder
+    with no `.ralph/` yet, only ralph_init and ralph_validate are served until ralph_init has run
+    (`bootstrap`); from then on the process logs into the new `.ralph/logs/` (or `log_dir`).
     """
     from ralph_desk.mcp_server.server import fixed_context, make_server
     from ralph_desk.mcp_server.staged import OpenStoreBehind
-    from ralph_desk.mcp_server.stdio_guard import serve_guarded
 
+    paths = services.paths
     server = make_server(
         services,
-        services.paths,
+        paths,
         fixed_context(context),
         loop,
         only=context.enabled_tools,
-        middleware=[OpenStoreBehind(services)],
+        middleware=[_until_initialised(paths, call_log, log_dir), OpenStoreBehind(services)],
         call_log=call_log,
     )
-    log.info(
-        "serving %s over stdio (recipe %s, task %s)",
-        services.paths.root,
-        context.recipe.value,
-        context.task_id,
-    )
-    anyio.run(serve_guarded, server)
+    log.info("serving %s over stdio (recipe %s, task %s)", paths.root, context.recipe.value, context.task_id)
+    anyio.run(_serve_stdio, server, loop)
     return services.failure
 
 
+def _until_initialised(paths: ProjectPaths, call_log: Path | None, log_dir: Path | None) -> Middleware:
+    """The bootstrap gate; once ralph_init has made the project, this process logs into it (if not yet)."""
+    from ralph_desk.mcp_server.bootstrap import UntilInitialised
+
+    def log_there() -> None:
+        if call_log is None:
+            setup_logging(paths, "mcp", log_dir=log_dir)
+
+    return UntilInitialised(paths, on_initialised=log_there)
+
+
+async def _serve_stdio(server: MCPServer, loop: LoopControl | None) -> None:
+    """Serve until the client goes, then end the loop it started as the project's setting says.
+
+    A stop signal (the client's SIGTERM once it stops waiting) ends that loop's agent at once, so that
+    no agent outlives the server and no task stays in progress.
+    """
+    from ralph_desk.mcp_server.stdio_guard import serve_guarded
+
+    async with anyio.create_task_group() as group:
+        if loop is not None and sys.platform != "win32":
+            group.start_soon(_end_loop_on_signal, loop, group.cancel_scope)
+        await serve_guarded(server)
+        if loop is not None:
+            await loop.client_gone()
+        group.cancel_scope.cancel()
+
+
+async def _end_loop_on_signal(loop: LoopControl, scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            log.info("signal %s: ending the loop this server runs, then stopping", signum)
+            await loop.client_gone(now=True)
+            scope.cancel()
+            return
+
+
 def serve_http(
-    services: Services,
+    services: ServicesOnFirstUse,
     context: SessionContext,
     host: str,
     port: int,
     token: str | None,
     loop: LoopControl | None = None,
     call_log: Path | None = None,
+    log_dir: Path | None = None,
 ) -> None:
     """Serve over Streamable HTTP until SIGINT/SIGTERM; prints the endpoint and token to stderr."""
     # Here, not at the top: a stdio server has no use for the HTTP stack.
     from ralph_desk.mcp_server.auth import SessionTokens
     from ralph_desk.mcp_server.hosting import HttpHost
     from ralph_desk.mcp_server.origins import LOOPBACK_NAMES, accepted_names
-    from ralph_desk.mcp_server.server import build_server
+    from ralph_desk.mcp_server.server import context_from_request, make_server
 
     if host not in LOOPBACK_NAMES:
         log.warning(
@@ -111,7 +151,16 @@ def serve_http(
     tokens = SessionTokens()
     chosen = token or secrets.token_urlsafe(32)
     tokens.register(chosen, context)
-    server = build_server(services, context, loop=loop, only=context.enabled_tools, call_log=call_log)
+    paths = services.paths
+    server = make_server(
+        services,
+        paths,
+        lambda request: context_from_request(request, context),
+        loop,
+        only=context.enabled_tools,
+        middleware=[_until_initialised(paths, call_log, log_dir)],
+        call_log=call_log,
+    )
     http = HttpHost(server, tokens, host=host, port=port)
 
     async def main() -> None:
@@ -124,6 +173,8 @@ def serve_http(
         for signum in (signal.SIGINT, signal.SIGTERM):
             running.add_signal_handler(signum, stop.set)
         await stop.wait()
+        if loop is not None:
+            await loop.client_gone(now=True)  # no agent outlives the server
         await http.stop()
 
     asyncio.run(main())

@@ -15,6 +15,7 @@ from ralph_desk.project.paths import ProjectPaths
 
 CONFIG_VERSION = 4
 AGENTS = ("claude", "codex", "command", "rehearsal")
+IDE_DISCONNECT = ("finish", "stop")
 RECIPES = tuple(recipe.value for recipe in Recipe)
 MERGE_STRATEGIES = tuple(strategy.value for strategy in MergeStrategy)
 OLD_NAMES: Mapping[str, str] = {"branch_name": "base_branch"}  # renamed in version 2, still read
@@ -158,6 +159,16 @@ class ProjectConfig:
     )
     review_skip_disciplines: tuple[str, ...] = _setting(
         (), Rule(_is_names, "a list of discipline names whose done work merges without review", since=3)
+    )
+    ide_disconnect: str = _setting(
+        "finish",
+        Rule(
+            lambda value: value in IDE_DISCONNECT,
+            "finish (the current agent session ends, then the loop stops) or stop (the agent is "
+            "ended at once, its task back to pending): what a loop does when the IDE that started it "
+            "goes away",
+            since=4,
+        ),
     )
 
     def __post_init__(self) -> None:

@@ -41,6 +41,11 @@ class ServicesOnFirstUse:
             return self._services
 
     @property
+    def db_url(self) -> str | None:
+        """The database URL given (None: the project's own, or `RALPH_DB_URL`)."""
+        return self._db_url
+
+    @property
     def failure(self) -> Exception | None:
         """Why opening failed, if it did."""
         with self._lock:

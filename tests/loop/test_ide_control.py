@@ -101,9 +101,15 @@ async def test_an_ide_client_runs_the_loop_in_the_background_and_follows_it(
             await asyncio.wait_for(asyncio.shield(controller.task), 180)
 
             status = structured(await client.call_tool("ralph_status", {}))
-            assert status["status"] == "not_running" and "lastError" not in status
+            assert (status["status"], status["running"]) == ("completed", False) and "lastError" not in status
             assert status["lastRun"]["iterations"] == 1 and status["lastRun"]["allowEdits"] is False
-            assert status["metrics"] == {"tasksCompleted": 1, "tasksFailed": 0, "tasksRemaining": 0}
+            assert status["metrics"] == {
+                "tasksCompleted": 1,
+                "tasksFailed": 0,
+                "tasksRemaining": 0,
+                "tasksNeedingInput": 0,
+            }
+            assert status["qualityMetrics"]["closingVerb"] == "done"
             history = structured(await client.call_tool("ralph_history", {"limit": 10}))
             assert history["total"] == 1
             (entry,) = history["iterations"]
@@ -150,7 +156,7 @@ async def test_ralph_run_refuses_at_once_while_another_process_holds_the_loop(pr
             status = await call(client, "ralph_status", {})
     finally:
         held.release()
-    assert refused["error"]["code"] == "execution_failed"
+    assert refused["error"]["code"] == "already_running"
     assert refused["error"]["message"].startswith("a loop is already running on this project (pid ")
     assert refused["error"]["details"] == {"tool": "ralph_run", "reason": "already_running"}
     assert controller.task is None and status["status"] == "not_running"
@@ -232,7 +238,7 @@ async def agent_started(listener: SocketListener) -> SocketStream:
 async def until_not_running(client: Client) -> None:
     """Poll ralph_status, as an IDE does, until the stopped loop has ended."""
     with anyio.fail_after(WAIT_S):
-        while (await call(client, "ralph_status", {}))["status"] != "not_running":
+        while (await call(client, "ralph_status", {}))["running"]:
             await anyio.sleep(0.05)
 
 
@@ -312,7 +318,7 @@ async def test_the_three_servers_answer_the_loop_control_tools_with_the_same_sha
             "running",
         )
         assert run_again["error"]["details"]["reason"] == "already_running", name
-        assert understand["error"]["code"] == "execution_failed", name
+        assert understand["error"]["code"] == "already_running", name
         assert valid == {"success": True, "valid": True, "problems": []}, name
         assert preview["dryRun"] is True and init["reinitialized"] is True, name
         assert page["total"] == 1 and learnings == {
@@ -324,11 +330,23 @@ async def test_the_three_servers_answer_the_loop_control_tools_with_the_same_sha
         assert stop["status"] == "stopped", name
     assert shapes(mcp["during"]) == shapes(window["during"]) == shapes(headless["during"])
 
-    assert mcp["run"] == window["run"] == [{"success": True, "status": "running", "iterationNumber": 0}]
+    for answers in (mcp, window):
+        (run,) = answers["run"]
+        assert run == {**run, "success": True, "status": "running", "iterationNumber": 0, "currentTask": 1}
+        assert isinstance(run["loopId"], int)
     for answers in (mcp, window):
         status, stop, iteration = answers["after"]
-        assert status["status"] == "not_running" and status["lastRun"]["status"] == "stopped"
-        assert status["metrics"] == {"tasksCompleted": 0, "tasksFailed": 0, "tasksRemaining": 1}
+        assert (status["status"], status["running"], status["lastRun"]["status"]) == (
+            "stopped",
+            False,
+            "stopped",
+        )
+        assert status["metrics"] == {
+            "tasksCompleted": 0,
+            "tasksFailed": 0,
+            "tasksRemaining": 1,
+            "tasksNeedingInput": 0,
+        }
         assert stop == {"success": True, "status": "not_running"}
         assert iteration["iteration"]["taskAttempted"] == 1
     assert shapes(mcp["after"]) == shapes(window["after"])

@@ -407,7 +407,7 @@ async def test_init_of_an_existing_project_without_force_is_an_invalid_argument(
     before = snapshot(services)
     async with connect(Recipe.IDE) as client:
         error = structured_error_of(await client.call_tool("ralph_init", {}))
-    assert error["code"] == "invalid_argument" and "already exists; use --force" in error["message"]
+    assert error["code"] == "invalid_argument" and "call ralph_init with force=true" in error["message"]
     assert snapshot(services) == before
 
 

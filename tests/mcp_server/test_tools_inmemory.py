@@ -420,21 +420,26 @@ async def test_each_verb_stores_a_signal_for_the_session_task(
 # --- loop control --------------------------------------------------------------------------------
 
 
-async def test_status_without_a_runner_is_not_running_with_the_last_run(
+async def test_status_without_a_runner_reports_how_the_last_run_ended(
     connect: ClientFactory, services: Services, demo: Demo
 ) -> None:
     run = services.sessions.start_loop_run("claude", max_iterations=3)
     services.sessions.update_loop_run(run.id, state="completed", iterations=2, cost_usd=0.5)
     async with connect(Recipe.IDE) as client:
         status = ok(await client.call_tool("ralph_status", {}))
-    assert status["success"] is True and status["status"] == "not_running"
+    assert status["success"] is True and (status["status"], status["running"]) == ("completed", False)
     assert status["lastRun"] == {
         **status["lastRun"],
         "loopId": run.id,
         "status": "completed",
         "iterations": 2,
     }
-    assert status["metrics"] == {"tasksCompleted": 1, "tasksFailed": 0, "tasksRemaining": 3}
+    assert status["metrics"] == {
+        "tasksCompleted": 1,
+        "tasksFailed": 0,
+        "tasksRemaining": 3,
+        "tasksNeedingInput": 0,
+    }
 
 
 async def test_status_without_a_runner_reports_a_loop_another_process_runs(
@@ -513,6 +518,7 @@ async def test_init_with_force_without_a_runner_recreates_the_config_and_writes_
         "success": True,
         "taskCount": 4,
         "prdPath": str(services.paths.prd_file),
+        "ralphDir": str(services.paths.ralph),
         "reinitialized": True,
     }
     assert services.paths.config_file.is_file()

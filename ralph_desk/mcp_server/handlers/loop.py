@@ -22,6 +22,8 @@ from ralph_desk.domain.loop_results import (
     RalphValidateResult,
 )
 from ralph_desk.mcp_server.binding import LoopControl, StructuredToolError, ToolCall, handles
+from ralph_desk.project import ProjectPaths
+from ralph_desk.project.logs import log_details
 from ralph_desk.services.errors import ControlError, InvalidValueError, ServiceError
 
 log = logging.getLogger("ralph_desk.mcp")
@@ -39,7 +41,6 @@ def _ask(call: ToolCall[Any], tool: str, request: Callable[[LoopControl], Result
     """Ask the loop control, mapping whatever it raises onto a structured error."""
     if call.loop is None:
         raise LoopToolError("execution_failed", NO_CONTROL, {"tool": tool, "reason": "no_loop_control"})
-    log_details = {"tool": tool, "logDir": str(call.services.paths.logs_dir)}
     try:
         return request(call.loop)
     except ControlError as error:
@@ -47,12 +48,22 @@ def _ask(call: ToolCall[Any], tool: str, request: Callable[[LoopControl], Result
     except InvalidValueError as error:
         raise LoopToolError("invalid_argument", str(error), {"tool": tool}) from None
     except ServiceError as error:
-        raise LoopToolError("execution_failed", str(error), log_details) from None
+        raise LoopToolError("execution_failed", str(error), _log_details(call, tool)) from None
     except Exception as error:  # the top of a request: report, never a traceback to the client
         log.exception("loop control failed in %s", tool)
         raise LoopToolError(
-            "execution_failed", f"the loop runner failed: {type(error).__name__}: {error}", log_details
+            "execution_failed",
+            f"the loop runner failed: {type(error).__name__}: {error}",
+            _log_details(call, tool),
         ) from None
+
+
+def _log_details(call: ToolCall[Any], tool: str) -> dict[str, object]:
+    """The tool and the log file to read (found without opening the project's database)."""
+    paths = getattr(call.open_services, "paths", None)
+    if not isinstance(paths, ProjectPaths):
+        return {"tool": tool}
+    return log_details(paths.logs_dir, tool)
 
 
 @handles("ralph_init")

@@ -1,0 +1,34 @@
+"""Where this process logs: stderr, and the log file an execution error names."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_log_file: Path | None = None
+"""The human-readable log file this process writes, once it has one."""
+
+
+def remember_log_file(path: Path) -> None:
+    """Note the file this process logs to (an execution error names it)."""
+    global _log_file
+    _log_file = path
+
+
+def log_to_stderr(level: int = logging.INFO) -> None:
+    """Log to stderr only (a folder that is no project yet gets no `.ralph/logs/`)."""
+    root = logging.getLogger()
+    root.setLevel(level)
+    if not any(type(h) is logging.StreamHandler for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(FORMAT))
+        root.addHandler(handler)
+
+
+def log_details(logs_dir: Path, tool: str) -> dict[str, object]:
+    """The details of an execution error: the tool, and the log file (else the log folder) to read."""
+    if _log_file is not None:
+        return {"tool": tool, "logFile": str(_log_file)}
+    return {"tool": tool, "logDir": str(logs_dir)}
