@@ -9,17 +9,15 @@ where it is installed.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from anyio.abc import SocketAttribute, SocketListener, SocketStream
+from anyio.abc import SocketListener
 from mcp import Client, StdioServerParameters
 
 from ralph_desk.domain.endpoints import EndpointIssuer
@@ -34,13 +32,21 @@ from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, session, use_agent, verb
-from tests.support.ide import HELD_AGENT, ide_client
+from tests.support.ide import (
+    HELD_AGENT,
+    WAIT_S,
+    CallResult,
+    agent_line,
+    agent_started,
+    call,
+    ide_client,
+    use_command_agent,
+)
 from tests.support.stdio_wire import mcp_command
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-WAIT_S = 120
 
 
 @pytest.fixture
@@ -52,11 +58,6 @@ def structured(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     document: dict[str, Any] = result.structured_content
     return document
-
-
-def use_command_agent(paths: ProjectPaths, *words: str) -> None:
-    """Make the project's agent the command template `python WORDS…`."""
-    update_config(paths, agent="command", agent_command=[sys.executable, *words])
 
 
 def started_issuer(services: Services, hosts: list[EmbeddedMcp]) -> Callable[[], Awaitable[EndpointIssuer]]:
@@ -164,7 +165,6 @@ async def test_ralph_run_refuses_at_once_while_another_process_holds_the_loop(pr
 
 # --- the same calls against the three servers ----------------------------------------------------
 
-CallResult = dict[str, Any]
 WHILE_RUNNING: list[tuple[str, dict[str, Any]]] = [
     ("ralph_status", {}),
     ("ralph_run", {"max_iterations": 1}),
@@ -197,15 +197,6 @@ def shapes(answers: list[CallResult]) -> list[Any]:
     return [shape(answer) for answer in answers]
 
 
-async def call(client: Client, tool: str, arguments: dict[str, Any]) -> CallResult:
-    """A tool's structured result, or its structured error under "error"."""
-    result = await client.call_tool(tool, arguments)
-    if result.is_error:
-        return {"error": json.loads(result.content[0].text)}  # type: ignore[union-attr]
-    document: CallResult = result.structured_content or {}
-    return document
-
-
 def held_project(root: Path, port: int) -> tuple[ProjectPaths, int]:
     """A project with one pending task whose agent waits, connected to `port`, until it is stopped."""
     paths = init_project(root, title="Held")
@@ -218,21 +209,6 @@ def held_project(root: Path, port: int) -> tuple[ProjectPaths, int]:
         services.close()
     use_command_agent(paths, str(HELD_AGENT), str(port))
     return paths, task.id
-
-
-@asynccontextmanager
-async def agent_line() -> AsyncIterator[tuple[int, SocketListener]]:
-    """A loopback listener the held agent connects to when it starts."""
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-    async with listener:
-        (single,) = listener.listeners
-        yield single.extra(SocketAttribute.local_port), single
-
-
-async def agent_started(listener: SocketListener) -> SocketStream:
-    """Wait, bounded, for the held agent to connect."""
-    with anyio.fail_after(WAIT_S):
-        return await listener.accept()
 
 
 async def until_not_running(client: Client) -> None:

@@ -51,6 +51,25 @@ def test_inspector_lists_calls_and_reads_over_stdio(demo: ProjectPaths) -> None:
     assert json.loads(contents[0]["text"])["id"] == 1  # type: ignore[index]
 
 
+def test_inspector_initialises_a_fresh_folder_with_the_loop_control_tools(tmp_path: Path) -> None:
+    target = ralph_mcp(tmp_path)
+    listed = inspect(target, "--method", "tools/list")
+    assert {tool["name"] for tool in listed["tools"]} == {"ralph_init", "ralph_validate"}  # type: ignore[attr-defined]
+    validated = inspect(target, "--method", "tools/call", "--tool-name", "ralph_validate")
+    assert validated["structuredContent"]["valid"] is False  # type: ignore[index]
+    assert not (tmp_path / ".ralph").exists()
+
+    made = inspect(target, "--method", "tools/call", "--tool-name", "ralph_init", "--tool-arg", "force=false")
+    assert made["structuredContent"]["initialized"] is True  # type: ignore[index]
+    assert json.loads((tmp_path / ".ralph" / "prd.json").read_text(encoding="utf-8"))["userStories"] == []
+    names = {tool["name"] for tool in inspect(target, "--method", "tools/list")["tools"]}  # type: ignore[attr-defined]
+    assert {"ralph_run", "ralph_status", "ralph_stop", "ralph_history", "ralph_understand"} <= names
+    valid = inspect(target, "--method", "tools/call", "--tool-name", "ralph_validate")
+    assert valid["structuredContent"] == {"success": True, "valid": True, "problems": []}
+    status = inspect(target, "--method", "tools/call", "--tool-name", "ralph_status")
+    assert status["structuredContent"]["status"] == "not_running"  # type: ignore[index]
+
+
 def test_inspector_lints_the_tool_schemas_as_portable(demo: ProjectPaths) -> None:
     inspect(ralph_mcp(demo.root), "--method", "tools/list", "--strict")
 
