@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import stat
@@ -46,8 +47,17 @@ def make_private(db_file: Path) -> None:
     """
     if not db_file.parent.exists():
         db_file.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    os.close(os.open(db_file, flags, PRIVATE_FILE_MODE))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        os.close(os.open(db_file, flags, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        # An existing file is never opened here: closing any descriptor of a file drops every POSIX
+        # lock this process holds on it, SQLite's too, and another process would then delete the WAL
+        # this process still writes (`ralph_init(force)` in a server that has the database open).
+        if db_file.is_symlink():
+            raise OSError(
+                errno.ELOOP, "the database file is a symbolic link; refused", str(db_file)
+            ) from None
     if os.name != "posix":
         return
     for suffix in SQLITE_SUFFIXES:

@@ -160,6 +160,14 @@ async def test_an_ide_initialises_a_folder_then_runs_follows_and_stops_the_loop(
         assert bad_limit["error"]["code"] == "invalid_argument" and "limit" in bad_limit["error"]["message"]
         bad_run = await call(client, "ralph_run", {"max_iterations": -1})
         assert bad_run["error"]["code"] == "invalid_argument"
+        # An execution error names the server's log file.
+        update_config(
+            paths, agent="command", agent_command=[str(tmp_path / "no-such-agent"), "{prompt_file}"]
+        )
+        failed = (await call(client, "ralph_run", {}))["error"]
+        assert failed["code"] == "execution_failed" and "no-such-agent" in failed["message"]
+        log_file = Path(failed["details"]["logFile"])
+        assert log_file.parent == paths.logs_dir and log_file.name.endswith("_mcp.log") and log_file.is_file()
 
         first, second, third = add_tasks(paths, "Parse tide tables", "Draw the chart", "Print the table")
         async with agent_line() as (port, listener):
