@@ -170,12 +170,11 @@ class LoopController:
         if runner is None or task is None or task.done():
             return
         choice = "stop" if now else self._disconnect_choice()
-        log.info("the IDE client went away: %s the loop (ide_disconnect: %s)", "stopping", choice)
-        if choice == "stop" or runner.status.current_session_id is None:
+        log.info("the IDE client went away: the loop stops (ide_disconnect: %s)", choice)
+        if choice == "stop":
             runner.stop()
         else:
-            runner.pause()
-            runner.subscribe(lambda event: runner.stop() if event.kind is EventKind.SESSION_ENDED else None)
+            runner.stop_after_session()
         await asyncio.wait({task})
 
     def _disconnect_choice(self) -> str:
