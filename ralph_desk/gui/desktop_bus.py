@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -15,6 +17,7 @@ PATH = "/org/freedesktop/Notifications"
 INTERFACE = "org.freedesktop.Notifications"
 TIMEOUT_S = 5.0
 EXPIRE_MS = -1  # the server's default
+DEFAULT_ACTION = "default"  # the action of a click on the notification itself
 
 Sent = Callable[[bool], None]
 
@@ -27,12 +30,20 @@ def session_bus_address() -> str | None:
 
 
 class FreedesktopNotifications:
-    """Sends `Notify` calls to the notification server on a D-Bus bus, each on a thread of its own."""
+    """Sends `Notify` calls to the notification server on a D-Bus bus, each on a thread of its own.
+
+    A click on one of its notifications calls `on_click` (from a thread of its own).
+    """
 
     def __init__(self, address: str, app_name: str, icon: str = "") -> None:
         self.address = address
         self.app_name = app_name
         self.icon = icon
+        self.on_click: Callable[[], None] | None = None
+        self._lock = threading.Lock()
+        self._sent: set[int] = set()
+        self._router: Any = None
+        self._clicks: queue.Queue[Any] | None = None
 
     def send(self, title: str, text: str, done: Sent | None = None) -> None:
         """Show a notification; `done(delivered)` is called from the sending thread."""
@@ -45,24 +56,59 @@ class FreedesktopNotifications:
         """Show a notification and wait for the server's reply; whether it took it."""
         try:
             from jeepney import DBusAddress, new_method_call
-            from jeepney.io.blocking import open_dbus_connection
         except ImportError:
             log.info("no D-Bus library (jeepney): desktop notifications go to the tray")
             return False
         target = DBusAddress(PATH, bus_name=SERVICE, interface=INTERFACE)
-        message = new_method_call(
-            target, "Notify", "susssasa{sv}i", (self.app_name, 0, self.icon, title, text, [], {}, EXPIRE_MS)
-        )
+        actions = [DEFAULT_ACTION, "Show the inbox"]
+        body: tuple[object, ...] = (self.app_name, 0, self.icon, title, text, actions, {}, EXPIRE_MS)
+        message = new_method_call(target, "Notify", "susssasa{sv}i", body)
         try:
-            with open_dbus_connection(bus=self.address) as connection:
-                reply = connection.send_and_get_reply(message, timeout=TIMEOUT_S)
-        except (OSError, TimeoutError, ValueError) as error:
+            with self._lock:
+                router = self._router or self._open()
+            reply = router.send_and_get_reply(message, timeout=TIMEOUT_S)
+        except (OSError, TimeoutError, ValueError, RuntimeError) as error:
             log.warning("desktop notification not sent over D-Bus: %s", error)
             return False
         if reply.header.message_type.name == "error":
             log.warning("the notification server refused the notification: %s", reply.body)
             return False
+        with self._lock:
+            self._sent.add(int(reply.body[0]))
         return True
+
+    def close(self) -> None:
+        """Stop listening for clicks and close the bus connection."""
+        with self._lock:
+            router, clicks, self._router, self._clicks = self._router, self._clicks, None, None
+        if clicks is not None:
+            clicks.put(None)
+        if router is not None:
+            router.close()
+            router.conn.close()
+
+    def _open(self) -> Any:
+        """A connection that sends and also hears `ActionInvoked` (a click), kept open."""
+        from jeepney import MatchRule
+        from jeepney.bus_messages import message_bus
+        from jeepney.io.threading import DBusRouter, open_dbus_connection
+
+        router = DBusRouter(open_dbus_connection(bus=self.address))
+        rule = MatchRule(type="signal", interface=INTERFACE, member="ActionInvoked", path=PATH)
+        router.send_and_get_reply(message_bus.AddMatch(rule), timeout=TIMEOUT_S)
+        clicks: queue.Queue[Any] = queue.Queue()
+        router.filter(rule, queue=clicks)
+        threading.Thread(target=self._hear, args=(clicks,), name="notification-clicks", daemon=True).start()
+        self._router, self._clicks = router, clicks
+        return router
+
+    def _hear(self, clicks: queue.Queue[Any]) -> None:
+        while (message := clicks.get()) is not None:
+            notification, action = message.body
+            with self._lock:
+                ours = notification in self._sent
+            if ours and action == DEFAULT_ACTION and self.on_click is not None:
+                self.on_click()
 
     def _send(self, title: str, text: str, done: Sent | None) -> None:
         delivered = self.send_now(title, text)

@@ -64,6 +64,8 @@ class Notifier(QObject):
     """The person chose Quit in the tray menu."""
     sig_notified = Signal(str, str)
     """A notification went out (title, text): the window asks for attention."""
+    _sig_clicked = Signal()
+    """A desktop notification was clicked (emitted from the bus's thread; delivered on this one's)."""
 
     def __init__(
         self,
@@ -77,6 +79,9 @@ class Notifier(QObject):
         self.title = title
         self.sent: list[tuple[str, str]] = []
         self.desktop = desktop
+        self._sig_clicked.connect(self.sig_show_requested)
+        if desktop is not None:
+            desktop.on_click = self._sig_clicked.emit
         self.enabled = enabled or (lambda _topic: True)
         self._asks = _NewItems()
         self._flags = _NewItems()
@@ -163,9 +168,11 @@ class Notifier(QObject):
             self.tray.showMessage(title, text, icons.app_icon(), MESSAGE_MS)
 
     def hide(self) -> None:
-        """Remove the tray icon (on quit)."""
+        """Remove the tray icon and close the desktop bus connection (on quit)."""
         if self.tray is not None:
             self.tray.hide()
+        if self.desktop is not None:
+            self.desktop.close()
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason == QSystemTrayIcon.ActivationReason.Trigger:

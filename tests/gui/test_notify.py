@@ -36,6 +36,14 @@ def bus() -> Iterator[NotificationServer]:
 
 
 @pytest.fixture
+def desktop(bus: NotificationServer) -> Iterator[FreedesktopNotifications]:
+    """The window's sender, on the test's bus (closed before the bus stops)."""
+    sender = FreedesktopNotifications(bus.address, "ralph-desk", "ralph-desk")
+    yield sender
+    sender.close()
+
+
+@pytest.fixture
 def desktop_window(
     qtbot: QtBot,
     services: Services,
@@ -52,14 +60,13 @@ def desktop_window(
     settle(qtbot, built)
     yield built
     controller(built).feed.stop()
+    controller(built).notifier.hide()
     built.close()
 
 
 def test_a_notification_goes_over_the_session_bus_with_the_freedesktop_signature(
-    bus: NotificationServer,
+    bus: NotificationServer, desktop: FreedesktopNotifications
 ) -> None:
-    desktop = FreedesktopNotifications(bus.address, "ralph-desk", "ralph-desk")
-
     delivered = desktop.send_now("Task #7 needs your answer", "Metres or feet?")
 
     assert delivered
@@ -76,9 +83,9 @@ def test_without_a_notification_server_sending_says_it_failed(bus: NotificationS
 
 
 def test_the_notifier_sends_a_new_blocking_question_and_not_one_seen_at_start(
-    qtbot: QtBot, bus: NotificationServer
+    qtbot: QtBot, bus: NotificationServer, desktop: FreedesktopNotifications
 ) -> None:
-    notifier = Notifier("Demo", use_tray=False, desktop=FreedesktopNotifications(bus.address, "ralph-desk"))
+    notifier = Notifier("Demo", use_tray=False, desktop=desktop)
     seen = dataclasses.replace(ASK, question="Seen at start?", blocking=True)
     new = dataclasses.replace(ASK, id=901, question="Tabs or spaces?", blocking=True)
     quiet = dataclasses.replace(ASK, id=902, question="Not blocking", blocking=False)
@@ -90,6 +97,7 @@ def test_the_notifier_sends_a_new_blocking_question_and_not_one_seen_at_start(
     assert bus.wait_for(1) == [
         Received("ralph-desk", "Task #7 needs your answer", "Tabs or spaces?", NOTIFY_SIGNATURE)
     ]
+    assert notifier.sent == [("Task #7 needs your answer", "Tabs or spaces?")]
 
 
 def test_a_blocking_flag_raised_elsewhere_is_notified_over_the_bus_and_a_setting_turns_flags_off(
@@ -124,3 +132,17 @@ def test_a_blocking_flag_raised_elsewhere_is_notified_over_the_bus_and_a_setting
 
 def flag_items(window: MainWindow) -> list[FlagItem]:
     return list(window.inbox.flags.model.items)
+
+
+def test_clicking_a_notification_shows_the_inbox(
+    qtbot: QtBot, desktop_window: MainWindow, bus: NotificationServer
+) -> None:
+    notifier = controller(desktop_window).notifier
+    desktop_window.show_pane("tasks")
+    notifier.notify(Topic.QUESTIONS, "Task #7 needs your answer", "Metres or feet?")
+    qtbot.waitUntil(lambda: len(bus.received) == 1, timeout=WAIT_MS)
+
+    with qtbot.waitSignal(notifier.sig_show_requested, timeout=WAIT_MS):
+        bus.click(1)
+
+    assert desktop_window.current_pane == "inbox"

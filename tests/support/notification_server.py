@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from jeepney import HeaderFields, MessageType, new_error, new_method_return
+from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_return, new_signal
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
@@ -81,6 +81,12 @@ class NotificationServer:
             if not self._arrived.wait_for(lambda: len(self.received) >= count, timeout_s):
                 raise TimeoutError(f"{len(self.received)} of {count} notifications arrived")
             return list(self.received)
+
+    def click(self, number: int) -> None:
+        """Click notification `number` (1 for the first received), as a person would."""
+        assert self._connection is not None
+        emitter = DBusAddress(PATH, interface=INTERFACE)
+        self._connection.send(new_signal(emitter, "ActionInvoked", "us", (number, "default")))
 
     def _serve(self) -> None:
         connection = self._connection
