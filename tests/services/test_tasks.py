@@ -431,6 +431,7 @@ def test_counts_by_status_include_every_status(tasks: TaskService, board: dict[s
         "draft": 2,
         "pending": 1,
         "in_progress": 1,
+        "in_review": 0,
         "done": 1,
         "blocked": 0,
         "needs_input": 0,
