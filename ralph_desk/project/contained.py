@@ -240,19 +240,6 @@ def make_folder(root: Path, path: Path, mode: int = DIR_MODE) -> Path:
         return path
 
 
-def remove_link(root: Path, path: Path) -> bool:
-    """Delete `path` when it is a link (its target is left alone); True when one was removed."""
-    names = parts_below(root, path)
-    with _folder(root, names[:-1], False, DIR_MODE) as parent:
-        if not _is_link_at(path, names[-1], parent):
-            return False
-        if parent is not None:
-            os.unlink(names[-1], dir_fd=parent)
-        else:
-            path.unlink()
-        return True
-
-
 def checked(root: Path, path: Path) -> Path:
     """`path`, refused when it, or a folder between `root` and it, is a link (a missing path passes)."""
     names = parts_below(root, path)
