@@ -203,6 +203,11 @@ class InboxService:
         with self.db.read() as unit:
             return store.asks(unit, open_only=open_only)
 
+    def answered(self, limit: int = 50) -> builtins.list[Signal]:
+        """The latest answered questions, the latest answer first."""
+        with self.db.read() as unit:
+            return store.latest_answered_asks(unit, limit)
+
     def questions(self) -> builtins.list[Question]:
         """Every unanswered question, oldest first, with its task's latest `partial` (two queries)."""
         with self.db.read() as unit:

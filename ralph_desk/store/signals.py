@@ -330,6 +330,17 @@ def asks(unit: UnitOfWork, open_only: bool = True) -> list[Signal]:
     return _all(unit, _oldest_first(statement))
 
 
+def latest_answered_asks(unit: UnitOfWork, limit: int) -> list[Signal]:
+    """Answered asks of every task, the latest answer first."""
+    statement = (
+        _select()
+        .where(TaskSignalRow.verb == Verb.ASK.value, TaskSignalRow.answered_at.is_not(None))
+        .order_by(TaskSignalRow.answered_at.desc(), TaskSignalRow.id.desc())
+        .limit(limit)
+    )
+    return _all(unit, statement)
+
+
 def open_blocking_ask_count(unit: UnitOfWork, task_id: int) -> int:
     """How many blocking asks of a task still wait for an answer."""
     return (

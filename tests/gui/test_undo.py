@@ -1,8 +1,8 @@
-"""An answer, approval, rejection or triage can be undone for a few seconds; the notice moves nothing."""
+"""Inbox decisions can be undone for a few seconds (the notice moves nothing); answers stay in view."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
@@ -79,3 +79,21 @@ def test_a_newer_decision_or_closing_the_window_gives_the_held_one(
     assert services.signals.get(second.id).answer is None
     window.close()
     qtbot.waitUntil(lambda: services.signals.get(second.id).answer == "Second.", timeout=WAIT_MS)
+
+
+def test_an_answered_question_stays_visible_in_the_answered_tab(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    ask = services.inbox.asks()[0]
+    answered = window.inbox.answered
+    assert ask.question is not None and ask.question not in answered.browser.toPlainText()
+
+    controller(window).inbox.answer(ask.id, "Metres, one decimal.")
+    controller(window).pending.commit()
+
+    qtbot.waitUntil(lambda: ask.question in answered.browser.toPlainText(), timeout=WAIT_MS)
+    assert answered.items[0].ask.id == ask.id and answered.items[0].ask.answer == "Metres, one decimal."
+    assert "Metres, one decimal." in answered.browser.toPlainText()
+    with qtbot.waitSignal(answered.sig_open_task_requested, timeout=WAIT_MS) as opened:
+        answered.browser.anchorClicked.emit(QUrl(f"task:{ask.task_id}"))
+    assert opened.args == [ask.task_id]

@@ -6,6 +6,7 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import QAbstractButton, QTabWidget, QWidget
 
 from ralph_desk.gui import icons
+from ralph_desk.gui.panes.inbox.answered import AnsweredView
 from ralph_desk.gui.panes.inbox.failed import FailedView
 from ralph_desk.gui.panes.inbox.flags import FlagsView
 from ralph_desk.gui.panes.inbox.questions import QuestionsView
@@ -14,9 +15,9 @@ from ralph_desk.gui.panes.inbox.suggestions import SuggestionsView
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.layout import pane_layout
 
-QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS, FAILED = range(5)
-TAB_TITLES = ("Questions", "Suggestions", "Flags", "Reviews", "Failed")
-TAB_ICONS = ("question", "suggestion", "flag", "merge", "error")
+QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS, FAILED, ANSWERED = range(6)
+TAB_TITLES = ("Questions", "Suggestions", "Flags", "Reviews", "Failed", "Answered")
+TAB_ICONS = ("question", "suggestion", "flag", "merge", "error", "approve")
 COUNTED_TABS = (QUESTIONS, SUGGESTIONS, FLAGS, FAILED)
 
 
@@ -53,10 +54,18 @@ class InboxPane(QWidget):
         self.flags = FlagsView()
         self.reviews = ReviewsView()
         self.failed = FailedView()
+        self.answered = AnsweredView()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setIconSize(QSize(16, 16))
-        views: tuple[QWidget, ...] = (self.questions, self.suggestions, self.flags, self.reviews, self.failed)
+        views: tuple[QWidget, ...] = (
+            self.questions,
+            self.suggestions,
+            self.flags,
+            self.reviews,
+            self.failed,
+            self.answered,
+        )
         for view, title, icon_name in zip(views, TAB_TITLES, TAB_ICONS, strict=True):
             self.tabs.addTab(view, icons.icon(icon_name), title)
         self.tabs.setTabToolTip(QUESTIONS, "Questions agents asked: answer them so their tasks can go on")
@@ -64,6 +73,7 @@ class InboxPane(QWidget):
         self.tabs.setTabToolTip(FLAGS, "Problems agents noticed: triage them")
         self.tabs.setTabToolTip(REVIEWS, "Finished work: read the diff, then merge, send back or discard")
         self.tabs.setTabToolTip(FAILED, "Tasks the loop gave up on: retry with a note, edit or skip")
+        self.tabs.setTabToolTip(ANSWERED, "Questions you answered, the latest first, with your answers")
         self.heading = label("Inbox", name="heading")
         self.summary = label(name="muted")
         pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)
@@ -82,7 +92,7 @@ class InboxPane(QWidget):
         self.failed.sig_retry_requested.connect(self.sig_retry_requested)
         self.failed.sig_skip_requested.connect(self.sig_skip_requested)
         self.failed.sig_open_transcript_requested.connect(self.sig_open_transcript_requested)
-        for view in (self.questions, self.suggestions, self.flags, self.reviews, self.failed):
+        for view in (self.questions, self.suggestions, self.flags, self.reviews, self.failed, self.answered):
             view.sig_open_task_requested.connect(self.sig_open_task_requested)
 
     def set_counts(self, questions: int, suggestions: int, flags: int, failed: int = 0) -> None:

@@ -16,6 +16,7 @@ from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.signals import FlagItem
 from ralph_desk.gui.notify import Notifier
+from ralph_desk.gui.panes.inbox.answered import AnsweredItem
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog
 from ralph_desk.gui.panes.inbox.flags import FlagFilters
 from ralph_desk.gui.panes.inbox.pane import InboxPane
@@ -31,6 +32,7 @@ TOPICS = frozenset({"inbox", "signals", "tasks", "features"})
 
 SIGNAL_TOPICS = frozenset({"signals", "inbox"})
 MAX_SINGLE_READS = 50
+ANSWERED_SHOWN = 50
 
 CountsListener = Callable[[int, int, int, int], None]
 
@@ -62,6 +64,7 @@ class _InboxRead:
     counts: dict[str, int]
     failed: list[FailedTask]
     blocking_flags: list[Signal]
+    answered: list[Signal]
 
 
 class InboxWiring:
@@ -201,6 +204,7 @@ class InboxWiring:
             blocking_flags=inbox.flags(
                 resolution=FlagResolution.OPEN.value, severity=Severity.BLOCKING.value
             ),
+            answered=inbox.answered(ANSWERED_SHOWN),
         )
 
     def _read_failed(self) -> None:
@@ -212,6 +216,9 @@ class InboxWiring:
             self._features = read.features
             self.pane.flags.set_features(read.features)
         self.pane.questions.show_items([self._question(question) for question in read.questions])
+        self.pane.answered.show_items(
+            [AnsweredItem(ask, self.directory.title(ask.task_id)) for ask in read.answered]
+        )
         if self.notifier is not None:
             self.notifier.update_asks([question.ask for question in read.questions])
             self.notifier.update_flags(read.blocking_flags)
