@@ -420,3 +420,17 @@ async def test_a_loop_control_failure_is_an_execution_failure_naming_the_log_fol
     assert error["code"] == "execution_failed"
     assert "prd.json" in error["message"]
     assert error["details"] == {"tool": "ralph_init", "logDir": str(services.paths.logs_dir)}
+
+
+@pytest.mark.parametrize("status", ["done", "pending", "skipped"])
+async def test_no_tool_decides_work_in_review(
+    connect: ClientFactory, services: Services, demo: Demo, status: str
+) -> None:
+    services.tasks.set_status(demo.login_api, "in_review")
+    before = snapshot(services)
+    async with connect(Recipe.YAP) as client:
+        message = error_of(
+            await client.call_tool("set_task_status", {"id": demo.login_api, "status": status})
+        )
+    assert "review decisions are the human's" in message and "ralph-desk review approve" in message
+    assert snapshot(services) == before
