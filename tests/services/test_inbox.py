@@ -616,3 +616,66 @@ def test_counts_are_unanswered_questions_pending_suggestions_and_open_flags(desk
 def test_a_title_is_the_first_line_of_a_text_cut_at_a_word(text: str, title: str) -> None:
     assert title_from(text) == title
     assert len(title_from(text)) <= TITLE_LENGTH
+
+
+# --- failed tasks ----------------------------------------------------------------------------
+
+
+def test_a_failed_task_is_listed_with_its_stuck_count_and_the_agents_last_stuck_reason(desk: Desk) -> None:
+    task = desk.task()
+    desk.signals.record(task.id, "s-1", "stuck", reason="The chart library has no cursor.")
+    for _ in range(3):
+        desk.tasks.increment_stuck(task.id)
+    desk.tasks.set_status(task.id, TaskStatus.FAILED.value)
+
+    (failed,) = desk.inbox.failed()
+
+    assert failed.task.id == task.id
+    assert failed.reason == "stuck 3 times; the agent said: The chart library has no cursor."
+
+
+def test_retry_queues_a_failed_task_again_with_the_note_as_a_comment(desk: Desk) -> None:
+    task = desk.task()
+    desk.tasks.increment_stuck(task.id)
+    desk.tasks.set_status(task.id, TaskStatus.FAILED.value)
+
+    retried = desk.inbox.retry(task.id, "Use the SVG layer.")
+
+    assert (retried.status, retried.stuck_count) == (TaskStatus.PENDING, 0)
+    assert [comment.body for comment in retried.comments] == ["Retry: Use the SVG layer."]
+    assert desk.inbox.failed() == []
+
+
+def test_retry_and_skip_refuse_a_task_that_did_not_fail(desk: Desk) -> None:
+    task = desk.task()
+
+    with pytest.raises(ConflictError, match=rf"task #{task.id} is pending, not failed"):
+        desk.inbox.retry(task.id)
+    with pytest.raises(ConflictError, match="not failed"):
+        desk.inbox.skip(task.id)
+
+
+def test_a_flag_converted_with_the_persons_fields_becomes_a_draft_and_the_flag_is_converted(
+    desk: Desk,
+) -> None:
+    flag = desk.flag(desk.task(), "The legend overlaps the curve")
+
+    result = desk.inbox.convert_flag(
+        flag.id, feature="charts", discipline="frontend", title="Move the legend", status="draft"
+    )
+
+    assert result.task is not None and result.task.status is TaskStatus.DRAFT
+    assert result.task.title == "Move the legend" and result.task.origin is TaskOrigin.HUMAN
+    assert result.flag.resolution is FlagResolution.CONVERTED
+    assert result.flag.created_task_id == result.task.id
+
+
+def test_a_flag_converts_only_to_a_pending_or_draft_task(desk: Desk) -> None:
+    flag = desk.flag(desk.task(), "The legend overlaps the curve")
+    before = len(desk.tasks.list())
+
+    with pytest.raises(InvalidValueError, match="pending or draft"):
+        desk.inbox.convert_flag(flag.id, feature="charts", discipline="frontend", title="X", status="done")
+
+    assert len(desk.tasks.list()) == before
+    assert desk.signals.get(flag.id).resolution is FlagResolution.OPEN
