@@ -22,6 +22,7 @@ from ralph_desk.loop.apply import apply_decision, unblock_ready
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.limits import Backoff
+from ralph_desk.loop.lines import MAX_LINE, lines_of
 from ralph_desk.loop.lock import project_lock
 from ralph_desk.loop.model import (
     FINISHED,
@@ -606,7 +607,7 @@ class LoopRunner:
             stderr=asyncio.subprocess.PIPE,
             cwd=command.cwd or self.repo_root,
             env=env,
-            limit=16 * 1024 * 1024,
+            limit=MAX_LINE,
             **own_group(),
         )
         if command.stdin_text is not None and process.stdin is not None:
@@ -620,7 +621,7 @@ class LoopRunner:
 
         async def read_stdout() -> None:
             assert process.stdout is not None
-            async for raw in process.stdout:
+            async for raw in lines_of(process.stdout):
                 line = raw.decode("utf-8", errors="replace").rstrip("\n")
                 transcript.raw(line)
                 for event in parser.feed(line):
@@ -630,25 +631,31 @@ class LoopRunner:
 
         async def read_stderr() -> None:
             assert process.stderr is not None
-            async for raw in process.stderr:
+            async for raw in lines_of(process.stderr):
                 line = raw.decode("utf-8", errors="replace").rstrip("\n")
                 transcript.raw(f"[stderr] {line}")
 
         timed_out = False
         readers = asyncio.gather(read_stdout(), read_stderr())
         try:
-            await asyncio.wait_for(asyncio.shield(readers), timeout=self.settings.session_timeout_s)
-        except TimeoutError:
-            timed_out = True
-            log.warning("session %s timed out after %ss", session_id, self.settings.session_timeout_s)
-            self._terminate(session_id)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(readers, timeout=KILL_GRACE_S * 2)
-        exit_code = await process.wait()
-        self._processes.pop(session_id, None)
-        killer = self._killers.pop(session_id, None)
-        if killer is not None:
-            await killer  # a stopped agent's leftovers are ended before the next session starts
+            try:
+                await asyncio.wait_for(asyncio.shield(readers), timeout=self.settings.session_timeout_s)
+            except TimeoutError:
+                timed_out = True
+                log.warning("session %s timed out after %ss", session_id, self.settings.session_timeout_s)
+                self._terminate(session_id)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(readers, timeout=KILL_GRACE_S * 2)
+            exit_code = await process.wait()
+        finally:
+            # Whatever ended the reading (an error, a cancelled loop), the agent never outlives its session.
+            killer = self._killers.pop(session_id, None)
+            if process.returncode is None and killer is None:
+                await asyncio.shield(stop_tree(process, KILL_GRACE_S))
+            readers.cancel()
+            self._processes.pop(session_id, None)
+            if killer is not None:
+                await killer  # a stopped agent's leftovers are ended before the next session starts
         return exit_code, timed_out
 
     def _terminate(self, session_id: str | None = None) -> None:
