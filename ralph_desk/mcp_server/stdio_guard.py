@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
@@ -136,4 +137,6 @@ async def serve_guarded(server: MCPServer, drain_timeout_s: float = DRAIN_TIMEOU
             group.start_soon(take)
             group.start_soon(give)
             async with server_out:
-                await lowlevel.run(server_in, server_out, lowlevel.create_initialization_options())
+                # The tool list changes once ralph_init makes a fresh folder a project (`bootstrap`).
+                options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+                await lowlevel.run(server_in, server_out, options)

@@ -122,6 +122,7 @@ async def test_an_ide_initialises_a_folder_then_runs_follows_and_stops_the_loop(
     async with ide(paths, notices) as client:
         # A folder that is no project yet: init and validate only; every other tool says so.
         assert await tool_names(client) == BEFORE_INIT
+        assert client.server_capabilities.tools is not None and client.server_capabilities.tools.list_changed
         refused = await call(client, "ralph_status", {})
         assert refused["error"]["code"] == "not_initialised"
         assert refused["error"]["message"] == "not a ralph-desk project yet: call ralph_init"

@@ -127,19 +127,21 @@ def http_server(project: ProjectPaths) -> Iterator[tuple[str, str]]:
         stdout=subprocess.DEVNULL,
         text=True,
     )
-    assert process.stderr is not None
-    url = None
-    for line in process.stderr:
-        match = re.search(r"ralph MCP server: (http://\S+)", line)
-        if match:
-            url = match.group(1)
-            break
-    assert url is not None, "the server did not announce its endpoint"
     try:
-        yield url, token
+        yield announced_url(process), token
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def announced_url(process: subprocess.Popen[str]) -> str:
+    """The endpoint an HTTP server process prints on stderr when it listens."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        match = re.search(r"ralph MCP server: (http://\S+)", line)
+        if match:
+            return match.group(1)
+    raise AssertionError("the server did not announce its endpoint")
 
 
 def authorised(token: str, **headers: str) -> httpx2.AsyncClient:
@@ -184,6 +186,35 @@ async def test_http_process_refuses_a_foreign_origin(http_server: tuple[str, str
             headers={"Accept": "application/json, text/event-stream", "Origin": "http://evil.example"},
         )
     assert response.status_code == 403
+
+
+@pytest.mark.sqlite_only  # the project's database is the SQLite file ralph_init makes
+async def test_http_process_on_a_folder_with_no_project_serves_init_then_the_ide_tools(
+    tmp_path: Path,
+) -> None:
+    fresh = ProjectPaths.at(tmp_path)
+    token = "fresh-token"
+    command = mcp_command(fresh, "--transport", "http", "--token", token)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        url = announced_url(process)
+        async with Client(
+            streamable_http_client(url, http_client=authorised(token)), mode="legacy"
+        ) as client:
+            before = {tool.name for tool in (await client.list_tools()).tools}
+            refused = await client.call_tool("ralph_status", {})
+            made = await client.call_tool("ralph_init", {})
+            after = {tool.name for tool in (await client.list_tools()).tools}
+            status = await client.call_tool("ralph_status", {})
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    assert before == {"ralph_init", "ralph_validate"}
+    assert json.loads(refused.content[0].text)["code"] == "not_initialised"  # type: ignore[union-attr]
+    assert made.structured_content is not None and made.structured_content["initialized"] is True
+    assert {"ralph_run", "ralph_status", "list_tasks"} <= after
+    assert status.structured_content is not None and status.structured_content["status"] == "not_running"
+    assert fresh.prd_file.is_file()
 
 
 async def test_http_session_sees_its_discipline_override_and_cannot_call_the_hidden_tool(
