@@ -1,4 +1,4 @@
-"""The task dialog: a new task's fields, typed in or filled from a flag, created as pending or as a draft."""
+"""The task dialog: a task's fields — new, filled from a flag, or a suggested draft to edit and approve."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.records import Task
 from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.widgets.common import label
 
@@ -36,6 +37,20 @@ class TaskDraft:
     discipline: str = ""
     priority: Priority = Priority.MEDIUM
     status: TaskStatus = TaskStatus.PENDING
+    criteria: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, task: Task) -> TaskDraft:
+        """A task's own fields."""
+        return cls(
+            task.title,
+            task.description or "",
+            task.feature,
+            task.discipline,
+            task.priority,
+            task.status,
+            task.acceptance_criteria,
+        )
 
 
 def _lines(text: str) -> list[str]:
@@ -43,7 +58,7 @@ def _lines(text: str) -> list[str]:
 
 
 class TaskDialog(QDialog):
-    """Title, description, feature, discipline, priority, criteria, and pending or draft; Enter creates."""
+    """Title, description, feature, discipline, priority, criteria, and pending or draft; Enter acts."""
 
     def __init__(
         self,
@@ -53,6 +68,8 @@ class TaskDialog(QDialog):
         disciplines: list[str],
         start: TaskDraft = TaskDraft(),
         parent: QWidget | None = None,
+        with_status: bool = True,
+        note: str = "",
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(heading)
@@ -75,7 +92,7 @@ class TaskDialog(QDialog):
         for status, text in STATUSES:
             self.status.addItem(text, status.value)
         self.status.setCurrentIndex(self.status.findData(start.status.value))
-        self.criteria = QPlainTextEdit()
+        self.criteria = QPlainTextEdit("\n".join(start.criteria))
         self.criteria.setPlaceholderText("One criterion per line")
         self.criteria.setFixedHeight(80)
         form = QFormLayout()
@@ -84,11 +101,14 @@ class TaskDialog(QDialog):
         form.addRow("Feature", self.feature)
         form.addRow("Discipline", self.discipline)
         form.addRow("Priority", self.priority)
-        form.addRow("Status", self.status)
+        if with_status:
+            form.addRow("Status", self.status)
         form.addRow("Acceptance criteria", self.criteria)
         self.problem = label(name="muted", wrap=True)
         buttons, self.create_button = action_buttons(self, action)
         layout = QVBoxLayout(self)
+        if note:
+            layout.addWidget(label(note, name="muted"))
         layout.addLayout(form)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)

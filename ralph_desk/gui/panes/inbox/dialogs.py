@@ -5,75 +5,45 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
-    QFormLayout,
-    QLineEdit,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
-from ralph_desk.domain.enums import Priority
 from ralph_desk.domain.records import Task
 from ralph_desk.gui.dialogs.buttons import action_buttons, submit_on_enter
+from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.widgets.common import label
 
 DIALOG_WIDTH = 560
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-class EditSuggestionDialog(QDialog):
+class EditSuggestionDialog(TaskDialog):
     """The fields of a suggested draft task, to change before approving it."""
 
     def __init__(
         self, task: Task, features: list[str], disciplines: list[str], parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
+        super().__init__(
+            f"Edit and approve task #{task.id}",
+            "Save and approve",
+            features,
+            disciplines,
+            TaskDraft.of(task),
+            parent,
+            with_status=False,
+            note="The task becomes pending: the loop may pick it next.",
+        )
         self.task = task
-        self.setWindowTitle(f"Edit and approve task #{task.id}")
-        self.setMinimumWidth(DIALOG_WIDTH)
-        self.title = QLineEdit(task.title)
-        self.description = QPlainTextEdit(task.description or "")
-        self.feature = QComboBox()
-        self.feature.addItems(features)
-        self.feature.setCurrentText(task.feature)
-        self.discipline = QComboBox()
-        self.discipline.addItems(disciplines)
-        self.discipline.setCurrentText(task.discipline)
-        self.priority = QComboBox()
-        self.priority.addItems([priority.value for priority in Priority])
-        self.priority.setCurrentText(task.priority.value)
-        self.criteria = QPlainTextEdit("\n".join(task.acceptance_criteria))
-        self.criteria.setPlaceholderText("One criterion per line")
-        self.criteria.setFixedHeight(96)
-        form = QFormLayout()
-        form.addRow("Title", self.title)
-        form.addRow("Description", self.description)
-        form.addRow("Feature", self.feature)
-        form.addRow("Discipline", self.discipline)
-        form.addRow("Priority", self.priority)
-        form.addRow("Acceptance criteria", self.criteria)
-        buttons, self.approve = action_buttons(self, "Save and approve")
-        self.title.textChanged.connect(lambda text: self.approve.setEnabled(bool(text.strip())))
-        layout = QVBoxLayout(self)
-        layout.addWidget(label("The task becomes pending: the loop may pick it next.", name="muted"))
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        self.approve = self.create_button
 
     def values(self) -> dict[str, Any]:
-        """The fields as `inbox.edit_and_approve` takes them."""
-        return {
-            "title": self.title.text().strip(),
-            "description": self.description.toPlainText().strip() or None,
-            "feature": self.feature.currentText(),
-            "discipline": self.discipline.currentText(),
-            "priority": self.priority.currentText(),
-            "acceptance_criteria": _lines(self.criteria.toPlainText()),
-        }
+        """The fields as `inbox.edit_and_approve` takes them (criteria emptied when none are left)."""
+        values = super().values()
+        del values["status"]
+        values["acceptance_criteria"] = values["acceptance_criteria"] or []
+        return values
 
 
 class ReasonDialog(QDialog):
