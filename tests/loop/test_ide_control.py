@@ -36,6 +36,7 @@ from tests.support.ide import (
     HELD_AGENT,
     WAIT_S,
     CallResult,
+    agent_gone,
     agent_line,
     agent_started,
     call,
@@ -161,6 +162,36 @@ async def test_ralph_run_refuses_at_once_while_another_process_holds_the_loop(pr
     assert refused["error"]["message"].startswith("a loop is already running on this project (pid ")
     assert refused["error"]["details"] == {"tool": "ralph_run", "reason": "already_running"}
     assert controller.task is None and status["status"] == "not_running"
+
+
+@pytest.mark.parametrize(("setting", "stuck"), [("finish", 1), ("stop", 0)])
+async def test_an_ide_gone_mid_session_lets_the_session_end_or_ends_it_as_ide_disconnect_says(
+    project: Services, setting: str, stuck: int
+) -> None:
+    update_config(project.paths, ide_disconnect=setting)
+    task = project.tasks.create("core", "backend", "Held while the IDE goes")
+    hosts: list[EmbeddedMcp] = []
+    controller = LoopController(project, started_issuer(project, hosts))
+    try:
+        async with agent_line() as (port, listener):
+            use_command_agent(project.paths, str(HELD_AGENT), str(port))
+            await anyio.to_thread.run_sync(controller.run, 1, False, None, False)
+            async with await agent_started(listener) as agent:
+                gone = asyncio.create_task(controller.client_gone())
+                await asyncio.sleep(0)  # one turn of the event loop: client_gone runs up to its wait
+                assert not gone.done() and controller.running()
+                if setting == "stop":
+                    await agent_gone(agent)  # ended by the loop, not by the test
+            # finish: the held agent's line closes and it ends on its own (no closing verb: stuck once).
+            await asyncio.wait_for(gone, WAIT_S)
+    finally:
+        for host in hosts:
+            await host.stop()
+    finished = project.tasks.get(task.id)
+    assert (finished.status, finished.stuck_count) == (TaskStatus.PENDING, stuck)
+    run = project.sessions.latest_loop_run()
+    assert run is not None and run.state == "stopped" and run.ended_at is not None
+    assert not controller.running()
 
 
 # --- the same calls against the three servers ----------------------------------------------------
