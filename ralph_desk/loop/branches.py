@@ -4,12 +4,14 @@ on the task branch, and `done` waits for review (or merges at once when the gate
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ralph_desk.domain.enums import CLOSING_VERBS, TaskStatus
+from ralph_desk.domain.enums import CLOSING_VERBS, Recipe, TaskStatus
 from ralph_desk.domain.postprocess import Decision
 from ralph_desk.loop.model import SessionPlan
+from ralph_desk.loop.planner import plan_recipe_session
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.services.workspaces import SessionCommit
@@ -77,3 +79,42 @@ def after_review_gate(services: Services, plan: SessionPlan, decision: Decision)
     except ReviewError as error:
         log.warning("task #%s stays in review: %s", plan.task.id, error)
         return TaskStatus.IN_REVIEW
+
+
+REVIEWER = "reviewer agent"
+DIFF_LIMIT = 60_000
+_WHERE = re.compile(r"^`?([\w./@+-]+):(\d+)`?\s*[:—-]?\s*(.+)$", re.S)
+
+
+def reviewer_session(services: Services, plan: SessionPlan) -> tuple[SessionPlan, set[int]] | None:
+    """A read-only opus_review session over the diff of a task in review (setting reviewer_agent)."""
+    if plan.task is None or not services.workspaces.config().reviewer_agent:
+        return None
+    task = services.tasks.get(plan.task.id)
+    diff = services.reviews.diff(task.id) if task.status is TaskStatus.IN_REVIEW else ""
+    if not diff:
+        return None
+    shown = diff if len(diff) <= DIFF_LIMIT else diff[:DIFF_LIMIT] + "\n… (the diff goes on)"
+    text = (
+        f"Review the work of task #{task.id} '{task.title}' before a person does: read its diff below "
+        f"against the task's intent. For each problem, call add_task_comment with task_id {task.id}, author "
+        f"'{REVIEWER}', and a body that starts with `path:line:` when it is about one line. Do not change "
+        f"the task or its status: the decision is the person's.\n\n```diff\n{shown}\n```"
+    )
+    review = plan_recipe_session(services, Recipe.OPUS_REVIEW, feature=task.feature, extra_input=text)
+    return replace(review, read_only=True), {comment.id for comment in task.comments}
+
+
+def take_reviewer_comments(services: Services, task_id: int, known: set[int]) -> int:
+    """Turn the reviewer session's new task comments into review comments (file and line when named)."""
+    taken = 0
+    for comment in services.tasks.get(task_id).comments:
+        if comment.id in known or comment.author == "human":
+            continue
+        match = _WHERE.match(comment.body.strip())
+        file, line, body = (
+            (match.group(1), int(match.group(2)), match.group(3)) if match else (None, None, comment.body)
+        )
+        services.reviews.add_comment(task_id, body, file=file, line=line, author=REVIEWER)
+        taken += 1
+    return taken

@@ -76,6 +76,7 @@ class SessionPlan:
     iteration: int | None = None
     loop_run_id: int | None = None
     extra_input: str | None = None
+    read_only: bool = False  # no file edits whatever the settings say (a reviewer agent's session)
 
 
 class EventKind(StrEnum):

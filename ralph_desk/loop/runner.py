@@ -345,6 +345,7 @@ class LoopRunner:
             )
 
     async def _maybe_review(self, plan: SessionPlan) -> None:
+        await self._review_by_agent(plan)
         every = self.settings.opus_review_every
         if every <= 0 or plan.feature is None:
             return
@@ -353,13 +354,22 @@ class LoopRunner:
             review = plan_recipe_session(self.services, Recipe.OPUS_REVIEW, feature=plan.feature.name)
             await self.run_session(review)
 
+    async def _review_by_agent(self, plan: SessionPlan) -> None:
+        """With `reviewer_agent` on, an opus_review session reads the diff of work that went to review."""
+        prepared = await asyncio.to_thread(branches.reviewer_session, self.services, plan)
+        if prepared is None or plan.task is None:
+            return
+        review, known = prepared
+        await self.run_session(review)
+        await asyncio.to_thread(branches.take_reviewer_comments, self.services, plan.task.id, known)
+
     async def run_session(self, plan: SessionPlan) -> SessionResult:
         """One agent session: endpoint, prompt, process, stream, post-processing, record."""
         services, settings = self.services, self.settings
         self.status.current_task_id = plan.task.id if plan.task else None
         self.status.current_session_id = plan.session_id
         self.status.running[plan.session_id] = self.status.current_task_id
-        read_only = not settings.allow_edits or plan.recipe is Recipe.UNDERSTAND
+        read_only = not settings.allow_edits or plan.recipe is Recipe.UNDERSTAND or plan.read_only
         transcript = Transcript(services.paths.logs_dir, plan.session_id, root=services.paths.root)
         try:
             # A task's session works in the task's own worktree; the person's checkout is never touched.

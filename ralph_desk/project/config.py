@@ -13,7 +13,7 @@ from ralph_desk.project import contained
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
-CONFIG_VERSION = 4
+CONFIG_VERSION = 5
 AGENTS = ("claude", "codex", "command", "rehearsal")
 IDE_DISCONNECT = ("finish", "stop")
 RECIPES = tuple(recipe.value for recipe in Recipe)
@@ -156,6 +156,9 @@ class ProjectConfig:
     merge_strategy: str = _setting(
         MergeStrategy.MERGE.value,
         Rule(lambda value: value in MERGE_STRATEGIES, "one of " + ", ".join(MERGE_STRATEGIES), since=3),
+    )
+    reviewer_agent: bool = _setting(
+        False, Rule(lambda value: isinstance(value, bool), "true (an agent reviews a diff) or false", since=5)
     )
     review_skip_disciplines: tuple[str, ...] = _setting(
         (), Rule(_is_names, "a list of discipline names whose done work merges without review", since=3)

@@ -132,3 +132,39 @@ def test_a_discipline_that_skips_the_gate_merges_at_once_while_others_wait(
     assert project.tasks.get(skipped.id).status is TaskStatus.DONE
     assert (root / "guide.md").read_text() == "text\n" and not (root / "parser.py").exists()
     assert project.workspaces.existing(skipped.id) is None
+
+
+def test_a_reviewer_agent_reads_the_diff_and_leaves_line_comments_for_the_person(
+    project: Services, start_api: StartApi
+) -> None:
+    update_config(project.paths, review_gate=True, reviewer_agent=True)
+    task = project.tasks.create("core", "backend", "Write the parser")
+    worktree = project.workspaces.prepare(task.id, task.title)
+    assert worktree is not None
+    comment = {"task_id": task.id, "author": "reviewer agent", "body": "parser.py:1: name the constant"}
+    api = start_api(
+        **{
+            "Review the work of task #": [
+                ToolCalls([verb("add_task_comment", **comment)]),
+                Text("Reviewed."),
+            ],
+            heading(task.id): [
+                ToolCalls([("Write", {"file_path": str(worktree.path / "parser.py"), "content": "X = 1\n"})]),
+                ToolCalls([verb("done", summary="written")]),
+                Text("Session over."),
+            ],
+        }
+    )
+
+    run_loop(project, settings(stand_in()))
+
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    assert "+X = 1" in api.user_text(api.served() - 2) or api.served("Review the work of task #") == 2
+    (left,) = project.reviews.comments(task.id)
+    assert (left.author, left.file, left.line, left.body) == (
+        "reviewer agent",
+        "parser.py",
+        1,
+        "name the constant",
+    )
+    assert not (project.paths.root / "parser.py").exists()
