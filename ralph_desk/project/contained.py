@@ -11,6 +11,7 @@ import errno
 import fcntl
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -209,7 +210,8 @@ def write_text(root: Path, path: Path, text: str, mode: int = FILE_MODE, folder_
     with _folder(root, names[:-1], True, folder_mode) as parent:
         if _is_link_at(path, names[-1], parent):
             raise LinkRefusedError(path, root)
-        temporary = f".{names[-1]}.tmp-{os.getpid()}"
+        # The thread too: two threads of one process (parallel sessions) may replace one file at once.
+        temporary = f".{names[-1]}.tmp-{os.getpid()}-{threading.get_ident()}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC | _BINARY
         target = temporary if parent is not None else str(path.with_name(temporary))
         descriptor = os.open(target, flags, mode, dir_fd=parent)

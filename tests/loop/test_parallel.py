@@ -22,7 +22,7 @@ from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import GIT, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.support import stand_in_agent
-from tests.support.fake_model_api import Hang, Turn
+from tests.support.fake_model_api import Hang, HttpError, Turn
 
 pytestmark = pytest.mark.slow
 
@@ -158,3 +158,50 @@ def test_stopping_four_running_sessions_ends_every_agent_and_returns_every_task(
     assert git(root, "rev-parse", "HEAD") == base_before
     assert subprocess.run([*GIT, "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
     assert not list((root / ".git").rglob("*.lock"))
+
+
+def test_one_agent_crashing_never_stops_the_others(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    crashing = project.tasks.create("core", "backend", "Crash")
+    others = [project.tasks.create("core", "backend", f"Steady {n}") for n in range(3)]
+    scripts = {heading(task.id): write_and_finish(task) for task in others}
+    start_api(**scripts, **{heading(crashing.id): [HttpError(500, "the model fell over")]})
+    meet(monkeypatch, tmp_path / "arrivals", 4, 0)
+    events: list[LiveEvent] = []
+
+    run_loop(project, settings(stand_in(), parallel=PARALLEL, max_iterations=4), events)
+
+    assert running_over_time(events)[0] == PARALLEL
+    assert [project.tasks.get(task.id).status for task in others] == [TaskStatus.DONE] * len(others)
+    crashed = project.tasks.get(crashing.id)
+    assert crashed.status is TaskStatus.PENDING and crashed.stuck_count == 1
+
+
+def test_max_iterations_counts_the_sessions_started_across_the_pool(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    tasks = [project.tasks.create("core", "backend", f"Note {n}") for n in range(6)]
+    start_api(**{heading(task.id): write_and_finish(task) for task in tasks})
+    meet(monkeypatch, tmp_path / "arrivals", 3, 0)
+
+    status = run_loop(project, settings(stand_in(), parallel=PARALLEL, max_iterations=5))
+
+    assert len(project.sessions.list(limit=100)) == 5 == status.iteration
+    assert "maximum of 5 iterations" in (status.stop_reason or "")
+    assert project.tasks.count_by_status()[TaskStatus.PENDING.value] == 1
+
+
+def test_no_new_session_starts_once_the_budget_left_would_not_cover_the_average_session(
+    project: Services, start_api: StartApi
+) -> None:
+    tasks = [project.tasks.create("core", "backend", f"Note {n}") for n in range(5)]
+    start_api(**{heading(task.id): write_and_finish(task) for task in tasks})
+    budget = 0.05  # each session costs about $0.02: two at once, then $0.01 left is not enough for one more
+
+    status = run_loop(project, settings(stand_in(), parallel=2, max_cost_usd=budget))
+
+    costs = [session.cost_usd or 0.0 for session in project.sessions.list(limit=100)]
+    assert len(costs) == 2 and all(0.01 < cost < budget / 2 for cost in costs)
+    assert status.state is LoopState.COMPLETED and "budget" in (status.stop_reason or "")
+    assert status.cost_usd <= budget
