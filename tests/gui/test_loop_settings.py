@@ -33,6 +33,7 @@ CONFIGURED = ProjectConfig(
     allowed_paths=("src/**", "docs/*.md"),
     review_gate=False,
     merge_strategy="squash",
+    ide_disconnect="stop",
 )
 
 
@@ -57,7 +58,18 @@ def test_the_form_shows_every_setting_it_is_given(qtbot: QtBot) -> None:
     assert form.models[Recipe.BRAINDUMP].currentText() == "opus"
     assert (form.rate_cap.value(), form.allowed_paths.text()) == (900.0, "src/** docs/*.md")
     assert (form.review_gate.isChecked(), form.merge_strategy.currentData()) == (False, "squash")
+    assert form.ide_disconnect.currentData() == "stop"
     assert not form.dirty and form.values() == CONFIGURED
+
+
+def test_what_an_ides_loop_does_when_the_ide_goes_is_saved_when_edited(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(CONFIGURED)
+
+    form.ide_disconnect.setCurrentIndex(form.ide_disconnect.findData("finish"))
+
+    assert form.dirty and form.changes() == {"ide_disconnect": "finish"}
 
 
 def test_the_review_gate_and_merge_strategy_are_saved_when_edited(qtbot: QtBot) -> None:

@@ -46,6 +46,10 @@ MERGE_TITLES = {
     MergeStrategy.SQUASH.value: "Squash into one commit",
     MergeStrategy.FF_ONLY.value: "Fast-forward only",
 }
+IDE_DISCONNECT_TITLES = {
+    "finish": "Finish the session, then stop",
+    "stop": "Stop the agent at once",
+}
 MAX_TURNS = 1000
 MAX_RATE_WAIT_S = 24 * 3600.0
 TIMEOUT_STEP_S = 60
@@ -140,6 +144,13 @@ class LoopSettingsForm(QWidget):
         for strategy, title in MERGE_TITLES.items():
             self.merge_strategy.addItem(title, strategy)
         self.merge_strategy.setToolTip("How approved work joins the base branch (merge_strategy)")
+        self.ide_disconnect = QComboBox()
+        for choice, title in IDE_DISCONNECT_TITLES.items():
+            self.ide_disconnect.addItem(title, choice)
+        self.ide_disconnect.setToolTip(
+            "What a loop started from an IDE (ralph_run) does when the IDE goes away (ide_disconnect); "
+            "either way no agent outlives the server and its task goes back to the queue"
+        )
         self.models: dict[Recipe, QComboBox] = {}
         for recipe in Recipe:
             combo = QComboBox()
@@ -238,6 +249,7 @@ class LoopSettingsForm(QWidget):
         limits.addRow("Opus review every", self.review)
         limits.addRow("", self.allow_edits)
         limits.addRow("Allowed paths", self.allowed_paths)
+        limits.addRow("IDE gone", self.ide_disconnect)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 6, 0)
@@ -281,6 +293,7 @@ class LoopSettingsForm(QWidget):
             self.stuck.valueChanged,
             self.review.valueChanged,
             self.allow_edits.toggled,
+            self.ide_disconnect.currentIndexChanged,
         ]
 
     # --- values -------------------------------------------------------------------------------
@@ -310,6 +323,7 @@ class LoopSettingsForm(QWidget):
         _show(self.stuck, config.stuck_threshold)
         _show(self.review, config.opus_review_every)
         self.allow_edits.setChecked(config.allow_edits)
+        self.ide_disconnect.setCurrentIndex(max(0, self.ide_disconnect.findData(config.ide_disconnect)))
         self._loading = False
         self._on_agent()
         self._set_dirty(False)
@@ -336,6 +350,7 @@ class LoopSettingsForm(QWidget):
             stuck_threshold=self.stuck.value(),
             opus_review_every=self.review.value(),
             allow_edits=self.allow_edits.isChecked(),
+            ide_disconnect=self.ide_disconnect.currentData(),
         )
 
     def changes(self) -> dict[str, Any]:
