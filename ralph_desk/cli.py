@@ -84,6 +84,7 @@ def _root(args: argparse.Namespace) -> Path:
 def _services(args: argparse.Namespace) -> Iterator[Services]:
     """The services of the project at `--root`, closed afterwards; a broken project is a clean error."""
     from ralph_desk.services.container import Services
+    from ralph_desk.store.errors import in_words
     from ralph_desk.store.migrate import SchemaTooNewError
 
     paths = ProjectPaths.at(_root(args))
@@ -99,7 +100,7 @@ def _services(args: argparse.Namespace) -> Iterator[Services]:
     except Exception as error:  # a damaged project: say what validate finds rather than a traceback
         log.debug("opening %s failed", paths.root, exc_info=True)
         problems = validate_project(paths.root, args.db_url)
-        detail = str(problems[0]) if problems else f"{type(error).__name__}: {error}"
+        detail = str(problems[0]) if problems else in_words(error)
         raise UsageError(f"cannot open the project at {paths.root}: {detail}") from None
     try:
         yield services

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ralph_desk.domain.toml_text import toml_string
 from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths, contained
 from ralph_desk.store.health import redacted
 from ralph_desk.store.urls import sqlite_url
@@ -144,20 +145,16 @@ def _entry(launch: ServerLaunch, http_type: str | None, stdio_type: str | None) 
     return entry
 
 
-def _toml_string(value: str) -> str:
-    return json.dumps(value)
-
-
 def _codex(launch: ServerLaunch) -> str:
     lines = ["[mcp_servers.ralph]"]
     if launch.is_http:
-        lines.append(f"url = {_toml_string(launch.url or '')}")
-        lines.append(f'http_headers = {{ "Authorization" = {_toml_string(f"Bearer {launch.token}")} }}')
+        lines.append(f"url = {toml_string(launch.url or '')}")
+        lines.append(f'http_headers = {{ "Authorization" = {toml_string(f"Bearer {launch.token}")} }}')
     else:
-        lines.append(f"command = {_toml_string(launch.command or '')}")
-        lines.append("args = [" + ", ".join(_toml_string(arg) for arg in launch.args) + "]")
+        lines.append(f"command = {toml_string(launch.command or '')}")
+        lines.append("args = [" + ", ".join(toml_string(arg) for arg in launch.args) + "]")
         if launch.env:
-            pairs = ", ".join(f"{_toml_string(key)} = {_toml_string(value)}" for key, value in launch.env)
+            pairs = ", ".join(f"{toml_string(key)} = {toml_string(value)}" for key, value in launch.env)
             lines.append(f"env = {{ {pairs} }}")
     lines.append("tool_timeout_sec = 600")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
-from ralph_desk.store.errors import StoreBusyError, StoreDataError, StoreGoneError
+from ralph_desk.store.errors import StoreBusyError, StoreDataError, StoreError, StoreGoneError
 from ralph_desk.store.schema import ChangeRow
 from ralph_desk.store.urls import is_sqlite
 
@@ -194,6 +194,11 @@ class Database:
                 raise StoreBusyError(
                     f"the database is held by another process for longer than the busy timeout "
                     f"({self.busy_timeout_s:g} s); nothing was written — try again"
+                ) from error
+            if "readonly" in message or "read-only" in message:
+                raise StoreError(
+                    "the project's database cannot be written: its file or folder is read-only "
+                    "(not damaged); nothing was written — make .ralph/db writable and try again"
                 ) from error
             if (column := _undecodable_column(str(error.orig))) is not None:
                 raise StoreDataError(

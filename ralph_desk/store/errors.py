@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
+# SQLAlchemy's additions to a driver's message: `(sqlite3.OperationalError) ` in front, a link behind.
+_DRIVER_PREFIX = re.compile(r"^\((?:[\w.]+)\)\s*")
+_BACKGROUND = re.compile(r"\s*\(Background on this error at: [^)]*\)", re.DOTALL)
+_STATEMENT = re.compile(r"\s*\[SQL: .*", re.DOTALL)
+
+
+def in_words(error: BaseException) -> str:
+    """An error's message for a person: no driver class, no SQL, no link to SQLAlchemy's site."""
+    text = _STATEMENT.sub("", _BACKGROUND.sub("", str(error)))
+    return " ".join(_DRIVER_PREFIX.sub("", text.strip()).split())
+
 
 class StoreError(RuntimeError):
     """The database could not do what was asked; the message says why, in words for a person."""

@@ -5,8 +5,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from ralph_desk.store.errors import in_words
 from ralph_desk.store.urls import is_sqlite
 
+REPAIR = (
+    "to repair it, restore the file from a backup, or move it aside (keeping it) and run "
+    "`ralph-desk init --force`, which starts an empty database"
+)
 EXPECTED_TABLES = frozenset({"project", "features", "disciplines", "tasks", "task_signals"})
 
 
@@ -44,7 +49,7 @@ def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
             revision = row[0] if row else None
         check = connection.execute("PRAGMA quick_check").fetchone()
     except sqlite3.DatabaseError as error:
-        return [f"unreadable: {error} (not a SQLite database, or damaged)"]
+        return [f"unreadable: {error} (not a SQLite database, or damaged); {REPAIR}"]
     finally:
         connection.close()
     if not tables:
@@ -60,7 +65,7 @@ def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
             f"(newest known: {migrate.head_revision()!r}); upgrade ralph-desk to open it"
         )
     if check is None or check[0] != "ok":
-        problems.append(f"integrity check failed: {check[0] if check else 'no answer'}")
+        problems.append(f"integrity check failed: {check[0] if check else 'no answer'}; {REPAIR}")
     return problems
 
 
@@ -74,8 +79,7 @@ def url_problems(url: str) -> list[str]:
     except migrate.SchemaTooNewError as error:
         return [str(error)]
     except Exception as error:  # any driver or network failure is a problem to report, not a crash
-        detail = " ".join(str(error).split("(Background on this error")[0].split())
-        return [f"cannot open the database: {type(error).__name__}: {detail}"]
+        return [f"cannot open the database: {in_words(error)}"]
     database.dispose()
     return []
 

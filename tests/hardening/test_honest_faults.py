@@ -16,9 +16,13 @@ import signal
 from collections.abc import Callable
 
 import pytest
+from sqlalchemy import event, text
 
+from ralph_desk import cli
 from ralph_desk.project import ProjectError, ProjectPaths, contained
 from ralph_desk.services.container import Services
+from ralph_desk.store.database import Database
+from ralph_desk.store.errors import StoreError
 from tests.hardening.support import INIT_PARAMS, Seeded, assert_unchanged, db_state
 from tests.support.jsonrpc import tool_call
 from tests.support.stdio_wire import StdioWire, mcp_command
@@ -128,3 +132,44 @@ def test_a_database_removed_under_a_running_server_refuses_calls_never_acknowled
     finally:
         wire.kill()
     assert not paths.db_file.exists(), "a refused call brought a new database file into being"
+
+
+def test_a_damaged_database_is_named_with_a_repair_path_that_works(
+    seeded: tuple[ProjectPaths, Seeded], capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths, _ = seeded
+    root = ("--root", str(paths.root))
+    with paths.db_file.open("r+b") as database:
+        database.seek(4096)
+        database.write(b"damaged " * 512)
+    for leftover in (paths.db_file.with_name("ralph.db-wal"), paths.db_file.with_name("ralph.db-shm")):
+        leftover.unlink(missing_ok=True)
+
+    code = cli.main(["status", *root])
+    err = capsys.readouterr().err
+    assert code == 2 and "damaged" in err and "to repair it" in err, err
+    for internal in ("sqlalche", "Background on this error", "OperationalError", "Traceback"):
+        assert internal not in err, err
+    # The repair path as the message gives it: move the file aside, then `init --force`.
+    paths.db_file.rename(paths.db_file.with_name("ralph.db.damaged"))
+    assert cli.main(["init", "--force", str(paths.root)]) == 0
+    assert cli.main(["status", *root]) == 0
+    assert paths.db_file.with_name("ralph.db.damaged").exists()
+
+
+def test_a_read_only_database_is_said_to_be_read_only_not_damaged(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    # Root writes a file whatever its mode, so SQLite is told the file is read-only (`query_only`):
+    # it answers as for a read-only file or folder, with SQLITE_READONLY.
+    paths, _ = seeded
+    database = Database(paths.db_url(), migrate_on_open=False)
+    event.listen(database.engine, "connect", lambda connection, _: connection.execute("PRAGMA query_only=ON"))
+    database.engine.dispose()  # the connection opened before the listener goes
+    try:
+        with pytest.raises(StoreError) as refused, database.write() as unit:
+            unit.execute(text("UPDATE project SET title = 'x'"))
+    finally:
+        database.dispose()
+    message = str(refused.value)
+    assert "read-only (not damaged)" in message and "sqlalche" not in message, message

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import threading
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -366,3 +367,23 @@ def test_requests_in_flight_when_stdin_closes_are_answered_never_carried_out_sil
         raw.close()
     carried_out = {request_id for request_id, title in titles.items() if title in stored}
     assert carried_out - answered == set(), "carried out without an answer"
+
+
+# --- client configs ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("client", ["codex", "claude"])
+def test_client_configs_stay_valid_for_a_project_path_beyond_the_bmp(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], client: str
+) -> None:
+    paths = init_project(tmp_path / 'tides \U0001f30a \u2028 "quoted" back\\slash', title="Tides")
+    assert cli.main(["connect", "--client", client, "--root", str(paths.root)]) == 0
+    written = {path.suffix: path for path in (paths.ralph / "mcp" / "clients").iterdir()}
+    if client == "codex":
+        document = tomllib.loads(written[".toml"].read_text(encoding="utf-8"))
+        args = document["mcp_servers"]["ralph"]["args"]
+    else:
+        document = json.loads(written[".json"].read_text(encoding="utf-8"))
+        args = document["mcpServers"]["ralph"]["args"]
+    assert str(paths.root) in args
+    capsys.readouterr()

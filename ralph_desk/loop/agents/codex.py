@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.records import McpServerSpec
+from ralph_desk.domain.toml_text import toml_array, toml_string, toml_table
 from ralph_desk.loop.agents.base import (
     MCP_TOOL_TIMEOUT_MS,
     RALPH_SERVER,
@@ -42,32 +43,6 @@ _CODEX_READS_PREFIXES = (
     "NO_PROXY",
 )
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")  # codex splits `-c` paths on dots and takes no quoted keys
-
-
-def toml_string(text: str) -> str:
-    """A TOML basic string (control characters escaped, other Unicode kept as is)."""
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def toml_array(items: Iterable[str]) -> str:
-    """A TOML array of strings."""
-    return "[" + ", ".join(toml_string(item) for item in items) + "]"
-
-
-def toml_table(entries: Mapping[str, str]) -> str:
-    """A TOML inline table of strings, every key quoted."""
-    return (
-        "{" + ", ".join(f"{toml_string(key)} = {toml_string(value)}" for key, value in entries.items()) + "}"
-    )
 
 
 def server_override(
