@@ -6,22 +6,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ralph_desk.project import ProjectPaths
-from ralph_desk.services.comments import CommentService
-from ralph_desk.services.disciplines import DisciplineService
-from ralph_desk.services.features import FeatureService
-from ralph_desk.services.inbox import InboxService
-from ralph_desk.services.progress import ProgressService
-from ralph_desk.services.project_info import ProjectInfoService
-from ralph_desk.services.reviews import ReviewService
-from ralph_desk.services.sessions import SessionService
-from ralph_desk.services.settling import SettlingService
-from ralph_desk.services.signals import SignalService
-from ralph_desk.services.state_files import StateFileService
-from ralph_desk.services.tasks import TaskService
-from ralph_desk.services.workspaces import WorkspaceService
 from ralph_desk.store.database import Database
+
+if TYPE_CHECKING:  # each service is imported when first used: a process reading tasks needs no reviews
+    from ralph_desk.services.comments import CommentService
+    from ralph_desk.services.disciplines import DisciplineService
+    from ralph_desk.services.features import FeatureService
+    from ralph_desk.services.inbox import InboxService
+    from ralph_desk.services.progress import ProgressService
+    from ralph_desk.services.project_info import ProjectInfoService
+    from ralph_desk.services.reviews import ReviewService
+    from ralph_desk.services.sessions import SessionService
+    from ralph_desk.services.settling import SettlingService
+    from ralph_desk.services.signals import SignalService
+    from ralph_desk.services.state_files import StateFileService
+    from ralph_desk.services.tasks import TaskService
+    from ralph_desk.services.workspaces import WorkspaceService
 
 
 @dataclass
@@ -44,54 +47,80 @@ class Services:
 
     @cached_property
     def features(self) -> FeatureService:
+        from ralph_desk.services.features import FeatureService
+
         return FeatureService(self.db)
 
     @cached_property
     def disciplines(self) -> DisciplineService:
+        from ralph_desk.services.disciplines import DisciplineService
+
         return DisciplineService(self.db)
 
     @cached_property
     def tasks(self) -> TaskService:
+        from ralph_desk.services.tasks import TaskService
+
         return TaskService(self.db)
 
     @cached_property
     def comments(self) -> CommentService:
+        from ralph_desk.services.comments import CommentService
+
         return CommentService(self.db)
 
     @cached_property
     def signals(self) -> SignalService:
+        from ralph_desk.services.signals import SignalService
+
         return SignalService(self.db)
 
     @cached_property
     def settling(self) -> SettlingService:
+        from ralph_desk.services.settling import SettlingService
+
         return SettlingService(self.db, self.state_files)
 
     @cached_property
     def inbox(self) -> InboxService:
+        from ralph_desk.services.inbox import InboxService
+
         return InboxService(self.db)
 
     @cached_property
     def sessions(self) -> SessionService:
+        from ralph_desk.services.sessions import SessionService
+
         return SessionService(self.db)
 
     @cached_property
     def project(self) -> ProjectInfoService:
+        from ralph_desk.services.project_info import ProjectInfoService
+
         return ProjectInfoService(self.db)
 
     @cached_property
     def progress(self) -> ProgressService:
+        from ralph_desk.services.progress import ProgressService
+
         return ProgressService(self.db)
 
     @cached_property
     def state_files(self) -> StateFileService:
+        from ralph_desk.services.state_files import StateFileService
+
         return StateFileService(self.paths, self.db)
 
     @cached_property
     def workspaces(self) -> WorkspaceService:
+        from ralph_desk.services.workspaces import WorkspaceService
+
         return WorkspaceService(self.paths)
 
     @cached_property
     def reviews(self) -> ReviewService:
+        from ralph_desk.services.reviews import ReviewService
+
         return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals)
 
     def close(self) -> None:
