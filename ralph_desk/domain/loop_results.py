@@ -139,6 +139,13 @@ class LoopMetrics(Sparse):
     )
 
 
+class RunningSession(Sparse):
+    """One agent session the loop runs now."""
+
+    session_id: str = Field(alias="sessionId")
+    task_id: int | None = Field(None, alias="taskId")
+
+
 class RalphStatusResult(LoopResult):
     """Whether a loop runs (in this process or another), where it is, and the last run."""
 
@@ -150,6 +157,11 @@ class RalphStatusResult(LoopResult):
     loop_id: int | None = Field(None, alias="loopId")
     iteration_number: int | None = Field(None, alias="iterationNumber")
     current_task: int | None = Field(None, alias="currentTask")
+    running_sessions: list[RunningSession] = Field(
+        default_factory=list,
+        alias="runningSessions",
+        description="Every agent session running now (several with the parallel setting), oldest first.",
+    )
     last_activity: datetime | None = Field(
         None, alias="lastActivity", description="When the loop or an agent session last did something."
     )

@@ -32,6 +32,7 @@ MAX_PATH = 4_096
 MAX_ID = 2**31 - 1
 MAX_TURNS = 1_000
 MAX_ITERATIONS = 10_000
+MAX_PARALLEL = 64
 MAX_SESSION_ID = 128
 MAX_AUTHOR = 200
 MAX_DISPLAY_NAME = 200
@@ -453,6 +454,12 @@ class RalphRunInput(ToolInput):
     agent: AgentName | None = Field(None, description="Agent CLI to run; omit for the project's setting.")
     allow_edits: bool = Field(
         False, description="Let the agents change files; otherwise changes are put aside."
+    )
+    parallel: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_PARALLEL,
+        description="Agent sessions running at once, each in its task's worktree; omit for the setting.",
     )
 
 

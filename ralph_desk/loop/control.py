@@ -37,6 +37,7 @@ from ralph_desk.domain.loop_results import (
     RalphStopResult,
     RalphUnderstandResult,
     RalphValidateResult,
+    RunningSession,
     TaskToAttempt,
     ValidationProblem,
 )
@@ -273,13 +274,22 @@ class LoopController:
         )
 
     def run(
-        self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
+        self,
+        max_iterations: int | None,
+        dry_run: bool,
+        agent: str | None,
+        allow_edits: bool,
+        parallel: int | None = None,
     ) -> RalphRunResult:
         """Start the loop in the background (returns once it has started), or preview it."""
         services = self.services
         try:
             settings = load_settings(
-                self.paths, agent=agent, max_iterations=max_iterations or None, allow_edits=allow_edits
+                self.paths,
+                agent=agent,
+                max_iterations=max_iterations or None,
+                allow_edits=allow_edits,
+                parallel=parallel,
             )
         except ProjectError as error:
             raise ControlError("invalid_argument", str(error), self._details("ralph_run")) from None
@@ -383,6 +393,9 @@ class LoopController:
                 loop_id=live.loop_run_id,
                 iteration_number=live.iteration,
                 current_task=live.current_task_id,
+                running_sessions=[
+                    RunningSession(session_id=session, task_id=task) for session, task in live.running.items()
+                ],
                 resumes_at=maybe_utc(live.resumes_at),
                 **common,
             )

@@ -46,9 +46,14 @@ class DeferredLoopControl:
         return self.control.validate()
 
     def run(
-        self, max_iterations: int | None, dry_run: bool, agent: str | None, allow_edits: bool
+        self,
+        max_iterations: int | None,
+        dry_run: bool,
+        agent: str | None,
+        allow_edits: bool,
+        parallel: int | None = None,
     ) -> RalphRunResult:
-        return self.control.run(max_iterations, dry_run, agent, allow_edits)
+        return self.control.run(max_iterations, dry_run, agent, allow_edits, parallel)
 
     def status(self) -> RalphStatusResult:
         return self.control.status()

@@ -11,16 +11,23 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp import Client
 
-from ralph_desk.domain.enums import LoopState, MergeStrategy, TaskStatus
+from ralph_desk.domain.endpoints import EndpointIssuer
+from ralph_desk.domain.enums import LoopState, MergeStrategy, Recipe, TaskStatus
 from ralph_desk.domain.records import Task
+from ralph_desk.domain.session import SessionContext
+from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.mcp_server.embedded import EmbeddedMcp
+from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
-from tests.loop.conftest import GIT, StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.loop.conftest import GIT, StartApi, heading, run_loop, session, settings, stand_in, use_agent, verb
 from tests.support import stand_in_agent
 from tests.support.fake_model_api import Hang, HttpError, Turn
 
@@ -205,3 +212,61 @@ def test_no_new_session_starts_once_the_budget_left_would_not_cover_the_average_
     assert len(costs) == 2 and all(0.01 < cost < budget / 2 for cost in costs)
     assert status.state is LoopState.COMPLETED and "budget" in (status.stop_reason or "")
     assert status.cost_usd <= budget
+
+
+def test_ralph_run_with_parallel_runs_sessions_at_once_and_ralph_status_lists_each(
+    project: Services, start_api: StartApi
+) -> None:
+    use_agent(project, stand_in())
+    tasks = [project.tasks.create("core", "backend", f"Hold {n}") for n in range(2)]
+    api = start_api(**{heading(task.id): [Hang()] for task in tasks})
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        hosts: list[EmbeddedMcp] = []
+
+        async def issuer() -> EndpointIssuer:
+            if not hosts:
+                hosts.append(EmbeddedMcp(project))
+                await hosts[0].start()
+            return hosts[0]
+
+        controller = LoopController(project, issuer)
+        server = build_server(project, SessionContext(recipe=Recipe.IDE), loop=controller)
+        try:
+            async with Client(server, mode="legacy") as client:
+                started = await client.call_tool("ralph_run", {"parallel": 2, "allow_edits": True})
+                assert not started.is_error, started.content
+                for task in tasks:
+                    await asyncio.to_thread(api.wait_turns, 1, 120, heading(task.id))
+                status = await client.call_tool("ralph_status", {})
+                stopped = await client.call_tool("ralph_stop", {})
+                assert controller.task is not None
+                await asyncio.wait_for(asyncio.shield(controller.task), 120)
+                return status.structured_content or {}, stopped.structured_content or {}
+        finally:
+            for host in hosts:
+                await host.stop()
+
+    status, stopped = asyncio.run(main())
+
+    assert status["running"] is True
+    listed = status["runningSessions"]
+    assert sorted(item["taskId"] for item in listed) == [task.id for task in tasks]
+    assert all(item["sessionId"].startswith("20") for item in listed)
+    assert stopped["success"] is True
+    assert [project.tasks.get(task.id).status for task in tasks] == [TaskStatus.PENDING] * 2
+
+
+def test_ralph_run_refuses_a_parallel_below_one_naming_what_is_allowed(project: Services) -> None:
+    controller = LoopController(project, lambda: None)  # type: ignore[arg-type,return-value]
+    server = build_server(project, SessionContext(recipe=Recipe.IDE), loop=controller)
+
+    async def main() -> Any:
+        async with Client(server, mode="legacy") as client:
+            return await client.call_tool("ralph_run", {"parallel": 0})
+
+    result = asyncio.run(main())
+
+    assert result.is_error
+    text = " ".join(getattr(block, "text", "") for block in result.content)
+    assert "parallel" in text and "1" in text

@@ -85,7 +85,7 @@ def ralph_run(call: ToolCall[Any]) -> RalphRunResult:
     return _ask(
         call,
         "ralph_run",
-        lambda loop: loop.run(args.max_iterations, args.dry_run, args.agent, args.allow_edits),
+        lambda loop: loop.run(args.max_iterations, args.dry_run, args.agent, args.allow_edits, args.parallel),
     )
 
 
