@@ -23,6 +23,7 @@ CONFIGURED = ProjectConfig(
     max_turns=7,
     rate_limit_wait_s=42.5,
     max_iterations=3,
+    parallel=3,
     max_cost_usd=2.5,
     session_timeout_s=600,
     stuck_threshold=4,
@@ -59,7 +60,20 @@ def test_the_form_shows_every_setting_it_is_given(qtbot: QtBot) -> None:
     assert (form.rate_cap.value(), form.allowed_paths.text()) == (900.0, "src/** docs/*.md")
     assert (form.review_gate.isChecked(), form.merge_strategy.currentData()) == (False, "squash")
     assert form.ide_disconnect.currentData() == "stop"
+    assert form.parallel.value() == 3
     assert not form.dirty and form.values() == CONFIGURED
+
+
+def test_sessions_at_once_is_saved_when_edited_and_never_below_one(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(CONFIGURED)
+
+    form.parallel.setValue(0)
+    assert form.parallel.value() == 1
+    form.parallel.setValue(4)
+
+    assert form.dirty and form.changes() == {"parallel": 4}
 
 
 def test_what_an_ides_loop_does_when_the_ide_goes_is_saved_when_edited(qtbot: QtBot) -> None:

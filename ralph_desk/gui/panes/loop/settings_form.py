@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ralph_desk.domain.enums import MergeStrategy, Recipe
+from ralph_desk.domain.tools import MAX_PARALLEL
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.project import ProjectConfig
@@ -163,6 +164,11 @@ class LoopSettingsForm(QWidget):
             self.models[recipe] = combo
         self.max_iterations = _spin(0, MAX_ITERATIONS, "no limit")
         self.max_iterations.setToolTip("Sessions per run before the loop stops (0: no limit)")
+        self.parallel = _spin(1, MAX_PARALLEL)
+        self.parallel.setToolTip(
+            "Agent sessions running at once, each in its task's worktree; tasks sharing a context file "
+            "never run together"
+        )
         self.budget = QDoubleSpinBox()
         self.budget.setRange(0.0, MAX_BUDGET)
         self.budget.setDecimals(2)
@@ -239,6 +245,7 @@ class LoopSettingsForm(QWidget):
         limits_box = QGroupBox("Limits")
         limits = QFormLayout(limits_box)
         limits.addRow("Max iterations", self.max_iterations)
+        limits.addRow("Sessions at once", self.parallel)
         limits.addRow("Budget", self.budget)
         limits.addRow("Max turns", self.max_turns)
         limits.addRow("Session timeout", self.timeout)
@@ -284,6 +291,7 @@ class LoopSettingsForm(QWidget):
             self.merge_strategy.currentIndexChanged,
             *(combo.currentTextChanged for combo in combos),
             self.max_iterations.valueChanged,
+            self.parallel.valueChanged,
             self.budget.valueChanged,
             self.max_turns.valueChanged,
             self.timeout.valueChanged,
@@ -311,6 +319,7 @@ class LoopSettingsForm(QWidget):
         for recipe, combo in self.models.items():
             combo.setCurrentText(config.models.get(recipe.value) or "")
         _show(self.max_iterations, config.max_iterations)
+        _show(self.parallel, config.parallel)
         _show(self.budget, config.max_cost_usd or 0.0)
         _show(self.max_turns, config.max_turns)
         _show(self.timeout, config.session_timeout_s)
@@ -341,6 +350,7 @@ class LoopSettingsForm(QWidget):
                 recipe.value: combo.currentText().strip() or None for recipe, combo in self.models.items()
             },
             max_iterations=self.max_iterations.value(),
+            parallel=self.parallel.value(),
             max_cost_usd=_kept(self.budget, self.loaded.max_cost_usd or 0.0) or None,
             max_turns=self.max_turns.value(),
             session_timeout_s=self.timeout.value(),
