@@ -68,7 +68,7 @@ class Controller(QObject):
         self.connect_dialog: ConnectDialog | None = None
         self.loop: LoopWiring | None = None
         """The Loop pane's wiring, set by the composition root; it stops the loop at shutdown."""
-        self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self._open_transcript)
+        self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self.show_transcript)
         self.pending = PendingActions(UndoToast(window), parent=self)
         """Inbox decisions waiting a few seconds for an Undo; the window's close commits them."""
         self.inbox = InboxWiring(

@@ -138,20 +138,23 @@ def test_selecting_a_task_shows_its_fields_timeline_and_sessions(
     assert detail.sessions_model.index(detail.sessions_model.row_of(first.id) or 0, 0).data() == "#1"
 
 
-def test_open_transcript_asks_the_desktop_to_open_the_sessions_log(
+def test_show_transcript_shows_the_sessions_stream_in_the_windows_transcript_view(
     qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
 ) -> None:
-    select(qtbot, window, task_id(services, "Apply daylight-saving offsets"))
+    offsets = task_id(services, "Apply daylight-saving offsets")
+    select(qtbot, window, offsets)
     detail = window.tasks.detail
     detail.tabs.setCurrentIndex(ACTIVITY)
     detail.sessions.selectRow(0)
+    session = detail.sessions_model.record(0)
+    assert session.transcript_path is not None
 
     qtbot.mouseClick(detail.open_transcript, Qt.MouseButton.LeftButton)
 
-    session = detail.sessions_model.record(0)
-    assert session.transcript_path is not None
-    assert opened_files == [str(services.paths.root / session.transcript_path)]
-    assert Path(opened_files[0]).is_file()
+    assert window.current_pane == "loop"
+    assert window.loop.stream.title.text().startswith(f"Past session — #{offsets} ")
+    assert window.loop.stream.model.lines
+    assert opened_files == []
 
 
 # --- editing ---------------------------------------------------------------------------------

@@ -190,7 +190,9 @@ class TaskDetail(QStackedWidget):
         for column, width in ((0, 30), (1, 96), (4, 114), (5, 76), (7, 56)):
             self.sessions.setColumnWidth(column, width)
         self.sessions.doubleClicked.connect(self._open_transcript_at)
-        self.open_transcript = button("Open transcript", "external", "Open the selected session's log")
+        self.open_transcript = button(
+            "Show transcript", "transcript", "Show the selected session's stream again in the Loop pane"
+        )
         self.open_transcript.clicked.connect(lambda: self._open_transcript_at(self.sessions.currentIndex()))
         self.sessions_summary = label(name="muted")
         row = QHBoxLayout()

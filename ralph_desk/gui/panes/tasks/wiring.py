@@ -273,4 +273,4 @@ class TasksWiring:
             self.runner.fail(f"Could not open the transcript: {path} is not there (any more).")
             return
         if self.open_transcript is not None:
-            self.open_transcript(str(path))
+            self.open_transcript(relative)
