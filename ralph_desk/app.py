@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.actions import ActionRunner
-from ralph_desk.gui.collector import GuiThreadCollector
+from ralph_desk.gui.collector import GuiThreadCollector, freeze_start_up
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
 from ralph_desk.gui.desktop_bus import FreedesktopNotifications, session_bus_address
 from ralph_desk.gui.dialogs import initialise
@@ -130,6 +130,7 @@ def build_window(
     if loop_control is not None:
         window.controller.loop.sig_run_started.connect(loop_control.follow)
     desk_settings.add_recent_project(services.paths.root)
+    freeze_start_up()
     return window
 
 

@@ -7,15 +7,27 @@ import gc
 from PySide6.QtCore import QObject, QTimer
 
 CHECK_MS = 100
+RESCAN_EVERY = 20
+"""Full collections between two that scan the whole heap again (frozen survivors included)."""
+
+
+def freeze_start_up() -> None:
+    """Freeze what start-up made (modules, the store, the widgets): collections skip it until a rescan."""
+    gc.freeze()
 
 
 class GuiThreadCollector(QObject):
-    """Turns automatic collection off and collects, generation by generation, on a GUI-thread timer.
+    """Turns automatic collection off and collects on a GUI-thread timer, in short steps.
 
     Automatic collection runs on whichever thread allocates: an MCP request's, the loop's or the
     window's worker. A cycle holding a QObject collected there destroys that QObject there; Qt cannot
     stop its timers from another thread and later dispatches one to the freed object, a crash seen
     while a loop runs under load.
+
+    A full collection scans every object the process holds (~100 ms with a window open on a loaded
+    machine: a frozen window). So what survives one is frozen (`gc.freeze`) and later full
+    collections scan only what is newer; every `RESCAN_EVERY`-th thaws the heap first, so that
+    cycles among old objects are still freed, at a cost paid once in many minutes.
     """
 
     def __init__(self, parent: QObject | None = None, interval_ms: int = CHECK_MS) -> None:
@@ -23,19 +35,29 @@ class GuiThreadCollector(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.collect_due)
+        self.full_collections = 0
         gc.disable()
         self._timer.start()
 
     def collect_due(self) -> None:
-        """Collect each generation whose count passed its threshold, as automatic collection would."""
+        """Collect the oldest generation whose count passed its threshold, once, as Python would."""
         thresholds, counts = gc.get_threshold(), gc.get_count()
-        for generation in range(3):
-            if counts[generation] <= thresholds[generation]:
-                break
-            gc.collect(generation)
+        if counts[0] <= thresholds[0]:
+            return
+        if counts[1] <= thresholds[1]:
+            gc.collect(0)
+        elif counts[2] <= thresholds[2]:
+            gc.collect(1)
+        else:
+            self.full_collections += 1
+            if self.full_collections % RESCAN_EVERY == 0:
+                gc.unfreeze()
+            gc.collect(2)
+            gc.freeze()
 
     def stop(self) -> None:
-        """Give collection back to Python (collecting once here first)."""
+        """Give collection back to Python (collecting the whole heap once here first)."""
         self._timer.stop()
+        gc.unfreeze()
         gc.collect()
         gc.enable()
