@@ -13,7 +13,7 @@ from ralph_desk.domain.enums import FlagResolution, TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
 from ralph_desk.services.container import Services
-from tests.gui.conftest import settle
+from tests.gui.conftest import controller, settle
 from tests.support.demo_rows import flag_about, suggestion_about
 
 WAIT_MS = 3000
@@ -66,6 +66,7 @@ def test_approve_shortcut_approves_the_current_suggestion(
     card.focus_input()
 
     press(qtbot, window, "Ctrl+Shift+Y")
+    controller(window).pending.commit()  # as the undo time running out would
 
     assert suggestion.created_task_id is not None
     qtbot.waitUntil(
@@ -83,6 +84,7 @@ def test_dismiss_shortcut_dismisses_the_selected_flag(
     assert window.inbox.flags.select_flag(flag.id)
 
     press(qtbot, window, "Ctrl+Shift+D")
+    controller(window).pending.commit()  # as the undo time running out would
 
     qtbot.waitUntil(
         lambda: services.signals.get(flag.id).resolution is FlagResolution.DISMISSED, timeout=WAIT_MS
