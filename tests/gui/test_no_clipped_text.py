@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable, Iterator
 
 import pytest
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+import ralph_desk.gui
+from ralph_desk.domain.records import FeatureLearning
 from ralph_desk.gui.clipping import clipped_texts
+from ralph_desk.gui.dialogs.confirm import ConfirmBox
+from ralph_desk.gui.dialogs.connect import ConnectDialog
+from ralph_desk.gui.dialogs.new_record import NewRecordDialog
+from ralph_desk.gui.dialogs.shortcuts import ShortcutsDialog
+from ralph_desk.gui.dialogs.start_loop import StartLoopDialog
+from ralph_desk.gui.dialogs.stop_loop import StopLoopBox
+from ralph_desk.gui.dialogs.task_dialog import TaskDialog
 from ralph_desk.gui.main_window import PANES, MainWindow
+from ralph_desk.gui.panes.disciplines.dialogs import NewDisciplineDialog
+from ralph_desk.gui.panes.disciplines.servers import ServerDialog
+from ralph_desk.gui.panes.features.dialogs import LearningDialog, MergeDialog, NewFeatureDialog
+from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog, ReasonDialog
+from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
+from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
+from ralph_desk.gui.panes.loop.wiring import LoopWiring
+from ralph_desk.gui.unsaved import UnsavedBox
+from ralph_desk.loop.start_summary import summarise_start
+from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
 
 SIZES = (QSize(1024, 640), QSize(1280, 720), QSize(1920, 1080))
@@ -68,30 +89,159 @@ def test_no_text_is_cut_off_in_any_pane(qtbot: QtBot, window: MainWindow, size: 
     assert problems == []
 
 
-Opener = Callable[[MainWindow], QWidget | None]
+Opener = Callable[[MainWindow, Services], QWidget | None]
+LONG_TITLE = "Keyboard navigation along the tide curve, with the cursor announced to screen readers"
 
 
-def _task_dialog(window: MainWindow) -> QWidget | None:
+def _task_dialog(window: MainWindow, _services: Services) -> QWidget | None:
     controller(window).tasks.new_task()
     return controller(window).tasks.task_dialog
 
 
-def _shortcuts(window: MainWindow) -> QWidget | None:
+def _shortcuts(window: MainWindow, _services: Services) -> QWidget | None:
     window.show_shortcuts()
     return window.shortcuts_dialog
 
 
-def _connect(window: MainWindow) -> QWidget | None:
+def _connect(window: MainWindow, _services: Services) -> QWidget | None:
     controller(window).show_connect()
     return controller(window).connect_dialog
 
 
-@pytest.mark.parametrize("open_dialog", [_task_dialog, _shortcuts, _connect], ids=lambda f: f.__name__[1:])
-def test_no_text_is_cut_off_in_the_dialogs(qtbot: QtBot, window: MainWindow, open_dialog: Opener) -> None:
-    window.resize(SIZES[0])
-    dialog = open_dialog(window)
-    assert dialog is not None
+def _dry_run(window: MainWindow, _services: Services) -> QWidget | None:
+    window.loop.preview.click()
+    return window.loop.preview_dialog
+
+
+def _start_loop(window: MainWindow, services: Services) -> QWidget | None:
+    loop = window.findChild(LoopWiring)
+    assert loop is not None
+    settings = loop.settings()
+    assert settings is not None
+    summary = summarise_start(services, settings, services.paths.root)
+    return StartLoopDialog(summary, lambda _keep: None, window)
+
+
+def _stop_loop(window: MainWindow, _services: Services) -> QWidget | None:
+    return StopLoopBox("Stop", f"#5 {LONG_TITLE}", lambda _choice: None, window)
+
+
+def _confirm(window: MainWindow, _services: Services) -> QWidget | None:
+    return ConfirmBox(
+        "Delete the feature?", f"Delete the feature {LONG_TITLE}?", "Delete", lambda: None, window
+    )
+
+
+def _unsaved(window: MainWindow, _services: Services) -> QWidget | None:
+    window.show_pane("tasks")
+    return UnsavedBox(f"task #5 {LONG_TITLE}", window.tasks.detail, lambda: None, lambda: None, window)
+
+
+def _new_feature(window: MainWindow, _services: Services) -> QWidget | None:
+    return NewFeatureDialog([], window)
+
+
+def _new_discipline(window: MainWindow, _services: Services) -> QWidget | None:
+    return NewDisciplineDialog([], window)
+
+
+def _mcp_server(window: MainWindow, _services: Services) -> QWidget | None:
+    return ServerDialog(None, [], window)
+
+
+def _learnings(services: Services) -> list[FeatureLearning]:
+    return [
+        learning
+        for feature in services.features.list()
+        for learning in services.features.get(feature.name).learnings
+    ]
+
+
+def _edit_learning(window: MainWindow, services: Services) -> QWidget | None:
+    return LearningDialog(_learnings(services)[0], window)
+
+
+def _merge_learnings(window: MainWindow, services: Services) -> QWidget | None:
+    learnings = _learnings(services)
+    assert len(learnings) >= 2
+    return MergeDialog(learnings[:3], window)
+
+
+def _edit_suggestion(window: MainWindow, services: Services) -> QWidget | None:
+    draft = next(task for task in services.tasks.list() if task.status.value == "draft")
+    features = [feature.name for feature in services.features.list()]
+    disciplines = [discipline.name for discipline in services.disciplines.list()]
+    return EditSuggestionDialog(services.tasks.get(draft.id), features, disciplines, window)
+
+
+def _reason(window: MainWindow, _services: Services) -> QWidget | None:
+    return ReasonDialog(
+        "Reject suggestion", "Why is this task not wanted? The agent reads the reason.", window
+    )
+
+
+def _request_changes(window: MainWindow, _services: Services) -> QWidget | None:
+    return RequestChangesDialog(LONG_TITLE, [], window)
+
+
+def _discard(window: MainWindow, _services: Services) -> QWidget | None:
+    return DiscardDialog(LONG_TITLE, "main", window)
+
+
+OPENERS: dict[type[QWidget], Opener] = {
+    TaskDialog: _task_dialog,
+    ShortcutsDialog: _shortcuts,
+    ConnectDialog: _connect,
+    PreviewDialog: _dry_run,
+    StartLoopDialog: _start_loop,
+    StopLoopBox: _stop_loop,
+    ConfirmBox: _confirm,
+    UnsavedBox: _unsaved,
+    NewFeatureDialog: _new_feature,
+    NewDisciplineDialog: _new_discipline,
+    ServerDialog: _mcp_server,
+    LearningDialog: _edit_learning,
+    MergeDialog: _merge_learnings,
+    EditSuggestionDialog: _edit_suggestion,
+    ReasonDialog: _reason,
+    RequestChangesDialog: _request_changes,
+    DiscardDialog: _discard,
+}
+ABSTRACT = {NewRecordDialog}
+"""Bases the window never opens as they are (their subclasses are covered)."""
+
+
+def _dialog_classes() -> set[type]:
+    """Every QDialog subclass the window's code defines."""
+    for module in pkgutil.walk_packages(ralph_desk.gui.__path__, "ralph_desk.gui."):
+        importlib.import_module(module.name)
+    found: set[type] = set()
+    todo: list[type] = [QDialog]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("ralph_desk.gui."):
+                found.add(sub)
+    return found
+
+
+def test_every_dialog_of_the_window_is_checked() -> None:
+    assert _dialog_classes() - set(OPENERS) - ABSTRACT == set()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size.width()}x{size.height()}")
+@pytest.mark.parametrize("kind", list(OPENERS), ids=lambda kind: kind.__name__)
+def test_no_text_is_cut_off_in_the_dialogs(
+    qtbot: QtBot, window: MainWindow, services: Services, kind: type[QWidget], size: QSize
+) -> None:
+    window.resize(size)
+    settle(qtbot, window)
+    dialog = OPENERS[kind](window, services)
+    assert isinstance(dialog, kind)
+    if not dialog.isVisible():
+        dialog.open() if isinstance(dialog, QDialog) else dialog.show()
     qtbot.waitExposed(dialog)
+    QApplication.processEvents()
 
     assert [str(found) for found in clipped_texts(dialog)] == []
     dialog.close()

@@ -104,6 +104,8 @@ class MergeDialog(QDialog):
             layout.addWidget(choice)
         buttons, self.ok = action_buttons(self, "Merge")
         layout.addWidget(buttons)
+        # A set minimum width wins over the layout's: widen it to what the longest choice needs.
+        self.setMinimumWidth(max(DIALOG_WIDTH + 80, layout.minimumSize().width()))
 
     def keep_id(self) -> int:
         """The id of the learning to keep."""
