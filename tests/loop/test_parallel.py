@@ -270,3 +270,35 @@ def test_ralph_run_refuses_a_parallel_below_one_naming_what_is_allowed(project: 
     assert result.is_error
     text = " ".join(getattr(block, "text", "") for block in result.content)
     assert "parallel" in text and "1" in text
+
+
+def test_pause_lets_the_running_sessions_finish_and_starts_no_new_one(
+    project: Services, start_api: StartApi
+) -> None:
+    running = [project.tasks.create("core", "backend", f"Running {n}", priority="high") for n in range(2)]
+    waiting = [project.tasks.create("core", "backend", f"Waiting {n}", priority="low") for n in range(2)]
+    api = start_api(
+        **{heading(task.id): [Hang()] for task in running},
+        **{heading(task.id): write_and_finish(task) for task in waiting},
+    )
+    events: list[LiveEvent] = []
+
+    async def pause_then_release(runner: LoopRunner) -> None:
+        paused = asyncio.Event()
+        runner.subscribe(lambda event: paused.set() if event.text == LoopState.PAUSED.value else None)
+        for task in running:
+            await asyncio.to_thread(api.wait_turns, 1, 120, heading(task.id))
+        runner.pause()
+        api.release()  # the running sessions end on their own (without a closing verb)
+        await asyncio.wait_for(paused.wait(), 120)
+        runner.stop()
+
+    status = run_loop(project, settings(stand_in(), parallel=2), events, runner_hook=pause_then_release)
+
+    assert status.state is LoopState.STOPPED
+    started = [event.data.get("task_id") for event in events if event.kind is EventKind.SESSION_STARTED]
+    assert sorted(started) == [task.id for task in running]
+    paused_at = next(i for i, event in enumerate(events) if event.text == LoopState.PAUSED.value)
+    ended = [i for i, event in enumerate(events) if event.kind is EventKind.SESSION_ENDED]
+    assert len(ended) == 2 and max(ended) < paused_at  # paused once both had finished
+    assert [project.tasks.get(task.id).status for task in waiting] == [TaskStatus.PENDING] * 2
