@@ -302,3 +302,26 @@ def test_pause_lets_the_running_sessions_finish_and_starts_no_new_one(
     ended = [i for i, event in enumerate(events) if event.kind is EventKind.SESSION_ENDED]
     assert len(ended) == 2 and max(ended) < paused_at  # paused once both had finished
     assert [project.tasks.get(task.id).status for task in waiting] == [TaskStatus.PENDING] * 2
+
+
+def test_a_rate_limit_holds_new_starts_until_its_time_then_they_resume(
+    project: Services, start_api: StartApi
+) -> None:
+    limited = project.tasks.create("core", "backend", "Limited", priority="high")
+    others = [project.tasks.create("core", "backend", f"Other {n}") for n in range(3)]
+    start_api(
+        **{heading(limited.id): [HttpError(429), *write_and_finish(limited)]},
+        **{heading(task.id): write_and_finish(task) for task in others},
+    )
+    events: list[LiveEvent] = []
+
+    run_loop(project, settings(stand_in(), parallel=2, max_iterations=None), events)
+
+    states = [(i, event.text) for i, event in enumerate(events) if event.kind is EventKind.LOOP_STATE]
+    held = next(i for i, text in states if text == LoopState.RATE_LIMITED.value)
+    resumed = next(i for i, text in states if i > held and text == LoopState.RUNNING.value)
+    starts = [i for i, event in enumerate(events) if event.kind is EventKind.SESSION_STARTED]
+    assert not [i for i in starts if held < i < resumed]  # no session started while held
+    assert [i for i in starts if i > resumed]  # new starts resumed
+    assert all(project.tasks.get(task.id).status is TaskStatus.DONE for task in [limited, *others])
+    assert len(project.sessions.list(task_id=limited.id)) == 2
