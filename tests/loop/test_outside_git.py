@@ -9,7 +9,7 @@ import pytest
 
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus
 from ralph_desk.loop import filetree
-from ralph_desk.project import init_project
+from ralph_desk.project import init_project, read_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, verb
 
@@ -66,6 +66,27 @@ def test_a_partial_that_changes_nothing_three_times_fails(
     recorded = plain_project.tasks.get(task.id)
     assert recorded.status is TaskStatus.FAILED and recorded.stuck_count == 3
     assert all(s.changed_files == () for s in plain_project.sessions.list(task_id=task.id))
+
+
+def test_done_with_the_review_gate_on_finishes_the_task_in_the_project_folder_as_before(
+    agent: Agent, plain_project: Services, start_api: StartApi
+) -> None:
+    # Without git there is no branch to review or merge: done is done, as before the review gate.
+    assert read_config(plain_project.paths).review_gate
+    task = plain_project.tasks.create("core", "backend", "Write the notes")
+    notes = plain_project.paths.root / "notes.md"
+    script = session(
+        ("Write", {"file_path": str(notes), "content": "the notes\n"}), verb("done", summary="notes written")
+    )
+    start_api(**{heading(task.id): script})
+    run_loop(plain_project, settings(agent, max_iterations=1))
+    assert plain_project.tasks.get(task.id).status is TaskStatus.DONE
+    assert notes.read_text() == "the notes\n"
+    (recorded,) = plain_project.sessions.list(task_id=task.id)
+    assert recorded.outcome == SessionOutcome.DONE.value and recorded.changed_files == ("notes.md",)
+    assert (recorded.head_before, recorded.head_after) == (None, None)
+    assert not plain_project.paths.worktrees_dir.exists()
+    assert plain_project.reviews.list() == []
 
 
 def test_the_file_tree_snapshot_skips_project_state_and_tool_folders(tmp_path: Path) -> None:

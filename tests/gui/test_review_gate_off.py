@@ -1,0 +1,114 @@
+"""The review gate switched off in the window: the Loop pane's setting reaches config.json and comes back,
+and a task's `done` in a git project merges at once (nothing waits in the Reviews tab)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.app import build_window
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.inbox.pane import REVIEWS
+from ralph_desk.gui.panes.loop.state import Phase
+from ralph_desk.loop.planner import peek_next_task
+from ralph_desk.project import read_config
+from ralph_desk.services.container import Services
+from tests.gui import test_loop_pane as loop_pane
+from tests.gui.conftest import controller
+from tests.gui.test_loop_pane import choose_agent
+from tests.loop.conftest import Agent, StartApi, heading, verb
+from tests.support.fake_model_api import Hang, Text, ToolCalls
+from tests.support.git_changes import git
+from tests.support.reviews import make_git_project
+
+# The Loop pane tests' window, its asyncio loop and embedded server, and the loop tests' agents.
+qt_loop = loop_pane.qt_loop
+embedded = loop_pane.embedded
+loop_window = loop_pane.loop_window
+agent = loop_pane.agent
+start_api = loop_pane.start_api
+
+WAIT_MS = 10_000
+SESSION_MS = 120_000
+WORK = "def gate_off():\n    return 'merged at once'\n"
+
+
+def test_the_gate_setting_is_saved_to_config_json_and_shown_again_by_a_new_window(
+    qtbot: QtBot, window: MainWindow, services: Services, settings: QSettings
+) -> None:
+    form = window.loop.settings
+    assert form.review_gate.isChecked() and read_config(services.paths).review_gate
+
+    form.review_gate.setChecked(False)
+    form.save.click()
+
+    assert read_config(services.paths).review_gate is False and not form.dirty
+    again = build_window(services, settings=settings, use_tray=False)
+    qtbot.addWidget(again, before_close_func=lambda built: controller(built).feed.stop())
+    assert not again.loop.settings.review_gate.isChecked() and not again.loop.settings.dirty
+
+    again.loop.settings.review_gate.setChecked(True)
+    again.loop.settings.save.click()
+    assert read_config(services.paths).review_gate is True
+
+
+@pytest.mark.slow
+def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
+    qtbot: QtBot,
+    project: Path,
+    loop_window: MainWindow,
+    services: Services,
+    agent: Agent,
+    start_api: StartApi,
+) -> None:
+    make_git_project(project)
+    base_before = git(project, "rev-parse", "HEAD").strip()
+    for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
+        services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
+    plan = peek_next_task(services)
+    assert plan is not None and plan.task is not None
+    chosen = plan.task
+    worktree = services.workspaces.prepare(chosen.id, chosen.title)
+    assert worktree is not None
+    written = worktree.path / "src" / "gate_off.py"
+    start_api(
+        [Hang()],
+        **{
+            heading(chosen.id): [
+                ToolCalls(
+                    [
+                        ("Write", {"file_path": str(written), "content": WORK}),
+                        verb("done", summary="Wrote gate_off"),
+                    ]
+                ),
+                Text("Session over."),
+            ]
+        },
+    )
+    pane = loop_window.loop
+    choose_agent(pane.settings, agent)
+    pane.settings.timeout.setValue(120)
+    pane.settings.max_iterations.setValue(1)
+    pane.settings.review_gate.setChecked(False)
+
+    pane.start.click()  # saves the edited settings first
+
+    assert read_config(services.paths).review_gate is False
+    qtbot.waitUntil(lambda: services.tasks.get(chosen.id).status is TaskStatus.DONE, timeout=SESSION_MS)
+    qtbot.waitUntil(pane.start.isEnabled, timeout=SESSION_MS)  # the loop ended: max iterations 1
+    assert pane.phase in (Phase.STOPPED, Phase.COMPLETED)
+    # The base branch holds the work; the person's checkout followed it; the task's worktree is gone.
+    assert git(project, "show", f"{worktree.base}:src/gate_off.py").strip() == WORK.strip()
+    assert git(project, "merge-base", "--is-ancestor", base_before, worktree.base) == ""
+    assert (project / "src" / "gate_off.py").read_text() == WORK
+    assert not worktree.path.exists()
+    # Nothing waits for review.
+    assert services.reviews.list() == []
+    loop_window.show_pane("inbox")
+    loop_window.inbox.show_tab(REVIEWS)
+    qtbot.waitUntil(lambda: loop_window.inbox.tabs.tabText(REVIEWS) == "Reviews", timeout=WAIT_MS)
+    assert loop_window.inbox.reviews.current is None
