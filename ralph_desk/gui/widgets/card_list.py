@@ -7,10 +7,11 @@ from typing import Generic, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QStackedWidget, QVBoxLayout, QWidget
 
 from ralph_desk.gui.widgets.card import CardFrame
 from ralph_desk.gui.widgets.empty_state import EmptyState
+from ralph_desk.gui.widgets.layout import scroller
 
 R = TypeVar("R")
 CARD_SPACING = 10
@@ -44,16 +45,13 @@ class CardList(QStackedWidget, Generic[R, C]):
         self._update = update
         self.cards: dict[Hashable, C] = {}
         self.order: list[Hashable] = []
-        self.scroller = QScrollArea()
-        self.scroller.setWidgetResizable(True)
-        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroller.viewport().setBackgroundRole(QPalette.ColorRole.Window)
         body = QWidget()
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(2, 2, 10, 2)
         self._layout.setSpacing(CARD_SPACING)
         self._layout.addStretch(1)
-        self.scroller.setWidget(body)
+        self.scroller = scroller(body)
+        self.scroller.viewport().setBackgroundRole(QPalette.ColorRole.Window)
         self.empty = empty
         self.addWidget(self.scroller)
         self.addWidget(empty)

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 def pane_layout(pane: QWidget, *rows: QWidget | QLayout, spacing: int = 10) -> QVBoxLayout:
@@ -50,3 +60,13 @@ def stacked(*pages: QWidget) -> QStackedWidget:
     for page in pages:
         stack.addWidget(page)
     return stack
+
+
+def scroller(body: QWidget) -> QScrollArea:
+    """`body` in a frameless area that scrolls; Tab goes to its fields, never stops on the area itself."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    area.setWidget(body)
+    return area

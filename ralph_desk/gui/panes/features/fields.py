@@ -8,7 +8,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -18,6 +17,7 @@ from ralph_desk.gui import fmt
 from ralph_desk.gui.panes.features.lists import CheckList, PathListEditor
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import cleaned, editor_form, field_pair, text_box
+from ralph_desk.gui.widgets.layout import scroller
 
 ACRONYM_LIMIT = 16
 TEXT_HEIGHTS = {"description": 84, "architecture": 84, "boundaries": 62}
@@ -87,10 +87,7 @@ class FeatureFields(QWidget):
         body_layout.addLayout(form)
         body_layout.addWidget(self.facts)
         body_layout.addStretch(1)
-        scroller = QScrollArea()
-        scroller.setWidgetResizable(True)
-        scroller.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroller.setWidget(body)
+        area = scroller(body)
         actions = QHBoxLayout()
         actions.setContentsMargins(12, 4, 12, 4)
         actions.addWidget(self.notice, 1)
@@ -98,7 +95,7 @@ class FeatureFields(QWidget):
         actions.addWidget(self.save)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroller, 1)
+        layout.addWidget(area, 1)
         layout.addLayout(actions)
 
     @property

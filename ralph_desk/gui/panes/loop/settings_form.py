@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
-    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.domain.tools import MAX_PARALLEL
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.layout import scroller
 from ralph_desk.project import ProjectConfig
 
 AGENTS = {
@@ -263,22 +263,17 @@ class LoopSettingsForm(QWidget):
         for box in (agent_box, models_box, limits_box):
             body_layout.addWidget(box)
         body_layout.addStretch(1)
-        scroller = QScrollArea()
-        scroller.setWidgetResizable(True)
-        scroller.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroller.setWidget(body)
+        area = scroller(body)
         # Only ever scroll down: the form is as wide as its fields need, with room for the scroll bar.
-        scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroller.setMinimumWidth(
-            body.minimumSizeHint().width() + scroller.verticalScrollBar().sizeHint().width()
-        )
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setMinimumWidth(body.minimumSizeHint().width() + area.verticalScrollBar().sizeHint().width())
         actions = QHBoxLayout()
         actions.addWidget(self.notice, 1)
         actions.addWidget(self.revert)
         actions.addWidget(self.save)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroller, 1)
+        layout.addWidget(area, 1)
         layout.addLayout(actions)
 
     def _edited_signals(self) -> list[Any]:

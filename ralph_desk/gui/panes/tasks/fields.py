@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -22,6 +21,7 @@ from ralph_desk.domain.records import Task
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import editor_form, field_pair, lines, text_box
+from ralph_desk.gui.widgets.layout import scroller
 
 MAX_TURNS = 1000
 TEXT_HEIGHTS = {"description": 110, "criteria": 90, "context": 64, "hints": 64, "pseudocode": 110}
@@ -74,10 +74,7 @@ class TaskFields(QWidget):
         self.save.clicked.connect(self.request_save)
         self.revert.clicked.connect(self.revert_edits)
         self.notice = label(name="muted", wrap=True)
-        self.scroller = QScrollArea()
-        self.scroller.setWidgetResizable(True)
-        self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.scroller.setWidget(self._layout_form())
+        self.scroller = scroller(self._layout_form())
         actions = QHBoxLayout()
         actions.setContentsMargins(12, 4, 12, 4)
         actions.addWidget(self.notice, 1)
