@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.gui.main_window import MainWindow
 from tests.gui.conftest import settle
-from tests.gui.test_no_clipped_text import views
+from tests.gui.test_no_clipped_text import SIZES, views
 
 WAIT_MS = 3000
 MAX_STEPS = 200
@@ -123,11 +123,11 @@ def test_the_order_check_finds_a_step_back_and_a_table_that_keeps_tab(qtbot: QtB
     assert table.hasFocus()  # a default table keeps Tab: what tab_walk reports as a trap
 
 
-@pytest.mark.parametrize("size", [(1280, 720)], ids=["1280x720"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size.width()}x{size.height()}")
 def test_tab_leaves_every_table_and_follows_the_reading_order_in_every_pane(
-    qtbot: QtBot, window: MainWindow, size: tuple[int, int]
+    qtbot: QtBot, window: MainWindow, size: QSize
 ) -> None:
-    window.resize(*size)
+    window.resize(size)
     window.show()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
