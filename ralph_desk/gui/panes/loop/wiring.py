@@ -24,6 +24,7 @@ from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.models.stream import line_of
 from ralph_desk.gui.panes.loop.pane import LoopPane
+from ralph_desk.gui.panes.loop.running import RunningSession, RunningSessions
 from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, phase_of
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
 from ralph_desk.loop.lock import LoopAlreadyRunningError
@@ -103,6 +104,7 @@ class LoopWiring(QObject):
         self.runner: LoopRunner | None = None
         self.task: asyncio.Task[None] | None = None
         self.view = LoopView()
+        self.running_sessions = RunningSessions()
         self.start_dialog: StartLoopDialog | None = None
         self.stop_box: StopLoopBox | None = None
         self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
@@ -418,15 +420,36 @@ class LoopWiring(QObject):
         if kind is EventKind.LOOP_STATE:
             self._on_state(event)
             return
+        running = self.running_sessions
         if kind is EventKind.SESSION_STARTED:
             task_id = event.data.get("task_id")
             task = f"#{task_id} {event.text}" if task_id else event.text
-            self.pane.stream.start_session(task, event.session_id or "", started=datetime.now(UTC))
-            self._show(replace(self._status_view(self._active_phase()), task=task))
+            session = RunningSession(event.session_id or "", task, datetime.now(UTC))
+            if running.started(session):
+                self.pane.stream.start_session(task, session.session_id, started=session.started)
+            self._show_running()
+        if not running.shown(event.session_id):
+            # With several sessions at once the stream follows one; the others are named beside it.
+            if kind is EventKind.SESSION_ENDED:
+                running.ended(event.session_id or "")
+                self._show_running()
+            return
         self._stream_event(event)
         if kind is EventKind.SESSION_ENDED:
             self.pane.stream.end_session()
-            self._show(replace(self._status_view(self._active_phase()), task=""))
+            following = running.ended(event.session_id or "")
+            if following is not None:
+                self.pane.stream.start_session(
+                    following.title, following.session_id, started=following.started
+                )
+            self._show_running()
+
+    def _show_running(self) -> None:
+        """Name the session the stream follows, and the others running beside it."""
+        running = self.running_sessions
+        followed = running.sessions.get(running.followed) if running.followed else None
+        task = " · ".join(filter(None, [followed.title if followed else "", running.others()]))
+        self._show(replace(self._status_view(self._active_phase()), task=task))
 
     def _stream_event(self, event: LiveEvent) -> None:
         """Count an event in the session's figures and show its line."""
