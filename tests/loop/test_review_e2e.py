@@ -5,6 +5,7 @@ approves it, and a conflicting second task is aborted and returned to its agent.
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 from ralph_desk.domain.enums import TaskStatus, Verb
@@ -12,7 +13,9 @@ from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import CommentDraft
 from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, settings, stand_in, verb
-from tests.support.fake_model_api import Text, ToolCalls, Turn
+from tests.loop.test_runner_lifecycle import run_cli
+from tests.support.fake_model_api import Hang, Text, ToolCalls, Turn
+from tests.support.git_repo import fsck_ok
 
 REVIEW_MARKER = "## REVIEW from the human"
 
@@ -168,3 +171,49 @@ def test_a_reviewer_agent_reads_the_diff_and_leaves_line_comments_for_the_person
         "name the constant",
     )
     assert not (project.paths.root / "parser.py").exists()
+
+
+def test_the_app_killed_mid_session_keeps_the_agents_work_on_the_branch_and_the_task_resumes_to_review(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    root = project.paths.root
+    update_config(project.paths, review_gate=True)
+    base_start = git(root, "rev-parse", "HEAD")
+    task = project.tasks.create("core", "backend", "Survive the crash")
+    worktree = project.workspaces.prepare(task.id, task.title)
+    assert worktree is not None
+    written = worktree.path / "survivor.py"
+    api = start_api(
+        **{
+            heading(task.id): [
+                ToolCalls([("Write", {"file_path": str(written), "content": "KEPT = True\n"})]),
+                Hang(),
+                ToolCalls([verb("done", summary="kept after the crash")]),
+                Text("Session over."),
+            ]
+        }
+    )
+    loop = subprocess.Popen(
+        [sys.executable, "-m", "ralph_desk", "run", "--root", str(root), *agent.cli],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        api.wait_turns(2, timeout=120, key=heading(task.id))  # the file is written, the agent waits
+        loop.kill()
+        loop.wait(timeout=30)
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+    api.release()  # the orphaned agent gets its answer and exits on its own
+    assert written.read_text() == "KEPT = True\n" and fsck_ok(root)
+
+    run = run_cli("run", "--root", str(root), *agent.cli, "--exit-when-idle")
+
+    assert run.returncode == 3, run.stderr  # nothing runnable: the work waits for a person
+    assert "review" in run.stdout
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    assert git(root, "show", f"{worktree.branch}:survivor.py") == "KEPT = True"
+    assert git(root, "rev-parse", "HEAD") == base_start and not (root / "survivor.py").exists()
+    assert git(worktree.path, "status", "--porcelain") == "" and fsck_ok(root)
