@@ -44,12 +44,15 @@ class FreedesktopNotifications:
         self._sent: set[int] = set()
         self._router: Any = None
         self._clicks: queue.Queue[Any] | None = None
+        self._sending: set[threading.Thread] = set()
 
     def send(self, title: str, text: str, done: Sent | None = None) -> None:
         """Show a notification; `done(delivered)` is called from the sending thread."""
         thread = threading.Thread(
             target=self._send, args=(title, text, done), name="desktop-notification", daemon=True
         )
+        with self._lock:
+            self._sending.add(thread)
         thread.start()
 
     def send_now(self, title: str, text: str) -> bool:
@@ -78,7 +81,12 @@ class FreedesktopNotifications:
         return True
 
     def close(self) -> None:
-        """Stop listening for clicks and close the bus connection."""
+        """Let the notifications under way finish, stop listening for clicks, close the bus connection."""
+        with self._lock:
+            sending = list(self._sending)
+        for thread in sending:
+            # Closing the router under a call in flight races inside jeepney (a reply dropped twice).
+            thread.join(TIMEOUT_S)
         with self._lock:
             router, clicks, self._router, self._clicks = self._router, self._clicks, None, None
         if clicks is not None:
@@ -111,6 +119,13 @@ class FreedesktopNotifications:
                 self.on_click()
 
     def _send(self, title: str, text: str, done: Sent | None) -> None:
-        delivered = self.send_now(title, text)
+        try:
+            delivered = self.send_now(title, text)
+        except Exception:  # the top of a thread: a notification lost is logged, never a crash
+            log.warning("desktop notification failed", exc_info=True)
+            delivered = False
+        finally:
+            with self._lock:
+                self._sending.discard(threading.current_thread())
         if done is not None:
             done(delivered)
