@@ -138,6 +138,17 @@ async def test_list_tasks_filters_by_status_and_discipline(connect: ClientFactor
     assert [task["id"] for task in backend["tasks"]] == [demo.login_api, demo.search_draft]
 
 
+async def test_list_tasks_filters_work_in_review(
+    connect: ClientFactory, services: Services, demo: Demo
+) -> None:
+    services.tasks.set_status(demo.login_api, TaskStatus.IN_REVIEW.value)
+    async with connect(Recipe.YAP) as client:
+        in_review = ok(await client.call_tool("list_tasks", {"filter_status": "in_review"}))
+        pending = ok(await client.call_tool("list_tasks", {"filter_status": "pending"}))
+    assert [(task["id"], task["status"]) for task in in_review["tasks"]] == [(demo.login_api, "in_review")]
+    assert demo.login_api not in [task["id"] for task in pending["tasks"]]
+
+
 # --- yap: refining tasks -------------------------------------------------------------------------
 
 
