@@ -217,3 +217,10 @@ def test_the_app_killed_mid_session_keeps_the_agents_work_on_the_branch_and_the_
     assert git(root, "show", f"{worktree.branch}:survivor.py") == "KEPT = True"
     assert git(root, "rev-parse", "HEAD") == base_start and not (root / "survivor.py").exists()
     assert git(worktree.path, "status", "--porcelain") == "" and fsck_ok(root)
+    # The resumed session's record keeps the branch before and after its commit, which names it.
+    resumed = project.sessions.list(task_id=task.id)[0]
+    assert (resumed.head_before, resumed.head_after) == (base_start, git(root, "rev-parse", worktree.branch))
+    trailers = git(
+        root, "log", "-1", "--format=%(trailers:key=Ralph-Task,key=Ralph-Session)", worktree.branch
+    )
+    assert trailers.splitlines() == [f"Ralph-Task: {task.id}", f"Ralph-Session: {resumed.id}"]
