@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import CommentDraft
-from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, settings, stand_in, verb
+from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.loop.test_parallel import meet
 from tests.loop.test_runner_lifecycle import run_cli
 from tests.support.fake_model_api import Hang, Text, ToolCalls, Turn
 from tests.support.git_repo import fsck_ok
@@ -224,3 +227,37 @@ def test_the_app_killed_mid_session_keeps_the_agents_work_on_the_branch_and_the_
         root, "log", "-1", "--format=%(trailers:key=Ralph-Task,key=Ralph-Session)", worktree.branch
     )
     assert trailers.splitlines() == [f"Ralph-Task: {task.id}", f"Ralph-Session: {resumed.id}"]
+
+
+def test_with_the_gate_off_a_done_that_conflicts_is_not_merged_and_goes_back_with_a_flag(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = project.paths.root
+    (root / "tide.py").write_text("HIGH = 1\n")
+    git(root, "add", "tide.py")
+    git(root, "commit", "-qm", "tide constant")
+    tasks = [project.tasks.create("core", "backend", f"High water to {value}") for value in (2, 3)]
+    trees = [project.workspaces.prepare(task.id, task.title) for task in tasks]
+    scripts: dict[str, list[Turn]] = {}
+    for task, tree, value in zip(tasks, trees, (2, 3), strict=True):
+        assert tree is not None
+        change = (
+            "Edit",
+            {"file_path": str(tree.path / "tide.py"), "old_string": "1", "new_string": str(value)},
+        )
+        scripts[heading(task.id)] = session(change, verb("done", summary=f"raised to {value}"))
+    start_api(**scripts)
+    meet(monkeypatch, tmp_path / "arrivals", 2, 0)  # both start from the same base, then each is done
+
+    run_loop(project, settings(stand_in(), parallel=2, max_iterations=2))
+
+    statuses = {project.tasks.get(task.id).status for task in tasks}
+    assert statuses == {TaskStatus.DONE, TaskStatus.PENDING}
+    merged, back = sorted(tasks, key=lambda task: project.tasks.get(task.id).status is TaskStatus.PENDING)
+    assert git(root, "show", f"{project.workspaces.base_branch()}:tide.py") == f"HIGH = {merged.title[-1]}"
+    (flag,) = [s for s in project.signals.for_task(back.id) if s.verb is Verb.FLAG]
+    assert "tide.py" in (flag.what or "") and "up to date" in (flag.what or "")
+    kept = project.workspaces.existing(back.id)
+    assert kept is not None and git(root, "show", f"{kept.branch}:tide.py") == f"HIGH = {back.title[-1]}"
+    assert project.reviews.list() == [] and outside_ralph_status(root) == ""
+    assert subprocess.run(["git", "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
