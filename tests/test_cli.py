@@ -784,6 +784,15 @@ def test_a_command_gets_its_own_arguments_when_it_is_chosen() -> None:
     assert (args.max_iterations, args.root, again.dry_run) == (2, "/x", True)
 
 
+def test_run_parallel_takes_a_whole_number_of_at_least_one_and_names_what_is_allowed() -> None:
+    parser = cli.build_parser()
+
+    assert parser.parse_args(["run", "--parallel", "4"]).parallel == 4
+    for bad in ("0", "-2", "four"):
+        with pytest.raises(cli.UsageError, match=f"--parallel: {bad!r} is not allowed: a whole number ≥ 1"):
+            parser.parse_args(["run", "--parallel", bad])
+
+
 def test_an_unexpected_error_is_one_line_with_exit_code_1(
     capsys: pytest.CaptureFixture[str], empty_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
