@@ -13,7 +13,7 @@ from pathlib import Path
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
-from ralph_desk.vcs import commits, worktrees
+from ralph_desk.vcs import commits, initialise, worktrees
 from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
@@ -55,6 +55,10 @@ class WorkspaceService:
     def is_git(self) -> bool:
         """Whether the project folder is a git work tree with at least one commit."""
         return is_repository(self.root)
+
+    def make_repository(self) -> str:
+        """Make the plain project folder a git repository with a first commit; the branch checked out."""
+        return initialise.make_repository(self.root)
 
     def base_branch(self) -> str | None:
         """The branch tasks start from and merge into: config `base_branch`, else the one checked out.

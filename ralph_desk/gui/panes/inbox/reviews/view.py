@@ -28,6 +28,17 @@ SHOWN_SIGNALS = 8
 WHOLE_TASK = ""
 
 
+NOTHING_TO_REVIEW = (
+    "When an agent calls <b>done</b>, its task waits here in review with the diff of its branch. "
+    "Approve to merge it into the base, request changes with comments on lines, or discard it."
+)
+NOT_GIT = (
+    "This project is not a git repository, so agents edit its folder directly and <b>done</b> is done "
+    "at once. As a git repository, each task works on a branch of its own and waits here for review. "
+    "Making it one runs <code>git init</code> and commits every file git does not ignore."
+)
+
+
 @dataclass(frozen=True)
 class ReviewEntry:
     """A task in review as the tab shows it: the agent's account, its branch, sessions and signals."""
@@ -187,6 +198,8 @@ class ReviewsView(QWidget):
     sig_changes_requested = Signal(int, str)
     """Send this task back to pending with its line comments and this message (may be empty)."""
     sig_discard_requested = Signal(int, bool)
+    sig_make_repository_requested = Signal()
+    """Make the plain project folder a git repository (asked from the empty tab)."""
     """Discard this task's branch; skip the task (True) or start it again from the base (False)."""
     sig_open_task_requested = Signal(int)
     """Show the task with this id."""
@@ -206,9 +219,10 @@ class ReviewsView(QWidget):
         self.empty = EmptyState(
             "merge",
             "Nothing to review",
-            "When an agent calls <b>done</b>, its task waits here in review with the diff of its branch. "
-            "Approve to merge it into the base, request changes with comments on lines, or discard it.",
+            NOTHING_TO_REVIEW,
         )
+        self.empty.button.setText("Make it a git repository")
+        self.empty.button.setVisible(False)
         self.body = side_by_side(self.table, self.detail, (1, 3), [300, 900])
         self.stack = stacked(self.empty, self.body)
         layout = QVBoxLayout(self)
@@ -229,6 +243,7 @@ class ReviewsView(QWidget):
         detail.approve.clicked.connect(self._approve)
         detail.request.clicked.connect(self._ask_changes)
         detail.discard.clicked.connect(self._ask_discard)
+        self.empty.sig_action_requested.connect(self.sig_make_repository_requested)
 
     # --- showing ------------------------------------------------------------------------------
 
@@ -236,6 +251,16 @@ class ReviewsView(QWidget):
     def current(self) -> ReviewEntry | None:
         """The task shown on the right."""
         return self.detail.entry
+
+    def show_git(self, is_git: bool) -> None:
+        """Say whether work can be reviewed here; a plain folder is offered to become a git repository."""
+        if is_git:
+            self.empty.title.setText("Nothing to review")
+            self.empty.text.setText(NOTHING_TO_REVIEW)
+        else:
+            self.empty.title.setText("Not a git repository")
+            self.empty.text.setText(NOT_GIT)
+        self.empty.button.setVisible(not is_git)
 
     def show_items(self, entries: Sequence[ReviewEntry]) -> None:
         """Show these tasks in review; the chosen one stays chosen while it is there, else the first is."""

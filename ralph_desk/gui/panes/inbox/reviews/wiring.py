@@ -60,6 +60,7 @@ class ReviewsWiring:
         view.sig_approve_requested.connect(self.approve)
         view.sig_changes_requested.connect(self.request_changes)
         view.sig_discard_requested.connect(self.discard)
+        view.sig_make_repository_requested.connect(self.make_repository)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -74,6 +75,12 @@ class ReviewsWiring:
             return
         self.reading, self.stale = True, False
         known = None if force else self.version
+        if force:
+            self.worker.submit(
+                "see whether the project is a git repository",
+                self.services.workspaces.is_git,
+                self.view.show_git,
+            )
         self.worker.submit("read the reviews", lambda: self._read(known), self._show, self._read_failed)
 
     def on_changes(self, changes: list[Change]) -> None:
@@ -180,6 +187,18 @@ class ReviewsWiring:
             f"discard task #{task_id}",
             lambda: self.services.reviews.discard(task_id, skip),
             self._decided,
+        )
+
+    def make_repository(self) -> None:
+        """Make the plain project folder a git repository: from now on each task works on its own branch."""
+        self.worker.submit(
+            "make the project a git repository", self.services.workspaces.make_repository, self._made
+        )
+
+    def _made(self, branch: str) -> None:
+        self.view.show_git(True)
+        self.runner.sig_succeeded.emit(
+            f"The project is a git repository now, on branch {branch}: each task works on its own branch."
         )
 
     def _decided(self, result: ReviewResult) -> None:
