@@ -8,9 +8,9 @@ file itself. A link anywhere below the root is refused with a `LinkRefusedError`
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import stat
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -20,6 +20,22 @@ from typing import TextIO, cast
 from ralph_desk.project.errors import ProjectError
 
 _NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _take_append_lock(descriptor: int) -> None:
+        """Wait for the file's append lock: byte 0, which every appender locks (Windows retries ~10 s)."""
+        msvcrt.locking(descriptor, msvcrt.LK_LOCK, 1)
+
+else:
+    import fcntl
+
+    def _take_append_lock(descriptor: int) -> None:
+        """Wait for the file's append lock (released when the descriptor closes)."""
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+
+
 _DIRECTORY: int = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
 _BINARY: int = getattr(os, "O_BINARY", 0)
@@ -185,7 +201,7 @@ def append_bytes(root: Path, path: Path, data: bytes, mode: int = FILE_MODE) -> 
     """
     descriptor = open_descriptor(root, path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        _take_append_lock(descriptor)
         start = os.fstat(descriptor).st_size
         try:
             written = 0
