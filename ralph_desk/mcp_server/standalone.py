@@ -52,7 +52,7 @@ def setup_logging(
     for handler in handlers:
         handler.setFormatter(formatter)
         root.addHandler(handler)
-    remember_log_file(log_file)
+    remember_log_file(paths.logs_dir, log_file)
     return log_file
 
 

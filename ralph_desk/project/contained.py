@@ -29,10 +29,11 @@ if sys.platform == "win32":
         msvcrt.locking(descriptor, msvcrt.LK_LOCK, 1)
 
 else:
-    import fcntl
 
     def _take_append_lock(descriptor: int) -> None:
         """Wait for the file's append lock (released when the descriptor closes)."""
+        import fcntl  # POSIX only, imported where used: every module imports anywhere (test_portable)
+
         fcntl.flock(descriptor, fcntl.LOCK_EX)
 
 

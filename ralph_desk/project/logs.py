@@ -7,14 +7,13 @@ import sys
 from pathlib import Path
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-_log_file: Path | None = None
-"""The human-readable log file this process writes, once it has one."""
+_log_files: dict[Path, Path] = {}
+"""The human-readable log file this process writes for a project, by the project's log folder."""
 
 
-def remember_log_file(path: Path) -> None:
-    """Note the file this process logs to (an execution error names it)."""
-    global _log_file
-    _log_file = path
+def remember_log_file(logs_dir: Path, path: Path) -> None:
+    """Note the file this process logs to for the project of `logs_dir` (an execution error names it)."""
+    _log_files[logs_dir] = path
 
 
 def log_to_stderr(level: int = logging.INFO) -> None:
@@ -29,6 +28,8 @@ def log_to_stderr(level: int = logging.INFO) -> None:
 
 def log_details(logs_dir: Path, tool: str) -> dict[str, object]:
     """The details of an execution error: the tool, and the log file (else the log folder) to read."""
-    if _log_file is not None:
-        return {"tool": tool, "logFile": str(_log_file)}
+    # Keyed by project: a process that served another project first must not name that one's log.
+    log_file = _log_files.get(logs_dir)
+    if log_file is not None:
+        return {"tool": tool, "logFile": str(log_file)}
     return {"tool": tool, "logDir": str(logs_dir)}
