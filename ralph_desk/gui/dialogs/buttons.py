@@ -14,14 +14,15 @@ class _DefaultOnShow(QObject):
     button is inside it, and any other auto-default button that takes focus would take Enter away."""
 
     def __init__(self, dialog: QDialog, action: QPushButton) -> None:
+        # The dialog is only the parent, never an attribute: dialog → filter → dialog would be a cycle,
+        # and the garbage collector clears a cycle's Python side while Qt still calls the filter.
         super().__init__(dialog)
-        self._dialog = dialog
         self._action = action
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """On the dialog's Show: only the action is (auto-)default."""
-        if watched is self._dialog and event.type() == QEvent.Type.Show:
-            for button in self._dialog.findChildren(QPushButton):
+        if event.type() == QEvent.Type.Show and watched is self.parent():
+            for button in watched.findChildren(QPushButton):
                 button.setAutoDefault(button is self._action)
             self._action.setDefault(True)
         return False
