@@ -36,9 +36,9 @@ DEFAULT_QUEUE_LIMIT = 10
 
 
 def new_session_id(label: str, now: datetime | None = None) -> str:
-    """A fresh session id, `<yyyymmdd-hhmmss>-<label>-<6 hex>` (UTC), e.g. `20260301-120000-t7-a1b2c3`."""
+    """A fresh session id, `<yyyymmdd-hhmmss>-<label>-<12 hex>` (UTC; 48 random bits: unique in a second)."""
     moment = (now or datetime.now(UTC)).astimezone(UTC)
-    return f"{moment:%Y%m%d-%H%M%S}-{label}-{secrets.token_hex(3)}"
+    return f"{moment:%Y%m%d-%H%M%S}-{label}-{secrets.token_hex(6)}"
 
 
 def plan_next_task(

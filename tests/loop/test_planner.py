@@ -29,7 +29,7 @@ from ralph_desk.services.errors import InvalidValueError, NotFoundError
 from ralph_desk.store.schema import TaskRow
 
 SETTINGS = LoopSettings()
-SESSION_ID = re.compile(r"^\d{8}-\d{6}-t(\d+)-[0-9a-f]{6}$")
+SESSION_ID = re.compile(r"^\d{8}-\d{6}-t(\d+)-[0-9a-f]{12}$")
 
 
 @pytest.fixture
@@ -281,7 +281,7 @@ def test_session_ids_are_unique_and_name_the_time_and_the_task(services: Service
 def test_a_session_id_carries_the_utc_time_it_was_made(services: Services) -> None:
     moment = datetime(2026, 3, 1, 14, 5, 9, tzinfo=UTC)
 
-    assert re.fullmatch(r"20260301-140509-t7-[0-9a-f]{6}", new_session_id("t7", moment))
+    assert re.fullmatch(r"20260301-140509-t7-[0-9a-f]{12}", new_session_id("t7", moment))
 
 
 def test_a_recipe_session_claims_no_task(services: Services) -> None:
@@ -293,7 +293,7 @@ def test_a_recipe_session_claims_no_task(services: Services) -> None:
     assert plan.recipe is Recipe.BRAINDUMP
     assert plan.extra_input == "Tide alerts, please."
     assert plan.enabled_tools == RECIPE_ALLOWED[Recipe.BRAINDUMP]
-    assert re.fullmatch(r"\d{8}-\d{6}-braindump-[0-9a-f]{6}", plan.session_id)
+    assert re.fullmatch(r"\d{8}-\d{6}-braindump-[0-9a-f]{12}", plan.session_id)
     assert services.tasks.get(task.id).status is TaskStatus.PENDING
 
 
