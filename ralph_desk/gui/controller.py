@@ -80,7 +80,7 @@ class Controller(QObject):
 
     def _connect(self) -> None:
         window = self.window
-        window.close_guards.append(self._commit_held)
+        window.sig_closed.connect(self.pending.commit)  # after every guard let it close: nothing is lost
         QShortcut(QKeySequence.StandardKey.Undo, window, self.pending.undo)
         self.feed.sig_changes.connect(self.on_changes)
         self.feed.sig_health.connect(window.set_live)
@@ -97,11 +97,6 @@ class Controller(QObject):
         self.notifier.sig_show_requested.connect(lambda: self.open_inbox(QUESTIONS))
         self.notifier.sig_quit_requested.connect(window.close)
         self.notifier.sig_notified.connect(lambda _title, _text: QApplication.alert(window))
-
-    def _commit_held(self, _close: Callable[[], None]) -> bool:
-        """Close guard: a decision still waiting for an Undo is done before the window goes."""
-        self.pending.commit()
-        return True
 
     def refresh_all(self) -> None:
         """Read everything every pane shows."""

@@ -13,7 +13,7 @@ import logging
 import queue
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -82,6 +82,7 @@ class Worker(QObject):
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-worker")
         self._done: queue.SimpleQueue[_Outcome[Any]] = queue.SimpleQueue()
         self._requests: dict[int, _Request[Any]] = {}
+        self._droppable: dict[int, Future[None]] = {}
         self._tickets = itertools.count(1)
         self._timer = QTimer(self)
         self._timer.setInterval(DELIVERY_MS)
@@ -98,10 +99,13 @@ class Worker(QObject):
         operation: Callable[[], T],
         then: Callable[[T], None] | None = None,
         failed: Callable[[], None] | None = None,
+        *,
+        keep: bool = False,
     ) -> None:
         """Run `operation` on the worker, then `then(result)` on the GUI thread.
 
         A failure is shown instead (`what` names the attempt: "read the dashboard"), then `failed()`.
+        A `keep` operation (the person's decision) still runs when the window closes before its turn.
         """
         if self._pool is None:
             log.debug("worker stopped: not running %s", what)
@@ -109,15 +113,20 @@ class Worker(QObject):
         self.pending += 1
         ticket = next(self._tickets)
         self._requests[ticket] = _Request(what, operation, then, failed)
-        self._pool.submit(_run, self._done, ticket, [operation])
+        future = self._pool.submit(_run, self._done, ticket, [operation])
+        if not keep:
+            self._droppable[ticket] = future
         if not self._timer.isActive():
             self._timer.start()
 
     def shutdown(self, wait: bool = True) -> None:
-        """Run no other operation and deliver no result; `wait` for the one under way to finish."""
+        """Deliver no result and start no operation but those kept; `wait` for them and the one under way."""
         pool, self._pool = self._pool, None
+        for future in self._droppable.values():
+            future.cancel()
+        self._droppable.clear()
         if pool is not None:
-            pool.shutdown(wait=wait, cancel_futures=True)
+            pool.shutdown(wait=wait)
 
     def _deliver(self) -> None:
         while self._pool is not None:
@@ -126,6 +135,7 @@ class Worker(QObject):
             except queue.Empty:
                 break
             self.pending -= 1
+            self._droppable.pop(outcome.ticket, None)
             self._hand_over(self._requests.pop(outcome.ticket), outcome)
         if self.pending == 0 or self._pool is None:
             self._timer.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from ralph_desk import app as desk_app
 from ralph_desk.app import Startup, prepare_application, ready_project
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectPaths
+from ralph_desk.services.container import Services
 
 
 def recorder(log: list[str], name: str, fail: bool = False) -> desk_app.Action:
@@ -154,3 +157,52 @@ def test_the_app_runs_the_mcp_server_with_the_window_and_stops_both_when_it_clos
     assert not any(isinstance(w, MainWindow) for w in app.topLevelWidgets())
     recent = json.dumps(QSettings().value("projects/recent"))
     assert str(project.resolve()) in recent
+
+
+def test_a_decision_held_for_undo_when_the_window_quits_is_recorded(
+    qapp: QApplication, project: Path, isolated_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = prepare_application()
+    loop = qasync.QEventLoop(app)
+    shutting_down = threading.Event()
+    original_shutdown = Worker.shutdown
+
+    def shutdown(worker: Worker, wait: bool = True) -> None:
+        shutting_down.set()
+        original_shutdown(worker, wait)
+
+    monkeypatch.setattr(Worker, "shutdown", shutdown)
+    services = Services.open(ProjectPaths.at(project))
+    ask = services.inbox.asks()[0]
+    services.close()
+
+    async def scenario() -> int:
+        running = asyncio.ensure_future(desk_app._run(app, ProjectPaths.at(project)))
+        window = None
+        for _ in range(500):
+            window = next(
+                (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
+            )
+            if window is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert window is not None and window.controller is not None
+        # The worker is busy until the app shuts it down: the answer waits behind that operation.
+        window.controller.worker.submit("a long read", lambda: shutting_down.wait(20))
+        window.controller.inbox.answer(ask.id, "Metres, one decimal.")
+        assert window.controller.pending.held is not None
+        window.close()
+        return await asyncio.wait_for(running, timeout=30)
+
+    try:
+        code = loop.run_until_complete(scenario())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+
+    assert code == 0
+    reopened = Services.open(ProjectPaths.at(project))
+    try:
+        assert reopened.signals.get(ask.id).answer == "Metres, one decimal."
+    finally:
+        reopened.close()

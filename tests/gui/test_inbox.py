@@ -192,6 +192,7 @@ def test_editing_then_approving_saves_the_changed_fields_and_makes_the_task_pend
     dialog.criteria.setPlainText("Heights match the almanac to 1 cm\nTimes match to the minute")
 
     qtbot.mouseClick(dialog.approve, Qt.MouseButton.LeftButton)
+    commit_held(window)
 
     qtbot.waitUntil(lambda: window.inbox.suggestions.card(suggestion.id) is None, timeout=WAIT_MS)
     task = services.tasks.get(suggested_task)
@@ -281,6 +282,7 @@ def test_converting_a_flag_makes_a_pending_high_priority_task_that_the_task_tabl
     assert dialog.priority.currentText() == "high"  # the flag is blocking
     assert "SMTP password" in dialog.description.toPlainText()
     qtbot.keyClick(dialog.title, Qt.Key.Key_Return)  # Enter creates it, pending as offered
+    commit_held(window)
 
     qtbot.waitUntil(lambda: flags.model.row_of(blocking_flag) is None, timeout=WAIT_MS)
     flag = services.signals.get(blocking_flag)
@@ -303,6 +305,7 @@ def test_a_flag_converted_through_the_dialog_can_become_a_draft_with_edited_fiel
     dialog.title.setText("Move the SMTP password out of the example settings")
     dialog.status.setCurrentIndex(dialog.status.findData(TaskStatus.DRAFT.value))
     dialog.create_button.click()
+    commit_held(window)
 
     qtbot.waitUntil(lambda: services.signals.get(blocking_flag).created_task_id is not None, timeout=WAIT_MS)
     task = services.tasks.get(services.signals.get(blocking_flag).created_task_id or 0)

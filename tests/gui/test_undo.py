@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from ralph_desk.domain.enums import FlagResolution
+from ralph_desk.domain.enums import FlagResolution, ReviewDecision, TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import FLAGS
 from ralph_desk.gui.undo import UNDO_MS
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
+from tests.support.demo_rows import flag_about, suggestion_about
 
 WAIT_MS = 3000
 
@@ -97,3 +99,59 @@ def test_an_answered_question_stays_visible_in_the_answered_tab(
     with qtbot.waitSignal(answered.sig_open_task_requested, timeout=WAIT_MS) as opened:
         answered.browser.anchorClicked.emit(QUrl(f"task:{ask.task_id}"))
     assert opened.args == [ask.task_id]
+
+
+def test_an_edited_approval_is_held_and_undo_keeps_the_suggestion_and_its_draft(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    suggestion = suggestion_about(services, "Add a regression test for the spring-equinox tides")
+    assert suggestion.created_task_id is not None
+    card = window.inbox.suggestions.card(suggestion.id)
+    assert card is not None
+    qtbot.mouseClick(card.edit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: controller(window).inbox.edit_dialog is not None, timeout=WAIT_MS)
+    dialog = controller(window).inbox.edit_dialog
+    assert dialog is not None
+    dialog.title.setText("Spring equinox tides, checked")
+
+    qtbot.mouseClick(dialog.approve, Qt.MouseButton.LeftButton)
+
+    toast = controller(window).pending.toast
+    assert toast.isVisible() and "as edited" in toast.text.text()
+    assert not card.isEnabled()
+    activate(qtbot, window)  # as the window manager does when the dialog closes
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert card.isEnabled() and not toast.isVisible()
+    settle(qtbot, window)
+    draft = services.tasks.get(suggestion.created_task_id)
+    assert draft.status is TaskStatus.DRAFT and draft.title != "Spring equinox tides, checked"
+    assert services.signals.get(suggestion.id).review_decision is ReviewDecision.PENDING
+
+
+def test_a_flag_made_a_task_is_held_and_undo_leaves_the_flag_open_with_no_task(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    flag = flag_about(services, "The example settings keep the SMTP password")
+    tasks_before = len(services.tasks.list())
+    flags = window.inbox.flags
+    window.inbox.show_tab(FLAGS)
+    assert flags.select_flag(flag.id)
+    qtbot.mouseClick(flags.triage_buttons["convert"], Qt.MouseButton.LeftButton)
+    dialog = controller(window).inbox.task_dialog
+    assert dialog is not None
+
+    qtbot.keyClick(dialog.title, Qt.Key.Key_Return)
+
+    toast = controller(window).pending.toast
+    assert toast.isVisible() and f"Flag #{flag.id} becomes a task" in toast.text.text()
+    activate(qtbot, window)
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    settle(qtbot, window)
+    assert services.signals.get(flag.id).resolution is FlagResolution.OPEN
+    assert len(services.tasks.list()) == tasks_before
+
+
+def activate(qtbot: QtBot, window: MainWindow) -> None:
+    """Make the window the active one again, as a window manager does when a dialog over it closes."""
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=WAIT_MS)

@@ -292,6 +292,7 @@ class InboxWiring:
             lambda answered: self._succeeded(
                 f"Answered “{fmt.one_line(answered.question, 60)}” — task #{answered.task_id} gets it next."
             ),
+            keep=True,
         )
 
     def approve(self, signal_id: int) -> None:
@@ -299,7 +300,7 @@ class InboxWiring:
         self._decide(
             "Approved the suggested task",
             lambda: self.worker.submit(
-                "approve the suggestion", lambda: self._approve(signal_id), self._approved
+                "approve the suggestion", lambda: self._approve(signal_id), self._approved, keep=True
             ),
             self.pane.suggestions,
             signal_id,
@@ -314,7 +315,9 @@ class InboxWiring:
     def edit(self, signal_id: int) -> None:
         """Open the suggested task's fields; approving the dialog saves them and approves the task."""
         self.worker.submit(
-            "open the suggested task", lambda: self._draft_and_names(signal_id), self._open_editor
+            "open the suggested task",
+            lambda: self._draft_and_names(signal_id),
+            lambda read: self._open_editor(signal_id, read),
         )
 
     def _draft_and_names(self, signal_id: int) -> tuple[Task, list[str], list[str]]:
@@ -322,10 +325,10 @@ class InboxWiring:
         disciplines = [discipline.name for discipline in self.services.disciplines.list()]
         return self._draft(signal_id), features, disciplines
 
-    def _open_editor(self, read: tuple[Task, list[str], list[str]]) -> None:
+    def _open_editor(self, signal_id: int, read: tuple[Task, list[str], list[str]]) -> None:
         task, features, disciplines = read
         dialog = EditSuggestionDialog(task, features, disciplines, self.pane)
-        dialog.accepted.connect(lambda: self._edit_and_approve(task.id, dialog.values()))
+        dialog.accepted.connect(lambda: self._edit_and_approve(signal_id, task.id, dialog.values()))
         self.edit_dialog = dialog
         dialog.open()
 
@@ -335,11 +338,18 @@ class InboxWiring:
             return self.services.tasks.get(suggestion.created_task_id)
         return self.services.inbox.create_suggested_task(signal_id)
 
-    def _edit_and_approve(self, task_id: int, values: dict[str, Any]) -> None:
-        self.worker.submit(
-            f"save and approve task #{task_id}",
-            lambda: self.services.inbox.edit_and_approve(task_id, **values),
-            self._approved,
+    def _edit_and_approve(self, signal_id: int, task_id: int, values: dict[str, Any]) -> None:
+        """Save the edited draft and approve it, held for Undo like an approval."""
+        self._decide(
+            f"Approved task #{task_id} as edited",
+            lambda: self.worker.submit(
+                f"save and approve task #{task_id}",
+                lambda: self.services.inbox.edit_and_approve(task_id, **values),
+                self._approved,
+                keep=True,
+            ),
+            self.pane.suggestions,
+            signal_id,
         )
 
     def reject(self, signal_id: int, reason: str) -> None:
@@ -350,6 +360,7 @@ class InboxWiring:
                 "reject the suggestion",
                 lambda: self.services.inbox.reject(self._draft(signal_id).id, reason),
                 lambda task: self._succeeded(f"Rejected task #{task.id}: {task.title}"),
+                keep=True,
             ),
             self.pane.suggestions,
             signal_id,
@@ -361,6 +372,7 @@ class InboxWiring:
             "acknowledge the suggestion",
             lambda: self.services.inbox.acknowledge_suggestion(signal_id),
             lambda _: self.runner.sig_succeeded.emit("Suggestion acknowledged."),
+            keep=True,
         )
 
     def triage(self, flag_id: int, resolution: str) -> None:
@@ -374,6 +386,7 @@ class InboxWiring:
                 f"triage flag #{flag_id}",
                 lambda: self.services.inbox.triage(flag_id, resolution),
                 lambda result: self._triaged(flag_id, resolution, result),
+                keep=True,
             ),
         )
 
@@ -383,6 +396,7 @@ class InboxWiring:
             f"retry task #{task_id}",
             lambda: self.services.inbox.retry(task_id, note),
             lambda task: self.runner.sig_succeeded.emit(f"Task #{task.id} is pending again: {task.title}"),
+            keep=True,
         )
 
     def skip(self, task_id: int) -> None:
@@ -391,6 +405,7 @@ class InboxWiring:
             f"skip task #{task_id}",
             lambda: self.services.inbox.skip(task_id),
             lambda task: self.runner.sig_succeeded.emit(f"Skipped task #{task.id}: {task.title}"),
+            keep=True,
         )
 
     def convert(self, flag_id: int) -> None:
@@ -422,16 +437,19 @@ class InboxWiring:
         dialog.open()
 
     def _convert(self, flag_id: int, values: dict[str, Any]) -> None:
-        self.worker.submit(
-            f"make a task of flag #{flag_id}",
-            lambda: self.services.inbox.convert_flag(flag_id, **values),
-            lambda result: self._triaged(flag_id, "convert", result),
+        """Make the task and convert the flag, held for Undo like a triage."""
+        self._decide(
+            f"Flag #{flag_id} becomes a task: {fmt.one_line(str(values.get('title') or ''), 60)}",
+            lambda: self.worker.submit(
+                f"make a task of flag #{flag_id}",
+                lambda: self.services.inbox.convert_flag(flag_id, **values),
+                lambda result: self._triaged(flag_id, "convert", result),
+                keep=True,
+            ),
         )
 
     def _triaged(self, flag_id: int, resolution: str, result: TriageResult) -> None:
         if result.task is not None:
-            self.runner.sig_succeeded.emit(
-                f"Flag #{flag_id} became task #{result.task.id}: {result.task.title}"
-            )
+            self._succeeded(f"Flag #{flag_id} became task #{result.task.id}: {result.task.title}")
         else:
             self._succeeded(f"Flag #{flag_id} {resolution}.")
