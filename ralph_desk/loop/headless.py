@@ -178,6 +178,7 @@ def _print_status(status: LoopStatus, as_json: bool, idle: IdleReport | None = N
                     "reason": status.stop_reason,
                     "allDone": idle.all_done if idle else None,
                     "waitingFor": list(idle.waiting) if idle else [],
+                    "runningElsewhere": list(idle.elsewhere) if idle else [],
                 }
             ),
             flush=True,
@@ -185,13 +186,23 @@ def _print_status(status: LoopStatus, as_json: bool, idle: IdleReport | None = N
         return
     reason = status.stop_reason or ""
     if idle is not None:
-        reason = "all done" if idle.all_done else "nothing is runnable; waiting for a person:"
+        reason = _idle_reason(idle)
     print(
         f"Loop {status.state.value} after {status.iteration} iteration(s), ${status.cost_usd:.4f}: {reason}",
         flush=True,
     )
     for line in idle.waiting if idle else ():
         print(f"  - {line}", flush=True)
+    if idle is not None and idle.elsewhere:
+        print("  running in another loop (nothing for a person to do about it):", flush=True)
+        for line in idle.elsewhere:
+            print(f"  - {line}", flush=True)
+
+
+def _idle_reason(idle: IdleReport) -> str:
+    if idle.waiting:
+        return "nothing is runnable; waiting for a person:"
+    return "nothing left to run here" if idle.elsewhere else "all done"
 
 
 def _serving(services: Services, make_issuer: IssuerFactory) -> tuple[LoopController, HostedIssuer]:
@@ -219,7 +230,7 @@ def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: 
     status = asyncio.run(run_headless(services, settings, make_issuer, not args.wait, on_event))
     report = idle_report(services) if status.stop_reason == NOTHING_RUNNABLE else None
     _print_status(status, args.json, report)
-    return EXIT_WAITING if report is not None and not report.all_done else 0
+    return EXIT_WAITING if report is not None and report.waiting else 0
 
 
 async def run_headless(

@@ -6,6 +6,7 @@ import shlex
 from dataclasses import dataclass
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.records import TaskSummary
 from ralph_desk.services.container import Services
 
 PROG = "ralph-desk"
@@ -16,14 +17,15 @@ SETTLED = frozenset({TaskStatus.DONE, TaskStatus.SKIPPED})
 
 @dataclass(frozen=True)
 class IdleReport:
-    """What an idle loop leaves behind: one line per thing a person must do (none when all is done)."""
+    """What an idle loop leaves behind: one line per thing a person must do, and the work other runners do."""
 
     waiting: tuple[str, ...]
+    elsewhere: tuple[str, ...] = ()
 
     @property
     def all_done(self) -> bool:
-        """Nothing waits for a person: every task is settled."""
-        return not self.waiting
+        """Every task is settled: nothing waits for a person and no other runner is working."""
+        return not self.waiting and not self.elsewhere
 
 
 def idle_report(services: Services) -> IdleReport:
@@ -36,6 +38,7 @@ def idle_report(services: Services) -> IdleReport:
             f"`{PROG} answer --root {root} {ask.id} TEXT`"
         )
     counts = services.tasks.count_by_status()
+    running, queued = _running_elsewhere(services)
     for task in services.tasks.list(status=TaskStatus.DRAFT.value, limit=MAX_LISTED):
         lines.append(
             f"suggested task #{task.id}: {_clip(task.title)} — `{PROG} approve --root {root} {task.id}` "
@@ -59,12 +62,42 @@ def idle_report(services: Services) -> IdleReport:
     )
     beyond = sum(max(0, counts[status.value] - MAX_LISTED) for status in listed)
     others = sum(count for name, count in counts.items() if TaskStatus(name) not in {*SETTLED, *listed})
+    others -= len(running) + len(queued)
     if beyond or others:
         lines.append(
             f"{beyond + others} more task(s) not done (pending on unfinished dependencies, or beyond this "
             f"list) — see `{PROG} status --root {root}`"
         )
-    return IdleReport(tuple(lines))
+    elsewhere = [f"task #{task.id} is running in another loop: {_clip(task.title)}" for task in running]
+    if queued:
+        elsewhere.append(f"{len(queued)} pending task(s) wait for those to finish")
+    return IdleReport(tuple(lines), tuple(elsewhere))
+
+
+def _running_elsewhere(services: Services) -> tuple[list[TaskSummary], set[int]]:
+    """Tasks in progress in a live loop of another process or machine, and the pending tasks waiting on them.
+
+    Neither waits for a person: another runner is working, and its tasks' dependents follow when it is done.
+    """
+    in_progress = services.tasks.list(status=TaskStatus.IN_PROGRESS.value)
+    orphaned = set(services.sessions.orphans().task_ids)
+    running = [task for task in in_progress if task.id not in orphaned]
+    if not running:
+        return [], set()
+    status = {task.id: task.status for task in services.tasks.list()}
+    unmet: dict[int, set[int]] = {}
+    for task_id, depends_on in services.tasks.edges():
+        if status.get(task_id) is TaskStatus.PENDING and status.get(depends_on) is not TaskStatus.DONE:
+            unmet.setdefault(task_id, set()).add(depends_on)
+    waiting = {task.id for task in running}
+    queued: set[int] = set()
+    grew = True
+    while grew:  # a pending task waits on the other runner when each unmet dependency does (transitively)
+        fresh = {task_id for task_id, deps in unmet.items() if task_id not in queued and deps <= waiting}
+        grew = bool(fresh)
+        queued |= fresh
+        waiting |= fresh
+    return running, queued
 
 
 def _clip(text: str | None, limit: int = 80) -> str:

@@ -388,6 +388,11 @@ class TaskService:
             _require_all(unit, [task_id])
             return store.dependents(unit, task_id)
 
+    def edges(self) -> builtins.list[tuple[int, int]]:
+        """Every dependency as `(task_id, depends_on_id)`."""
+        with self.db.read() as unit:
+            return store.edges(unit)
+
     def increment_stuck(self, task_id: int) -> int:
         """Count one more session that ended without progress; returns the new count."""
         task_id = _task_id(task_id)

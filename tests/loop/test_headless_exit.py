@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ralph_desk.domain.enums import LoopState, TaskStatus
 from ralph_desk.loop.headless import EXIT_WAITING
-from ralph_desk.project import update_config
+from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, session, stand_in, verb
 
@@ -117,3 +119,65 @@ def test_run_with_work_in_review_exits_naming_it_and_the_review_commands(
     assert run.returncode == EXIT_WAITING, run.stdout + run.stderr
     assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
     assert f"task #{task.id} waits for review: Tide table" in run.stdout and "review approve" in run.stdout
+
+
+AGENT_DONE = Path(__file__).parents[1] / "postgres" / "agent_done.py"
+
+
+def second_checkout(project: Services, where: Path) -> Path:
+    """Another machine's checkout of the project (a clone with its own `.ralph/`), on the same database."""
+    subprocess.run(["git", "clone", "-q", str(project.paths.root), str(where)], check=True)
+    init_project(where, title="Loop e2e", force=True, db_url=project.db.url)
+    update_config(ProjectPaths.at(where), review_gate=False)
+    return where
+
+
+def let_go(gate: Path) -> None:
+    """Let the agent waiting at `gate` (a named pipe) go on."""
+    with open(gate, "w", encoding="utf-8") as opened:
+        opened.write("go\n")
+
+
+def test_run_with_only_another_runners_task_left_exits_0_saying_it_runs_elsewhere(
+    project: Services, tmp_path: Path
+) -> None:
+    running = project.tasks.create("core", "backend", "Chart the tides")
+    follows = project.tasks.create("core", "backend", "Print the chart", depends_on=[running.id])
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    agent_command = f"{sys.executable} {AGENT_DONE} {{mcp_config}} {{prompt_file}}"
+    agent = ("--agent", "command", "--agent-command", agent_command)
+    env = {**os.environ, "RALPH_TEST_AGENT_GATE": str(gate), "RALPH_TEST_MACHINE": "A"}
+    root = str(project.paths.root)
+    command = [sys.executable, "-m", "ralph_desk", "run", "--root", root, "--db-url", project.db.url]
+    first = subprocess.Popen(
+        [*command, *agent, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = threading.Timer(RUN_TIMEOUT_S, first.kill)
+    deadline.start()
+    try:
+        assert first.stdout is not None
+        assert any(json.loads(line).get("event") == "session_started" for line in first.stdout)
+        other = second_checkout(project, tmp_path / "machine-b")
+        second = ralph_desk("run", "--root", str(other), "--db-url", project.db.url, *agent, "--json")
+        let_go(gate)  # the first task's agent
+        for line in first.stdout:
+            if json.loads(line).get("event") == "session_started":
+                let_go(gate)  # the dependent task's, once the first is merged
+        errors = first.stderr.read() if first.stderr else ""
+        first.wait(RUN_TIMEOUT_S)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        deadline.cancel()
+
+    assert second.returncode == 0, second.stdout + second.stderr
+    finished = json.loads(second.stdout.strip().splitlines()[-1])
+    assert finished["waitingFor"] == [] and finished["allDone"] is False
+    assert finished["runningElsewhere"] == [
+        f"task #{running.id} is running in another loop: Chart the tides",
+        "1 pending task(s) wait for those to finish",
+    ]
+    assert first.returncode == 0, errors
+    assert project.tasks.get(running.id).status is TaskStatus.DONE
+    assert project.tasks.get(follows.id).status is TaskStatus.DONE
