@@ -17,6 +17,7 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.auth import BearerGate, SessionTokens
 from ralph_desk.mcp_server.origins import HeaderGate, accepted_names
 from ralph_desk.mcp_server.server import CONTEXT_STATE_KEY
+from ralph_desk.mcp_server.text_gate import TextGate
 
 log = logging.getLogger("ralph_desk.mcp")
 
@@ -79,7 +80,8 @@ class HttpHost:
             host=self.host,
             json_response=JSON_RESPONSES,
         )
-        gated: Any = HeaderGate(BearerGate(app, self.tokens, CONTEXT_STATE_KEY), accepted_names(self.host))
+        bearer = BearerGate(TextGate(app), self.tokens, CONTEXT_STATE_KEY)
+        gated: Any = HeaderGate(bearer, accepted_names(self.host))
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         # IPPROTO_TCP matters: asyncio sets TCP_NODELAY only then; without it each call stalls ~40 ms.
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)

@@ -2,10 +2,10 @@
 
 Three gaps of the bare transport are closed here. A frame holding a lone surrogate (`"\\ud800"`) is
 valid to Python's JSON reader but not to the SDK's, which drops it unanswered: it is refused naming
-the place. An answer that cannot be written as UTF-8 would end the writer and with it the server:
-it becomes an error for that request. And when stdin closes, requests already taken are run to their
-answer before the server stops (a bare transport cancels them, while a tool's worker thread may
-still commit: carried out, never answered).
+the place (`text_gate.refusal`, as over HTTP). An answer that cannot be written as UTF-8 would end the
+writer and with it the server: it becomes an error for that request. And when stdin closes, requests
+already taken are run to their answer before the server stops (a bare transport cancels them, while a
+tool's worker thread may still commit: carried out, never answered).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ralph_desk.domain.text import STORABLE_WORDING, first_surrogate
+from ralph_desk.domain.text import STORABLE_WORDING
+from ralph_desk.mcp_server.text_gate import refusal
 
 log = logging.getLogger("ralph_desk.mcp")
 
@@ -43,13 +44,8 @@ def refusal_of(error: Exception) -> SessionMessage | None:
         frame = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(frame, dict) or not isinstance(frame.get("id"), int | str) or "method" not in frame:
-        return None
-    place = first_surrogate(frame.get("params"), root="params")
-    if place is None:
-        return None
-    message = f"{place}: not allowed; allowed: {STORABLE_WORDING}"
-    return _error(frame["id"], types.INVALID_PARAMS, message)
+    answer = refusal(frame)
+    return SessionMessage(answer) if answer is not None else None
 
 
 def _error(request_id: types.RequestId, code: int, message: str) -> SessionMessage:

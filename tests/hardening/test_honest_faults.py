@@ -13,7 +13,11 @@ import os
 import resource
 import shutil
 import signal
-from collections.abc import Callable
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import event, text
@@ -23,7 +27,14 @@ from ralph_desk.project import ProjectError, ProjectPaths, contained
 from ralph_desk.services.container import Services
 from ralph_desk.store.database import Database
 from ralph_desk.store.errors import StoreError
-from tests.hardening.support import INIT_PARAMS, Seeded, assert_unchanged, db_state
+from tests.hardening.support import (
+    INIT_PARAMS,
+    Seeded,
+    assert_unchanged,
+    connect_raw,
+    db_state,
+    seed_project,
+)
 from tests.support.jsonrpc import tool_call
 from tests.support.stdio_wire import StdioWire, mcp_command
 
@@ -173,3 +184,103 @@ def test_a_read_only_database_is_said_to_be_read_only_not_damaged(
         database.dispose()
     message = str(refused.value)
     assert "read-only (not damaged)" in message and "sqlalche" not in message, message
+
+
+# --- a folder that is really read-only: the commands run as user nobody ----------------------------
+
+NOBODY = 65534
+
+
+@pytest.fixture
+def as_nobody() -> list[str]:
+    """The command prefix that runs a program as user nobody, without root's power over file modes."""
+    if os.geteuid() != 0:
+        pytest.skip("running a command as user nobody (uid 65534) needs root; this test runs as another user")
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("setpriv (util-linux) is not installed, so no command can be run as user nobody")
+    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+
+
+@pytest.fixture
+def nobodys_project() -> Iterator[tuple[ProjectPaths, Seeded]]:
+    """A seeded project owned by nobody, in a folder every user can reach (the test's own is root's)."""
+    home = Path(tempfile.mkdtemp(prefix="ralph-read-only-"))
+    try:
+        home.chmod(0o755)
+        seeded = seed_project(home / "proj")
+        for folder, _, files in os.walk(home / "proj"):
+            for name in (folder, *(os.path.join(folder, file) for file in files)):
+                os.chown(name, NOBODY, NOBODY)
+        yield seeded
+    finally:
+        shutil.rmtree(home)
+
+
+def take_write_away(*places: Path) -> None:
+    for place in places:
+        place.chmod(place.stat().st_mode & ~0o222)
+
+
+def said_read_only(message: str) -> None:
+    assert "read-only" in message and "damaged" not in message.replace("nothing is damaged", "").replace(
+        "not damaged", ""
+    ), message
+    for internal in ("sqlalche", "Background on this error", "OperationalError", "Traceback"):
+        assert internal not in message, message
+
+
+def test_a_project_nobody_may_write_is_said_to_be_read_only_by_every_command(
+    as_nobody: list[str], nobodys_project: tuple[ProjectPaths, Seeded]
+) -> None:
+    paths, _ = nobodys_project
+    before = db_state(paths)
+    for folder, _, files in os.walk(paths.root):
+        take_write_away(Path(folder), *(Path(folder, file) for file in files))
+    for command in (["status"], ["answer", "1", "yes"], ["import-prd", str(paths.root / "absent.json")]):
+        finished = subprocess.run(
+            [*as_nobody, sys.executable, "-m", "ralph_desk", *command, "--root", str(paths.root)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert finished.returncode == 2, (command, finished.stderr)
+        said_read_only(finished.stderr)
+    assert_unchanged(paths, before, "commands in a read-only project")
+    assert connect_raw(paths).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_a_database_nobody_may_write_refuses_writes_as_read_only_and_the_server_keeps_serving(
+    as_nobody: list[str], nobodys_project: tuple[ProjectPaths, Seeded]
+) -> None:
+    paths, _ = nobodys_project
+    before = db_state(paths)
+    take_write_away(paths.db_file)
+    wire = StdioWire([*as_nobody, *mcp_command(paths, "--recipe", "braindump")])
+    try:
+        wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS})
+        assert "result" in wire.answer(0, timeout=120)
+        wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        wire.send(tool_call(1, "create_task", {"feature": "core", "discipline": "backend", "title": "New"}))
+        refused = wire.answer(1, timeout=120)["result"]
+        assert refused["isError"], refused
+        said_read_only(refused["content"][0]["text"])
+        wire.send(tool_call(2, "get_project_info", {}))
+        assert wire.answer(2, timeout=120)["result"]["structuredContent"]["title"] == "Hardening"
+        assert wire.close() == 0
+    finally:
+        wire.kill()
+    prd = paths.root / "prd.json"
+    prd.write_text('{"userStories": [{"id": "US-1", "title": "One"}]}', encoding="utf-8")
+    prd.chmod(0o644)
+    finished = subprocess.run(
+        [*as_nobody, sys.executable, "-m", "ralph_desk", "import-prd", str(prd), "--root", str(paths.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert finished.returncode == 1, finished.stderr  # the command failed; it was not misused
+    said_read_only(finished.stderr)
+    assert_unchanged(paths, before, "writes refused by a read-only database")

@@ -501,7 +501,10 @@ async def test_http_refuses_an_oversized_body_and_malformed_json_and_keeps_servi
                 b'{"jsonrpc": "2.0", "id": 60, "method": "tools/call", "params": '
                 b'{"name": "get_task", "arguments": {"id": "\\ud800"}}}'
             )
-            assert surrogate.status_code == 400 and surrogate.json()["error"]["code"] == -32700
+            refused = surrogate.json()
+            assert surrogate.status_code == 200 and refused["id"] == 60, refused
+            assert refused["error"]["code"] == -32602, refused
+            assert refused["error"]["message"].startswith("params.arguments.id: "), refused
             not_rpc = await session.post({"hello": "world"})
             assert not_rpc.status_code == 400 and "error" in not_rpc.json()
             status, answer = await session.call("get_task", {"id": ids.parser})

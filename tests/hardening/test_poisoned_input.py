@@ -8,6 +8,7 @@ calls. Bad data already in the database is written with plain sqlite3, as anothe
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -17,20 +18,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from ralph_desk import cli, prd
+from ralph_desk.mcp_server.clients import TOKEN_ENV
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError
 from tests.hardening.support import (
     INIT_PARAMS,
     TRACEBACK_MARKERS,
+    RawHttpSession,
     Seeded,
     assert_unchanged,
     connect_raw,
     db_state,
+    http_process,
     integrity,
+    sse_messages,
+    succeeded,
 )
 from tests.support.jsonrpc import request, tool_call
 from tests.support.stdio_wire import StdioWire, mcp_command
@@ -289,28 +296,62 @@ def raw_frame(request_id: int, params: str) -> bytes:
     return frame % (request_id, params.encode())
 
 
+SURROGATE_FRAMES = {
+    "params.arguments.title": '{"name": "create_task", "arguments": '
+    '{"feature": "core", "discipline": "backend", "title": "a\\ud800"}}',
+    "params.arguments.acceptance_criteria[1]": '{"name": "create_task", "arguments": {"feature": "core", '
+    '"discipline": "backend", "title": "ok", "acceptance_criteria": ["fine", "\\udfff"]}}',
+    "params.arguments.text": '{"name": "append_progress", "arguments": {"text": "\\ud83d"}}',
+    "params.name": '{"name": "get_\\ud800", "arguments": {}}',
+}
+"""Request params as JSON text, each with the place of its lone surrogate."""
+
+
+def assert_names_the_place(error: dict[str, Any], place: str) -> None:
+    assert error["code"] == -32602 and error["message"].startswith(f"{place}: "), error
+    assert STORABLE in error["message"]
+
+
 def test_lone_surrogates_in_mcp_arguments_are_refused_over_stdio_naming_the_place(
     braindump_wire: StdioWire, seeded: tuple[ProjectPaths, Seeded]
 ) -> None:
     paths, _ = seeded
     before = db_state(paths)
-    frames = {
-        "params.arguments.title": '{"name": "create_task", "arguments": '
-        '{"feature": "core", "discipline": "backend", "title": "a\\ud800"}}',
-        "params.arguments.acceptance_criteria[1]": '{"name": "create_task", "arguments": {"feature": "core", '
-        '"discipline": "backend", "title": "ok", "acceptance_criteria": ["fine", "\\udfff"]}}',
-        "params.arguments.text": '{"name": "append_progress", "arguments": {"text": "\\ud83d"}}',
-        "params.name": '{"name": "get_\\ud800", "arguments": {}}',
-    }
-    for index, (place, params) in enumerate(frames.items(), start=1):
+    for index, (place, params) in enumerate(SURROGATE_FRAMES.items(), start=1):
         braindump_wire.send(raw_frame(index, params))
-        error = braindump_wire.answer(index, timeout=60)["error"]
-        assert error["code"] == -32602 and error["message"].startswith(f"{place}: "), error
-        assert STORABLE in error["message"]
+        assert_names_the_place(braindump_wire.answer(index, timeout=60)["error"], place)
     braindump_wire.send(tool_call(99, "get_project_info", {}))
     assert braindump_wire.answer(99)["result"]["structuredContent"]["title"] == "Hardening"
     assert braindump_wire.process.poll() is None
     assert_unchanged(paths, before, "refused frames")
+
+
+@pytest.mark.anyio
+async def test_lone_surrogates_in_mcp_arguments_are_refused_over_http_naming_the_place(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, _ = seeded
+    before = db_state(paths)
+    token = "t0k3n-for-surrogates"
+    environment = {**os.environ, TOKEN_ENV: token}
+    with http_process(paths, "--recipe", "braindump", env=environment) as (process, url, _):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            session = RawHttpSession(http, url, token)
+            await session.initialize()
+            for index, (place, params) in enumerate(SURROGATE_FRAMES.items(), start=1):
+                response = await session.post(raw_frame(index, params))
+                assert response.status_code == 200, response.text
+                answer = response.json()
+                assert answer["id"] == index
+                assert_names_the_place(answer["error"], place)
+            # A body that only spells a backslash before `ud800` is no surrogate: it is served.
+            spelled = raw_frame(50, '{"name": "get_project_info", "arguments": {"x": "\\\\ud800"}}')
+            served = sse_messages((await session.post(spelled)).text)
+            assert served[0]["id"] == 50 and "error" not in served[0], served
+            status, answer = await session.call("get_project_info", {})
+            assert status == 200 and succeeded(answer), answer
+            assert process.poll() is None
+    assert_unchanged(paths, before, "refused HTTP requests")
 
 
 def test_bad_stored_text_answers_an_error_for_that_item_and_the_stdio_server_keeps_serving(
