@@ -214,10 +214,11 @@ class Startup:
 def embedded_mcp(services: Services) -> tuple[EmbeddedMcp, LoopController]:
     """The window's embedded MCP server, and the loop control its tools ask (it runs loops through it)."""
     from ralph_desk.loop.control import LoopController
+    from ralph_desk.mcp_server.calllog import in_project
     from ralph_desk.mcp_server.embedded import EmbeddedMcp  # the MCP SDK loads only with the window
 
     control = LoopController(services)
-    server = EmbeddedMcp(services, loop=control)
+    server = EmbeddedMcp(services, loop=control, call_log=in_project(services.paths, "window"))
     control.issue_through(server)
     return server, control
 

@@ -507,13 +507,13 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
 
 def _run_run(args: argparse.Namespace) -> int:
     from ralph_desk.loop.headless import run_loop_command
-    from ralph_desk.mcp_server.calllog import beside
+    from ralph_desk.mcp_server.calllog import beside, in_project
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
     from ralph_desk.mcp_server.standalone import setup_logging
 
     # Only when asked: the log's INFO lines would otherwise join the run's own output on stderr.
     paths, log_dir = ProjectPaths.at(_root(args)), Path(args.log_dir) if args.log_dir else None
-    call_log = beside(setup_logging(paths, "run", log_dir=log_dir)) if log_dir else None
+    call_log = beside(setup_logging(paths, "run", log_dir=log_dir)) if log_dir else in_project(paths, "run")
     with _services(args) as services:
         return run_loop_command(
             args, services, lambda services, control: EmbeddedMcp(services, loop=control, call_log=call_log)

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ralph_desk.app import build_window, prepare_application
 from ralph_desk.demo import create_demo
+from ralph_desk.demo_review import put_in_review
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.clipping import clipped_texts
 from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
@@ -37,7 +38,7 @@ from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIO
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
-from tests.support.reviews import make_git_project, put_in_review
+from ralph_desk.vcs.initialise import make_repository
 
 WIDTH, HEIGHT = 1400, 900
 SELECTED_TASK = 5
@@ -94,7 +95,7 @@ def _reviews(window: MainWindow) -> None:
 
 def _put_work_in_review(root: Path, services: Services) -> None:
     """The demo as a git repository, with one task's two sessions of work waiting in review."""
-    make_git_project(root)
+    make_repository(root, "main")
     task = next(task.id for task in services.tasks.list() if task.title.startswith(REVIEWED_TASK))
     first = {
         "tidewater/chart.py": CHART.replace(', "above": turn.metres > station.mean', ""),

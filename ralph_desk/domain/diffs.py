@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 NULL_PATH = "/dev/null"
@@ -92,31 +92,18 @@ class FileDiff:
 
 @dataclass
 class _FileBuilder:
-    """A file being read: the header facts first, then the hunks."""
+    """A file being read: the header facts first (a `FileDiff` without hunks), then the hunks."""
 
-    old_path: str | None
-    new_path: str | None
-    change: FileChange = FileChange.MODIFIED
-    binary: bool = False
-    similarity: int | None = None
-    old_mode: str | None = None
-    new_mode: str | None = None
+    head: FileDiff
     hunks: list[Hunk] = field(default_factory=list)
 
     def build(self) -> FileDiff:
-        added = sum(1 for hunk in self.hunks for line in hunk.lines if line.kind is LineKind.ADDED)
-        removed = sum(1 for hunk in self.hunks for line in hunk.lines if line.kind is LineKind.REMOVED)
-        return FileDiff(
-            self.old_path,
-            self.new_path,
-            self.change,
-            self.binary,
-            self.similarity,
-            self.old_mode,
-            self.new_mode,
-            tuple(self.hunks),
-            added,
-            removed,
+        lines = [line.kind for hunk in self.hunks for line in hunk.lines]
+        return replace(
+            self.head,
+            hunks=tuple(self.hunks),
+            added=lines.count(LineKind.ADDED),
+            removed=lines.count(LineKind.REMOVED),
         )
 
 
@@ -166,37 +153,38 @@ def _git_line_paths(rest: str) -> tuple[str | None, str | None]:
     return _strip_prefix(old), new or None
 
 
-def _file_header(builder: _FileBuilder, line: str) -> None:
+def _file_header(head: FileDiff, line: str) -> FileDiff:
     """Take one extended header line (`rename from`, `new file mode`, `Binary files … differ`…)."""
     if line.startswith("new file mode "):
-        builder.change, builder.old_path, builder.new_mode = FileChange.ADDED, None, line[14:]
-    elif line.startswith("deleted file mode "):
-        builder.change, builder.new_path, builder.old_mode = FileChange.DELETED, None, line[18:]
-    elif line.startswith("old mode "):
-        builder.old_mode = line[9:]
-    elif line.startswith("new mode "):
-        builder.new_mode = line[9:]
-    elif line.startswith(("rename from ", "copy from ")):
-        builder.old_path = unquote(line.split(" ", 2)[2])
-    elif line.startswith(("rename to ", "copy to ")):
-        builder.new_path = unquote(line.split(" ", 2)[2])
-        builder.change = FileChange.RENAMED if line.startswith("rename") else FileChange.COPIED
-    elif line.startswith("similarity index "):
-        builder.similarity = int(line[17:].rstrip("%") or 0)
-    elif line.startswith("Binary files ") or line == "GIT binary patch":
-        builder.binary = True
-    elif line.startswith("--- "):
-        path = _strip_prefix(line[4:])
-        if path is None:
-            builder.change, builder.old_path = FileChange.ADDED, None
-        elif builder.change is not FileChange.ADDED:
-            builder.old_path = path
-    elif line.startswith("+++ "):
-        path = _strip_prefix(line[4:])
-        if path is None:
-            builder.change, builder.new_path = FileChange.DELETED, None
-        elif builder.change is not FileChange.DELETED:
-            builder.new_path = path
+        return replace(head, change=FileChange.ADDED, old_path=None, new_mode=line[14:])
+    if line.startswith("deleted file mode "):
+        return replace(head, change=FileChange.DELETED, new_path=None, old_mode=line[18:])
+    if line.startswith("old mode "):
+        return replace(head, old_mode=line[9:])
+    if line.startswith("new mode "):
+        return replace(head, new_mode=line[9:])
+    if line.startswith(("rename from ", "copy from ")):
+        return replace(head, old_path=unquote(line.split(" ", 2)[2]))
+    if line.startswith(("rename to ", "copy to ")):
+        change = FileChange.RENAMED if line.startswith("rename") else FileChange.COPIED
+        return replace(head, new_path=unquote(line.split(" ", 2)[2]), change=change)
+    if line.startswith("similarity index "):
+        return replace(head, similarity=int(line[17:].rstrip("%") or 0))
+    if line.startswith("Binary files ") or line == "GIT binary patch":
+        return replace(head, binary=True)
+    if line.startswith(("--- ", "+++ ")):
+        return _side_path(head, line.startswith("-"), _strip_prefix(line[4:]))
+    return head
+
+
+def _side_path(head: FileDiff, old: bool, path: str | None) -> FileDiff:
+    """The path of a `---` (old) or `+++` (new) line: `/dev/null` there means added (deleted)."""
+    gone = FileChange.ADDED if old else FileChange.DELETED
+    if path is None:
+        head = replace(head, change=gone)
+    elif head.change is gone:
+        return head
+    return replace(head, old_path=path) if old else replace(head, new_path=path)
 
 
 def _read_hunk(lines: list[str], start: int, match: re.Match[str]) -> tuple[Hunk, int]:
@@ -243,7 +231,7 @@ def parse_diff(text: str) -> list[FileDiff]:
         if line.startswith("diff --git "):
             if current is not None:
                 files.append(current.build())
-            current = _FileBuilder(*_git_line_paths(line[11:]))
+            current = _FileBuilder(FileDiff(*_git_line_paths(line[11:])))
             index += 1
             continue
         match = HUNK_HEADER.match(line)
@@ -252,9 +240,9 @@ def parse_diff(text: str) -> list[FileDiff]:
             current.hunks.append(hunk)
             continue
         if current is None and line.startswith("--- "):
-            current = _FileBuilder(None, None)  # a plain unified diff without git's header
+            current = _FileBuilder(FileDiff(None, None))  # a plain unified diff without git's header
         if current is not None:
-            _file_header(current, line)
+            current.head = _file_header(current.head, line)
         index += 1
     if current is not None:
         files.append(current.build())

@@ -10,6 +10,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.records import Discipline, Feature, Task
 from ralph_desk.domain.session import SessionContext
@@ -136,3 +137,16 @@ class AgentCommand:
     cwd: Path | None = None
     stdin_text: str | None = None
     config_files: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionLaunch:
+    """What an agent adapter builds one session's command from."""
+
+    plan: SessionPlan
+    prompt: str
+    endpoint: SessionEndpoint
+    settings: LoopSettings
+    workdir: Path  # the session's working folder (the project, or the task's worktree)
+    session_dir: Path  # where the session's files go (MCP config, prompt)
+    read_only: bool

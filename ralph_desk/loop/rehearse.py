@@ -5,6 +5,9 @@ script the rehearsal adapter wrote — what to say and which verbs to call — s
 HTTP to the `ralph` server of the session's config with the session's credential, and prints Claude
 Code's stream-json events, so the loop reads it exactly as it reads a real agent. No model, no cost.
 Only the ralph server is contacted: a rehearsal never starts the programs a discipline names.
+
+Its MCP client (`HttpServer`, `exchange`, the handshake) is also the tests' stand-in agent's: one
+stdlib MCP client.
 """
 
 from __future__ import annotations
@@ -54,6 +57,25 @@ def exchange(url: str, method: str, body: Message | None, headers: dict[str, str
         connection.close()
 
 
+def initialize_params(client: str) -> Message:
+    """The `initialize` request's parameters for a client of this name."""
+    return {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}
+
+
+def result_of(method: str, answer: Message) -> Message:
+    """The result of a JSON-RPC answer; an error answer raises."""
+    if "error" in answer:
+        raise RuntimeError(f"{method}: {answer['error']}")
+    result: Message = answer.get("result", {})
+    return result
+
+
+def tool_answer(result: Message) -> tuple[str, bool]:
+    """A `tools/call` result as its text, and whether it is an error."""
+    text = "\n".join(b.get("text", "") for b in result.get("content", []) if b.get("type") == "text")
+    return text, bool(result.get("isError"))
+
+
 class HttpServer:
     """An MCP server over streamable HTTP (JSON or SSE answers), with the config's headers."""
 
@@ -65,8 +87,7 @@ class HttpServer:
             "Accept": "application/json, text/event-stream",
         }
         self._ids = 0
-        info = {"name": client, "version": "1"}
-        self.call("initialize", {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": info})
+        self.call("initialize", initialize_params(client))
         self._headers["MCP-Protocol-Version"] = PROTOCOL
         self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -85,17 +106,13 @@ class HttpServer:
     def call(self, method: str, params: Message) -> Message:
         """One request's result; an error answer raises."""
         self._ids += 1
-        answer = self._post({"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params})
-        if "error" in answer:
-            raise RuntimeError(f"{method}: {answer['error']}")
-        result: Message = answer.get("result", {})
-        return result
+        return result_of(
+            method, self._post({"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params})
+        )
 
     def tool(self, name: str, arguments: Message) -> tuple[str, bool]:
         """A tool's answer as text, and whether it is an error."""
-        result = self.call("tools/call", {"name": name, "arguments": arguments})
-        text = "\n".join(b.get("text", "") for b in result.get("content", []) if b.get("type") == "text")
-        return text, bool(result.get("isError"))
+        return tool_answer(self.call("tools/call", {"name": name, "arguments": arguments}))
 
     def close(self) -> None:
         """End the MCP session."""

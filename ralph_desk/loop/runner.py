@@ -32,6 +32,7 @@ from ralph_desk.loop.model import (
     EventKind,
     LiveEvent,
     LoopSettings,
+    SessionLaunch,
     SessionPlan,
     StreamSummary,
 )
@@ -393,7 +394,9 @@ class LoopRunner:
             session_dir = contained.make_folder(
                 services.paths.root, services.paths.sessions_dir, PRIVATE_DIR_MODE
             )
-            command = self.adapter.build(plan, prompt, endpoint, settings, root, session_dir, read_only)
+            command = self.adapter.build(
+                SessionLaunch(plan, prompt, endpoint, settings, root, session_dir, read_only)
+            )
             transcript.describe(
                 plan,
                 agent=self.adapter.name,

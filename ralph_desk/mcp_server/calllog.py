@@ -2,7 +2,9 @@
 
 Arguments and results may hold secrets (a token pasted into a task, a file's content); the line says
 only which tool a session called, when, for how long and how it ended, so that the file can be
-shared to debug a client. It sits beside the human-readable log of the same process.
+shared to debug a client. It sits beside the human-readable log of the same process, or, for a
+server without one (the window's, a run's without `--log-dir`), in the project's `.ralph/logs/`:
+every ralph server logs its calls through this one middleware.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, TextIO
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 from ralph_desk.mcp_server.binding import ContextResolver
-from ralph_desk.project import ProjectError, contained
+from ralph_desk.project import ProjectError, ProjectPaths, contained
 
 log = logging.getLogger("ralph_desk.mcp")
 
@@ -31,6 +33,16 @@ def open_log(root: Path, path: Path) -> TextIO:
         return contained.open_text(root, path, "a", contained.PRIVATE_FILE_MODE)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path.open("a", encoding="utf-8")
+
+
+def stamped(folder: Path, name: str, suffix: str) -> Path:
+    """`folder/YYYYMMDD-HHMMSS_<name><suffix>`: a log file of a process started now."""
+    return folder / f"{datetime.now():%Y%m%d-%H%M%S}_{name}{suffix}"
+
+
+def in_project(paths: ProjectPaths, name: str) -> Path:
+    """The tool-call log of a server with no log file of its own, in the project's `.ralph/logs/`."""
+    return stamped(paths.logs_dir, name, SUFFIX)
 
 
 def beside(log_file: Path) -> Path:
@@ -46,6 +58,7 @@ class ToolCallLog:
         self.resolve = resolve
         self.root = root  # the project's folder: a log inside it is written without following links
         self._lock = threading.Lock()  # servers of one process may share a file
+        self._warned = False  # a log that cannot be written (read-only project…) is said once, not per call
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/call":
@@ -76,7 +89,9 @@ class ToolCallLog:
             with self._lock, open_log(self.root, self.path) as handle:
                 handle.write(json.dumps(line) + "\n")
         except (OSError, ProjectError):
-            log.warning("could not write the tool-call log %s", self.path, exc_info=True)
+            if not self._warned:
+                self._warned = True
+                log.warning("could not write the tool-call log %s", self.path, exc_info=True)
 
 
 def _is_error(result: Any) -> bool:

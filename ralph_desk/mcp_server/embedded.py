@@ -10,6 +10,7 @@ from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.auth import SessionTokens
 from ralph_desk.mcp_server.binding import LoopControl
+from ralph_desk.mcp_server.calllog import in_project
 from ralph_desk.mcp_server.hosting import HttpHost
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import ProjectPaths, contained
@@ -24,7 +25,10 @@ def write_private_json(paths: ProjectPaths, path: Path, document: object) -> Non
 
 
 class EmbeddedMcp:
-    """Starts with the window (or a headless run), issues per-session endpoints, stops on quit."""
+    """Starts with the window (or a headless run), issues per-session endpoints, stops on quit.
+
+    Every tool call gets a line in `call_log` (default: a new file in the project's `.ralph/logs/`).
+    """
 
     def __init__(
         self,
@@ -36,7 +40,8 @@ class EmbeddedMcp:
     ):
         self.services = services
         self.tokens = SessionTokens()
-        self.server = build_server(services, loop=loop, call_log=call_log)
+        self.call_log = call_log or in_project(services.paths, "embedded")
+        self.server = build_server(services, loop=loop, call_log=self.call_log)
         self.host = HttpHost(self.server, self.tokens, host=host, port=port)
 
     @property

@@ -7,14 +7,13 @@ import logging
 import secrets
 import signal
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
 from ralph_desk.domain.session import SessionContext
-from ralph_desk.mcp_server.calllog import open_log
+from ralph_desk.mcp_server.calllog import open_log, stamped
 from ralph_desk.project import ProjectPaths
 from ralph_desk.project.logs import remember_log_file
 from ralph_desk.services.opening import ServicesOnFirstUse
@@ -40,7 +39,7 @@ def setup_logging(
     stdout stays for the protocol. The project's own folder is written without following links; a
     `log_dir` the person named is theirs to choose.
     """
-    log_file = (log_dir or paths.logs_dir) / f"{datetime.now():%Y%m%d-%H%M%S}_{name}.log"
+    log_file = stamped(log_dir or paths.logs_dir, name, ".log")
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level)

@@ -19,7 +19,7 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
-from ralph_desk.domain.records import AgentSession, Task, TaskSummary
+from ralph_desk.domain.records import AgentSession, Task
 from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
@@ -28,6 +28,7 @@ from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.services.workspaces import WorkspaceService
+from ralph_desk.store import mapping
 from ralph_desk.store import reviews as store
 from ralph_desk.store.database import Database
 from ralph_desk.vcs import diffs, merging
@@ -85,7 +86,7 @@ class ReviewService:
         task = self.tasks.get(task_id)
         worktree = self._worktree(task.id)
         return ReviewItem(
-            task=_summary_of(task),
+            task=mapping.summary_of(task),
             summary=self._done_summary(task.id),
             sessions=tuple(self._sessions(task.id)),
             branch=worktree.branch if worktree else None,
@@ -282,20 +283,6 @@ class ReviewService:
             return call()
         except GitError as error:
             raise ReviewError(f"git failed: {error}") from None
-
-
-def _summary_of(task: Task) -> TaskSummary:
-    return TaskSummary(
-        id=task.id,
-        title=task.title,
-        status=task.status,
-        priority=task.priority,
-        feature=task.feature,
-        discipline=task.discipline,
-        origin=task.origin,
-        created_at=task.created_at,
-        updated_at=task.updated_at,
-    )
 
 
 def _task_id(value: int) -> int:

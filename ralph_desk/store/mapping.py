@@ -137,6 +137,11 @@ def task_summary(values: Mapping[str, Any]) -> TaskSummary:
     )
 
 
+def summary_of(task: Task) -> TaskSummary:
+    """The summary of a full task (its fields are a summary's and more)."""
+    return task_summary(vars(task))
+
+
 def task(values: Mapping[str, Any], comments: tuple[Comment, ...] = ()) -> Task:
     """A task with every field, from its columns with its feature's and discipline's names and the
     ids it depends on (`depends_on`, ascending)."""

@@ -13,11 +13,11 @@ class AlreadyRepositoryError(ValueError):
     """The folder is a git repository with a commit already."""
 
 
-def make_repository(root: Path) -> str:
-    """`git init`, then commit every file git does not ignore; the branch checked out."""
+def make_repository(root: Path, branch: str | None = None) -> str:
+    """`git init` (on `branch`, else git's default), commit all git does not ignore; the branch now."""
     if is_repository(root):
         raise AlreadyRepositoryError(f"{root} is a git repository already; nothing was changed")
-    run(root, "init", "--quiet")
+    run(root, "init", "--quiet", *([f"--initial-branch={branch}"] if branch else []))
     run(root, "add", "--all")
     run(root, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", FIRST_MESSAGE, env=agent_identity())
     return current_branch(root) or "HEAD"

@@ -17,13 +17,13 @@ from ralph_desk.gui.panes.loop.state import Phase
 from ralph_desk.loop.planner import peek_next_task
 from ralph_desk.project import read_config
 from ralph_desk.services.container import Services
+from ralph_desk.vcs.initialise import make_repository
 from tests.gui import test_loop_pane as loop_pane
 from tests.gui.conftest import controller
 from tests.gui.test_loop_pane import choose_agent
 from tests.loop.conftest import Agent, StartApi, heading, verb
 from tests.support.fake_model_api import Hang, Text, ToolCalls
 from tests.support.git_changes import git
-from tests.support.reviews import make_git_project
 
 # The Loop pane tests' window, its asyncio loop and embedded server, and the loop tests' agents.
 qt_loop = loop_pane.qt_loop
@@ -65,7 +65,7 @@ def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
     agent: Agent,
     start_api: StartApi,
 ) -> None:
-    make_git_project(project)
+    make_repository(project, "main")
     base_before = git(project, "rev-parse", "HEAD").strip()
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
         services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start

@@ -9,6 +9,7 @@ from PySide6.QtCore import QPoint, QSize, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import ReviewCommentState, TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import REVIEWS
@@ -17,10 +18,10 @@ from ralph_desk.gui.panes.inbox.reviews.rows import RowKind
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import ReviewService
+from ralph_desk.vcs.initialise import make_repository
 from tests.gui.conftest import controller, settle
 from tests.support.demo_rows import task_id
 from tests.support.git_changes import git
-from tests.support.reviews import make_git_project, put_in_review
 
 WAIT_MS = 10_000
 TIDES = "".join(f"def tide_{n}(height):\n    return height * {n}\n" for n in range(1, 6))
@@ -31,7 +32,7 @@ SECOND = {"src/tides.py": TIDES.replace("height * 3", "height * 3.5"), "src/aler
 @pytest.fixture
 def in_review(project: Path, services: Services) -> int:
     """The demo made a git project, and a pending task put in review after two sessions."""
-    make_git_project(project)
+    make_repository(project, "main")
     chosen = task_id(services, "Mark high and low water on the chart")
     put_in_review(services, chosen, (FIRST, "Wrote the tide functions"), (SECOND, "Corrected tide 3; alerts"))
     return chosen

@@ -27,7 +27,7 @@ from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import VERB_TOOLS
 from ralph_desk.loop.agents.base import write_mcp_config
-from ralph_desk.loop.model import LoopSettings, SessionPlan
+from ralph_desk.loop.model import LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server import clients as client_configs
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
@@ -249,7 +249,9 @@ async def test_files_holding_credentials_are_private_whatever_the_umask(
         stale.parent.mkdir()
         stale.write_text("{}")
         stale.chmod(0o644)
-        config = write_mcp_config(stale.parent, plan, endpoint)
+        config = write_mcp_config(
+            SessionLaunch(plan, "", endpoint, LoopSettings(), paths.root, stale.parent, False)
+        )
         assert config == stale and mode_of(config) == 0o600
         assert endpoint.token in config.read_text()
 

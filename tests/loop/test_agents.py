@@ -34,7 +34,7 @@ from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.agents.codex import CODEX_BIN_ENV, TOKEN_ENV, server_override, toml_string
 from ralph_desk.loop.agents.codex_stream import CodexStreamParser
 from ralph_desk.loop.agents.command_stream import AutoStreamParser
-from ralph_desk.loop.model import LoopSettings, SessionPlan
+from ralph_desk.loop.model import LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.settings import CLAUDE_BIN_ENV
 from tests.support.npm_tools import codex_bin, missing_reason
 
@@ -122,13 +122,15 @@ def build_claude(
     **settings: Any,
 ) -> tuple[list[str], Any]:
     command = ClaudeAdapter().build(
-        plan or make_plan(SHADCN, DOCS),
-        prompt,
-        endpoint,
-        LoopSettings(agent_bin=str(claude), **settings),
-        tmp_path / "repo",
-        tmp_path / "sessions",
-        read_only,
+        SessionLaunch(
+            plan or make_plan(SHADCN, DOCS),
+            prompt,
+            endpoint,
+            LoopSettings(agent_bin=str(claude), **settings),
+            tmp_path / "repo",
+            tmp_path / "sessions",
+            read_only,
+        )
     )
     return command.argv, command
 
@@ -321,13 +323,15 @@ def test_a_file_that_is_not_executable_is_not_taken_for_claude(tmp_path: Path) -
 def test_a_missing_binary_fails_before_any_file_is_written(tmp_path: Path, endpoint: SessionEndpoint) -> None:
     with pytest.raises(AgentUnavailableError):
         ClaudeAdapter().build(
-            make_plan(),
-            "p",
-            endpoint,
-            LoopSettings(agent_bin="/nowhere/claude"),
-            tmp_path,
-            tmp_path / "s",
-            False,
+            SessionLaunch(
+                make_plan(),
+                "p",
+                endpoint,
+                LoopSettings(agent_bin="/nowhere/claude"),
+                tmp_path,
+                tmp_path / "s",
+                False,
+            )
         )
     assert not (tmp_path / "s").exists()
 
@@ -343,13 +347,15 @@ def build_codex(
     **kw: Any,
 ) -> Any:
     return CodexAdapter().build(
-        make_plan(SHADCN, DOCS),
-        prompt,
-        endpoint,
-        LoopSettings(**kw),
-        tmp_path,
-        tmp_path / "sessions",
-        read_only,
+        SessionLaunch(
+            make_plan(SHADCN, DOCS),
+            prompt,
+            endpoint,
+            LoopSettings(**kw),
+            tmp_path,
+            tmp_path / "sessions",
+            read_only,
+        )
     )
 
 
@@ -522,13 +528,15 @@ def test_the_real_codex_reaches_ralph_with_the_credential_from_its_environment(
         endpoint = embedded.open_session(project.plan.context)
         try:
             command = CodexAdapter().build(
-                project.plan,
-                "Work.",
-                endpoint,
-                LoopSettings(agent="codex"),
-                project.paths.root,
-                tmp_path,
-                False,
+                SessionLaunch(
+                    project.plan,
+                    "Work.",
+                    endpoint,
+                    LoopSettings(agent="codex"),
+                    project.paths.root,
+                    tmp_path,
+                    False,
+                )
             )
             argv = [*command.argv[:2], "-c", 'model_provider="fake"', "-c", provider, *command.argv[2:]]
             env = {
@@ -578,7 +586,15 @@ def test_placeholders_are_filled_word_by_word(tmp_path: Path, endpoint: SessionE
     template = str(tool) + """ --prompt={prompt_file} --mcp {mcp_config} 'id {session_id}' {workdir} {{x}}"""
     template += """ '{"k": {"n": 1}}'"""
     command = CommandTemplateAdapter().build(
-        make_plan(DOCS), "the prompt", endpoint, command_settings(template), tmp_path, tmp_path / "s", False
+        SessionLaunch(
+            make_plan(DOCS),
+            "the prompt",
+            endpoint,
+            command_settings(template),
+            tmp_path,
+            tmp_path / "s",
+            False,
+        )
     )
     prompt_file = tmp_path / "s" / f"{SESSION_ID}.prompt.md"
     config = tmp_path / "s" / f"{SESSION_ID}.mcp.json"
@@ -599,7 +615,9 @@ def test_task_text_reaches_the_agent_as_data_only(tmp_path: Path, endpoint: Sess
     script = 'printf %s "$1" > out_arg; cat "$2" > out_prompt'
     template = f"sh -c '{script}' ralph-agent {{workdir}} {{prompt_file}}"
     command = CommandTemplateAdapter().build(
-        make_plan(), prompt, endpoint, command_settings(template), workdir, tmp_path / "s", False
+        SessionLaunch(
+            make_plan(), prompt, endpoint, command_settings(template), workdir, tmp_path / "s", False
+        )
     )
     assert command.argv[1:4] == ["-c", script, "ralph-agent"]
     subprocess.run(command.argv, cwd=command.cwd, stdin=subprocess.DEVNULL, timeout=30, check=True)
@@ -626,7 +644,9 @@ def test_an_unusable_template_is_refused_before_anything_changes(
     with pytest.raises(AgentUnavailableError, match=complaint.replace("{", r"\{").replace("}", r"\}")):
         CommandTemplateAdapter().check_available(settings)
     with pytest.raises(AgentUnavailableError):
-        CommandTemplateAdapter().build(make_plan(), "p", endpoint, settings, tmp_path, tmp_path / "s", False)
+        CommandTemplateAdapter().build(
+            SessionLaunch(make_plan(), "p", endpoint, settings, tmp_path, tmp_path / "s", False)
+        )
     assert not (tmp_path / "s").exists()
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import MergeStrategy, TaskStatus, Verb
 from ralph_desk.domain.records import Task
 from ralph_desk.project import init_project, update_config
@@ -15,7 +16,6 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeQueue, queue_for
 from ralph_desk.services.reviews import ReviewError
 from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
-from tests.support.reviews import put_in_review
 
 WAIT_S = 60
 

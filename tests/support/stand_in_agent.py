@@ -5,7 +5,8 @@ server over streamable HTTP with the session's credential, others over stdio), a
 its turns: the scripted model API of the tests (`ANTHROPIC_BASE_URL`, the Messages format that
 `FakeModelApi` serves to Claude Code, so one script drives both agents), or else the calls given with
 `--call` (one turn of calls, then the end). It prints Claude Code's stream-json events, which the
-`command` adapter reads. Standard library only, so that it starts in a few tens of milliseconds.
+`command` adapter reads. Standard library only (its MCP client is the rehearsal agent's,
+`ralph_desk.loop.rehearse`, which imports nothing else), so that it starts in a few tens of milliseconds.
 
     python stand_in_agent.py PROMPT_FILE MCP_CONFIG [--call 'done={"summary": "…"}' ...]
 
@@ -25,20 +26,25 @@ longer: agents that run at once see each other, and each session takes a while, 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-PROTOCOL = "2025-11-25"
+from ralph_desk.loop.rehearse import (
+    HttpServer,
+    Message,
+    emit,
+    exchange,
+    initialize_params,
+    result_of,
+    tool_answer,
+)
+
 MODEL = "stand-in"
 MAX_TURNS = 50
 WRITE_TOOL: dict[str, Any] = {
@@ -80,83 +86,6 @@ RENDEZVOUS_ENV = "STAND_IN_RENDEZVOUS"
 RENDEZVOUS_LIMIT_S = 60.0
 RENDEZVOUS_POLL_S = 0.02
 
-Message = dict[str, Any]
-
-
-def emit(event: Message) -> None:
-    """Print one stream-json event."""
-    print(json.dumps(event), flush=True)
-
-
-@dataclass(frozen=True)
-class Reply:
-    """An HTTP answer, read whole."""
-
-    status: int
-    headers: dict[str, str]  # names in lower case
-    text: str
-
-
-def exchange(url: str, method: str, body: Message | None, headers: dict[str, str]) -> Reply:
-    """One HTTP request on a connection of its own (a server may close a kept-alive one while idle)."""
-    parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=600)
-    try:
-        connection.request(method, parts.path, json.dumps(body) if body is not None else None, headers)
-        response = connection.getresponse()
-        text = response.read().decode()
-        return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, text)
-    finally:
-        connection.close()
-
-
-def initialize(call: Callable[[str, Message], Message]) -> None:
-    """The MCP handshake, through `call(method, params)`."""
-    call(
-        "initialize",
-        {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "stand-in", "version": "1"}},
-    )
-
-
-class HttpServer:
-    """An MCP server over streamable HTTP (JSON or SSE answers), with the config's headers."""
-
-    def __init__(self, spec: Message) -> None:
-        self._url: str = spec["url"]
-        self._headers = {
-            **spec.get("headers", {}),
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-        }
-        self._ids = 0
-        initialize(self.call)
-        self._headers["MCP-Protocol-Version"] = PROTOCOL
-        self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _post(self, document: Message) -> Message:
-        reply = exchange(self._url, "POST", document, self._headers)
-        if "mcp-session-id" in reply.headers:
-            self._headers["Mcp-Session-Id"] = reply.headers["mcp-session-id"]
-        if reply.status >= 400:
-            raise RuntimeError(f"HTTP {reply.status}: {reply.text[:300]}")
-        if reply.headers.get("content-type", "").startswith("application/json"):
-            return json.loads(reply.text) if reply.text else {}
-        answers = [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
-        return next((a for a in answers if "id" in a), {})
-
-    def call(self, method: str, params: Message) -> Message:
-        """One request's result; an error answer raises."""
-        self._ids += 1
-        answer = self._post({"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params})
-        if "error" in answer:
-            raise RuntimeError(f"{method}: {answer['error']}")
-        result: Message = answer.get("result", {})
-        return result
-
-    def close(self) -> None:
-        """End the MCP session."""
-        exchange(self._url, "DELETE", None, self._headers)
-
 
 class StdioServer:
     """An MCP server started from the config's command, spoken to in JSON lines."""
@@ -170,7 +99,7 @@ class StdioServer:
             text=True,
         )
         self._ids = 0
-        initialize(self.call)
+        self.call("initialize", initialize_params(MODEL))
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def _send(self, document: Message) -> None:
@@ -186,10 +115,7 @@ class StdioServer:
         for line in self._process.stdout:
             answer = json.loads(line)
             if answer.get("id") == self._ids and "method" not in answer:
-                if "error" in answer:
-                    raise RuntimeError(f"{method}: {answer['error']}")
-                result: Message = answer.get("result", {})
-                return result
+                return result_of(method, answer)
         raise RuntimeError(f"{method}: the server exited")
 
     def close(self) -> None:
@@ -206,7 +132,7 @@ class Tools:
         self.servers: dict[str, HttpServer | StdioServer] = {}
         self.offered: list[Message] = [WRITE_TOOL, READ_TOOL, EDIT_TOOL]
         for name, spec in config["mcpServers"].items():
-            server = HttpServer(spec) if "url" in spec else StdioServer(spec)
+            server = HttpServer(spec, MODEL) if "url" in spec else StdioServer(spec)
             self.servers[name] = server
             for tool in server.call("tools/list", {})["tools"]:
                 self.offered.append(
@@ -224,9 +150,7 @@ class Tools:
         server, _, tool = name.removeprefix("mcp__").partition("__")
         if server not in self.servers or name not in {t["name"] for t in self.offered}:
             return f"Error: No such tool available: {name}", True
-        result = self.servers[server].call("tools/call", {"name": tool, "arguments": arguments})
-        text = "\n".join(b.get("text", "") for b in result.get("content", []) if b.get("type") == "text")
-        return text, bool(result.get("isError"))
+        return tool_answer(self.servers[server].call("tools/call", {"name": tool, "arguments": arguments}))
 
     def close(self) -> None:
         """End every server's session."""

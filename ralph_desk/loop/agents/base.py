@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.records import Discipline, McpServerSpec
-from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.project import contained
 from ralph_desk.project.contained import PRIVATE_DIR_MODE
@@ -38,22 +38,38 @@ class AgentAdapter(Protocol):
         """The program a session would run, as shown to a person before starting; may raise as above."""
         ...
 
-    def build(
-        self,
-        plan: SessionPlan,
-        prompt: str,
-        endpoint: SessionEndpoint,
-        settings: LoopSettings,
-        workdir: Path,
-        session_dir: Path,
-        read_only: bool,
-    ) -> AgentCommand:
-        """The command of one session; writes the session's files (MCP config, prompt) into `session_dir`."""
+    def build(self, launch: SessionLaunch) -> AgentCommand:
+        """The command of one session; writes its files (MCP config, prompt) into `launch.session_dir`."""
         ...
 
     def parser(self) -> StreamParser:
         """A fresh parser for one session's standard output."""
         ...
+
+
+class LocatedAdapter:
+    """What adapters share whose program is one executable that `locate` finds."""
+
+    def locate(self, settings: LoopSettings) -> Path:
+        """The executable; raises `AgentUnavailableError` saying where it was looked for."""
+        raise NotImplementedError
+
+    def check_available(self, settings: LoopSettings) -> None:
+        """Raise `AgentUnavailableError` when the executable cannot be found."""
+        self.locate(settings)
+
+    def program(self, settings: LoopSettings) -> str:
+        """The executable's path."""
+        return str(self.locate(settings))
+
+
+def given_program(settings: LoopSettings, setting: str, env_name: str) -> tuple[str, str] | None:
+    """The executable a person named, and where: the agent_bin setting (`setting`), else `$env_name`."""
+    if settings.agent_bin:
+        return settings.agent_bin, setting
+    if os.environ.get(env_name):
+        return os.environ[env_name], env_name
+    return None
 
 
 def find_program(program: str) -> Path | None:
@@ -99,6 +115,11 @@ def write_private_text(path: Path, text: str) -> Path:
     return contained.write_private_text(path.parent, path, text)
 
 
+def session_file(launch: SessionLaunch, suffix: str, text: str) -> Path:
+    """Write the session's `<session>.<suffix>` file into its session folder, owner-only."""
+    return write_private_text(launch.session_dir / f"{safe_file_stem(launch.plan.session_id)}.{suffix}", text)
+
+
 def extra_servers(discipline: Discipline | None) -> tuple[McpServerSpec, ...]:
     """The discipline's own MCP servers; none may take the name of ralph-desk's server."""
     if discipline is None:
@@ -121,10 +142,10 @@ def mcp_config(endpoint: SessionEndpoint, discipline: Discipline | None) -> dict
     return {"mcpServers": servers}
 
 
-def write_mcp_config(session_dir: Path, plan: SessionPlan, endpoint: SessionEndpoint) -> Path:
+def write_mcp_config(launch: SessionLaunch) -> Path:
     """Write `<session>.mcp.json` (mode 0600: it holds the session's credential) and return its path."""
-    path = session_dir / f"{safe_file_stem(plan.session_id)}.mcp.json"
-    return write_private_text(path, json.dumps(mcp_config(endpoint, plan.discipline), indent=2) + "\n")
+    config = mcp_config(launch.endpoint, launch.plan.discipline)
+    return session_file(launch, "mcp.json", json.dumps(config, indent=2) + "\n")
 
 
 def ralph_tool_names(plan: SessionPlan) -> list[str]:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.loop.agents.base import (
+    LocatedAdapter,
     allowed_mcp_tools,
+    given_program,
     locate_program,
     prompt_fits_argv,
     write_mcp_config,
 )
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
-from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch
 from ralph_desk.loop.settings import CLAUDE_BIN_ENV
 from ralph_desk.loop.streams import StreamParser
 
@@ -47,43 +47,23 @@ def permission_rules(built_in: Sequence[str], allowed_paths: Sequence[str]) -> t
     return rules, "dontAsk"
 
 
-class ClaudeAdapter:
+class ClaudeAdapter(LocatedAdapter):
     """Runs Claude Code headless with the session's MCP config, allow-list, permission mode and turn limit."""
 
     name = "claude"
 
     def locate(self, settings: LoopSettings) -> Path:
         """The Claude Code executable: `--claude-bin` (settings), else `$RALPH_CLAUDE_BIN`, else PATH."""
-        given: tuple[str, str] | None = None
-        if settings.agent_bin:
-            given = (settings.agent_bin, "--claude-bin (the agent_bin setting)")
-        elif os.environ.get(CLAUDE_BIN_ENV):
-            given = (os.environ[CLAUDE_BIN_ENV], CLAUDE_BIN_ENV)
+        given = given_program(settings, "--claude-bin (the agent_bin setting)", CLAUDE_BIN_ENV)
         return locate_program(
             "Claude Code", CLAUDE_PROGRAM, given, "npm install -g @anthropic-ai/claude-code", HOW_TO_POINT
         )
 
-    def check_available(self, settings: LoopSettings) -> None:
-        """Raise `AgentUnavailableError` when the executable cannot be found."""
-        self.locate(settings)
-
-    def program(self, settings: LoopSettings) -> str:
-        """The executable's path."""
-        return str(self.locate(settings))
-
-    def build(
-        self,
-        plan: SessionPlan,
-        prompt: str,
-        endpoint: SessionEndpoint,
-        settings: LoopSettings,
-        workdir: Path,
-        session_dir: Path,
-        read_only: bool,
-    ) -> AgentCommand:
+    def build(self, launch: SessionLaunch) -> AgentCommand:
         """`claude -p` with stream-json output; the prompt is the last argument, or stdin when very long."""
+        plan, prompt, settings, read_only = launch.plan, launch.prompt, launch.settings, launch.read_only
         program = self.locate(settings)
-        config = write_mcp_config(session_dir, plan, endpoint)
+        config = write_mcp_config(launch)
         built_in = READ_ONLY_TOOLS if read_only else EDIT_TOOLS
         allowed, mode = permission_rules(built_in, () if read_only else settings.allowed_paths)
         argv = [
@@ -104,9 +84,9 @@ class ClaudeAdapter:
             argv += ["--session-id", plan.session_id.lower()]
         if prompt_fits_argv(prompt):
             # After `--`, a prompt that starts with '-' is not read as an option.
-            return AgentCommand(argv=[*argv, "--", prompt], cwd=workdir, config_files=(config,))
+            return AgentCommand(argv=[*argv, "--", prompt], cwd=launch.workdir, config_files=(config,))
         # `claude -p` without a prompt argument reads it from standard input.
-        return AgentCommand(argv=argv, cwd=workdir, stdin_text=prompt, config_files=(config,))
+        return AgentCommand(argv=argv, cwd=launch.workdir, stdin_text=prompt, config_files=(config,))
 
     def parser(self) -> StreamParser:
         """A stream-json parser."""

@@ -7,19 +7,20 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.records import McpServerSpec
 from ralph_desk.domain.toml_text import toml_array, toml_string, toml_table
 from ralph_desk.loop.agents.base import (
     MCP_TOOL_TIMEOUT_MS,
     RALPH_SERVER,
+    LocatedAdapter,
     extra_servers,
+    given_program,
     locate_program,
     prompt_fits_argv,
     ralph_tool_names,
 )
 from ralph_desk.loop.agents.codex_stream import CodexStreamParser
-from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch
 from ralph_desk.loop.streams import StreamParser
 
 CODEX_PROGRAM = "codex"
@@ -90,44 +91,24 @@ def _check_forwardable(server: str, name: str, value: str, environ: Mapping[str,
         )
 
 
-class CodexAdapter:
+class CodexAdapter(LocatedAdapter):
     """Runs `codex exec --json` in a sandbox, with ralph's and the discipline's servers as `-c` overrides."""
 
     name = "codex"
 
     def locate(self, settings: LoopSettings) -> Path:
         """The Codex executable: the agent_bin setting, else `$RALPH_CODEX_BIN`, else `codex` on PATH."""
-        given: tuple[str, str] | None = None
-        if settings.agent_bin:
-            given = (settings.agent_bin, "the agent_bin setting")
-        elif os.environ.get(CODEX_BIN_ENV):
-            given = (os.environ[CODEX_BIN_ENV], CODEX_BIN_ENV)
+        given = given_program(settings, "the agent_bin setting", CODEX_BIN_ENV)
         return locate_program("Codex", CODEX_PROGRAM, given, "npm install -g @openai/codex", HOW_TO_POINT)
 
-    def check_available(self, settings: LoopSettings) -> None:
-        """Raise `AgentUnavailableError` when the executable cannot be found."""
-        self.locate(settings)
-
-    def program(self, settings: LoopSettings) -> str:
-        """The executable's path."""
-        return str(self.locate(settings))
-
-    def build(
-        self,
-        plan: SessionPlan,
-        prompt: str,
-        endpoint: SessionEndpoint,
-        settings: LoopSettings,
-        workdir: Path,
-        session_dir: Path,
-        read_only: bool,
-    ) -> AgentCommand:
+    def build(self, launch: SessionLaunch) -> AgentCommand:
         """`codex exec --json`; credentials and secrets go in the environment, the prompt last or on stdin."""
+        plan, prompt, endpoint, settings = launch.plan, launch.prompt, launch.endpoint, launch.settings
         program = self.locate(settings)
         ralph = f"mcp_servers.{RALPH_SERVER}"
         argv = [
             str(program), "exec", "--json", "--skip-git-repo-check",
-            "--sandbox", "read-only" if read_only else "workspace-write",
+            "--sandbox", "read-only" if launch.read_only else "workspace-write",
             "-c", 'approval_policy="never"',
             "-c", f"{ralph}.url={toml_string(endpoint.url)}",
             "-c", f"{ralph}.bearer_token_env_var={toml_string(TOKEN_ENV)}",
@@ -143,9 +124,9 @@ class CodexAdapter:
         if model:
             argv += ["--model", model]
         if prompt_fits_argv(prompt):
-            return AgentCommand(argv=[*argv, "--", prompt], env=env, cwd=workdir)
+            return AgentCommand(argv=[*argv, "--", prompt], env=env, cwd=launch.workdir)
         # `codex exec -` reads the prompt from standard input.
-        return AgentCommand(argv=[*argv, "-"], env=env, cwd=workdir, stdin_text=prompt)
+        return AgentCommand(argv=[*argv, "-"], env=env, cwd=launch.workdir, stdin_text=prompt)
 
     def parser(self) -> StreamParser:
         """A Codex JSON-lines parser."""

@@ -7,17 +7,15 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
-from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.loop.agents.base import (
     AgentUnavailableError,
     find_program,
-    safe_file_stem,
     search_path_text,
+    session_file,
     write_mcp_config,
-    write_private_text,
 )
 from ralph_desk.loop.agents.command_stream import AutoStreamParser
-from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch
 from ralph_desk.loop.streams import StreamParser
 
 PLACEHOLDERS = ("prompt_file", "mcp_config", "session_id", "workdir")
@@ -86,28 +84,19 @@ class CommandTemplateAdapter:
         program, words = self.locate(settings)
         return shlex.join([str(program), *words[1:]])
 
-    def build(
-        self,
-        plan: SessionPlan,
-        prompt: str,
-        endpoint: SessionEndpoint,
-        settings: LoopSettings,
-        workdir: Path,
-        session_dir: Path,
-        read_only: bool,
-    ) -> AgentCommand:
+    def build(self, launch: SessionLaunch) -> AgentCommand:
         """The template with its placeholders filled in, word by word; prompt and MCP config as files."""
-        program, words = self.locate(settings)
-        prompt_file = write_private_text(session_dir / f"{safe_file_stem(plan.session_id)}.prompt.md", prompt)
-        config = write_mcp_config(session_dir, plan, endpoint)
+        program, words = self.locate(launch.settings)
+        prompt_file = session_file(launch, "prompt.md", launch.prompt)
+        config = write_mcp_config(launch)
         values = {
             "prompt_file": str(prompt_file),
             "mcp_config": str(config),
-            "session_id": plan.session_id,
-            "workdir": str(workdir),
+            "session_id": launch.plan.session_id,
+            "workdir": str(launch.workdir),
         }
         argv = [str(program), *(substitute(word, values) for word in words[1:])]
-        return AgentCommand(argv=argv, cwd=workdir, config_files=(config, prompt_file))
+        return AgentCommand(argv=argv, cwd=launch.workdir, config_files=(config, prompt_file))
 
     def parser(self) -> StreamParser:
         """Claude or Codex JSON when a line is such an event, plain text otherwise."""

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ralph_desk.demo import DemoStep, story
-from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.enums import LearningKind, LearningScope, Verb
-from ralph_desk.loop.agents.base import safe_file_stem, write_mcp_config, write_private_text
+from ralph_desk.loop.agents.base import session_file, write_mcp_config
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
-from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionPlan
+from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.streams import StreamParser
 
 COMMAND = "rehearse"
@@ -83,22 +81,12 @@ class RehearsalAdapter:
         """ralph-desk itself."""
         return "built into ralph-desk (no program to install)"
 
-    def build(
-        self,
-        plan: SessionPlan,
-        prompt: str,
-        endpoint: SessionEndpoint,
-        settings: LoopSettings,
-        workdir: Path,
-        session_dir: Path,
-        read_only: bool,
-    ) -> AgentCommand:
+    def build(self, launch: SessionLaunch) -> AgentCommand:
         """The rehearsal process with its script and MCP config as files (the config holds the credential)."""
-        stem = safe_file_stem(plan.session_id)
-        script = write_private_text(session_dir / f"{stem}.rehearsal.json", json.dumps(script_of(plan)))
-        config = write_mcp_config(session_dir, plan, endpoint)
+        script = session_file(launch, "rehearsal.json", json.dumps(script_of(launch.plan)))
+        config = write_mcp_config(launch)
         argv = [*rehearsal_command(), str(script), str(config)]
-        return AgentCommand(argv=argv, cwd=workdir, config_files=(config, script))
+        return AgentCommand(argv=argv, cwd=launch.workdir, config_files=(config, script))
 
     def parser(self) -> StreamParser:
         """Its output is Claude Code's stream-json."""

@@ -16,6 +16,7 @@ from ralph_desk.gui.panes.tasks.detail import TaskDetailData
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError
+from ralph_desk.store.mapping import summary_of
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -26,21 +27,6 @@ DETAIL_TOPICS = frozenset({"tasks", "comments", "signals", "sessions", "dependen
 CHOICE_TOPICS = frozenset({"features", "disciplines"})
 
 TranscriptOpener = Callable[[str], None]
-
-
-def summary_of(task: Task) -> TaskSummary:
-    """The summary of a full task."""
-    return TaskSummary(
-        id=task.id,
-        title=task.title,
-        status=task.status,
-        priority=task.priority,
-        feature=task.feature,
-        discipline=task.discipline,
-        origin=task.origin,
-        created_at=task.created_at,
-        updated_at=task.updated_at,
-    )
 
 
 class TasksWiring:

@@ -1,4 +1,7 @@
-"""A project made a git repository, and tasks put in review by real sessions' commits on their branches."""
+"""Work put in review the way the loop puts it there: sessions' edits committed on a task's branch.
+
+For the screenshots of the Reviews tab and the tests of reviewing; the project must be a git repository.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +12,11 @@ from pathlib import Path
 from ralph_desk.domain.enums import Recipe, TaskStatus, Verb
 from ralph_desk.services.container import Services
 from ralph_desk.vcs.worktrees import TaskWorktree
-from tests.support.git_changes import git
 
-__all__ = ["Edits", "make_git_project", "put_in_review", "run_session"]
+__all__ = ["Edits", "put_in_review", "run_session"]
 
 Edits = Mapping[str, str | bytes | None]
 """Files a session writes (text or bytes) or deletes (None), by path in the worktree."""
-
-
-def make_git_project(root: Path) -> None:
-    """Make the project folder a git repository on `main` with everything committed."""
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "The project as it was")
 
 
 def _write(folder: Path, edits: Edits) -> None:
@@ -29,19 +24,20 @@ def _write(folder: Path, edits: Edits) -> None:
         path = folder / name
         if content is None:
             path.unlink()
-        elif isinstance(content, bytes):
-            path.parent.mkdir(parents=True, exist_ok=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
             path.write_bytes(content)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content)
+            path.write_text(content, encoding="utf-8")
 
 
 def run_session(services: Services, task_id: int, number: int, edits: Edits, summary: str) -> TaskWorktree:
     """One finished session of a task: it edits files in the task's worktree and its work is committed."""
     task = services.tasks.get(task_id)
     worktree = services.workspaces.prepare(task.id, task.title)
-    assert worktree is not None, "the project is not a git repository"
+    if worktree is None:
+        raise ValueError(f"{services.paths.root} is not a git repository: no task worktree can be made")
     session_id = f"review-{task_id}-{number}"
     started = datetime.now(UTC) - timedelta(minutes=30 - number)
     before = services.workspaces.head(worktree)
@@ -59,9 +55,11 @@ def run_session(services: Services, task_id: int, number: int, edits: Edits, sum
 
 def put_in_review(services: Services, task_id: int, *sessions: tuple[Edits, str]) -> TaskWorktree:
     """Run these sessions (edits, summary) on a task, then put it in review as `done` does with the gate."""
-    worktree: TaskWorktree | None = None
-    for number, (edits, summary) in enumerate(sessions, start=1):
-        worktree = run_session(services, task_id, number, edits, summary)
-    assert worktree is not None, "a task in review has at least one session"
+    if not sessions:
+        raise ValueError("a task in review has at least one session")
+    worktrees = [
+        run_session(services, task_id, number, edits, summary)
+        for number, (edits, summary) in enumerate(sessions, start=1)
+    ]
     services.tasks.set_status(task_id, TaskStatus.IN_REVIEW.value)
-    return worktree
+    return worktrees[-1]
