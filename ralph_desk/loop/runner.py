@@ -416,6 +416,7 @@ class LoopRunner:
                 discipline=plan.discipline.name if plan.discipline else None,
                 feature=plan.feature.name if plan.feature else None,
                 head_before=git_before.head,
+                transcript_path=str(transcript.log_path),
             )
             self._emit(
                 LiveEvent(

@@ -258,8 +258,12 @@ class SessionService:
         feature: str | None = None,
         head_before: str | None = None,
         started_at: datetime | None = None,
+        transcript_path: str | None = None,
     ) -> AgentSession:
-        """Record that an agent session started (outcome `running`); `started_at` is now unless given."""
+        """Record that an agent session started (outcome `running`); `started_at` is now unless given.
+
+        `transcript_path` is where its transcript is being written (the window follows it as it grows).
+        """
         fields: SessionWrite = {
             "id": check.required_text("id", id, limit=MAX_ID_TEXT),
             "task_id": check.positive_int("task_id", task_id),
@@ -271,6 +275,7 @@ class SessionService:
             "discipline": check.text("discipline", discipline, limit=MAX_NAME),
             "feature": check.text("feature", feature, limit=MAX_NAME),
             "head_before": check.text("head_before", head_before, limit=MAX_HEAD),
+            "transcript_path": check.text("transcript_path", transcript_path, limit=MAX_PATH),
             "outcome": SessionOutcome.RUNNING.value,
             "started_at": _now() if started_at is None else check.moment("started_at", started_at),
         }

@@ -9,10 +9,10 @@ from PySide6.QtCore import QModelIndex, QSize, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QListView, QStackedWidget, QVBoxLayout, QWidget
 
 from ralph_desk.gui import fmt
-from ralph_desk.gui.models.stream import StreamLine, StreamModel
+from ralph_desk.gui.models.stream import StreamLine, StreamModel, line_of
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.empty_state import EmptyState
-from ralph_desk.loop.model import EventKind
+from ralph_desk.loop.model import EventKind, LiveEvent
 
 AT_END_SLACK = 4
 CLOCK_MS = 1000
@@ -107,6 +107,18 @@ class StreamView(QWidget):
             self._show_figures()
         if kind is not EventKind.STDERR:
             self._last_kind = kind
+
+    def show_event(self, event: LiveEvent) -> None:
+        """Count an event of the session in its figures and show its line."""
+        kind = event.kind
+        if kind is EventKind.TOOL_CALL:
+            self.count_tool_call()
+        elif kind is EventKind.ASSISTANT_TEXT:
+            self.count_message()
+        elif kind is EventKind.COST:
+            self.set_cost(float(event.data.get("cost_usd") or 0.0), int(event.data.get("turns") or 0))
+        self.note_kind(kind)
+        self.add(line_of(event))
 
     def add(self, line: StreamLine) -> None:
         """Show one more line (and count it)."""

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
 
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState
@@ -26,19 +26,20 @@ from ralph_desk.gui.models.stream import line_of
 from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.loop.running import RunningSession, RunningSessions
 from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, phase_of
+from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow, started_at
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
 from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
+from ralph_desk.loop.replay import TranscriptTail, replay
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.loop.start_summary import summarise_start
-from ralph_desk.project import ProjectConfig, ProjectError, contained, read_config, update_config
+from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui.loop")
 
 HISTORY_LIMIT = 200
-REPLAY_LIMIT = 2000
 STOP_WAIT_S = 15.0
 WAKE_TOPICS = frozenset({"tasks", "signals", "inbox"})
 HISTORY_TOPICS = frozenset({"sessions", "tasks"})
@@ -47,17 +48,10 @@ HUMAN_STOP = "stopped by the human"  # the runner's reason when the person stopp
 FileOpener = Callable[[str], bool]
 
 
-def replay(root: Path, path: Path, agent: str, limit: int = REPLAY_LIMIT) -> list[LiveEvent]:
-    """The live events of a finished session, read back from the agent's output in its transcript."""
-    parser = adapter_for(LoopSettings(agent=agent)).parser()
-    events: list[LiveEvent] = []
-    with contained.open_text(root, path) as lines:
-        for line in lines:
-            if line.startswith("{"):
-                events.extend(parser.feed(line.rstrip("\n")))
-            if len(events) >= limit:
-                break
-    return events[:limit]
+def _session_title(row: HistoryRow) -> str:
+    """`#4 Draw the chart` for a task's session, the recipe's name for a recipe run."""
+    session = row.session
+    return f"#{session.task_id} {row.task_title}".strip() if session.task_id else session.recipe
 
 
 def _project_key(section: str, root: str) -> str:
@@ -107,6 +101,8 @@ class LoopWiring(QObject):
         self.running_sessions = RunningSessions()
         self.start_dialog: StartLoopDialog | None = None
         self.stop_box: StopLoopBox | None = None
+        self.transcript_windows: dict[Path, TranscriptWindow] = {}
+        """The transcript windows open, by transcript file."""
         self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
         self._may_close = False
         self._after_session = False  # the person chose to stop once the current session ends
@@ -168,22 +164,56 @@ class LoopWiring(QObject):
             lambda: replay(paths.root, path, session.agent),
             [],
         )
-        task = f"#{session.task_id} {row.task_title}".strip() if session.task_id else session.recipe
         outcome = (session.outcome or "").replace("_", " ")
-        self.pane.stream.start_session(f"Past session — {task} ({outcome})", session.id)
+        self.pane.stream.start_session(f"Past session — {_session_title(row)} ({outcome})", session.id)
         for event in events:
-            self._stream_event(event)
+            self.pane.stream.show_event(event)
 
     def show_transcript(self, recorded: str) -> bool:
-        """Show the listed session with this transcript in the stream view; False while a loop runs."""
-        if self.running:
-            return False
+        """Show the listed session with this transcript; False when it is not listed.
+
+        While a loop runs (the stream view follows it), or while the session itself still runs, the
+        transcript opens in a window of its own that follows it as it grows.
+        """
         rows = self.pane.history.model.items
         row = next((row for row in rows if row.session.transcript_path == recorded), None)
         if row is None:
             return False
-        self.show_past_session(row)
+        if self.running or row.session.ended_at is None:
+            self.open_transcript_window(row)
+        else:
+            self.show_past_session(row)
         return True
+
+    def open_transcript_window(self, row: HistoryRow) -> None:
+        """Show a session's transcript in a window of its own (raised again when it is open already)."""
+        session = row.session
+        paths = self.services.paths
+        try:
+            path = paths.transcript(session.transcript_path or "")
+        except ProjectError as error:
+            self.actions.fail(f"Could not show the transcript: {error}")
+            return
+        shown = self.transcript_windows.get(path)
+        if shown is not None:
+            shown.raise_()
+            shown.activateWindow()
+            return
+        if not path.is_file():
+            self.actions.fail(f"Could not show the transcript: {path} is not there (any more).")
+            return
+        live = session.ended_at is None
+        window = TranscriptWindow(
+            TranscriptTail(paths.root, path, session.agent),
+            _session_title(row),
+            session.id,
+            started=started_at(session.started_at) if live else None,
+            parent=self.pane,
+        )
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        window.finished.connect(lambda _result: self.transcript_windows.pop(path, None))
+        self.transcript_windows[path] = window
+        window.show()
 
     def _show_transcript_or_open(self, recorded: str) -> None:
         if not self.show_transcript(recorded):
@@ -434,7 +464,7 @@ class LoopWiring(QObject):
                 running.ended(event.session_id or "")
                 self._show_running()
             return
-        self._stream_event(event)
+        self.pane.stream.show_event(event)
         if kind is EventKind.SESSION_ENDED:
             self.pane.stream.end_session()
             following = running.ended(event.session_id or "")
@@ -450,19 +480,6 @@ class LoopWiring(QObject):
         followed = running.sessions.get(running.followed) if running.followed else None
         task = " · ".join(filter(None, [followed.title if followed else "", running.others()]))
         self._show(replace(self._status_view(self._active_phase()), task=task))
-
-    def _stream_event(self, event: LiveEvent) -> None:
-        """Count an event in the session's figures and show its line."""
-        kind = event.kind
-        stream = self.pane.stream
-        if kind is EventKind.TOOL_CALL:
-            stream.count_tool_call()
-        elif kind is EventKind.ASSISTANT_TEXT:
-            stream.count_message()
-        elif kind is EventKind.COST:
-            stream.set_cost(float(event.data.get("cost_usd") or 0.0), int(event.data.get("turns") or 0))
-        stream.note_kind(kind)
-        self.pane.add_line(line_of(event))
 
     def _on_state(self, event: LiveEvent) -> None:
         phase = phase_of(LoopState(event.text))

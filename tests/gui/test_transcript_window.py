@@ -1,0 +1,125 @@
+"""A session's transcript opens in the window, rendered as the live view renders it, as it grows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import qasync
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.domain.enums import SessionOutcome
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.loop.transcript_window import ENDED, FOLLOWING, TranscriptWindow
+from ralph_desk.loop.model import EventKind
+from ralph_desk.services.container import Services
+from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
+from tests.gui.test_rehearsal_loop import REHEARSAL_MS, in_session
+
+__all__ = ["embedded", "loop_window", "qt_loop"]
+
+WAIT_MS = 5000
+
+
+def said(text: str) -> str:
+    """One line of Claude Code's stream-json output: the assistant says `text`."""
+    return json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+
+
+def texts(window: TranscriptWindow) -> list[str]:
+    return [line.text for line in window.stream.model.lines if line.kind is EventKind.ASSISTANT_TEXT]
+
+
+def only_window(main: MainWindow) -> TranscriptWindow:
+    (shown,) = wiring(main).transcript_windows.values()
+    return shown
+
+
+def test_a_running_sessions_transcript_shows_lines_as_they_are_written_until_the_session_ends(
+    qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
+) -> None:
+    log = services.paths.logs_dir / "20261126-150000_task-7.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"# 15:00:00 note              session started\n{said('Reading the tide tables.')}\n")
+    services.sessions.start_session("s-live", 7, "task_execution", "claude", transcript_path=str(log))
+    qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-live") is not None, timeout=WAIT_MS)
+
+    assert wiring(window).show_transcript(str(log))
+
+    shown = only_window(window)
+    assert shown.isVisible() and texts(shown) == ["Reading the tide tables."]
+    assert shown.status.text() == FOLLOWING and shown.stream.figures.started is not None
+    with log.open("a", encoding="utf-8") as writing:
+        writing.write(said("Half a line is not shown"))  # the agent is still writing this line
+        writing.flush()
+        qtbot.waitUntil(lambda: shown.tail.offset == log.stat().st_size, timeout=WAIT_MS)
+        assert texts(shown) == ["Reading the tide tables."]
+        writing.write(f"\n{said('Drawing the chart.')}\n")
+    qtbot.waitUntil(lambda: len(texts(shown)) == 3, timeout=WAIT_MS)
+    assert texts(shown)[1:] == ["Half a line is not shown", "Drawing the chart."]
+    assert shown.stream.figures.messages == 3
+    log.with_suffix(".json").write_text("{}\n")
+    qtbot.waitUntil(lambda: shown.status.text() == ENDED, timeout=WAIT_MS)
+    assert not shown.following and shown.stream.figures.started is None
+    assert opened_files == []
+
+
+def test_showing_the_same_transcript_again_raises_its_window(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    log = services.paths.logs_dir / "20261126-150500_task-7.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(said("Hello.") + "\n")
+    services.sessions.start_session("s-again", 7, "task_execution", "claude", transcript_path=str(log))
+    qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-again") is not None, timeout=WAIT_MS)
+    assert wiring(window).show_transcript(str(log))
+    first = only_window(window)
+
+    assert wiring(window).show_transcript(str(log))
+
+    assert only_window(window) is first
+    first.close()
+    assert wiring(window).transcript_windows == {}
+
+
+@pytest.mark.slow
+def test_show_transcript_while_the_loop_runs_opens_the_window_not_the_file(
+    qtbot: QtBot,
+    qt_loop: qasync.QEventLoop,
+    loop_window: MainWindow,
+    services: Services,
+    opened_files: list[str],
+) -> None:
+    history = loop_window.loop.history
+    loop_window.loop.start.click()
+    in_session(qtbot, loop_window)
+    running = next(s for s in services.sessions.list(limit=5) if s.outcome == SessionOutcome.RUNNING.value)
+    assert running.transcript_path  # written from the session's start on
+    qtbot.waitUntil(lambda: history.model.row_of(running.id) is not None, timeout=WAIT_MS)
+    row = history.model.row_of(running.id)
+    assert row is not None
+    history.table.selectRow(row)
+
+    history.show_button.click()
+
+    shown = only_window(loop_window)
+    assert shown.isVisible() and opened_files == []
+    qtbot.waitUntil(lambda: shown.status.text() == ENDED, timeout=REHEARSAL_MS)
+    kinds = {line.kind for line in shown.stream.model.lines}
+    assert {EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL, EventKind.TOOL_RESULT} <= kinds
+    finish(qtbot, qt_loop, wiring(loop_window).shutdown(), timeout=REHEARSAL_MS)
+
+
+def test_a_transcript_outside_the_logs_folder_is_refused(
+    qtbot: QtBot, window: MainWindow, services: Services, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.log"
+    outside.write_text(said("Not ours.") + "\n")
+    services.sessions.start_session("s-outside", 7, "task_execution", "claude", transcript_path=str(outside))
+    qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-outside") is not None, timeout=WAIT_MS)
+
+    assert wiring(window).show_transcript(str(outside))
+
+    assert wiring(window).transcript_windows == {}
+    assert window.message_bar.isVisible() and "Could not show the transcript" in window.message_bar.text
