@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_desk.mcp_server import clients
+from ralph_desk.mcp_server import clients, collection
 from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths, contained
 
 if TYPE_CHECKING:
@@ -88,6 +88,11 @@ def run_mcp(
     A folder with no `.ralph/` is served too (the `ide` recipe's init and validate), so that an IDE
     can make it a project with ralph_init.
     """
+    with collection.paused_while_starting():  # resumed when serving starts
+        return _serve(args, make_loop)
+
+
+def _serve(args: argparse.Namespace, make_loop: Callable[[ServicesOnFirstUse], LoopControl] | None) -> int:
     # The SDK takes most of a second to import; only this command pays for it.
     from ralph_desk.domain.session import ContextError
     from ralph_desk.mcp_server.calllog import beside

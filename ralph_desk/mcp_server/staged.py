@@ -17,6 +17,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR
 
+from ralph_desk.mcp_server import collection
 from ralph_desk.services.opening import ServicesOnFirstUse
 
 log = logging.getLogger("ralph_desk.mcp")
@@ -45,6 +46,7 @@ class OpenStoreBehind:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if self._opening is None and not self.services.paths.ralph.is_dir():
             # No project yet: opening would create a database in a folder ralph_init has not made.
+            collection.resume()
             return await call_next(ctx)
         # Not on `initialize` itself, so that the worker does not slow down the handshake's answer.
         if ctx.method != "initialize" and self._opening is None:
@@ -55,6 +57,8 @@ class OpenStoreBehind:
                 await anyio.to_thread.run_sync(self.services)
             except Exception as error:  # told to every request that needs the store
                 raise MCPError(INTERNAL_ERROR, f"opening the project's database failed: {error}") from None
+            finally:
+                collection.resume()  # the opening thread may not have reached its own resume yet
         return await call_next(ctx)
 
     def _open(self) -> None:
@@ -62,3 +66,5 @@ class OpenStoreBehind:
             self.services()
         except Exception:  # kept by `services`: each request needing the store is told why
             log.exception("opening the project's database failed")
+        finally:
+            collection.resume()  # start-up ends with the store open

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 
 from ralph_desk.domain.session import SessionContext
+from ralph_desk.mcp_server import collection
 from ralph_desk.mcp_server.calllog import open_log, stamped
 from ralph_desk.project import ProjectPaths
 from ralph_desk.project.logs import remember_log_file
@@ -176,4 +177,5 @@ def serve_http(
             await loop.client_gone(now=True)  # no agent outlives the server
         await http.stop()
 
+    collection.resume()
     asyncio.run(main())

@@ -137,3 +137,21 @@ def test_a_session_for_a_task_still_opens_the_database_before_it_answers(project
     )
     assert run.returncode == 1 and "upgrade ralph-desk" in run.stderr
     assert run.stdout == "", "a session whose tools depend on the database must not answer without it"
+
+
+@pytest.mark.slow
+def test_garbage_collection_resumes_once_the_store_is_open_with_start_up_frozen(
+    project: ProjectPaths, tmp_path: Path
+) -> None:
+    stderr = tmp_path / "stderr.txt"
+    with spoken_to(project, stderr) as wire:
+        wire.send(INITIALIZE)
+        assert "result" in wire.answer(1, timeout=60)
+        assert "start-up over" not in stderr.read_text(), "the collector resumed before the store was open"
+        wire.send(INITIALIZED, GET_TASK)
+        assert wire.answer(4)["result"]["structuredContent"]["title"] == "Write the parser"
+        resumed = [line for line in stderr.read_text().splitlines() if "start-up over" in line]
+        assert len(resumed) == 1, stderr.read_text()
+        frozen = int(resumed[0].split("start-up over: ")[1].split()[0])
+        assert frozen > 10_000, resumed
+        assert wire.close() == 0
