@@ -13,6 +13,12 @@ from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.domain.tools import MAX_SESSION_ID
 
 
+def safe_file_stem(session_id: str) -> str:
+    """A session id made safe to use as a file name (no separators, no leading dot)."""
+    stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in session_id)[:120].lstrip(".")
+    return stem or "session"
+
+
 class ContextError(ValueError):
     """A session context that cannot be used; the server refuses to start on one (fail closed)."""
 

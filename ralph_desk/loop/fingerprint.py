@@ -15,17 +15,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from ralph_desk.loop.git import status_entries
 from ralph_desk.project import ProjectError, contained
 from ralph_desk.services.container import Services
 from ralph_desk.store.fingerprint import content_fingerprint
+from ralph_desk.vcs.run import GitError, run
 
 log = logging.getLogger("ralph_desk.loop")
 
-GIT_TIMEOUT_S = 60
 MISSING = b"\0missing"
 
 
@@ -71,29 +71,31 @@ def _tree_state(toplevel: Path, excluded: bytes | None) -> bytes:
         head = _git(toplevel, "rev-parse", "--verify", "--quiet", "HEAD").strip()
     except _GitFailed:
         head = b"(no commits yet)"
-    status = _git(toplevel, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    entries = [entry for entry in _status_entries(status) if not _is_excluded(entry[1], excluded)]
+    status = _git_text(toplevel, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    entries = [
+        (code.encode(), _bytes(path), _bytes(original)) for code, path, original in status_entries(status)
+    ]
+    entries = [entry for entry in entries if not _is_excluded(entry[1], excluded)]
     hashes = _content_hashes(toplevel, [path for _, path, _ in entries])
     parts = [b"HEAD " + head]
     parts.extend(b"\0".join((code, path, original, hashes[path])) for code, path, original in entries)
     return b"\n".join(parts)
 
 
-def _git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
+def _git_text(cwd: Path, *args: str, stdin: str | None = None) -> str:
     try:
-        result = subprocess.run(
-            ["git", "--no-optional-locks", *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise _GitFailed(f"git {args[0]}: {error}") from error
-    if result.returncode != 0:
-        raise _GitFailed(f"git {args[0]} exited with {result.returncode}")
-    return result.stdout
+        return run(cwd, "--no-optional-locks", *args, stdin=stdin).stdout
+    except GitError as error:
+        raise _GitFailed(str(error)) from error
+
+
+def _git(cwd: Path, *args: str) -> bytes:
+    return _bytes(_git_text(cwd, *args))
+
+
+def _bytes(text: str) -> bytes:
+    """Git's own bytes: the one git runner reads its output as UTF-8 with surrogateescape."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 def _excluded_prefix(toplevel: Path, exclude: Path | None) -> bytes | None:
@@ -111,24 +113,6 @@ def _is_excluded(path: bytes, prefix: bytes | None) -> bool:
     return prefix is not None and (path == prefix or path.startswith(prefix + b"/"))
 
 
-def _status_entries(status: bytes) -> list[tuple[bytes, bytes, bytes]]:
-    """`(XY, path, original path)` per entry of `git status --porcelain=v1 -z` (original only for renames)."""
-    entries: list[tuple[bytes, bytes, bytes]] = []
-    fields = status.split(b"\0")
-    index = 0
-    while index < len(fields):
-        field = fields[index]
-        index += 1
-        if len(field) < 4:
-            continue
-        code, path, original = field[:2], field[3:], b""
-        if b"R" in code or b"C" in code:
-            original = fields[index] if index < len(fields) else b""
-            index += 1
-        entries.append((code, path, original))
-    return entries
-
-
 def _content_hashes(toplevel: Path, paths: Sequence[bytes]) -> dict[bytes, bytes]:
     """Each path's blob hash as git computes it; MISSING for a path that is not a file (deleted)."""
     hashes = dict.fromkeys(paths, MISSING)
@@ -136,8 +120,8 @@ def _content_hashes(toplevel: Path, paths: Sequence[bytes]) -> dict[bytes, bytes
     # --stdin-paths reads one path per line: a name with a newline is hashed here instead.
     listed = [path for path in files if b"\n" not in path]
     if listed:
-        output = _git(toplevel, "hash-object", "--stdin-paths", stdin=b"".join(p + b"\n" for p in listed))
-        blobs = output.split()
+        names = "".join(path.decode("utf-8", "surrogateescape") + "\n" for path in listed)
+        blobs = _git_text(toplevel, "hash-object", "--stdin-paths", stdin=names).encode().split()
         if len(blobs) != len(listed):
             raise _GitFailed(f"git hash-object gave {len(blobs)} hashes for {len(listed)} files")
         hashes.update(zip(listed, blobs, strict=True))

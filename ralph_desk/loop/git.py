@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.loop import filetree
-
-GIT_TIMEOUT_S = 60
+from ralph_desk.vcs.run import GitError, run
 
 
 @dataclass(frozen=True)
@@ -31,24 +30,15 @@ class GitState:
 
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    # surrogateescape keeps file names that are not UTF-8 round-trippable instead of failing on them.
-    return subprocess.run(
-        ["git", "--no-optional-locks", *args],
-        cwd=repo,
-        input=stdin,
-        capture_output=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        timeout=GIT_TIMEOUT_S,
-        check=False,
-    )
+    """`git args` through the one git runner (any exit code: the caller reads it); no optional locks."""
+    return run(repo, "--no-optional-locks", *args, stdin=stdin, ok_codes=None)
 
 
 def is_repository(repo: Path) -> bool:
     """Whether `repo` is inside a git work tree."""
     try:
         result = _git(repo, "rev-parse", "--is-inside-work-tree")
-    except (OSError, subprocess.TimeoutExpired):
+    except GitError:
         return False
     return result.returncode == 0 and result.stdout.strip() == "true"
 
@@ -57,30 +47,39 @@ def tracked_files(repo: Path) -> int:
     """How many files git tracks in `repo` outside `.ralph/` (0 outside a repository)."""
     try:
         result = _git(repo, "ls-files", "-z")
-    except (OSError, subprocess.TimeoutExpired):
+    except GitError:
         return 0
     if result.returncode != 0:
         return 0
     return sum(1 for path in result.stdout.split("\0") if path and not path.startswith(".ralph/"))
 
 
-def _dirty(repo: Path) -> frozenset[str]:
-    result = _git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    paths: set[str] = set()
-    entries = result.stdout.split("\0")
+def status_entries(status: str) -> list[tuple[str, str, str]]:
+    """`(XY, path, original path)` per entry of `git status --porcelain=v1 -z` (original only for renames)."""
+    entries: list[tuple[str, str, str]] = []
+    fields = status.split("\0")
     index = 0
-    while index < len(entries):
-        entry = entries[index]
+    while index < len(fields):
+        field = fields[index]
         index += 1
-        if len(entry) < 4:
+        if len(field) < 4:
             continue
-        status, path = entry[:2], entry[3:]
-        if path.startswith(".ralph/"):
-            continue
-        paths.add(path)
-        if "R" in status or "C" in status:
+        code, path, original = field[:2], field[3:], ""
+        if "R" in code or "C" in code:
+            original = fields[index] if index < len(fields) else ""
             index += 1  # the rename's source path follows as its own entry
-    return frozenset(paths)
+        entries.append((code, path, original))
+    return entries
+
+
+def status(repo: Path) -> str:
+    """`git status --porcelain=v1 -z` of every file, untracked ones too."""
+    return _git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all").stdout
+
+
+def _dirty(repo: Path) -> frozenset[str]:
+    entries = status_entries(status(repo))
+    return frozenset(path for _, path, _ in entries if not path.startswith(".ralph/"))
 
 
 def state(repo: Path) -> GitState:

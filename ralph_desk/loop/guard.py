@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from ralph_desk.domain.session import safe_file_stem
 from ralph_desk.loop import git
-from ralph_desk.loop.agents.base import safe_file_stem
 from ralph_desk.project import contained
 
 PUT_ASIDE_DIR = "put-aside"

@@ -85,6 +85,22 @@ class ToolCall(Generic[ArgsT]):
             return None
         return [self.inside_root(f"{field}[{index}]", path) for index, path in enumerate(paths)]
 
+    def paths_inside_root(self, fields: Sequence[str]) -> ArgsT:
+        """The arguments, with each given path list of `fields` refused if a path leads outside the root."""
+        paths = {
+            field: self.all_inside_root(field, getattr(self.args, field, None))
+            for field in fields
+            if getattr(self.args, field, None) is not None
+        }
+        return self.args.model_copy(update=paths)
+
+    def require_changes(self, key: str) -> None:
+        """Refuse an update that names its record (`key`) but no field to change."""
+        if not self.changes(key):
+            fields = [name for name in type(self.args).model_fields if name != key]
+            shown = {key: getattr(self.args, key)}
+            raise InvalidValueError("arguments", shown, "at least one of " + ", ".join(fields))
+
 
 class StructuredToolError(ServiceError):
     """A refusal sent as seed 003's structured error: the tool error's whole text is JSON."""

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 from ralph_desk.domain.endpoints import SessionEndpoint
-from ralph_desk.domain.session import SessionContext
+from ralph_desk.domain.session import SessionContext, safe_file_stem
 from ralph_desk.mcp_server.auth import SessionTokens
 from ralph_desk.mcp_server.binding import LoopControl
 from ralph_desk.mcp_server.calllog import in_project
@@ -66,7 +66,7 @@ class EmbeddedMcp:
         if context.session_id:
             write_private_json(
                 paths,
-                paths.sessions_dir / f"{_safe(context.session_id)}.json",
+                paths.sessions_dir / f"{safe_file_stem(context.session_id)}.json",
                 {**document, "token": endpoint.token},
             )
         log.info("session %s opened (%s, task %s)", context.session_id, context.recipe.value, context.task_id)
@@ -78,13 +78,9 @@ class EmbeddedMcp:
         session_id = endpoint.context.session_id
         if session_id:
             paths = self.services.paths
-            path = paths.sessions_dir / f"{_safe(session_id)}.json"
+            path = paths.sessions_dir / f"{safe_file_stem(session_id)}.json"
             if path.exists():
                 write_private_json(
                     paths, path, {**endpoint.context.to_json(), "url": endpoint.url, "revoked": True}
                 )
         log.info("session %s closed", session_id)
-
-
-def _safe(session_id: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in session_id)[:120]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from ralph_desk.domain.records import Discipline
-from ralph_desk.store import mapping
+from ralph_desk.store import mapping, named
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import DisciplineRow, TaskRow
 from ralph_desk.store.writes import DisciplineWrite, assign, checked
@@ -17,12 +17,12 @@ def _row(unit: UnitOfWork, name: str) -> DisciplineRow | None:
 
 def names(unit: UnitOfWork) -> list[str]:
     """Every discipline name, sorted."""
-    return list(unit.session.scalars(select(DisciplineRow.name).order_by(DisciplineRow.name)))
+    return named.names(unit, DisciplineRow)
 
 
 def id_of(unit: UnitOfWork, name: str) -> int | None:
     """The id of a discipline, by name."""
-    return unit.session.scalar(select(DisciplineRow.id).where(DisciplineRow.name == name))
+    return named.id_of(unit, DisciplineRow, name)
 
 
 def list_all(unit: UnitOfWork) -> list[Discipline]:
@@ -72,13 +72,7 @@ def tasks_using(unit: UnitOfWork, name: str, limit: int = 20) -> list[int]:
 
 def delete(unit: UnitOfWork, name: str) -> bool:
     """Remove a discipline (the caller checks that no task uses it)."""
-    row = _row(unit, name)
-    if row is None:
-        return False
-    unit.session.delete(row)
-    unit.session.flush()
-    unit.touch("disciplines", row.id)
-    return True
+    return named.delete(unit, _row(unit, name), "disciplines")
 
 
 def count(unit: UnitOfWork) -> int:

@@ -9,7 +9,7 @@ from sqlalchemy import update as update_rows
 from sqlalchemy.orm import selectinload
 
 from ralph_desk.domain.records import Feature, FeatureLearning
-from ralph_desk.store import mapping
+from ralph_desk.store import mapping, named
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import FeatureLearningRow, FeatureRow, TaskRow, utcnow
 from ralph_desk.store.writes import FeatureWrite, LearningWrite, assign, checked
@@ -23,12 +23,12 @@ def _row(unit: UnitOfWork, name: str) -> FeatureRow | None:
 
 def names(unit: UnitOfWork) -> list[str]:
     """Every feature name, sorted."""
-    return list(unit.session.scalars(select(FeatureRow.name).order_by(FeatureRow.name)))
+    return named.names(unit, FeatureRow)
 
 
 def id_of(unit: UnitOfWork, name: str) -> int | None:
     """The id of a feature, by name."""
-    return unit.session.scalar(select(FeatureRow.id).where(FeatureRow.name == name))
+    return named.id_of(unit, FeatureRow, name)
 
 
 def list_all(unit: UnitOfWork) -> list[Feature]:
@@ -78,13 +78,7 @@ def tasks_using(unit: UnitOfWork, name: str, limit: int = 20) -> list[int]:
 
 def delete(unit: UnitOfWork, name: str) -> bool:
     """Remove a feature (the caller checks that no task uses it)."""
-    row = _row(unit, name)
-    if row is None:
-        return False
-    unit.session.delete(row)
-    unit.session.flush()
-    unit.touch("features", row.id)
-    return True
+    return named.delete(unit, _row(unit, name), "features")
 
 
 _LEARNINGS = FeatureLearningRow.metadata.tables[FeatureLearningRow.__tablename__]

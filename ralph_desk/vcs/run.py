@@ -38,9 +38,9 @@ def run(
     *args: str,
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
-    ok_codes: tuple[int, ...] = (0,),
+    ok_codes: tuple[int, ...] | None = (0,),
 ) -> subprocess.CompletedProcess[str]:
-    """Run `git args` in `repo`; GitError unless its exit code is one of `ok_codes`."""
+    """Run `git args` in `repo`; GitError unless its exit code is one of `ok_codes` (None: any, read it)."""
     if not repo.is_dir():
         raise GitError(args, 2, f"{repo}: no such folder")
     try:
@@ -59,7 +59,7 @@ def run(
         raise GitError(args, 127, "the git program is not installed (or not on PATH)") from None
     except subprocess.TimeoutExpired:
         raise GitError(args, -1, f"no answer within {GIT_TIMEOUT_S} s") from None
-    if result.returncode not in ok_codes:
+    if ok_codes is not None and result.returncode not in ok_codes:
         raise GitError(args, result.returncode, result.stderr)
     return result
 

@@ -91,3 +91,12 @@ def changes(db: Database) -> Iterator[list[Change]]:
 def topics(changes: list[Change]) -> set[str]:
     """The topics of some change notices."""
     return {change.topic for change in changes}
+
+
+@pytest.fixture
+def heard(db: Database) -> Iterator[list[Change]]:
+    """Every change notice published from here on."""
+    seen: list[Change] = []
+    unsubscribe = db.subscribe(seen.extend)
+    yield seen
+    unsubscribe()

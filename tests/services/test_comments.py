@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -13,7 +12,6 @@ from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
 from ralph_desk.services.features import FeatureService
 from ralph_desk.services.tasks import TaskService
-from ralph_desk.store.database import Database
 
 
 @pytest.fixture
@@ -26,14 +24,6 @@ def task(features: FeatureService, disciplines: DisciplineService, tasks: TaskSe
 @pytest.fixture
 def other_task(tasks: TaskService, task: Task) -> Task:
     return tasks.create("core", "backend", "Write the docs")
-
-
-@pytest.fixture
-def heard(db: Database) -> Iterator[list[Change]]:
-    seen: list[Change] = []
-    unsubscribe = db.subscribe(seen.extend)
-    yield seen
-    unsubscribe()
 
 
 def test_an_added_comment_keeps_its_author_body_discipline_and_priority(

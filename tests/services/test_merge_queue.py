@@ -11,23 +11,19 @@ import pytest
 from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import MergeStrategy, TaskStatus, Verb
 from ralph_desk.domain.records import Task
-from ralph_desk.project import init_project, update_config
+from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeQueue, queue_for
 from ralph_desk.services.reviews import ReviewError
-from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
+from tests.support.git_repo import fsck_ok, git
+from tests.support.review_project import open_review_project
 
 WAIT_S = 60
 
 
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[Services]:
-    root = make_repo(tmp_path / "repo", {"README.md": "# tides\n"})
-    paths = init_project(root, title="Merge queue")
-    commit_all(root, "ralph-desk project")
-    services = Services.open(paths)
-    services.features.create("core", "Core")
-    services.disciplines.create("backend", "Backend", "server", "#336699")
+    services = open_review_project(tmp_path / "repo", {"README.md": "# tides\n"}, "Merge queue")
     yield services
     services.close()
 

@@ -13,19 +13,15 @@ from ralph_desk.project import init_project, update_config, validate_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError
 from ralph_desk.services.reviews import CommentDraft, ReviewError
-from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
+from tests.support.git_repo import fsck_ok, git
+from tests.support.review_project import open_review_project
 
 START = {"app.py": "def greet():\n    return 'hello'\n", "notes.txt": "one\ntwo\nthree\n"}
 
 
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[Services]:
-    root = make_repo(tmp_path / "repo", START)
-    paths = init_project(root, title="Reviews")
-    commit_all(root, "ralph-desk project")
-    services = Services.open(paths)
-    services.features.create("core", "Core")
-    services.disciplines.create("backend", "Backend", "server", "#336699")
+    services = open_review_project(tmp_path / "repo", START, "Reviews")
     yield services
     services.close()
 

@@ -47,15 +47,6 @@ def project(db: Database) -> None:
 
 
 @pytest.fixture
-def heard(db: Database) -> Iterator[list[Change]]:
-    """Every change notice published from here on."""
-    seen: list[Change] = []
-    unsubscribe = db.subscribe(seen.extend)
-    yield seen
-    unsubscribe()
-
-
-@pytest.fixture
 def make(tasks: TaskService) -> Callable[..., Task]:
     """Create a task in core/backend, with any field overridden."""
 

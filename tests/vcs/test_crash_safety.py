@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
-from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
-from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
+from tests.support.git_repo import fsck_ok, git
+from tests.support.review_project import open_review_project
 
 REACH_TIMEOUT_S = 120.0
 # A `git` that runs the real one, except at the step named by RALPH_TEST_STOP_AT: there it says so in a
@@ -51,12 +51,7 @@ COMMIT = (
 
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[Services]:
-    root = make_repo(tmp_path / "repo", {"app.py": "old\n", "notes.txt": "keep\n"})
-    paths = init_project(root, title="Crash")
-    commit_all(root, "ralph-desk project")
-    services = Services.open(paths)
-    services.features.create("core", "Core")
-    services.disciplines.create("backend", "Backend", "server", "#336699")
+    services = open_review_project(tmp_path / "repo", {"app.py": "old\n", "notes.txt": "keep\n"}, "Crash")
     yield services
     services.close()
 

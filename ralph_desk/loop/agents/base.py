@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.records import Discipline, McpServerSpec
+from ralph_desk.domain.session import safe_file_stem
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.project import contained
@@ -97,12 +98,6 @@ def locate_program(label: str, program: str, given: tuple[str, str] | None, inst
         f"{label} was not found: no executable `{program}` on PATH ({search_path_text()}); "
         f"install it ({install}) or {how}"
     )
-
-
-def safe_file_stem(session_id: str) -> str:
-    """A session id made safe to use as a file name (no separators, no leading dot)."""
-    stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in session_id)[:120].lstrip(".")
-    return stem or "session"
 
 
 def write_private_text(path: Path, text: str) -> Path:

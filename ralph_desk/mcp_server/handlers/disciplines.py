@@ -6,7 +6,6 @@ from typing import Any
 
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import DisciplineDetail, DisciplineList
-from ralph_desk.services.errors import InvalidValueError
 
 
 @handles("list_disciplines")
@@ -30,7 +29,5 @@ def create_discipline(call: ToolCall[Any]) -> DisciplineDetail:
 @handles("update_discipline")
 def update_discipline(call: ToolCall[Any]) -> DisciplineDetail:
     """The discipline after changing the fields the caller gave."""
-    if not call.changes("name"):
-        fields = [name for name in type(call.args).model_fields if name != "name"]
-        raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
+    call.require_changes("name")
     return DisciplineDetail.model_validate(call.services.disciplines.update_input(call.args))

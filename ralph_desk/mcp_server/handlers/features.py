@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from ralph_desk.domain.tools import CreateFeatureInput, UpdateFeatureInput
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import ContextFiles, FeatureDetail, FeatureList, LearningAdded
-from ralph_desk.services.errors import InvalidValueError
 
 PATH_FIELDS = ("knowledge_paths", "context_files")
-
-Args = TypeVar("Args", CreateFeatureInput, UpdateFeatureInput)
-
-
-def _inside_root(call: ToolCall[Args]) -> Args:
-    """The arguments, with every path list refused if a path leads outside the project root."""
-    paths = {
-        field: call.all_inside_root(field, getattr(call.args, field))
-        for field in PATH_FIELDS
-        if getattr(call.args, field) is not None
-    }
-    return call.args.model_copy(update=paths)
 
 
 @handles("list_features")
@@ -39,16 +25,18 @@ def get_feature(call: ToolCall[Any]) -> FeatureDetail:
 @handles("create_feature")
 def create_feature(call: ToolCall[Any]) -> FeatureDetail:
     """The new feature."""
-    return FeatureDetail.model_validate(call.services.features.create_input(_inside_root(call)))
+    return FeatureDetail.model_validate(
+        call.services.features.create_input(call.paths_inside_root(PATH_FIELDS))
+    )
 
 
 @handles("update_feature")
 def update_feature(call: ToolCall[Any]) -> FeatureDetail:
     """The feature after changing the fields the caller gave."""
-    if not call.changes("name"):
-        fields = [name for name in type(call.args).model_fields if name != "name"]
-        raise InvalidValueError("arguments", {"name": call.args.name}, "at least one of " + ", ".join(fields))
-    return FeatureDetail.model_validate(call.services.features.update_input(_inside_root(call)))
+    call.require_changes("name")
+    return FeatureDetail.model_validate(
+        call.services.features.update_input(call.paths_inside_root(PATH_FIELDS))
+    )
 
 
 @handles("append_feature_learning")

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from ralph_desk.domain.enums import TaskStatus
-from ralph_desk.domain.tools import CreateTaskInput, EnrichTaskInput, UpdateTaskInput
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import TaskBrief, TaskDetail, TaskList
-from ralph_desk.services.errors import ConflictError, InvalidValueError
+from ralph_desk.services.errors import ConflictError
 
 PATH_FIELDS = ("context_files", "output_artifacts")
-
-Args = TypeVar("Args", CreateTaskInput, UpdateTaskInput, EnrichTaskInput)
-
-
-def _inside_root(call: ToolCall[Args]) -> Args:
-    """The arguments, with every path list refused if a path leads outside the project root."""
-    paths = {
-        field: call.all_inside_root(field, getattr(call.args, field))
-        for field in PATH_FIELDS
-        if getattr(call.args, field, None) is not None
-    }
-    return call.args.model_copy(update=paths)
 
 
 @handles("list_tasks")
@@ -51,16 +38,14 @@ def get_task(call: ToolCall[Any]) -> TaskDetail:
 @handles("create_task")
 def create_task(call: ToolCall[Any]) -> TaskDetail:
     """A new task, draft or pending."""
-    return TaskDetail.model_validate(call.services.tasks.create_input(_inside_root(call)))
+    return TaskDetail.model_validate(call.services.tasks.create_input(call.paths_inside_root(PATH_FIELDS)))
 
 
 @handles("update_task")
 def update_task(call: ToolCall[Any]) -> TaskDetail:
     """The task after changing the fields the caller gave."""
-    if not call.changes("id"):
-        fields = [name for name in type(call.args).model_fields if name != "id"]
-        raise InvalidValueError("arguments", {"id": call.args.id}, "at least one of " + ", ".join(fields))
-    return TaskDetail.model_validate(call.services.tasks.update_input(_inside_root(call)))
+    call.require_changes("id")
+    return TaskDetail.model_validate(call.services.tasks.update_input(call.paths_inside_root(PATH_FIELDS)))
 
 
 @handles("set_task_status")
@@ -79,4 +64,4 @@ def set_task_status(call: ToolCall[Any]) -> TaskBrief:
 @handles("enrich_task")
 def enrich_task(call: ToolCall[Any]) -> TaskDetail:
     """The draft task with its pseudocode, now pending."""
-    return TaskDetail.model_validate(call.services.tasks.enrich_input(_inside_root(call)))
+    return TaskDetail.model_validate(call.services.tasks.enrich_input(call.paths_inside_root(PATH_FIELDS)))

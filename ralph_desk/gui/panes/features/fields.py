@@ -16,26 +16,22 @@ from ralph_desk.domain.records import Feature
 from ralph_desk.gui import fmt
 from ralph_desk.gui.panes.features.lists import CheckList, PathListEditor
 from ralph_desk.gui.widgets.common import button, label
-from ralph_desk.gui.widgets.form import cleaned, editor_form, field_pair, text_box
+from ralph_desk.gui.widgets.form import EditForm, cleaned, editor_form, field_pair, text_box
 from ralph_desk.gui.widgets.layout import scroller
 
 ACRONYM_LIMIT = 16
 TEXT_HEIGHTS = {"description": 84, "architecture": 84, "boundaries": 62}
 
 
-class FeatureFields(QWidget):
+class FeatureFields(EditForm):
     """Every editable field of a feature; Save sends only what changed."""
 
     sig_save_requested = Signal(str, object)
     """Save these changes (a dict of field → value, as `features.update` takes them) to the feature."""
-    sig_dirty_changed = Signal(bool)
-    """Whether the fields differ from the feature as loaded."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.feature: Feature | None = None
-        self._dirty = False
-        self._loading = False
         self.display_name = QLineEdit()
         self.acronym = QLineEdit()
         self.acronym.setMaxLength(ACRONYM_LIMIT)
@@ -97,11 +93,6 @@ class FeatureFields(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(area, 1)
         layout.addLayout(actions)
-
-    @property
-    def dirty(self) -> bool:
-        """Whether the person changed a field since the feature was loaded."""
-        return self._dirty
 
     def load(self, feature: Feature, others: list[str], force: bool = False) -> None:
         """Show `feature` (it may depend on `others`); edits on the same one stay unless `force`."""
@@ -165,17 +156,6 @@ class FeatureFields(QWidget):
         if self.feature is not None:
             others = [self.dependencies.item(row).text() for row in range(self.dependencies.count())]
             self.load(self.feature, others, force=True)
-
-    def _on_edit(self, *_args: object) -> None:
-        if not self._loading:
-            self._set_dirty(bool(self.changes()))
-
-    def _set_dirty(self, dirty: bool) -> None:
-        changed = dirty != self._dirty
-        self._dirty = dirty
-        self._update_buttons()
-        if changed:
-            self.sig_dirty_changed.emit(dirty)
 
     def _update_buttons(self) -> None:
         self.save.setEnabled(self._dirty and bool(self.display_name.text().strip()))

@@ -27,6 +27,7 @@ from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.domain.tools import MAX_PARALLEL
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
+from ralph_desk.gui.widgets.form import EditForm
 from ralph_desk.gui.widgets.layout import scroller
 from ralph_desk.project import ProjectConfig
 
@@ -101,19 +102,15 @@ def _spin(minimum: int, maximum: int, special: str | None = None, suffix: str = 
     return box
 
 
-class LoopSettingsForm(QWidget):
+class LoopSettingsForm(EditForm):
     """Agent, program, models and limits; Save writes them to `.ralph/config.json`."""
 
     sig_save_requested = Signal(object)
     """Save these changes (a dict of config.json keys to their new values)."""
-    sig_dirty_changed = Signal(bool)
-    """Whether the form differs from the settings as loaded."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.loaded = ProjectConfig()
-        self._loading = False
-        self._dirty = False
         self.agent = QComboBox()
         for key, title in AGENTS.items():
             self.agent.addItem(title, key)
@@ -367,11 +364,6 @@ class LoopSettingsForm(QWidget):
             if getattr(shown, setting.name) != getattr(self.loaded, setting.name)
         }
 
-    @property
-    def dirty(self) -> bool:
-        """Whether the form differs from the settings as loaded."""
-        return self._dirty
-
     def request_save(self) -> None:
         """Ask to save the edited settings."""
         self.sig_save_requested.emit(self.changes())
@@ -402,17 +394,6 @@ class LoopSettingsForm(QWidget):
 
     def _show_stagnation_rule(self, *_args: object) -> None:
         self.stagnation.setText(stagnation_rule(self.stuck.value()))
-
-    def _on_edit(self, *_args: object) -> None:
-        if not self._loading:
-            self._set_dirty(bool(self.changes()))
-
-    def _set_dirty(self, dirty: bool) -> None:
-        changed = dirty != self._dirty
-        self._dirty = dirty
-        self._update_buttons()
-        if changed:
-            self.sig_dirty_changed.emit(dirty)
 
     def _update_buttons(self) -> None:
         self.save.setEnabled(self._dirty)

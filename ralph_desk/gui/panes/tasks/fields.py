@@ -20,7 +20,7 @@ from ralph_desk.domain.enums import Priority, TaskStatus
 from ralph_desk.domain.records import Task
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.widgets.common import button, label
-from ralph_desk.gui.widgets.form import editor_form, field_pair, lines, text_box
+from ralph_desk.gui.widgets.form import EditForm, editor_form, field_pair, lines, text_box
 from ralph_desk.gui.widgets.layout import scroller
 
 MAX_TURNS = 1000
@@ -31,20 +31,16 @@ def _tags(text: str) -> list[str]:
     return [tag.strip() for tag in text.split(",") if tag.strip()]
 
 
-class TaskFields(QWidget):
+class TaskFields(EditForm):
     """Every editable field of a task, scrolling above Save and Revert (always in view); Save sends only
     what changed."""
 
     sig_save_requested = Signal(int, object)
     """Save these changes (a dict of field → value; `status` included when it changed) to the task."""
-    sig_dirty_changed = Signal(bool)
-    """Whether the fields differ from the task as loaded."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.task: Task | None = None
-        self._dirty = False
-        self._loading = False
         self.title = QLineEdit()
         self.status = QComboBox()
         for status in TaskStatus:
@@ -123,11 +119,6 @@ class TaskFields(QWidget):
             *(box.textChanged for box in texts),
             *(combo.currentIndexChanged for combo in combos),
         ]
-
-    @property
-    def dirty(self) -> bool:
-        """Whether the person changed a field since the task was loaded."""
-        return self._dirty
 
     def set_choices(self, features: list[str], disciplines: list[str]) -> None:
         """The features and disciplines a task can move to."""
@@ -229,17 +220,6 @@ class TaskFields(QWidget):
         """Show the task as loaded again."""
         if self.task is not None:
             self.load(self.task, force=True)
-
-    def _on_edit(self, *_args: object) -> None:
-        if not self._loading:
-            self._set_dirty(bool(self.changes()))
-
-    def _set_dirty(self, dirty: bool) -> None:
-        changed = dirty != self._dirty
-        self._dirty = dirty
-        self._update_buttons()
-        if changed:
-            self.sig_dirty_changed.emit(dirty)
 
     def _update_buttons(self) -> None:
         self.save.setEnabled(self._dirty and bool(self.title.text().strip()))
