@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ralph_desk.domain.endpoints import EndpointIssuer
+from ralph_desk.domain.endpoints import EndpointIssuer, SessionEndpoint
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision, decide
 from ralph_desk.domain.tools import MAX_TEXT
@@ -390,33 +390,8 @@ class LoopRunner:
         exit_code: int | None = None
         timed_out = False
         try:
-            prompt = await asyncio.to_thread(self._write_prompt, plan, root)
-            session_dir = contained.make_folder(
-                services.paths.root, services.paths.sessions_dir, PRIVATE_DIR_MODE
-            )
-            command = self.adapter.build(
-                SessionLaunch(plan, prompt, endpoint, settings, root, session_dir, read_only)
-            )
-            transcript.describe(
-                plan,
-                agent=self.adapter.name,
-                model=settings.model_for(plan.recipe),
-                command=command,
-                prompt=prompt,
-                endpoint=endpoint,
-            )
-            services.sessions.start_session(
-                plan.session_id,
-                task_id=plan.task.id if plan.task else None,
-                recipe=plan.recipe.value,
-                agent=self.adapter.name,
-                model=settings.model_for(plan.recipe),
-                loop_run_id=plan.loop_run_id,
-                iteration=plan.iteration,
-                discipline=plan.discipline.name if plan.discipline else None,
-                feature=plan.feature.name if plan.feature else None,
-                head_before=git_before.head,
-                transcript_path=str(transcript.log_path),
+            command = await asyncio.to_thread(
+                self._begin, plan, endpoint, root, read_only, transcript, git_before.head
             )
             self._emit(
                 LiveEvent(
@@ -528,6 +503,46 @@ class LoopRunner:
             summary.error = f"the codebase map was not saved: {error}"
             transcript.note(summary.error)
             log.warning("%s", summary.error)
+
+    def _begin(
+        self,
+        plan: SessionPlan,
+        endpoint: SessionEndpoint,
+        root: Path,
+        read_only: bool,
+        transcript: Transcript,
+        head_before: str | None,
+    ) -> AgentCommand:
+        """Off the event loop: the prompt, the agent's command and files, the transcript's head, the row."""
+        services, settings = self.services, self.settings
+        prompt = self._write_prompt(plan, root)
+        paths = services.paths
+        session_dir = contained.make_folder(paths.root, paths.sessions_dir, PRIVATE_DIR_MODE)
+        command = self.adapter.build(
+            SessionLaunch(plan, prompt, endpoint, settings, root, session_dir, read_only)
+        )
+        transcript.describe(
+            plan,
+            agent=self.adapter.name,
+            model=settings.model_for(plan.recipe),
+            command=command,
+            prompt=prompt,
+            endpoint=endpoint,
+        )
+        services.sessions.start_session(
+            plan.session_id,
+            task_id=plan.task.id if plan.task else None,
+            recipe=plan.recipe.value,
+            agent=self.adapter.name,
+            model=settings.model_for(plan.recipe),
+            loop_run_id=plan.loop_run_id,
+            iteration=plan.iteration,
+            discipline=plan.discipline.name if plan.discipline else None,
+            feature=plan.feature.name if plan.feature else None,
+            head_before=head_before,
+            transcript_path=str(transcript.log_path),
+        )
+        return command
 
     def _write_prompt(self, plan: SessionPlan, root: Path) -> str:
         """Gather the session's inputs, render its prompt and keep a copy beside the MCP config."""

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import FlagResolution, ReviewDecision, TaskOrigin, TaskStatus
-from ralph_desk.domain.records import Signal
+from ralph_desk.domain.records import Change, Signal
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
 from ralph_desk.services.container import Services
@@ -250,6 +250,27 @@ def test_flags_are_listed_blocking_first(window: MainWindow, services: Services)
     assert severities[0] == "blocking"
     assert severities == sorted(severities, key=lambda s: {"blocking": 0, "warning": 1, "info": 2}[s or ""])
     assert model.rowCount() == len(services.inbox.flags(resolution="open"))
+
+
+def test_a_flag_arriving_with_session_changes_is_read_alone_not_with_the_whole_inbox(
+    qtbot: QtBot, window: MainWindow, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller(window).feed.stop()  # the changes are handed over by hand below
+    worker = controller(window).worker
+    asked: list[str] = []
+    submit = worker.submit
+    monkeypatch.setattr(worker, "submit", lambda what, *rest: (asked.append(what), submit(what, *rest))[1])
+    task = services.tasks.list()[0].id
+    flag = services.signals.record(task, None, "flag", what="a new flag", severity="info", category="bug")
+    # A running loop's changes arrive in the same poll as the flags other processes write.
+    changes = [Change("sessions", ("s-other",)), Change("loop", (1,)), *services.db.changes_since(0)[1][-2:]]
+    assert {change.topic for change in changes[2:]} == {"signals", "inbox"}
+
+    controller(window).inbox.on_changes(changes)
+    settle(qtbot, window)
+
+    assert asked == ["read the changed signals"]
+    assert window.inbox.flags.model.row_of(flag.id) is not None
 
 
 @pytest.mark.parametrize("resolution", ["acknowledged", "resolved", "dismissed"])

@@ -13,11 +13,14 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._spacing = spacing
+        self._heights: dict[int, int] = {}
+        """Heights at widths asked for since the items last changed (a layout pass asks many times)."""
         self.setContentsMargins(0, 0, 0, 0)
 
     def addItem(self, item: QLayoutItem) -> None:
         """Append an item."""
         self._items.append(item)
+        self._heights.clear()
 
     def count(self) -> int:
         """How many items."""
@@ -29,6 +32,7 @@ class FlowLayout(QLayout):
 
     def takeAt(self, index: int) -> QLayoutItem | None:
         """Remove and return the item at `index`."""
+        self._heights.clear()
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 
     def expandingDirections(self) -> Qt.Orientation:
@@ -41,7 +45,15 @@ class FlowLayout(QLayout):
 
     def heightForWidth(self, width: int) -> int:
         """The height the items need at `width`."""
-        return self._place(QRect(0, 0, width, 0), apply=False)
+        height = self._heights.get(width)
+        if height is None:
+            height = self._heights[width] = self._place(QRect(0, 0, width, 0), apply=False)
+        return height
+
+    def invalidate(self) -> None:
+        """Forget the measured heights: an item or its size changed."""
+        self._heights.clear()
+        super().invalidate()
 
     def setGeometry(self, rect: QRect) -> None:
         """Place the items within `rect`."""

@@ -145,6 +145,7 @@ class DashboardPane(QScrollArea):
         self.status_bar = StackedBar(height=18)
         self.legend = QWidget()
         self.legend_layout = FlowLayout(self.legend, spacing=14)
+        self.legend_entries: dict[TaskStatus, QLabel] = {}
         status_layout.addWidget(self.status_bar)
         status_layout.addWidget(self.legend)
         feature_card, feature_layout = _card("Progress by feature")
@@ -222,14 +223,15 @@ class DashboardPane(QScrollArea):
                 for s in TaskStatus
             ]
         )
-        _clear(self.legend_layout)
         for status in TaskStatus:
+            entry = self.legend_entries.get(status)
+            if entry is None:
+                entry = self.legend_entries[status] = QLabel()
+                self.legend_layout.addWidget(entry)
             count = by_status.get(status.value, 0)
-            entry = QLabel()
             dot = theme.status_color(status).name()
             entry.setText(f'<span style="color:{dot}">●</span> {theme.status_label(status)} <b>{count}</b>')
             entry.setEnabled(count > 0)
-            self.legend_layout.addWidget(entry)
 
     def _show_features(self, by_feature: dict[str, StatusCounts]) -> None:
         _clear(self.features_grid)

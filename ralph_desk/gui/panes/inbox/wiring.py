@@ -134,7 +134,7 @@ class InboxWiring:
         touched = {int(i) for change in changes if change.topic in SIGNAL_TOPICS for i in change.ids}
         if (
             self.reading
-            or topics - SIGNAL_TOPICS - {"tasks"}
+            or (topics & self.topics) - SIGNAL_TOPICS - {"tasks"}
             or not touched
             or len(touched) > MAX_SINGLE_READS
         ):
