@@ -306,10 +306,21 @@ def _run_status(args: argparse.Namespace) -> int:
             ("sessions", cost["sessions"]),
             ("turns", cost["turns"]),
             ("cost", _money(cost["total_usd"])),
+            ("tasks finished / hour", _per_hour(report["throughput"])),
         ]
     )
     print("\n".join(lines))
     return EXIT_OK
+
+
+def _per_hour(throughput: dict[str, Any]) -> str:
+    """`2.5 (last 3 h) · 1.2 overall`, `—` where no time passed."""
+
+    def rate(figures: dict[str, Any]) -> str:
+        return "—" if figures["per_hour"] is None else f"{figures['per_hour']:g}"
+
+    window = f"{throughput['window_hours']:g}"
+    return f"{rate(throughput['recent'])} (last {window} h) · {rate(throughput['overall'])} overall"
 
 
 def _run_inbox(args: argparse.Namespace) -> int:

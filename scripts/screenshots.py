@@ -19,6 +19,8 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QSettings
@@ -35,6 +37,8 @@ from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.disciplines.pane import TOOLS
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIONS
+from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.state import LoopView, Phase
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
@@ -129,6 +133,53 @@ def _pane(key: str) -> Scene:
     return lambda window: window.show_pane(key)
 
 
+# What three sessions at once are doing in the Loop pane's picture: task number, minutes, turns, cost.
+RUNNING = (
+    (4, 7, 12, 0.61, "Edit tidewater/stations.py: parse the secondary-port offsets"),
+    (11, 4, 6, 0.29, "Running the tests: pytest tests/test_chart.py"),
+    (16, 1, 2, 0.06, "Reading the task and its context files"),
+)
+
+
+_LOOP_SHOWN: list[LoopView] = []  # the pane's own state, while the picture of a running loop is up
+
+
+def _loop(glance: bool) -> Scene:
+    """The Loop pane as it is, or as if three sessions ran at once (shown at a glance)."""
+
+    def arrange(window: MainWindow) -> None:
+        pane = window.loop
+        window.show_pane("loop")
+        pane.sessions.show_glance(False)
+        pane.show_running([], None)
+        if _LOOP_SHOWN:
+            pane.show_view(_LOOP_SHOWN.pop())
+        if not glance:
+            return
+        assert window.controller is not None
+        titles = window.controller.directory
+        now = datetime.now(UTC)
+        rows = [
+            RunningRow(
+                f"demo-{task}",
+                f"#{task} {titles.title(task)}",
+                "claude",
+                now - timedelta(minutes=minutes),
+                turns,
+                cost,
+                action,
+            )
+            for task, minutes, turns, cost, action in RUNNING
+        ]
+        _LOOP_SHOWN.append(pane.view)
+        task = f"{rows[0].title} · also running: {rows[1].title}, {rows[2].title}"
+        pane.show_view(replace(pane.view, phase=Phase.RUNNING, task=task, iteration=9, cost_usd=3.12))
+        pane.show_running(rows, rows[0].session_id)
+        pane.sessions.show_glance(True)
+
+    return arrange
+
+
 def _features(window: MainWindow) -> None:
     window.show_pane("features")
     window.features.select_feature(SELECTED_FEATURE)
@@ -165,6 +216,9 @@ def _views(window: MainWindow) -> Iterator[str]:
     for name in ("dashboard", "features", "disciplines", "loop"):
         SCENES[name](window)
         yield name
+    SCENES["loop-sessions"](window)
+    yield "loop-sessions"
+    SCENES["loop"](window)
     window.show_pane("inbox")
     for index in range(window.inbox.tabs.count()):
         window.inbox.show_tab(index)
@@ -254,7 +308,8 @@ SCENES: dict[str, Scene] = {
     "dashboard": _pane("dashboard"),
     "features": _features,
     "disciplines": _disciplines,
-    "loop": _pane("loop"),
+    "loop": _loop(glance=False),
+    "loop-sessions": _loop(glance=True),
 }
 DARK_SCENES = ("inbox", "tasks", "dashboard")
 

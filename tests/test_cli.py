@@ -279,7 +279,7 @@ def test_status_json_has_the_documented_shape(
 ) -> None:
     report = run_json(capsys, "status", "--json", "--root", str(demo_template))
 
-    assert set(report) == {"project", "tasks", "inbox", "cost"}
+    assert set(report) == {"project", "tasks", "inbox", "cost", "throughput"}
     assert report["project"]["title"] == "Tidewater"
     assert report["tasks"]["total"] == sum(report["tasks"]["by_status"].values())
     assert set(report["tasks"]["by_status"]) == {
@@ -297,6 +297,9 @@ def test_status_json_has_the_documented_shape(
     assert report["tasks"]["by_feature"]["tide-data"]["total"] >= 1
     assert report["cost"]["total_usd"] > 0
     assert report["cost"]["sessions"] >= 2
+    assert set(report["throughput"]) == {"window_hours", "recent", "overall"}
+    assert set(report["throughput"]["overall"]) == {"tasks", "hours", "per_hour"}
+    assert report["throughput"]["overall"]["tasks"] >= 1
 
 
 def test_status_text_is_aligned(capsys: pytest.CaptureFixture[str], demo_template: Path) -> None:

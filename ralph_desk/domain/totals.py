@@ -71,3 +71,32 @@ class ProjectTotals:
     by_feature: dict[str, StatusCounts] = field(default_factory=dict)
     inbox: InboxCounts = field(default_factory=InboxCounts)
     sessions: SessionTotals = field(default_factory=SessionTotals)
+    throughput: Throughput = field(default_factory=lambda: Throughput())
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Tasks the agents finished over a span of time, and so how many per hour."""
+
+    tasks: int = 0
+    hours: float = 0.0
+
+    @property
+    def per_hour(self) -> float | None:
+        """Tasks per hour (None over no time at all)."""
+        return self.tasks / self.hours if self.hours > 0 else None
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Tasks finished per hour: over the latest hours of agent work, and over all of it.
+
+    A task counts as finished when an agent session ended with outcome `done` (merged, or waiting for
+    review): what the agents did, whatever the review takes. The span of "all of it" runs from the
+    first session's start to the latest session's end (idle time between runs included); the recent
+    span is the last `window_hours` of that, or all of it when it is shorter.
+    """
+
+    recent: Rate = field(default_factory=Rate)
+    overall: Rate = field(default_factory=Rate)
+    window_hours: float = 3.0

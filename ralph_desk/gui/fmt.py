@@ -66,7 +66,12 @@ def duration(start: datetime | None, end: datetime | None) -> str:
     """A span as `42 s`, `3 min 5 s` or `1 h 12 min` (empty while unfinished)."""
     if start is None or end is None:
         return ""
-    seconds = max(0, int((end - start).total_seconds()))
+    return span((end - start).total_seconds())
+
+
+def span(seconds: float) -> str:
+    """A number of seconds as `42 s`, `3 min 5 s` or `1 h 12 min`."""
+    seconds = max(0, int(seconds))
     if seconds < 60:
         return f"{seconds} s"
     if seconds < 3600:

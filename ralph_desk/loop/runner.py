@@ -397,7 +397,12 @@ class LoopRunner:
                 LiveEvent(
                     EventKind.SESSION_STARTED,
                     plan.task.title if plan.task else plan.recipe.value,
-                    {"task_id": plan.task.id if plan.task else None, "recipe": plan.recipe.value},
+                    {
+                        "task_id": plan.task.id if plan.task else None,
+                        "recipe": plan.recipe.value,
+                        "agent": self.adapter.name,
+                        "model": settings.model_for(plan.recipe),
+                    },
                     session_id=plan.session_id,
                 )
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_desk.domain.totals import ProjectTotals, SessionTotals, StatusCounts
+from ralph_desk.domain.totals import ProjectTotals, Rate, SessionTotals, StatusCounts, Throughput
 from ralph_desk.store import totals as store
 from ralph_desk.store.database import Database
 
@@ -31,6 +31,25 @@ def cost_dict(sessions: SessionTotals) -> dict[str, Any]:
         "input_tokens": sessions.input_tokens,
         "output_tokens": sessions.output_tokens,
         "total_usd": round(sessions.cost_usd, 6),
+    }
+
+
+def rate_dict(rate: Rate) -> dict[str, Any]:
+    """Tasks finished over a span, as reports print it."""
+    per_hour = rate.per_hour
+    return {
+        "tasks": rate.tasks,
+        "hours": round(rate.hours, 4),
+        "per_hour": None if per_hour is None else round(per_hour, 2),
+    }
+
+
+def throughput_dict(throughput: Throughput) -> dict[str, Any]:
+    """Tasks the agents finished per hour, recently and overall, as reports print it."""
+    return {
+        "window_hours": throughput.window_hours,
+        "recent": rate_dict(throughput.recent),
+        "overall": rate_dict(throughput.overall),
     }
 
 

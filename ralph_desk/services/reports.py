@@ -6,11 +6,11 @@ import dataclasses
 from typing import Any
 
 from ralph_desk.services.container import Services
-from ralph_desk.services.progress import cost_dict, progress_dict
+from ralph_desk.services.progress import cost_dict, progress_dict, throughput_dict
 
 
 def status_report(services: Services) -> dict[str, Any]:
-    """Project, task counts (by status and feature), inbox counts and cost, as `status --json` prints."""
+    """Project, task counts (by status and feature), inbox counts, cost and throughput (`status --json`)."""
     project = services.project.get()
     totals = services.progress.totals()
     return {
@@ -23,6 +23,7 @@ def status_report(services: Services) -> dict[str, Any]:
         "tasks": progress_dict(totals.tasks, totals.by_feature),
         "inbox": totals.inbox.as_dict(),
         "cost": cost_dict(totals.sessions),
+        "throughput": throughput_dict(totals.throughput),
     }
 
 

@@ -6,10 +6,20 @@ comes here, so that they count the same rows the same way.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from sqlalchemy import ColumnElement, case, func, select
 
-from ralph_desk.domain.enums import FlagResolution, ReviewDecision, Verb
-from ralph_desk.domain.totals import InboxCounts, ProjectTotals, SessionTotals, StatusCounts, every_status
+from ralph_desk.domain.enums import FlagResolution, ReviewDecision, SessionOutcome, Verb
+from ralph_desk.domain.totals import (
+    InboxCounts,
+    ProjectTotals,
+    Rate,
+    SessionTotals,
+    StatusCounts,
+    Throughput,
+    every_status,
+)
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import AgentSessionRow, FeatureRow, TaskRow, TaskSignalRow
 
@@ -56,6 +66,35 @@ def session_totals(unit: UnitOfWork) -> SessionTotals:
     return SessionTotals(int(sessions), int(turns), int(input_tokens), int(output_tokens), float(cost))
 
 
+def _tasks_finished(since: ColumnElement[bool] | None = None) -> ColumnElement[int]:
+    """How many tasks had a session end `done` (each task once), where `since` holds."""
+    row = AgentSessionRow
+    finished = row.outcome == SessionOutcome.DONE.value
+    condition = finished if since is None else finished & since
+    return func.count(func.distinct(case((condition, row.task_id), else_=None)))
+
+
+def throughput(unit: UnitOfWork, window_hours: float = 3.0) -> Throughput:
+    """Tasks the agents finished per hour, over the last `window_hours` of their work and over all of it."""
+    row = AgentSessionRow
+    first, last, finished = unit.session.execute(
+        select(func.min(row.started_at), func.max(row.ended_at), _tasks_finished())
+    ).one()
+    if first is None or last is None:
+        return Throughput(window_hours=window_hours)
+    start = max(first, last - timedelta(hours=window_hours))
+    recent = unit.session.execute(select(_tasks_finished(row.ended_at >= start))).scalar_one()
+    return Throughput(
+        recent=Rate(int(recent), _hours(start, last)),
+        overall=Rate(int(finished), _hours(first, last)),
+        window_hours=window_hours,
+    )
+
+
+def _hours(start: datetime, end: datetime) -> float:
+    return max(0.0, (end - start).total_seconds() / 3600)
+
+
 def task_counts(unit: UnitOfWork) -> tuple[StatusCounts, dict[str, StatusCounts]]:
     """Tasks per status, for the project and for every feature (one without tasks too), by feature name."""
     rows = unit.session.execute(
@@ -79,4 +118,4 @@ def task_counts(unit: UnitOfWork) -> tuple[StatusCounts, dict[str, StatusCounts]
 def project_totals(unit: UnitOfWork) -> ProjectTotals:
     """Every figure of the project, read in the same unit of work."""
     tasks, by_feature = task_counts(unit)
-    return ProjectTotals(tasks, by_feature, inbox_counts(unit), session_totals(unit))
+    return ProjectTotals(tasks, by_feature, inbox_counts(unit), session_totals(unit), throughput(unit))

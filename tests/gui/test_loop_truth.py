@@ -77,12 +77,15 @@ def test_a_live_session_shows_its_elapsed_time_and_counts_turns_as_they_happen(q
     view.start_session("#3 Parse constituents", "s-1", started=datetime.now(UTC) - timedelta(seconds=65))
 
     for kind in (EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL, EventKind.TOOL_RESULT, EventKind.TOOL_CALL):
-        view.note_kind(kind)
+        event = LiveEvent(kind, "Reading the tide table")
+        view.figures.take(event)
+        view.add(line_of(event))
 
     assert "2 turns" in view.counts.text()
     assert "running 1 min" in view.counts.text()
-    view.set_cost(0.12, 5)
-    assert "5 turns" in view.counts.text()
+    view.figures.take(LiveEvent(EventKind.COST, "", {"cost_usd": 0.12, "turns": 5}))
+    view.add(line_of(LiveEvent(EventKind.COST, "$0.12")))
+    assert "5 turns" in view.counts.text() and "$0.12" in view.counts.text()
     view.end_session()
     assert "running" not in view.counts.text() and not view.clock.isActive()
 

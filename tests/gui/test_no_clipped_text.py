@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QSize
@@ -28,6 +29,7 @@ from ralph_desk.gui.panes.features.dialogs import LearningDialog, MergeDialog, N
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog, ReasonDialog
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
+from ralph_desk.gui.panes.loop.running import RunningRow
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.unsaved import UnsavedBox
 from ralph_desk.loop.start_summary import summarise_start
@@ -60,8 +62,29 @@ def views(window: MainWindow) -> Iterator[str]:
             for index in range(window.tasks.detail.tabs.count()):
                 window.tasks.detail.tabs.setCurrentIndex(index)
                 yield f"task tab {window.tasks.detail.tabs.tabText(index)}"
+        elif entry.key == "loop":
+            yield "loop"
+            yield from running_sessions(window)
         else:
             yield entry.key
+
+
+def running_sessions(window: MainWindow) -> Iterator[str]:
+    """The Loop pane with three sessions running, as the table and stream, then at a glance."""
+    now = datetime.now(UTC)
+    rows = [
+        RunningRow(
+            f"s-{n}", f"#{n} {LONG_TITLE}", "claude", now - timedelta(minutes=n), n, 0.37 * n, LONG_TITLE
+        )
+        for n in (3, 2, 1)
+    ]
+    sessions = window.loop.sessions
+    window.loop.show_running(rows, rows[1].session_id)
+    yield "loop running sessions"
+    sessions.show_glance(True)
+    yield "loop sessions at a glance"
+    sessions.show_glance(False)
+    window.loop.show_running([], None)
 
 
 def test_the_checker_finds_a_cut_off_button_and_label(qtbot: QtBot) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -178,6 +179,12 @@ class StreamModel(QAbstractListModel):
         self.beginInsertRows(_ROOT, row, row)
         self.lines.append(line)
         self.endInsertRows()
+
+    def set_lines(self, lines: Sequence[StreamLine]) -> None:
+        """Show exactly these lines (the newest `limit` of them)."""
+        self.beginResetModel()
+        self.lines = list(lines)[-self.limit :] if lines else []
+        self.endResetModel()
 
     def clear(self) -> None:
         """Drop every line."""

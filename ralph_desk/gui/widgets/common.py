@@ -90,6 +90,16 @@ def tool_button(icon_name: str, tip: str) -> QToolButton:
     return widget
 
 
+def mode_button(text: str, tip: str) -> QToolButton:
+    """A flat checkable button with text, one of a few that choose how something is shown."""
+    widget = QToolButton()
+    widget.setText(text)
+    widget.setToolTip(tip)
+    widget.setCheckable(True)
+    widget.setAutoRaise(True)
+    return widget
+
+
 class ShrinkingComboBox(QComboBox):
     """A combo box as wide as its longest choice when there is room, and narrower (clipped) when not."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -24,16 +24,31 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
-from ralph_desk.domain.totals import ProjectTotals, StatusCounts
+from ralph_desk.domain.totals import ProjectTotals, Rate, SessionTotals, StatusCounts, Throughput
 from ralph_desk.gui import fmt, icons, theme
+from ralph_desk.gui.models.history import (
+    COST,
+    DURATION,
+    OUTCOME,
+    STARTED,
+    TASK,
+    TRANSCRIPT,
+    TURNS,
+    VERB,
+    HistoryRow,
+    HistoryTableModel,
+)
 from ralph_desk.gui.models.signals import describe
 from ralph_desk.gui.widgets.bars import Segment, StackedBar
 from ralph_desk.gui.widgets.card import CardFrame
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.flow import FlowLayout
+from ralph_desk.gui.widgets.tables import record_table
 
 TILE_ICON = 22
 RECENT_SESSIONS = 8
+SPEND_SESSIONS = 50
+SPEND_ROWS = 8  # the spend table's height; more rows scroll
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,8 @@ class DashboardData:
 
     totals: ProjectTotals
     recent: list[RecentSession] = field(default_factory=list)
+    spend: list[HistoryRow] = field(default_factory=list)
+    """The latest sessions (up to `SPEND_SESSIONS`) with their task titles, for the spend table."""
 
 
 def _card(title: str) -> tuple[CardFrame, QVBoxLayout]:
@@ -60,6 +77,14 @@ def _card(title: str) -> tuple[CardFrame, QVBoxLayout]:
     layout.setSpacing(10)
     layout.addWidget(label(title, name="subheading"))
     return frame, layout
+
+
+def _per_hour(rate: Rate) -> str:
+    per_hour = rate.per_hour
+    if per_hour is None:
+        return "—"
+    digits = 0 if per_hour >= 10 else 1 if per_hour >= 1 else 2
+    return f"{per_hour:.{digits}f} tasks / h"
 
 
 def _clear(layout: QLayout) -> None:
@@ -148,6 +173,10 @@ class DashboardPane(QScrollArea):
         self.legend_entries: dict[TaskStatus, QLabel] = {}
         status_layout.addWidget(self.status_bar)
         status_layout.addWidget(self.legend)
+        figures = QHBoxLayout()
+        figures.setSpacing(12)
+        figures.addWidget(self._throughput_card(), 2)
+        figures.addWidget(self._spend_card(), 5)
         feature_card, feature_layout = _card("Progress by feature")
         self.features = QWidget()
         self.features_grid = QGridLayout(self.features)
@@ -187,10 +216,50 @@ class DashboardPane(QScrollArea):
         layout.addWidget(self.subtitle)
         layout.addLayout(tiles)
         layout.addWidget(status_card)
+        layout.addLayout(figures)
         layout.addWidget(feature_card)
         layout.addWidget(recent_card, 1)
         self.setWidget(body)
         self.data: DashboardData | None = None
+
+    def _throughput_card(self) -> CardFrame:
+        card, layout = _card("Throughput")
+        self.recent_rate = label("—", name="tileValue")
+        self.recent_note = label(name="muted", wrap=True)
+        self.overall_rate = label("—", name="tileValue")
+        self.overall_note = label(name="muted", wrap=True)
+        for widget in (self.recent_rate, self.recent_note, self.overall_rate, self.overall_note):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        card.setToolTip(
+            "Tasks the agents finished per hour: a task counts when a session of it ends done (merged "
+            "or waiting for review). Over the last hours of agent work, and from the first session's "
+            "start to the latest one's end (time between runs included)."
+        )
+        return card
+
+    def _spend_card(self) -> CardFrame:
+        card, layout = _card("Spend per session")
+        self.spend_summary = label(name="muted", wrap=True)
+        self.spend_model = HistoryTableModel(self)
+        self.spend = record_table(self.spend_model, pills=(OUTCOME,))
+        self.spend.setObjectName("spendPerSession")
+        self.spend.setSortingEnabled(True)
+        header = self.spend.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(TASK, QHeaderView.ResizeMode.Stretch)
+        header.setSortIndicator(COST, Qt.SortOrder.DescendingOrder)
+        for column in (VERB, TRANSCRIPT):
+            self.spend.hideColumn(column)
+        for column, width in ((STARTED, 96), (OUTCOME, 110), (TURNS, 50), (COST, 62), (DURATION, 80)):
+            self.spend.setColumnWidth(column, width)
+        rows = self.spend.verticalHeader().defaultSectionSize() * SPEND_ROWS
+        self.spend.setFixedHeight(header.sizeHint().height() + rows + 2 * self.spend.frameWidth())
+        self.spend.doubleClicked.connect(self._open_spent)
+        self.spend.setToolTip("What each of the latest sessions cost; double-click opens its task")
+        layout.addWidget(self.spend_summary)
+        layout.addWidget(self.spend)
+        return card
 
     def show_data(self, data: DashboardData) -> None:
         """Show the figures; the bars, legend and activity are rebuilt only when theirs changed."""
@@ -215,6 +284,41 @@ class DashboardPane(QScrollArea):
             self._show_features(data.totals.by_feature)
         if previous is None or previous.recent != data.recent:
             self._show_recent(data.recent)
+        self._show_throughput(data.totals.throughput)
+        self._show_spend(data.spend, sessions, data.totals.throughput.overall.tasks)
+
+    def _show_throughput(self, throughput: Throughput) -> None:
+        recent, overall = throughput.recent, throughput.overall
+        self.recent_rate.setText(_per_hour(recent))
+        span, tasks = fmt.span(recent.hours * 3600), fmt.plural(recent.tasks, "task")
+        self.recent_note.setText(
+            f"over the last {span} of agent work · {tasks}" if recent.hours else "no agent work yet"
+        )
+        self.overall_rate.setText(_per_hour(overall))
+        self.overall_note.setText(
+            f"overall · {fmt.plural(overall.tasks, 'task')} in {fmt.span(overall.hours * 3600)}"
+            if overall.hours
+            else ""
+        )
+
+    def _show_spend(self, rows: list[HistoryRow], sessions: SessionTotals, finished: int) -> None:
+        self.spend_model.set_items(rows)
+        if not sessions.sessions:
+            self.spend_summary.setText("No agent session has run yet.")
+            return
+        parts = [
+            f"{fmt.plural(sessions.sessions, 'session')} · {fmt.money(sessions.cost_usd)}",
+            f"{fmt.money(sessions.cost_usd / sessions.sessions)} a session on average",
+        ]
+        if finished:
+            parts.append(f"{fmt.money(sessions.cost_usd / finished)} a finished task")
+        shown = f"the latest {len(rows)} below" if len(rows) < sessions.sessions else "all below"
+        self.spend_summary.setText(" · ".join(parts) + f" ({shown})")
+
+    def _open_spent(self, index: QModelIndex) -> None:
+        row = self.spend_model.record(index.row()) if index.isValid() else None
+        if row is not None and row.session.task_id:
+            self.sig_open_task_requested.emit(row.session.task_id)
 
     def _show_status(self, by_status: dict[str, int]) -> None:
         self.status_bar.set_segments(

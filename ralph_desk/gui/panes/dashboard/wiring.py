@@ -8,7 +8,14 @@ from ralph_desk.domain.records import AgentSession, Change
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.domain.totals import ProjectTotals
 from ralph_desk.gui.directory import TaskDirectory
-from ralph_desk.gui.panes.dashboard.pane import RECENT_SESSIONS, DashboardData, DashboardPane, RecentSession
+from ralph_desk.gui.models.history import HistoryRow
+from ralph_desk.gui.panes.dashboard.pane import (
+    RECENT_SESSIONS,
+    SPEND_SESSIONS,
+    DashboardData,
+    DashboardPane,
+    RecentSession,
+)
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
 
@@ -19,6 +26,7 @@ class _Read:
 
     totals: ProjectTotals
     recent: list[tuple[AgentSession, list[SignalRecord]]]
+    spend: list[AgentSession]
 
 
 class DashboardWiring:
@@ -64,16 +72,21 @@ class DashboardWiring:
 
     def _read(self) -> _Read:
         services = self.services
-        sessions = services.sessions.list(limit=RECENT_SESSIONS)
-        recent = [(session, services.signals.for_session(session.id)) for session in sessions]
-        return _Read(services.progress.totals(), recent)
+        sessions = services.sessions.list(limit=SPEND_SESSIONS)
+        recent = [
+            (session, services.signals.for_session(session.id)) for session in sessions[:RECENT_SESSIONS]
+        ]
+        return _Read(services.progress.totals(), recent, sessions)
+
+    def _title(self, task_id: int | None) -> str:
+        return self.directory.title(task_id) if task_id else ""
 
     def _show(self, read: _Read) -> None:
         self.reading = False
         recent = [
-            RecentSession(session, self.directory.title(session.task_id) if session.task_id else "", signals)
-            for session, signals in read.recent
+            RecentSession(session, self._title(session.task_id), signals) for session, signals in read.recent
         ]
-        self.pane.show_data(DashboardData(read.totals, recent))
+        spend = [HistoryRow(session, self._title(session.task_id)) for session in read.spend]
+        self.pane.show_data(DashboardData(read.totals, recent, spend))
         if self.stale and self.visible:
             self.refresh()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
@@ -10,6 +12,8 @@ from ralph_desk.gui import theme
 from ralph_desk.gui.models.stream import StreamLine
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
 from ralph_desk.gui.panes.loop.history import HistoryView
+from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.sessions import RunningSessionsView
 from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
 from ralph_desk.gui.panes.loop.state import BUTTONS, COLORS, LoopView, Phase
 from ralph_desk.gui.panes.loop.stream import StreamView
@@ -40,6 +44,8 @@ class LoopPane(QWidget):
     """Open this session transcript."""
     sig_show_transcript_requested = Signal(str)
     """Show this session transcript's stream in the pane."""
+    sig_follow_requested = Signal(str)
+    """Show this running session's live stream."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,6 +53,7 @@ class LoopPane(QWidget):
         self.preview_dialog: PreviewDialog | None = None
         self.settings = LoopSettingsForm()
         self.stream = StreamView()
+        self.sessions = RunningSessionsView(self.stream)
         self.history = HistoryView()
         self.state = Pill()
         self.detail = label(wrap=True, selectable=True)
@@ -66,6 +73,9 @@ class LoopPane(QWidget):
         self.settings.sig_save_requested.connect(self.sig_save_settings_requested)
         self.history.sig_open_transcript_requested.connect(self.sig_open_transcript_requested)
         self.history.sig_show_transcript_requested.connect(self.sig_show_transcript_requested)
+        self.sessions.sig_follow_requested.connect(self.sig_follow_requested)
+        # At a glance the cards take the history's room too.
+        self.sessions.sig_glance_toggled.connect(lambda glance: self.history.setVisible(not glance))
         self.splitter = side_by_side(self.settings, self._watch_area(), (0, 1), [SETTINGS_WIDTH, 840])
         pane_layout(self, self._top(), self._controls(), self.splitter)
         self.show_view(self.view)
@@ -90,7 +100,7 @@ class LoopPane(QWidget):
 
     def _watch_area(self) -> QWidget:
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.stream)
+        splitter.addWidget(self.sessions)
         splitter.addWidget(self.history)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
@@ -127,6 +137,10 @@ class LoopPane(QWidget):
         """Add a line to the live view."""
         self.stream.add(line)
 
+    def show_running(self, rows: Sequence[RunningRow], followed: str | None) -> None:
+        """Show the running sessions, the one the stream follows marked."""
+        self.sessions.show_rows(rows, followed)
+
     def show_preview(self, preview: SessionPreview | None, task_title: str) -> None:
         """Open the dry-run dialog."""
         dialog = PreviewDialog(preview, task_title, self)
@@ -138,3 +152,4 @@ class LoopPane(QWidget):
         self.show_view(self.view)
         self.history.model.refresh_all()
         self.stream.model.refresh_all()
+        self.sessions.refresh_style()

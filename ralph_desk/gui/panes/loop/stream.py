@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QModelIndex, QSize, QTimer
@@ -10,29 +10,13 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QListView, QStacke
 
 from ralph_desk.gui import fmt
 from ralph_desk.gui.models.stream import StreamLine, StreamModel, line_of
+from ralph_desk.gui.panes.loop.running import SessionFigures
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.empty_state import EmptyState
-from ralph_desk.loop.model import EventKind, LiveEvent
+from ralph_desk.loop.model import LiveEvent
 
 AT_END_SLACK = 4
 CLOCK_MS = 1000
-SPEAKING = frozenset({EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL})
-
-
-@dataclass
-class SessionFigures:
-    """What the header counts for the session shown."""
-
-    title: str = ""
-    session_id: str = ""
-    tool_calls: int = 0
-    messages: int = 0
-    turns: int = 0
-    cost_usd: float = 0.0
-    started: datetime | None = None
-    """When the live session started (None: not live)."""
-    reported_turns: bool = False
-    """Whether the agent reported its turns (else they are counted from the stream)."""
 
 
 class StreamView(QWidget):
@@ -57,6 +41,8 @@ class StreamView(QWidget):
         self.model.rowsInserted.connect(self._on_rows_inserted)
         self.title = label(name="subheading", wrap=True)
         self.counts = label(name="muted")
+        self.note = label(name="muted", wrap=True)
+        self.note.hide()
         self.empty = EmptyState(
             "session",
             "No session yet",
@@ -74,72 +60,56 @@ class StreamView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         layout.addLayout(top)
+        layout.addWidget(self.note)
         layout.addWidget(self.stack, 1)
         self.clock = QTimer(self)
         self.clock.setInterval(CLOCK_MS)
         self.clock.timeout.connect(self._show_figures)
-        self._last_kind: EventKind | None = None
         self._show_figures()
 
-    def start_session(self, title: str, session_id: str, started: datetime | None = None) -> None:
-        """Clear the view for a new session; a live one (`started` given) shows its elapsed time."""
-        self.model.clear()
-        self.figures = SessionFigures(title=title, session_id=session_id, started=started)
+    def start_session(
+        self,
+        title: str,
+        session_id: str,
+        started: datetime | None = None,
+        figures: SessionFigures | None = None,
+        lines: Sequence[StreamLine] = (),
+    ) -> None:
+        """Show a session from its first lines: a live one (`started` given) shows its elapsed time.
+
+        `figures` are the running session's own (counted as its events come), else the view counts anew.
+        """
+        self.model.set_lines(lines)
+        self.figures = figures or SessionFigures(title=title, session_id=session_id, started=started)
         self.following = True
-        self._last_kind = None
-        if started is not None:
+        self.note.setText("")
+        self.note.hide()
+        self.stack.setCurrentWidget(self.list if lines else self.empty)
+        if lines:
+            self.list.scrollToBottom()
+        if started is not None and self.figures.outcome is None:
             self.clock.start()
         else:
             self.clock.stop()
         self._show_figures()
 
-    def end_session(self) -> None:
-        """The live session ended: the clock stops."""
+    def end_session(self, note: str = "") -> None:
+        """The live session ended: the clock stops; `note` says what the view does now."""
         self.clock.stop()
         self.figures.started = None
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
         self._show_figures()
-
-    def note_kind(self, kind: EventKind) -> None:
-        """Count a turn when the agent starts speaking again after tool results (until it reports turns)."""
-        speaking = kind in (EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL)
-        if speaking and self._last_kind not in SPEAKING and not self.figures.reported_turns:
-            self.figures.turns += 1
-            self._show_figures()
-        if kind is not EventKind.STDERR:
-            self._last_kind = kind
 
     def show_event(self, event: LiveEvent) -> None:
         """Count an event of the session in its figures and show its line."""
-        kind = event.kind
-        if kind is EventKind.TOOL_CALL:
-            self.count_tool_call()
-        elif kind is EventKind.ASSISTANT_TEXT:
-            self.count_message()
-        elif kind is EventKind.COST:
-            self.set_cost(float(event.data.get("cost_usd") or 0.0), int(event.data.get("turns") or 0))
-        self.note_kind(kind)
+        self.figures.take(event)
         self.add(line_of(event))
 
     def add(self, line: StreamLine) -> None:
-        """Show one more line (and count it)."""
+        """Show one more line, and the figures as they are now."""
         self.model.append(line)
         self.stack.setCurrentWidget(self.list)
-        self._show_figures()
-
-    def count_tool_call(self) -> None:
-        """One more tool call in the session."""
-        self.figures.tool_calls += 1
-
-    def count_message(self) -> None:
-        """One more assistant message in the session."""
-        self.figures.messages += 1
-
-    def set_cost(self, cost_usd: float, turns: int) -> None:
-        """The session's cost and turns so far (as the agent reports them)."""
-        self.figures.cost_usd = cost_usd
-        if turns:
-            self.figures.turns = turns
-            self.figures.reported_turns = True
         self._show_figures()
 
     def _show_figures(self) -> None:

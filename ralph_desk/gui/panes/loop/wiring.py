@@ -24,7 +24,7 @@ from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.models.stream import line_of
 from ralph_desk.gui.panes.loop.pane import LoopPane
-from ralph_desk.gui.panes.loop.running import RunningSession, RunningSessions
+from ralph_desk.gui.panes.loop.running import RunningSession, RunningSessions, SessionFigures
 from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, phase_of
 from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow, started_at
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
@@ -44,6 +44,17 @@ STOP_WAIT_S = 15.0
 WAKE_TOPICS = frozenset({"tasks", "signals", "inbox"})
 HISTORY_TOPICS = frozenset({"sessions", "tasks"})
 HUMAN_STOP = "stopped by the human"  # the runner's reason when the person stopped it
+KEPT_NOTE = "This session ended; the others go on. Pick a running session above to follow it."
+# The events that change what the running-sessions table shows.
+FIGURE_KINDS = frozenset(
+    {
+        EventKind.SESSION_STARTED,
+        EventKind.SESSION_ENDED,
+        EventKind.ASSISTANT_TEXT,
+        EventKind.TOOL_CALL,
+        EventKind.COST,
+    }
+)
 
 FileOpener = Callable[[str], bool]
 
@@ -114,6 +125,7 @@ class LoopWiring(QObject):
         pane.sig_save_settings_requested.connect(self.save_settings)
         pane.sig_open_transcript_requested.connect(self._open_transcript)
         pane.sig_show_transcript_requested.connect(self._show_transcript_or_open)
+        pane.sig_follow_requested.connect(self.follow)
 
     @property
     def running(self) -> bool:
@@ -165,9 +177,12 @@ class LoopWiring(QObject):
             [],
         )
         outcome = (session.outcome or "").replace("_", " ")
-        self.pane.stream.start_session(f"Past session — {_session_title(row)} ({outcome})", session.id)
+        title = f"Past session — {_session_title(row)} ({outcome})"
+        figures = SessionFigures(title=title, session_id=session.id)
         for event in events:
-            self.pane.stream.show_event(event)
+            figures.take(event)
+        lines = [line_of(event) for event in events]
+        self.pane.stream.start_session(title, session.id, figures=figures, lines=lines)
 
     def show_transcript(self, recorded: str) -> bool:
         """Show the listed session with this transcript; False when it is not listed.
@@ -331,6 +346,8 @@ class LoopWiring(QObject):
         runner.subscribe(self._on_event)
         self.runner = runner
         self._after_session = False
+        self.running_sessions = RunningSessions()
+        self._show_rows()
         self._show(LoopView(Phase.STARTING))
         self.task = event_loop.create_task(self._run(runner))
         self.sig_run_started.emit(runner, self.task)
@@ -350,6 +367,8 @@ class LoopWiring(QObject):
             if phase in ACTIVE:
                 phase = Phase.STOPPED
             self._show(replace(self._status_view(phase), task=""))
+            self.running_sessions.sessions.clear()
+            self._show_rows()
             self.runner = None
             self.refresh_history()
             close, self._close_window = self._close_window, None
@@ -454,25 +473,51 @@ class LoopWiring(QObject):
         if kind is EventKind.SESSION_STARTED:
             task_id = event.data.get("task_id")
             task = f"#{task_id} {event.text}" if task_id else event.text
-            session = RunningSession(event.session_id or "", task, datetime.now(UTC))
+            agent = str(event.data.get("agent") or "")
+            session = RunningSession(event.session_id or "", task, datetime.now(UTC), agent=agent)
             if running.started(session):
-                self.pane.stream.start_session(task, session.session_id, started=session.started)
-            self._show_running()
-        if not running.shown(event.session_id):
-            # With several sessions at once the stream follows one; the others are named beside it.
-            if kind is EventKind.SESSION_ENDED:
-                running.ended(event.session_id or "")
-                self._show_running()
-            return
-        self.pane.stream.show_event(event)
+                self._show_session(session)
+        taken = running.take(event)
+        if running.shown(event.session_id):
+            self.pane.add_line(line_of(event))
         if kind is EventKind.SESSION_ENDED:
-            self.pane.stream.end_session()
-            following = running.ended(event.session_id or "")
-            if following is not None:
-                self.pane.stream.start_session(
-                    following.title, following.session_id, started=following.started
-                )
+            self._ended(event.session_id or "")
+        if taken is not None and kind in FIGURE_KINDS:
+            self._show_rows()
+        if kind in (EventKind.SESSION_STARTED, EventKind.SESSION_ENDED):
             self._show_running()
+
+    def _ended(self, session_id: str) -> None:
+        """A session ended: the stream moves on to the next running one, or stays (and says why)."""
+        running = self.running_sessions
+        was_shown = running.followed == session_id
+        following = running.ended(session_id)
+        if following is not None:
+            self._show_session(following)
+        elif was_shown and running.kept is not None and running.chosen:
+            self.pane.stream.end_session(KEPT_NOTE)
+        elif was_shown:
+            self.pane.stream.end_session()
+
+    def follow(self, session_id: str) -> None:
+        """Show a running session's stream (the person picked it)."""
+        session = self.running_sessions.choose(session_id)
+        if session is not None:
+            self._show_session(session)
+            self._show_rows()
+            self._show_running()
+
+    def _show_session(self, session: RunningSession) -> None:
+        """Show a running session's stream from its start, its figures counting on as events come."""
+        lines = [line_of(event) for event in session.events]
+        stream = self.pane.stream
+        stream.start_session(
+            session.title, session.session_id, started=session.started, figures=session.figures, lines=lines
+        )
+
+    def _show_rows(self) -> None:
+        running = self.running_sessions
+        self.pane.show_running(running.rows(), running.followed)
 
     def _show_running(self) -> None:
         """Name the session the stream follows, and the others running beside it."""

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -40,7 +39,7 @@ from ralph_desk.gui.panes.inbox.reviews.rows import (
     file_badge,
     layout,
 )
-from ralph_desk.gui.widgets.common import SendingTextEdit, button, label
+from ralph_desk.gui.widgets.common import SendingTextEdit, button, label, mode_button
 from ralph_desk.gui.widgets.layout import side_by_side
 from ralph_desk.gui.widgets.tables import record_table
 
@@ -199,8 +198,8 @@ class DiffView(QWidget):
         self.model = DiffModel(self)
         self.lines = LinesView(self.model)
         self.delegate = self.lines.delegate
-        self.unified = self._mode_button("Unified", "One column: removed lines above the added ones")
-        self.split = self._mode_button("Side by side", "The old file on the left, the new one on the right")
+        self.unified = mode_button("Unified", "One column: removed lines above the added ones")
+        self.split = mode_button("Side by side", "The old file on the left, the new one on the right")
         self.modes = QButtonGroup(self)
         self.modes.addButton(self.unified)
         self.modes.addButton(self.split)
@@ -209,14 +208,6 @@ class DiffView(QWidget):
         self.comment_box = CommentBox()
         self._build()
         self._connect()
-
-    def _mode_button(self, text: str, tip: str) -> QToolButton:
-        widget = QToolButton()
-        widget.setText(text)
-        widget.setToolTip(tip)
-        widget.setCheckable(True)
-        widget.setAutoRaise(True)
-        return widget
 
     def _build(self) -> None:
         bar = QHBoxLayout()
