@@ -4,9 +4,11 @@ Each run starts the process with pipes, writes the `initialize` request at once 
 it when it is ready) and times the answer's line on stdout; then, as a client does, it sends
 `initialized` and `tools/list`, and last a first `get_task` call, timing each answer. The first
 call is the row (every part of the server is loaded by then); `initialize` and `tools/list` are
-reported beside it. ralph's server answers the handshake and the listings before it has opened the
-database, which a client that lets a model turn pass before its first call does not wait for. Runs
-of the servers alternate, after one warm-up each, so that drift on this 2-core machine hits all alike.
+reported beside it, and so is the CPU each server had used by its first answer (from /proc; less
+moved by a loaded machine than the clock). ralph's server answers the handshake and the listings
+before it has opened the database, which a client that lets a model turn pass before its first call
+does not wait for. Runs of the servers alternate, after one warm-up each, so that drift on this
+2-core machine hits all alike.
 
     python bench/stdio_startup.py [--runs 9]
 """
@@ -60,13 +62,28 @@ FIRST_CALL = {
 
 @dataclass
 class Spawn:
-    """One spawn: seconds to the `initialize`, `tools/list` and first `tools/call` answers, and CPU used."""
+    """One spawn: seconds to the `initialize`, `tools/list` and first `tools/call` answers, and CPU used.
+
+    `cpu_first` is the CPU the server had used when its first call was answered (from /proc; NaN
+    elsewhere), `cpu` what it used in all, its exit included.
+    """
 
     initialize: float
     tools_list: float
     first_call: float
+    cpu_first: float
     cpu: float
     tools: int
+
+
+def _cpu_so_far(pid: int) -> float:
+    """Seconds of CPU (user + system) process `pid` has used so far; NaN without /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _answer(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
@@ -104,6 +121,7 @@ def spawn(argv: list[str], env: dict[str, str]) -> Spawn:
         process.stdin.flush()
         called = _answer(process, 3)["result"]
         first_call = time.perf_counter() - start
+        cpu_first = _cpu_so_far(process.pid)
         if called.get("isError"):
             raise RuntimeError(f"the first call failed: {called}")
     finally:
@@ -115,7 +133,7 @@ def spawn(argv: list[str], env: dict[str, str]) -> Spawn:
             cpu = usage.ru_utime + usage.ru_stime
         except ChildProcessError:
             pass
-    return Spawn(initialized, listed, first_call, cpu, len(tools))
+    return Spawn(initialized, listed, first_call, cpu_first, cpu, len(tools))
 
 
 def main() -> None:
@@ -147,6 +165,7 @@ def main() -> None:
         init = [ms(s.initialize) for s in spawns]
         listed = [ms(s.tools_list) for s in spawns]
         called = [ms(s.first_call) for s in spawns]
+        cpu_first = [ms(s.cpu_first) for s in spawns]
         cpu = [ms(s.cpu) for s in spawns]
         say(f"{name:5s} spawn→initialize ms: " + " ".join(f"{v:.0f}" for v in init))
         say(
@@ -155,6 +174,7 @@ def main() -> None:
             + f"  ({spawns[0].tools} tools)"
         )
         say(f"{name:5s} spawn→first call ms: " + " ".join(f"{v:.0f}" for v in called))
+        say(f"{name:5s} CPU to first call:   " + " ".join(f"{v:.0f}" for v in cpu_first))
         say(f"{name:5s} process CPU ms:      " + " ".join(f"{v:.0f}" for v in cpu))
         figures[name] = {
             "initialize_ms": init,
@@ -167,6 +187,8 @@ def main() -> None:
             "first_call_median_ms": median(called),
             "first_call_min_ms": min(called),
             "cpu_median_ms": median(cpu),
+            "cpu_first_ms": cpu_first,
+            "cpu_first_median_ms": median(cpu_first),
             "tools": spawns[0].tools,
         }
     ralph, bare, floor = figures["ralph"], figures["bare"], figures["floor"]
@@ -177,10 +199,13 @@ def main() -> None:
     figures["ratio_tools_list"] = ralph["tools_list_median_ms"] / bare["tools_list_median_ms"]
     figures["ratio_first_call"] = ralph["first_call_median_ms"] / bare["first_call_median_ms"]
     figures["ratio_cpu"] = ralph["cpu_median_ms"] / bare["cpu_median_ms"]
+    figures["ratio_cpu_first"] = ralph["cpu_first_median_ms"] / bare["cpu_first_median_ms"]
+    figures["load_average"] = os.getloadavg()[0]
     say(
         f"ratios ralph/bare: initialize median {ratio:.2f}×, min {figures['ratio_min']:.2f}×; "
         f"tools/list {figures['ratio_tools_list']:.2f}×; first call {figures['ratio_first_call']:.2f}×; "
-        f"process CPU {figures['ratio_cpu']:.2f}×"
+        f"CPU to first call {figures['ratio_cpu_first']:.2f}×; process CPU {figures['ratio_cpu']:.2f}× "
+        f"(load average {figures['load_average']:.1f})"
     )
     say(
         f"floor: the bare server having imported SQLAlchemy's ORM answers its first call in "
@@ -200,7 +225,10 @@ def main() -> None:
             ratio=f"{figures['ratio_first_call']:.2f}× (floor {figures['floor_ratio']:.2f}×)",
             passed=figures["ratio_first_call"] <= TARGET_RATIO,
             figures=figures,
-            note=f"process CPU {figures['ratio_cpu']:.2f}× bare",
+            note=(
+                f"CPU to first call {figures['ratio_cpu_first']:.2f}× bare, process CPU "
+                f"{figures['ratio_cpu']:.2f}×; load average {figures['load_average']:.1f}"
+            ),
         )
     )
     emit(
