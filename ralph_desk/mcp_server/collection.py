@@ -24,7 +24,11 @@ _paused = False
 
 @contextmanager
 def paused_while_starting() -> Iterator[None]:
-    """Pause the collector for the block, unless it was off already; it resumes at `resume()` or the end."""
+    """Pause the collector for the block, unless it was off already; it resumes at `resume()` or the end.
+
+    A block that ends before `resume()` (a refused start, a client gone before the store opened)
+    turns the collector back on without freezing anything: nothing is left to serve.
+    """
     global _paused
     with _lock:
         pausing = gc.isenabled() and not _paused
@@ -35,7 +39,10 @@ def paused_while_starting() -> Iterator[None]:
         yield
     finally:
         if pausing:
-            resume()
+            with _lock:
+                if _paused:
+                    _paused = False
+                    gc.enable()
 
 
 def resume() -> None:
