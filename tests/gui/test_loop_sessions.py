@@ -3,14 +3,19 @@ and every session at a glance — driven by a real loop of stand-in agents on th
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import pytest
 from PySide6.QtCore import QPoint, Qt
+from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui.main_window import MainWindow
-from ralph_desk.gui.models.running import ELAPSED, TASK, TURNS
+from ralph_desk.gui.models.running import ELAPSED, TASK, TURNS, RunningTableModel
 from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.sessions import RunningTable
 from ralph_desk.gui.panes.loop.state import Phase
 from ralph_desk.loop.model import EventKind
 from ralph_desk.services.container import Services
@@ -45,6 +50,36 @@ def task_id(row: RunningRow) -> str:
     return row.title.split()[0].removeprefix("#")
 
 
+def test_rows_leaving_the_table_are_no_pick_and_a_click_is(qtbot: QtBot) -> None:
+    view = RunningTable()
+    qtbot.addWidget(view)
+    view.show()
+    now = datetime.now(UTC)
+    rows = [RunningRow(f"s{n}", f"#{n} Tide chart", "command", now) for n in (1, 2, 3)]
+    picks: list[str] = []
+    view.sig_follow_requested.connect(picks.append)
+
+    view.show_rows(rows, "s2")
+    view.show_rows([rows[0], rows[2]], "s2")  # the followed session ended: Qt moves the current row
+    view.show_rows([rows[2]], None)
+
+    assert picks == [] and view.table.currentIndex().row() == -1
+    table = view.table
+    rect = table.visualRect(view.model.index(0, TASK))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.center()))
+    assert picks == ["s3"]
+
+
+def test_the_running_sessions_model_passes_the_model_tester(qtmodeltester: ModelTester) -> None:
+    model = RunningTableModel()
+    now = datetime.now(UTC)
+    model.set_items([RunningRow(f"s{n}", f"#{n} Tide chart", "command", now, n, 0.1 * n) for n in (1, 2)])
+    model.tick()
+
+    qtmodeltester.check(model)
+
+
+@pytest.mark.slow
 def test_running_sessions_are_listed_live_and_the_one_picked_is_streamed(
     qtbot: QtBot, loop_window: MainWindow, services: Services, start_api: StartApi
 ) -> None:
@@ -123,3 +158,8 @@ def test_running_sessions_are_listed_live_and_the_one_picked_is_streamed(
         assert recorded.cost_usd > 0 and shown[session_id].cost_usd == recorded.cost_usd
         assert shown[session_id].turns == recorded.turns
     assert pane.sessions.summary.text() == "none now" and not glance.cards
+    # The picked session stays shown once it ended, to its end, whichever session ended last (rows leaving
+    # the table move its current row, which is not a pick).
+    assert shown_session(pane) == first.session_id
+    kinds = [line.kind for line in pane.stream.model.lines]
+    assert EventKind.SESSION_ENDED in kinds and not pane.stream.clock.isActive()

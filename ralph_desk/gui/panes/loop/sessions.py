@@ -51,10 +51,10 @@ class RunningTable(QWidget):
 
     def show_rows(self, rows: Sequence[RunningRow], followed: str | None) -> None:
         """Show these sessions and mark the one the stream follows (the person's pick is kept)."""
-        self.model.set_items(rows)
-        self._fit()
+        # Rows going move Qt's current row to a neighbour: not the person's pick, so not a follow request.
         self._syncing = True
         try:
+            self.model.set_items(rows)
             row = self.model.row_of(followed) if followed else None
             selection = self.table.selectionModel()
             if row is None:
@@ -64,6 +64,7 @@ class RunningTable(QWidget):
                 selection.setCurrentIndex(self.model.index(row, TASK), flags.ClearAndSelect | flags.Rows)
         finally:
             self._syncing = False
+        self._fit()
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not self._syncing and current.isValid():
