@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ralph_desk import __version__
+from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.project import (
     DB_URL_ENV,
@@ -722,7 +723,8 @@ def _run_review(args: argparse.Namespace) -> int:
         else:
             result = reviews.discard(args.task_id, skip=args.skip)
     _review_out(args, result, [f"Task #{result.task_id}: {result.message} (now {result.status})"])
-    return EXIT_FAILURE if result.conflicts else EXIT_OK
+    not_merged = args.action == "approve" and result.status != TaskStatus.DONE.value
+    return EXIT_FAILURE if result.conflicts or not_merged else EXIT_OK
 
 
 def _review_out(args: argparse.Namespace, value: Any, lines: list[str]) -> int:
@@ -740,6 +742,7 @@ def _review_list_lines(items: Sequence[Any]) -> list[str]:
             item.branch or "(no branch)",
             f"{len(item.sessions)} sessions",
             _shorten(item.task.title),
+            item.merge or "awaits review",
         )
         for item in items
     ]
@@ -750,6 +753,7 @@ def _review_list_lines(items: Sequence[Any]) -> list[str]:
 def _review_show_lines(item: Any) -> list[str]:
     lines = [f"Task #{item.task.id}: {item.task.title} ({item.task.status.value})"]
     lines.append(f"  branch {item.branch or '(none)'} → {item.base or '(no base)'}")
+    lines.append(f"  {item.merge or 'awaits review'}")
     if item.summary:
         lines.append(f"  agent: {_shorten(item.summary)}")
     lines += [

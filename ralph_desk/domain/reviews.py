@@ -35,6 +35,17 @@ class ReviewComment:
 
 
 @dataclass(frozen=True)
+class QueuedMerge:
+    """An approved task waiting for its turn to merge, or whose merge was refused (and why)."""
+
+    id: int
+    task_id: int
+    checkout: str
+    approved_at: datetime
+    refused: str | None
+
+
+@dataclass(frozen=True)
 class ReviewItem:
     """A task in review: what the agent said, its sessions, and the branch to compare with the base."""
 
@@ -45,6 +56,7 @@ class ReviewItem:
     base: str | None
     worktree: str | None
     comments: tuple[ReviewComment, ...] = ()
+    merge: str | None = None  # approved and waiting to merge, or why its merge was refused
 
 
 @dataclass(frozen=True)

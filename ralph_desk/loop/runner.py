@@ -187,6 +187,7 @@ class LoopRunner:
         run_id: int | None = None
         try:
             self._recover_orphans()
+            await asyncio.to_thread(self._merge_approved)
             run = self.services.sessions.start_loop_run(
                 agent=self.adapter.name,
                 max_iterations=self.settings.max_iterations,
@@ -344,6 +345,16 @@ class LoopRunner:
                 outcome=SessionOutcome.STOPPED.value,
                 error="recovered: the loop stopped mid-session",
             )
+
+    def _merge_approved(self) -> None:
+        """Approvals whose process ended before their merge (a crash, a closed terminal) merge now."""
+        try:
+            outcomes = self.services.reviews.merge_queued()
+        except ServiceError:
+            log.warning("the approved tasks waiting to merge could not be merged now", exc_info=True)
+            return
+        for task_id, outcome in outcomes.items():
+            log.info("approved task #%s from the merge queue: %s", task_id, outcome)
 
     async def _maybe_review(self, plan: SessionPlan) -> None:
         await self._review_by_agent(plan)

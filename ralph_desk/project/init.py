@@ -23,6 +23,7 @@ db/
 logs/
 mcp/sessions/
 worktrees/
+*.lock
 """
 
 

@@ -1,8 +1,8 @@
-"""The merge queue (DESIGN §12): approved tasks merge one at a time, in the order they were approved.
+"""The merge queue (DESIGN §12): approved tasks merge one at a time, in approval order, across processes.
 
-Every approval in this process (the window, the loop with the review gate off, the command line run in
-the window's process) takes a ticket for its repository and merges when its turn comes, so that each
-merge is checked against the base as it is then, and a conflict sends only its own task back.
+The order lives in the database (an entry per approval, written with it); the merges into one checkout
+are serialised by `.ralph/merge.lock`, an OS file lock that every process sharing the checkout takes (the
+window, `ralph-desk review approve`, a headless `run`) and that the OS releases when its holder dies.
 """
 
 from __future__ import annotations
@@ -12,43 +12,55 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from filelock import FileLock, Timeout
 
-class MergeQueue:
-    """First come, first served turns at merging into one repository's base branches."""
+from ralph_desk.project import ProjectPaths, contained
+from ralph_desk.services.errors import ConflictError
 
-    def __init__(self) -> None:
-        self._turns = threading.Condition()
-        self._issued = 0
-        self._serving = 0
+LOCK_NAME = "merge.lock"
+WAIT_S = 600.0
 
-    @property
-    def waiting(self) -> int:
-        """How many approvals hold a ticket, the one merging included."""
-        with self._turns:
-            return self._issued - self._serving
+_THREADS: dict[Path, threading.Lock] = {}
+_THREADS_LOCK = threading.Lock()
 
-    @contextmanager
-    def turn(self) -> Iterator[int]:
-        """Wait for this approval's turn and hold it while the body merges; the ticket number."""
-        with self._turns:
-            ticket = self._issued
-            self._issued += 1
-            self._turns.notify_all()
-            self._turns.wait_for(lambda: self._serving == ticket)
+
+class MergeTurnError(ConflictError):
+    """This process could not take its turn at merging; nothing was merged."""
+
+
+def _thread_lock(root: Path) -> threading.Lock:
+    with _THREADS_LOCK:
+        return _THREADS.setdefault(root, threading.Lock())
+
+
+@contextmanager
+def merge_turn(paths: ProjectPaths, wait_s: float = WAIT_S) -> Iterator[None]:
+    """Hold the checkout's merge turn (one thread of one process at a time) while the body merges."""
+    threads = _thread_lock(paths.root)
+    if not threads.acquire(timeout=wait_s):
+        raise MergeTurnError(
+            f"another merge in this process held {paths.root} for over {wait_s:g} s; try again"
+        )
+    try:
+        path = paths.ralph / LOCK_NAME
+        contained.make_folder(paths.root, paths.ralph)  # `.ralph/` itself no link
+        if contained.is_link(path):
+            raise MergeTurnError(
+                f"the merge lock {path} is a symbolic link; a lock outside the project is refused "
+                "(remove the link and approve again)"
+            )
+        lock = FileLock(path, timeout=wait_s, mode=0o600, thread_local=False)
         try:
-            yield ticket
+            lock.acquire()
+        except Timeout:
+            raise MergeTurnError(
+                f"another process has been merging into {paths.root} for over {wait_s:g} s; try again"
+            ) from None
+        except OSError as error:  # the link was made between the check and the open
+            raise MergeTurnError(f"the merge lock {path} cannot be taken: {error}") from None
+        try:
+            yield
         finally:
-            with self._turns:
-                self._serving += 1
-                self._turns.notify_all()
-
-
-_QUEUES: dict[Path, MergeQueue] = {}
-_QUEUES_LOCK = threading.Lock()
-
-
-def queue_for(repo: Path) -> MergeQueue:
-    """The one merge queue of a repository in this process."""
-    key = repo.resolve()
-    with _QUEUES_LOCK:
-        return _QUEUES.setdefault(key, MergeQueue())
+            lock.release(force=True)
+    finally:
+        threads.release()

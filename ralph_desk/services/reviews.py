@@ -23,12 +23,13 @@ from ralph_desk.domain.records import AgentSession, Task
 from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
-from ralph_desk.services.merge_queue import queue_for
-from ralph_desk.services.sessions import SessionService
+from ralph_desk.services.merge_queue import merge_turn
+from ralph_desk.services.sessions import SessionService, this_host
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.services.workspaces import WorkspaceService
 from ralph_desk.store import mapping
+from ralph_desk.store import merge_queue as queue
 from ralph_desk.store import reviews as store
 from ralph_desk.store.database import Database
 from ralph_desk.vcs import diffs, merging
@@ -93,6 +94,7 @@ class ReviewService:
             base=worktree.base if worktree else self.workspaces.base_branch(),
             worktree=str(worktree.path) if worktree else None,
             comments=tuple(self.comments(task.id)),
+            merge=self.merge_state(task.id),
         )
 
     def diff(self, task_id: int, session_id: int | str | None = None) -> str:
@@ -134,18 +136,91 @@ class ReviewService:
             return store.add(unit, task.id, author, draft.body, draft.file, draft.line, session_id)
 
     def approve(self, task_id: int) -> ReviewResult:
-        """Merge the branch into its base (strategy from config): `done`, or back to the agent on conflict.
+        """Queue the task's merge (the approval is recorded first), then merge the queue in approval order.
 
-        Approvals queue (services/merge_queue.py): one merges at a time, in the order they came.
+        Every process sharing the checkout merges from the one queue in the database, one at a time
+        (services/merge_queue.py); an approval another process merged meanwhile reports what became of it.
+        A merge refused (uncommitted changes in the way) raises ReviewError and stays noted on the task.
         """
-        with queue_for(self.workspaces.root).turn():
-            return self._approve(task_id)
-
-    def _approve(self, task_id: int) -> ReviewResult:
         task = self._in_review(task_id)
+        with self.db.write() as unit:
+            queue.enqueue(unit, task.id, self._checkout())
+        outcomes = self.merge_queued()
+        outcome = outcomes.get(task.id)
+        if outcome is None:
+            return self._merged_elsewhere(task.id)
+        if isinstance(outcome, ReviewError):
+            raise outcome
+        return outcome
+
+    def merge_queued(self) -> dict[int, ReviewResult | ReviewError]:
+        """Merge every approved task of this checkout still waiting, in approval order; what became of each.
+
+        Run after any approval and when a loop starts: an approval whose process died before its merge is
+        merged by the next process that gets here.
+        """
+        outcomes: dict[int, ReviewResult | ReviewError] = {}
+        checkout = self._checkout()
+        with self.db.read() as unit:
+            if not queue.waiting(unit, checkout):
+                return outcomes
+        with merge_turn(self.workspaces.paths):
+            while True:
+                with self.db.read() as unit:
+                    waiting = queue.waiting(unit, checkout)
+                head = next((entry for entry in waiting if entry.task_id not in outcomes), None)
+                if head is None:
+                    return outcomes
+                outcomes[head.task_id] = self._merge_turn(head.task_id)
+
+    def merge_state(self, task_id: int) -> str | None:
+        """`approved: merges after N others`, `not merged: why`, or None for a task not approved."""
+        with self.db.read() as unit:
+            entry = queue.entry(unit, _task_id(task_id))
+            ahead = queue.ahead_of(unit, entry) if entry is not None and entry.refused is None else 0
+        if entry is None:
+            return None
+        if entry.refused is not None:
+            return f"approved, not merged: {entry.refused}"
+        return f"approved: merges after {ahead} other approval(s)" if ahead else "approved: merging next"
+
+    def _merge_turn(self, task_id: int) -> ReviewResult | ReviewError:
+        """Merge one queued task (its turn held): merged, sent back on conflict, or refused (kept, noted)."""
+        task = self.tasks.get(task_id)
+        if task.status is not TaskStatus.IN_REVIEW:  # sent back or discarded since its approval
+            with self.db.write() as unit:
+                queue.remove(unit, task.id)
+            return ReviewError(f"task #{task.id} is {task.status.value} now; its approval was dropped")
+        try:
+            return self._approve(task)
+        except ReviewError as error:
+            with self.db.write() as unit:
+                queue.refuse(unit, task.id, str(error).removeprefix(f"task #{task.id} was not merged: "))
+            log.warning("%s", error)
+            return error
+
+    def _merged_elsewhere(self, task_id: int) -> ReviewResult:
+        """What became of an approval that another process merged from the queue."""
+        task = self.tasks.get(task_id)
+        if task.status is TaskStatus.IN_REVIEW:
+            state = self.merge_state(task.id) or "not approved"
+            raise ReviewError(f"task #{task.id} stays in review: {state}")
+        merged = task.status is TaskStatus.DONE
+        what = (
+            "merged by another process's turn at the queue" if merged else "sent back: its merge conflicted"
+        )
+        return ReviewResult(task.id, task.status.value, message=what)
+
+    def _checkout(self) -> str:
+        """This checkout among the processes sharing the database: its host and folder."""
+        return f"{this_host()}:{self.workspaces.root.resolve()}"
+
+    def _approve(self, task: Task) -> ReviewResult:
         worktree = self._worktree(task.id)
         if worktree is None:
-            self.tasks.set_status(task.id, TaskStatus.DONE.value)
+            with self.db.write() as unit:
+                self.tasks.set_status(task.id, TaskStatus.DONE.value)
+                queue.remove(unit, task.id)
             return ReviewResult(task.id, TaskStatus.DONE.value, message="approved (no branch to merge)")
         strategy = MergeStrategy(self.workspaces.config().merge_strategy)
         text = f"Merge task #{task.id}: {task.title}\n\n{self._done_summary(task.id) or ''}".rstrip() + (
@@ -159,9 +234,10 @@ class ReviewService:
             raise ReviewError(f"task #{task.id} was not merged: {error}") from None
         if not result.merged:
             return self._send_back(task, worktree, result)
-        self.tasks.set_status(task.id, TaskStatus.DONE.value)
-        with self.db.write() as unit:
+        with self.db.write() as unit:  # done and off the queue at once: a crash before this merges again
+            self.tasks.set_status(task.id, TaskStatus.DONE.value)
             store.move(unit, task.id, ReviewCommentState.REQUESTED, ReviewCommentState.ADDRESSED)
+            queue.remove(unit, task.id)
         self._remove(task.id)
         return ReviewResult(
             task.id,
@@ -182,7 +258,8 @@ class ReviewService:
                 raise InvalidValueError(
                     "comments", list(comments), "at least one comment saying what to change"
                 )
-        self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+            queue.remove(unit, task.id)
+            self.tasks.set_status(task.id, TaskStatus.PENDING.value)
         return ReviewResult(task.id, TaskStatus.PENDING.value, message=f"sent back with {moved} comment(s)")
 
     def discard(self, task_id: int, skip: bool) -> ReviewResult:
@@ -198,7 +275,8 @@ class ReviewService:
         with self.db.write() as unit:
             for state in (ReviewCommentState.OPEN, ReviewCommentState.REQUESTED):
                 store.move(unit, task.id, state, ReviewCommentState.ADDRESSED)
-        self.tasks.set_status(task.id, status.value)
+            queue.remove(unit, task.id)
+            self.tasks.set_status(task.id, status.value)
         return ReviewResult(task.id, status.value, message="branch and worktree discarded")
 
     def requested(self, task_id: int) -> builtins.list[ReviewComment]:
@@ -245,7 +323,9 @@ class ReviewService:
             severity=Severity.WARNING.value,
             category=FlagCategory.OVERLAP.value,
         )
-        self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+        with self.db.write() as unit:
+            self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+            queue.remove(unit, task.id)
         return ReviewResult(task.id, TaskStatus.PENDING.value, conflicts=result.conflicts, message=what)
 
     def _worktree(self, task_id: int) -> TaskWorktree | None:

@@ -27,13 +27,14 @@ from ralph_desk.domain.records import (
     Task,
     TaskSummary,
 )
-from ralph_desk.domain.reviews import ReviewComment
+from ralph_desk.domain.reviews import QueuedMerge, ReviewComment
 from ralph_desk.store.schema import (
     AgentSessionRow,
     Base,
     DisciplineRow,
     FeatureRow,
     LoopRunRow,
+    MergeQueueRow,
     ProjectRow,
     ReviewCommentRow,
 )
@@ -184,6 +185,17 @@ def review_comment(row: ReviewCommentRow) -> ReviewComment:
         session_id=row.session_id,
         addressed_session_id=row.addressed_session_id,
         created_at=row.created_at,
+    )
+
+
+def queued_merge(row: MergeQueueRow) -> QueuedMerge:
+    """A merge queue entry from its row."""
+    return QueuedMerge(
+        id=row.id,
+        task_id=row.task_id,
+        checkout=row.checkout,
+        approved_at=row.approved_at,
+        refused=row.refused,
     )
 
 

@@ -300,6 +300,19 @@ class ReviewCommentRow(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class MergeQueueRow(Base):
+    """An approved task waiting for its turn to merge: approval order is the id order."""
+
+    __tablename__ = "merge_queue"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), unique=True)
+    # The checkout (host and folder) that merges it: its task branch lives in that repository only.
+    checkout: Mapped[str] = mapped_column(String(1200), index=True)
+    approved_at: Mapped[datetime] = mapped_column(default=utcnow)
+    refused: Mapped[str | None] = mapped_column(Text)
+
+
 class LoopRunRow(Base):
     """One start of the loop."""
 

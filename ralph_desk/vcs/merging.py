@@ -44,6 +44,8 @@ def merge(repo: Path, base: str, branch: str, strategy: MergeStrategy, text: str
     new = _new_commit(repo, old, tip, strategy, text)
     if isinstance(new, MergeResult):
         return new
+    if new == old:
+        return MergeResult(True, base, old)
     checkout = checkouts(repo).get(base)
     if checkout is not None:
         _follow(checkout, old, new, dry_run=True)
@@ -70,6 +72,8 @@ def _new_commit(repo: Path, old: str, tip: str, strategy: MergeStrategy, text: s
         conflicts = tuple(dict.fromkeys(line for line in lines[1:] if line))
         return MergeResult(False, "", conflicts=conflicts, reason="the branch conflicts with the base")
     tree = lines[0].strip()
+    if strategy is MergeStrategy.SQUASH and tree == out(repo, "rev-parse", f"{old}^{{tree}}"):
+        return old  # already on the base (a squash merged before a crash kept it off the queue)
     parents = ("-p", old, "-p", tip) if strategy is MergeStrategy.MERGE else ("-p", old)
     return run(
         repo, "commit-tree", tree, *parents, "-F", "-", env=agent_identity(), stdin=text

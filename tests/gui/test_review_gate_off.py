@@ -112,3 +112,66 @@ def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
     loop_window.inbox.show_tab(REVIEWS)
     qtbot.waitUntil(lambda: loop_window.inbox.tabs.tabText(REVIEWS) == "Reviews", timeout=WAIT_MS)
     assert loop_window.inbox.reviews.current is None
+
+
+@pytest.mark.slow
+def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_reviews_tab_saying_why(
+    qtbot: QtBot,
+    project: Path,
+    loop_window: MainWindow,
+    services: Services,
+    agent: Agent,
+    start_api: StartApi,
+) -> None:
+    make_git_project(project)
+    base_before = git(project, "rev-parse", "HEAD").strip()
+    for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
+        services.tasks.set_status(task.id, TaskStatus.PENDING.value)
+    plan = peek_next_task(services)
+    assert plan is not None and plan.task is not None
+    chosen = plan.task
+    worktree = services.workspaces.prepare(chosen.id, chosen.title)
+    assert worktree is not None
+    written = worktree.path / "src" / "gate_off.py"
+    draft = project / "src" / "gate_off.py"
+    draft.parent.mkdir(exist_ok=True)
+    draft.write_text("# the person's own draft, not committed\n")
+    start_api(
+        [Hang()],
+        **{
+            heading(chosen.id): [
+                ToolCalls(
+                    [
+                        ("Write", {"file_path": str(written), "content": WORK}),
+                        verb("done", summary="Wrote gate_off"),
+                    ]
+                ),
+                Text("Session over."),
+            ]
+        },
+    )
+    pane = loop_window.loop
+    choose_agent(pane.settings, agent)
+    pane.settings.timeout.setValue(120)
+    pane.settings.max_iterations.setValue(1)
+    pane.settings.review_gate.setChecked(False)
+
+    pane.start.click()
+
+    qtbot.waitUntil(lambda: services.reviews.merge_state(chosen.id) is not None, timeout=SESSION_MS)
+    qtbot.waitUntil(pane.start.isEnabled, timeout=SESSION_MS)
+    assert services.tasks.get(chosen.id).status is TaskStatus.IN_REVIEW
+    assert git(project, "rev-parse", worktree.base).strip() == base_before  # nothing merged
+    assert draft.read_text() == "# the person's own draft, not committed\n"  # nothing overwritten
+    loop_window.show_pane("inbox")
+    loop_window.inbox.show_tab(REVIEWS)
+    reviews = loop_window.inbox.reviews
+    qtbot.waitUntil(
+        lambda: reviews.current is not None and reviews.current.task_id == chosen.id, timeout=WAIT_MS
+    )
+    assert reviews.current is not None
+    assert reviews.current.merge.startswith(
+        "approved, not merged: the merge would overwrite uncommitted changes"
+    )
+    detail = reviews.detail.merge
+    assert detail.isVisibleTo(reviews) and "commit or stash them there" in detail.text()

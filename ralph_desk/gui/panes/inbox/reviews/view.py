@@ -51,6 +51,7 @@ class ReviewEntry:
     sessions: tuple[AgentSession, ...] = ()
     signals: tuple[SignalRecord, ...] = ()
     feature: str = ""
+    merge: str = ""  # approved and waiting to merge, or why its merge was refused
 
 
 def _signal_text(signal: SignalRecord) -> str:
@@ -79,6 +80,7 @@ REVIEW_COLUMNS: list[Column[ReviewEntry]] = [
     Column("#", lambda entry: f"#{entry.task_id}", sort_key=lambda entry: entry.task_id, align_right=True),
     Column("Task", lambda entry: entry.title, tooltip=lambda entry: entry.summary or None),
     Column("Feature", lambda entry: entry.feature),
+    Column("State", lambda entry: entry.merge or "awaits review", tooltip=lambda entry: entry.merge or None),
     Column(
         "Sessions",
         lambda entry: str(len(entry.sessions)),
@@ -101,6 +103,8 @@ class ReviewDetail(QWidget):
         self.signals = label(wrap=True, selectable=True)
         self.notes = label(wrap=True, selectable=True)
         self.notes.hide()
+        self.merge = label(wrap=True, selectable=True)
+        self.merge.hide()
         self.session = QComboBox()
         self.session.setToolTip("The diff of the whole task against its base, or of one session's commit")
         self.approve = button(
@@ -130,6 +134,7 @@ class ReviewDetail(QWidget):
         layout.setSpacing(6)
         layout.addLayout(heading)
         layout.addWidget(self.summary)
+        layout.addWidget(self.merge)
         layout.addWidget(self.signals)
         layout.addWidget(self.notes)
         layout.addLayout(actions)
@@ -147,6 +152,8 @@ class ReviewDetail(QWidget):
             f"<b>The agent:</b> {escape(entry.summary)}" if entry.summary else "<i>No summary given.</i>"
         )
         self.signals.setText(self._signals_html(entry.signals))
+        self.merge.setText(f"<b>Merge:</b> {escape(entry.merge)}" if entry.merge else "")
+        self.merge.setVisible(bool(entry.merge))
         chosen = self.session.currentData() if same_task else WHOLE_TASK
         self.session.blockSignals(True)
         self.session.clear()

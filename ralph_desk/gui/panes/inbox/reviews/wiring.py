@@ -18,9 +18,10 @@ from ralph_desk.services.container import Services
 
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
 COMMENT_TOPIC = "reviews"
+MERGE_TOPIC = "merges"  # an approval queued, merged or refused
 
 CountListener = Callable[[int], None]
-Version = tuple[tuple[int, datetime], ...]
+Version = tuple[tuple[int, datetime, str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def line_comment(comment: ReviewComment) -> LineComment:
 class ReviewsWiring:
     """Connects the Reviews tab to the review service; re-reads it when tasks or comments change."""
 
-    topics = TASK_TOPICS | {COMMENT_TOPIC}
+    topics = TASK_TOPICS | {COMMENT_TOPIC, MERGE_TOPIC}
 
     def __init__(
         self, view: ReviewsView, services: Services, worker: Worker, on_count: CountListener | None = None
@@ -86,7 +87,7 @@ class ReviewsWiring:
     def on_changes(self, changes: list[Change]) -> None:
         """Tasks changed: read the list again; comments on the task shown changed: read them again."""
         topics = {change.topic for change in changes}
-        if topics & TASK_TOPICS:
+        if topics & (TASK_TOPICS | {MERGE_TOPIC}):
             self.refresh(force=False)
         current = self.view.current
         if current is None or COMMENT_TOPIC not in topics:
@@ -97,7 +98,8 @@ class ReviewsWiring:
 
     def _read(self, known: Version | None) -> tuple[Version, list[ReviewEntry]] | None:
         in_review = self.services.tasks.list(status=TaskStatus.IN_REVIEW.value)
-        version = tuple(sorted((task.id, task.updated_at) for task in in_review))
+        merges = self.services.reviews.merge_state
+        version = tuple(sorted((task.id, task.updated_at, merges(task.id)) for task in in_review))
         if version == known:
             return None
         return version, [self._entry(item) for item in self.services.reviews.list()]
@@ -113,6 +115,7 @@ class ReviewsWiring:
             item.sessions,
             tuple(self.services.signals.for_task(task.id)),
             task.feature,
+            item.merge or "",
         )
 
     def _read_failed(self) -> None:
