@@ -123,7 +123,7 @@ def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_
     agent: Agent,
     start_api: StartApi,
 ) -> None:
-    make_git_project(project)
+    make_repository(project, "main")
     base_before = git(project, "rev-parse", "HEAD").strip()
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
         services.tasks.set_status(task.id, TaskStatus.PENDING.value)
@@ -158,7 +158,10 @@ def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_
 
     pane.start.click()
 
-    qtbot.waitUntil(lambda: services.reviews.merge_state(chosen.id) is not None, timeout=SESSION_MS)
+    refused = "approved, not merged: the merge would overwrite uncommitted changes"
+    qtbot.waitUntil(
+        lambda: (services.reviews.merge_state(chosen.id) or "").startswith(refused), timeout=SESSION_MS
+    )
     qtbot.waitUntil(pane.start.isEnabled, timeout=SESSION_MS)
     assert services.tasks.get(chosen.id).status is TaskStatus.IN_REVIEW
     assert git(project, "rev-parse", worktree.base).strip() == base_before  # nothing merged
@@ -167,11 +170,8 @@ def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_
     loop_window.inbox.show_tab(REVIEWS)
     reviews = loop_window.inbox.reviews
     qtbot.waitUntil(
-        lambda: reviews.current is not None and reviews.current.task_id == chosen.id, timeout=WAIT_MS
+        lambda: reviews.current is not None and reviews.current.merge.startswith(refused), timeout=WAIT_MS
     )
-    assert reviews.current is not None
-    assert reviews.current.merge.startswith(
-        "approved, not merged: the merge would overwrite uncommitted changes"
-    )
+    assert reviews.current is not None and reviews.current.task_id == chosen.id
     detail = reviews.detail.merge
     assert detail.isVisibleTo(reviews) and "commit or stash them there" in detail.text()
