@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
+from ralph_desk.gui import desktop_notifications as desktop
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.collector import GuiThreadCollector, freeze_start_up
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
-from ralph_desk.gui.desktop_bus import FreedesktopNotifications, session_bus_address
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
 from ralph_desk.gui.main_window import APP_NAME, MainWindow
@@ -83,10 +83,9 @@ def theme_watcher(app: QApplication) -> ThemeWatcher | None:
 # --- the window ----------------------------------------------------------------------------------
 
 
-def desktop_notifications() -> FreedesktopNotifications | None:
-    """Notifications through the desktop's session D-Bus, where there is one (else the tray's)."""
-    address = session_bus_address()
-    return FreedesktopNotifications(address, APP_NAME, APP_NAME) if address else None
+def desktop_notifications() -> desktop.DesktopNotifications | None:
+    """The platform's own notifications, where it has a service for them (else the tray's)."""
+    return desktop.DesktopNotifications(APP_NAME, APP_NAME) if desktop.available() else None
 
 
 def build_window(

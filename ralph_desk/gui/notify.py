@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
+from functools import partial
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, icons
-from ralph_desk.gui.desktop_bus import FreedesktopNotifications
+from ralph_desk.gui.desktop_notifications import DesktopNotifications
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -56,7 +57,7 @@ class _NewItems:
 
 
 class Notifier(QObject):
-    """Tells the desktop about new items that need the person, through D-Bus or else the tray."""
+    """Tells the desktop about new items that need the person: its own notifications, else the tray."""
 
     sig_show_requested = Signal()
     """The person clicked the notification or the tray icon: show the inbox."""
@@ -65,14 +66,14 @@ class Notifier(QObject):
     sig_notified = Signal(str, str)
     """A notification went out (title, text): the window asks for attention."""
     _sig_clicked = Signal()
-    """A desktop notification was clicked (emitted from the bus's thread; delivered on this one's)."""
+    """A desktop notification was clicked (on macOS from the system's thread; delivered on this one's)."""
 
     def __init__(
         self,
         title: str,
         use_tray: bool = True,
         parent: QObject | None = None,
-        desktop: FreedesktopNotifications | None = None,
+        desktop: DesktopNotifications | None = None,
         enabled: Enabled | None = None,
     ) -> None:
         super().__init__(parent)
@@ -162,13 +163,20 @@ class Notifier(QObject):
         self.sent.append((title, text))
         log.info("notification: %s — %s", title, text)
         self.sig_notified.emit(title, text)
-        if self.desktop is not None:
-            self.desktop.send(title, text)
-        elif self.tray is not None and self.tray.supportsMessages():
+        if self.desktop is None or not self.desktop.send(title, text, partial(self._sent, title, text)):
+            self._tray_message(title, text)
+
+    def _sent(self, title: str, text: str, delivered: bool) -> None:
+        if not delivered:
+            self._tray_message(title, text)
+
+    def _tray_message(self, title: str, text: str) -> None:
+        """The fallback where no notification service took it: the tray's balloon, if there is a tray."""
+        if self.tray is not None and self.tray.supportsMessages():
             self.tray.showMessage(title, text, icons.app_icon(), MESSAGE_MS)
 
     def hide(self) -> None:
-        """Remove the tray icon and close the desktop bus connection (on quit)."""
+        """Remove the tray icon and close the connection to the notification service (on quit)."""
         if self.tray is not None:
             self.tray.hide()
         if self.desktop is not None:

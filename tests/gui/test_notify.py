@@ -8,37 +8,43 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+import qasync
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
 from ralph_desk.domain.enums import Verb
 from ralph_desk.domain.records import Signal
-from ralph_desk.gui.desktop_bus import FreedesktopNotifications
+from ralph_desk.gui import desktop_notifications
+from ralph_desk.gui.desktop_notifications import DesktopNotifications
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.signals import FlagItem
 from ralph_desk.gui.notify import Notifier, Topic
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
 from tests.gui.test_inbox import run_elsewhere
+from tests.gui.test_loop_pane import finish, qt_loop
 from tests.support.demo_rows import task_id
 from tests.support.notification_server import NOTIFY_SIGNATURE, NotificationServer, Received
+
+__all__ = ["qt_loop"]
 
 WAIT_MS = 5000
 ASK = Signal(id=900, task_id=7, session_id=None, verb=Verb.ASK, created=datetime(2026, 11, 1), question="")
 
 
 @pytest.fixture
-def bus() -> Iterator[NotificationServer]:
-    """A session bus of the test's own, with a notification server that records what it gets."""
+def bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[NotificationServer]:
+    """The desktop's session bus, the test's own, with a notification server that records what it gets."""
     with NotificationServer() as server:
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", server.address)
         yield server
 
 
 @pytest.fixture
-def desktop(bus: NotificationServer) -> Iterator[FreedesktopNotifications]:
-    """The window's sender, on the test's bus (closed before the bus stops)."""
-    sender = FreedesktopNotifications(bus.address, "ralph-desk", "ralph-desk")
+def desktop(bus: NotificationServer, qt_loop: qasync.QEventLoop) -> Iterator[DesktopNotifications]:
+    """The window's sender, on the test's bus and the window's asyncio loop (closed before the bus stops)."""
+    sender = DesktopNotifications("ralph-desk", "ralph-desk")
     yield sender
     sender.close()
 
@@ -49,10 +55,9 @@ def desktop_window(
     services: Services,
     settings: QSettings,
     bus: NotificationServer,
-    monkeypatch: pytest.MonkeyPatch,
+    qt_loop: qasync.QEventLoop,
 ) -> Iterator[MainWindow]:
     """The window as the app builds it, on a desktop whose session bus is the test's."""
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.address)
     built = build_window(services, settings=settings, use_tray=True)
     qtbot.addWidget(built)
     built.show()
@@ -65,9 +70,9 @@ def desktop_window(
 
 
 def test_a_notification_goes_over_the_session_bus_with_the_freedesktop_signature(
-    bus: NotificationServer, desktop: FreedesktopNotifications
+    qtbot: QtBot, qt_loop: qasync.QEventLoop, bus: NotificationServer, desktop: DesktopNotifications
 ) -> None:
-    delivered = desktop.send_now("Task #7 needs your answer", "Metres or feet?")
+    delivered = finish(qtbot, qt_loop, desktop.send_now("Task #7 needs your answer", "Metres or feet?"))
 
     assert delivered
     assert bus.wait_for(1) == [
@@ -75,15 +80,56 @@ def test_a_notification_goes_over_the_session_bus_with_the_freedesktop_signature
     ]
 
 
-def test_without_a_notification_server_sending_says_it_failed(bus: NotificationServer) -> None:
-    desktop = FreedesktopNotifications("unix:path=/nonexistent/bus", "ralph-desk")
+def test_without_a_notification_server_sending_says_it_failed(
+    qtbot: QtBot, qt_loop: qasync.QEventLoop, bus: NotificationServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+    desktop = DesktopNotifications("ralph-desk")
 
-    assert not desktop.send_now("Title", "Text")
+    assert not finish(qtbot, qt_loop, desktop.send_now("Title", "Text"))
+    assert bus.received == []
+    desktop.close()
+
+
+def test_sending_returns_at_once_and_reports_when_the_server_answered(
+    qtbot: QtBot, qt_loop: qasync.QEventLoop, bus: NotificationServer, desktop: DesktopNotifications
+) -> None:
+    outcomes: list[bool] = []
+    bus.answering.clear()
+
+    assert desktop.send("Task #7 failed", "Three sessions ended without a verb.", outcomes.append)
+
+    qtbot.waitUntil(lambda: len(bus.received) == 1, timeout=WAIT_MS)  # the window's loop runs meanwhile
+    assert outcomes == []  # the server has it and withholds its reply
+    bus.answering.set()
+    qtbot.waitUntil(lambda: outcomes == [True], timeout=WAIT_MS)
+
+
+def test_a_server_that_never_answers_counts_as_not_delivered(
+    qtbot: QtBot,
+    qt_loop: qasync.QEventLoop,
+    bus: NotificationServer,
+    desktop: DesktopNotifications,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(desktop_notifications, "TIMEOUT_S", 0.2)
+    outcomes: list[bool] = []
+    bus.answering.clear()
+
+    desktop.send("The loop stopped", "The budget is spent.", outcomes.append)
+
+    qtbot.waitUntil(lambda: outcomes == [False], timeout=WAIT_MS)
+
+
+def test_without_an_asyncio_loop_the_notification_is_not_started(bus: NotificationServer) -> None:
+    desktop = DesktopNotifications("ralph-desk")
+
+    assert not desktop.send("Title", "Text")
     assert bus.received == []
 
 
 def test_the_notifier_sends_a_new_blocking_question_and_not_one_seen_at_start(
-    qtbot: QtBot, bus: NotificationServer, desktop: FreedesktopNotifications
+    qtbot: QtBot, bus: NotificationServer, desktop: DesktopNotifications
 ) -> None:
     notifier = Notifier("Demo", use_tray=False, desktop=desktop)
     seen = dataclasses.replace(ASK, question="Seen at start?", blocking=True)
@@ -94,7 +140,8 @@ def test_the_notifier_sends_a_new_blocking_question_and_not_one_seen_at_start(
     with qtbot.waitSignal(notifier.sig_notified, timeout=WAIT_MS):
         notifier.update_asks([seen, new, quiet])
 
-    assert bus.wait_for(1) == [
+    qtbot.waitUntil(lambda: len(bus.received) == 1, timeout=WAIT_MS)
+    assert bus.received == [
         Received("ralph-desk", "Task #7 needs your answer", "Tabs or spaces?", NOTIFY_SIGNATURE)
     ]
     assert notifier.sent == [("Task #7 needs your answer", "Tabs or spaces?")]
@@ -139,8 +186,10 @@ def test_clicking_a_notification_shows_the_inbox(
 ) -> None:
     notifier = controller(desktop_window).notifier
     desktop_window.show_pane("tasks")
+    desktop = notifier.desktop
+    assert desktop is not None
     notifier.notify(Topic.QUESTIONS, "Task #7 needs your answer", "Metres or feet?")
-    qtbot.waitUntil(lambda: len(bus.received) == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(bus.received) == 1 and not desktop.sending, timeout=WAIT_MS)
 
     with qtbot.waitSignal(notifier.sig_show_requested, timeout=WAIT_MS):
         bus.click(1)

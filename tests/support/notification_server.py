@@ -1,4 +1,7 @@
-"""A private session D-Bus (`dbus-daemon --session`) with a freedesktop notification server that records."""
+"""A private session D-Bus (`dbus-daemon --session`) with a freedesktop notification server that records.
+
+It answers what clients ask before `Notify` (introspection, server information, capabilities).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +19,31 @@ SERVICE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
 INTERFACE = "org.freedesktop.Notifications"
 NOTIFY_SIGNATURE = "susssasa{sv}i"
+INTROSPECTABLE = "org.freedesktop.DBus.Introspectable"
+# What a notification server such as GNOME Shell's says about itself (the parts clients read).
+INTROSPECTION = f"""<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+<node>
+  <interface name="{INTERFACE}">
+    <method name="Notify">
+      <arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
+      <arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
+      <arg type="a{{sv}}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/>
+    </method>
+    <method name="CloseNotification"><arg type="u" direction="in"/></method>
+    <method name="GetCapabilities"><arg type="as" direction="out"/></method>
+    <method name="GetServerInformation">
+      <arg type="s" direction="out"/><arg type="s" direction="out"/>
+      <arg type="s" direction="out"/><arg type="s" direction="out"/>
+    </method>
+    <signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
+    <signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
+  </interface>
+  <interface name="{INTROSPECTABLE}">
+    <method name="Introspect"><arg type="s" direction="out"/></method>
+  </interface>
+</node>
+"""
 START_TIMEOUT_S = 30.0
 
 
@@ -39,6 +67,8 @@ class NotificationServer:
     _connection: DBusConnection | None = None
     _thread: threading.Thread | None = None
     _arrived: threading.Condition = field(default_factory=threading.Condition)
+    answering: threading.Event = field(default_factory=threading.Event)
+    """Cleared, the server records each `Notify` but withholds its reply until it is set again."""
 
     def __enter__(self) -> NotificationServer:
         binary = shutil.which("dbus-daemon")
@@ -58,6 +88,7 @@ class NotificationServer:
         reply = self._connection.send_and_get_reply(message_bus.RequestName(SERVICE), timeout=START_TIMEOUT_S)
         if reply.body != (1,):  # DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
             raise RuntimeError(f"could not own {SERVICE}: {reply.body}")
+        self.answering.set()
         self._thread = threading.Thread(target=self._serve, name="notification-server", daemon=True)
         self._thread.start()
         return self
@@ -65,6 +96,7 @@ class NotificationServer:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
+        self.answering.set()
         if self._daemon is not None:
             self._daemon.terminate()  # the server's socket closes, which ends its thread
             self._daemon.wait(timeout=START_TIMEOUT_S)
@@ -101,7 +133,18 @@ class NotificationServer:
                 continue
             member = header.fields.get(HeaderFields.member)
             signature = header.fields.get(HeaderFields.signature, "")
-            if member != "Notify" or header.fields.get(HeaderFields.interface) != INTERFACE:
+            interface = header.fields.get(HeaderFields.interface)
+            if (interface, member) == (INTROSPECTABLE, "Introspect"):
+                connection.send(new_method_return(message, "s", (INTROSPECTION,)))
+                continue
+            if (interface, member) == (INTERFACE, "GetServerInformation"):
+                about = ("recorder", "ralph-desk tests", "1", "1.2")  # name, vendor, version, spec
+                connection.send(new_method_return(message, "ssss", about))
+                continue
+            if (interface, member) == (INTERFACE, "GetCapabilities"):
+                connection.send(new_method_return(message, "as", (["actions", "body"],)))
+                continue
+            if member != "Notify" or interface != INTERFACE:
                 connection.send(new_error(message, "org.freedesktop.DBus.Error.UnknownMethod"))
                 continue
             app_name, _replaces, _icon, summary, body = message.body[:5]
@@ -109,4 +152,5 @@ class NotificationServer:
                 self.received.append(Received(app_name, summary, body, signature))
                 number = len(self.received)
                 self._arrived.notify_all()
+            self.answering.wait(START_TIMEOUT_S)
             connection.send(new_method_return(message, "u", (number,)))
