@@ -1,10 +1,12 @@
-"""Find text the window cuts off: labels, buttons and tab bars narrower than their text."""
+"""Find text the window cuts off: labels, buttons, combo boxes and tab bars narrower than their text."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QAbstractButton, QLabel, QTabBar, QWidget
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QTabBar, QWidget
+
+from ralph_desk.gui.widgets.common import combo_width
 
 SLACK_PX = 1
 
@@ -40,6 +42,8 @@ def _needed(widget: QWidget) -> int | None:
         return widget.minimumSizeHint().width()
     if isinstance(widget, QAbstractButton) and widget.text():
         return widget.minimumSizeHint().width()
+    if isinstance(widget, QComboBox) and not widget.isEditable() and widget.currentText():
+        return combo_width(widget)  # the choice shown, whole
     if isinstance(widget, QTabBar) and widget.count():
         return widget.sizeHint().width()  # narrower: the tabs are elided or scrolled
     return None
@@ -48,13 +52,15 @@ def _needed(widget: QWidget) -> int | None:
 def _text(widget: QWidget) -> str:
     if isinstance(widget, QLabel | QAbstractButton):
         return widget.text()
+    if isinstance(widget, QComboBox):
+        return widget.currentText()
     if isinstance(widget, QTabBar):
         return " | ".join(widget.tabText(index) for index in range(widget.count()))
     return ""
 
 
 def clipped_texts(top: QWidget) -> list[Clipped]:
-    """Every visible label or button below `top` that is narrower than its text."""
+    """Every visible label, button, combo box or tab bar below `top` that is narrower than its text."""
     found = []
     for widget in top.findChildren(QWidget):
         if not widget.isVisibleTo(top) or widget.width() <= 0:

@@ -30,6 +30,7 @@ from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog, ReasonDialo
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
 from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.unsaved import UnsavedBox
 from ralph_desk.loop.start_summary import summarise_start
@@ -211,6 +212,14 @@ def _discard(window: MainWindow, _services: Services) -> QWidget | None:
     return DiscardDialog(LONG_TITLE, "main", window)
 
 
+def _transcript(window: MainWindow, services: Services) -> QWidget | None:
+    newest = next(row for row in window.loop.history.model.items if row.session.transcript_path)
+    loop = window.findChild(LoopWiring)
+    assert loop is not None
+    loop.open_transcript_window(newest)
+    return loop.transcript_windows.get(services.paths.transcript(newest.session.transcript_path or ""))
+
+
 OPENERS: dict[type[QWidget], Opener] = {
     TaskDialog: _task_dialog,
     ShortcutsDialog: _shortcuts,
@@ -229,6 +238,7 @@ OPENERS: dict[type[QWidget], Opener] = {
     ReasonDialog: _reason,
     RequestChangesDialog: _request_changes,
     DiscardDialog: _discard,
+    TranscriptWindow: _transcript,
 }
 ABSTRACT = {NewRecordDialog}
 """Bases the window never opens as they are (their subclasses are covered)."""

@@ -10,6 +10,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
     QToolButton,
     QWidget,
 )
@@ -100,13 +102,32 @@ def mode_button(text: str, tip: str) -> QToolButton:
     return widget
 
 
+def combo_width(combo: QComboBox) -> int:
+    """The width a combo box needs to show its current choice whole (text, icon, frame and arrow)."""
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    width = combo.fontMetrics().horizontalAdvance(combo.currentText())
+    if not combo.itemIcon(combo.currentIndex()).isNull():
+        width += combo.iconSize().width() + 4
+    contents = QSize(width, combo.fontMetrics().height())
+    return combo.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, contents, combo).width()
+
+
 class ShrinkingComboBox(QComboBox):
-    """A combo box as wide as its longest choice when there is room, and narrower (clipped) when not."""
+    """A filter's combo box: as wide as the choice it shows when there is room, narrower (clipped) when not.
+
+    Sized to the current choice, not the longest one, a row of filters fits a small window.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.currentIndexChanged.connect(lambda _index: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:
+        """Room for the choice shown."""
+        return QSize(combo_width(self), super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:
         """Room for a few characters, the icon and the arrow."""
