@@ -49,6 +49,8 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 ORGANIZATION = "ralph-desk"
+GIL_SWITCH_S = 0.001
+"""How long another thread may keep running Python while the GUI thread waits for it (Python's: 5 ms)."""
 
 Action = Callable[[], Awaitable[None]]
 
@@ -72,6 +74,9 @@ def prepare_application(argv: list[str] | None = None) -> QApplication:
         app.setProperty("ralph_theme", True)
         ThemeWatcher(app)
         GuiThreadCollector(app)
+        # The worker and the loop's threads run Python (queries, git output); the GUI thread gives the
+        # GIL up at every query and file read and waited up to 5 ms each time to get it back.
+        sys.setswitchinterval(GIL_SWITCH_S)
     return app
 
 
@@ -143,7 +148,14 @@ def _wire_editors(
     features = FeaturesWiring(window.features, services, runner, parent=window)
     disciplines = DisciplinesWiring(window.disciplines, services, runner, parent=window)
     loop = LoopWiring(
-        window.loop, services, runner, controller.directory, issuer, window.settings.store, open_file, window
+        window.loop,
+        services,
+        controller.worker,
+        controller.directory,
+        issuer,
+        window.settings.store,
+        open_file,
+        window,
     )
     window.close_guards.append(loop.ask_to_close)
     for refresh, on_changes in (

@@ -463,24 +463,30 @@ class LoopRunner:
         elif result.decision is not None and plan.task is not None:
             async with self._git:
                 await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
-        transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=result.outcome.value)
         decision = result.decision
         closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
         self.status.cost_usd += summary.cost_usd
-        services.sessions.finish_session(
-            plan.session_id,
-            exit_code=exit_code,
-            closing_verb=closing_verb,
-            outcome=result.outcome.value,
-            cost_usd=summary.cost_usd,
-            input_tokens=summary.input_tokens,
-            output_tokens=summary.output_tokens,
-            turns=summary.turns,
-            transcript_path=str(transcript_path),
-            changed_files=changed,
-            head_after=committed.after if committed is not None else git_after.head,
-            error=summary.error or ("timed out" if timed_out else None),
-        )
+
+        outcome = result.outcome.value
+
+        def record_end() -> None:
+            transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=outcome)
+            services.sessions.finish_session(
+                plan.session_id,
+                exit_code=exit_code,
+                closing_verb=closing_verb,
+                outcome=outcome,
+                cost_usd=summary.cost_usd,
+                input_tokens=summary.input_tokens,
+                output_tokens=summary.output_tokens,
+                turns=summary.turns,
+                transcript_path=str(transcript_path),
+                changed_files=changed,
+                head_after=committed.after if committed is not None else git_after.head,
+                error=summary.error or ("timed out" if timed_out else None),
+            )
+
+        await asyncio.to_thread(record_end)
         if result.decision is not None and result.outcome is not SessionOutcome.REJECTED:
             if result.decision.status in FINISHED:
                 self.status.completed += 1

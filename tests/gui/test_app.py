@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,6 +69,13 @@ def test_a_required_step_that_fails_stops_the_start() -> None:
     with pytest.raises(OSError, match="open broke"):
         asyncio.run(startup.run())
     assert log == ["open"]
+
+
+def test_the_gui_thread_waits_at_most_a_millisecond_for_the_gil(qapp: QApplication) -> None:
+    prepare_application()
+
+    assert sys.getswitchinterval() == pytest.approx(desk_app.GIL_SWITCH_S)
+    assert desk_app.GIL_SWITCH_S <= 0.001
 
 
 def test_a_plain_folder_is_initialised_when_the_person_agrees(

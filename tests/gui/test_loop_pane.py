@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+import threading
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -341,6 +342,26 @@ def test_the_history_lists_sessions_and_opens_a_transcript(
     history.open_button.click()
 
     assert opened_files == [str(services.paths.root / (sessions[0].transcript_path or ""))]
+
+
+def test_a_session_recorded_elsewhere_is_listed_after_a_read_off_the_windows_thread(
+    qtbot: QtBot, window: MainWindow, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readers: list[str] = []
+    sessions = services.sessions
+    listed = sessions.list
+
+    def list_noting_the_thread(**kwargs: Any) -> Any:
+        readers.append(threading.current_thread().name)
+        return listed(**kwargs)
+
+    monkeypatch.setattr(sessions, "list", list_noting_the_thread)
+    task = services.tasks.list()[0].id
+    sessions.start_session("s-elsewhere", task_id=task, recipe=Recipe.TASK_EXECUTION.value, agent="claude")
+
+    qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-elsewhere") is not None, timeout=WAIT_MS)
+
+    assert readers and threading.main_thread().name not in readers
 
 
 def test_the_newest_session_is_shown_again_from_its_transcript_when_nothing_runs(

@@ -27,6 +27,7 @@ from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.loop.running import RunningSession, RunningSessions, SessionFigures
 from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, phase_of
 from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow, started_at
+from ralph_desk.gui.worker import Worker
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
 from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
@@ -91,7 +92,7 @@ class LoopWiring(QObject):
         self,
         pane: LoopPane,
         services: Services,
-        actions: ActionRunner,
+        worker: Worker,
         directory: TaskDirectory,
         issuer: EndpointIssuer | None,
         store: QSettings,
@@ -101,7 +102,8 @@ class LoopWiring(QObject):
         super().__init__(parent)
         self.pane = pane
         self.services = services
-        self.actions = actions
+        self.worker = worker
+        self.actions: ActionRunner = worker.runner
         self.directory = directory
         self.issuer = issuer
         self.store = store
@@ -117,6 +119,8 @@ class LoopWiring(QObject):
         self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
         self._may_close = False
         self._after_session = False  # the person chose to stop once the current session ends
+        self._reading_history = False
+        self._history_stale = False  # a change came while the history was being read
         pane.sig_start_requested.connect(self.start)
         pane.sig_pause_requested.connect(self.pause)
         pane.sig_resume_requested.connect(self.resume)
@@ -150,10 +154,26 @@ class LoopWiring(QObject):
         self._show(self.view)
 
     def refresh_history(self) -> None:
-        """Read the latest sessions; while none is live, the newest one's stream is shown again."""
-        sessions: list[AgentSession] = self.actions.read(
-            "read the session history", lambda: self.services.sessions.list(limit=HISTORY_LIMIT), []
+        """Read the latest sessions on the worker (a change meanwhile reads again after)."""
+        if self._reading_history:
+            self._history_stale = True
+            return
+        self._reading_history, self._history_stale = True, False
+        self.worker.submit(
+            "read the session history",
+            lambda: self.services.sessions.list(limit=HISTORY_LIMIT),
+            self._show_history,
+            self._history_failed,
         )
+
+    def _history_failed(self) -> None:
+        self._reading_history = False
+
+    def _show_history(self, sessions: list[AgentSession]) -> None:
+        """Show the sessions read; while none is live, the newest one's stream is shown again."""
+        self._reading_history = False
+        if self._history_stale:
+            self.refresh_history()
         rows = [HistoryRow(session, self._title(session.task_id)) for session in sessions]
         self.pane.history.show_rows(rows)
         if not self.running and not self.pane.stream.model.lines:
