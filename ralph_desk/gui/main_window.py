@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
@@ -436,7 +436,10 @@ class MainWindow(QMainWindow):
         if editor is None or not editor[0].dirty:
             self._show_row(row)
             return
-        self._show_row(shown)  # the sidebar stays on the pane with the edits until the person chooses
+        # The sidebar goes back to the pane with the edits until the person chooses, again after a click
+        # has selected its row (a click selects after it changed the current row, which called this).
+        self._show_row(shown)
+        QTimer.singleShot(0, partial(self._show_row, shown))
         self.unsaved_box = ask_to_leave(editor[0], editor[1], self, partial(self._show_row, row))
 
     def _show_row(self, row: int) -> None:

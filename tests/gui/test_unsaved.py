@@ -125,6 +125,23 @@ def test_another_pane_with_unsaved_feature_fields_asks_and_cancel_stays(
     assert not fields.dirty and not window.sidebar.unsaved("features")
 
 
+def test_a_click_on_another_pane_keeps_the_sidebar_on_the_pane_with_unsaved_edits(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    window.show_pane("features")
+    fields = window.features.detail.fields
+    qtbot.waitUntil(lambda: fields.feature is not None, timeout=WAIT_MS)
+    fields.description.setPlainText("Half a thought")
+    sidebar = window.sidebar
+    inbox_row = sidebar.visualItemRect(sidebar.item(row_of("inbox")))
+
+    qtbot.mouseClick(sidebar.viewport(), Qt.MouseButton.LeftButton, pos=inbox_row.center())
+
+    asked(window.unsaved_box)
+    qtbot.waitUntil(lambda: sidebar.selectedItems() == [sidebar.item(row_of("features"))], timeout=WAIT_MS)
+    assert window.current_pane == "features" and sidebar.currentRow() == row_of("features")
+
+
 def test_closing_with_unsaved_loop_settings_asks_and_save_writes_them_then_closes(
     qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
