@@ -320,6 +320,24 @@ class SessionCost(ResultModel):
     cost_usd: float = Field(description="US dollars.")
 
 
+class TaskRate(RecordResult):
+    """Tasks the agents finished over a span of time."""
+
+    tasks: int = Field(description="Tasks with a session that ended done in the span, each counted once.")
+    hours: float = Field(description="The span's length in hours.")
+    per_hour: float | None = Field(description="Tasks per hour; null over no time at all.")
+
+
+class TaskThroughput(RecordResult):
+    """Tasks the agents finished per hour (a task counts when a session of it ends done)."""
+
+    window_hours: float = Field(description="The length of the recent span.")
+    recent: TaskRate = Field(
+        description="The last window_hours of agent work, back from the latest session's end."
+    )
+    overall: TaskRate = Field(description="From the first session's start to the latest session's end.")
+
+
 class ProjectProgress(StatusCounts):
     """Task counts for the whole project and per feature, what waits for the human, and the cost."""
 
@@ -327,6 +345,7 @@ class ProjectProgress(StatusCounts):
     by_feature: dict[str, StatusCounts] = Field(description="Counts per feature name.")
     inbox: InboxWaiting
     cost: SessionCost
+    throughput: TaskThroughput
 
     @classmethod
     def of(cls, figures: totals.ProjectTotals) -> ProjectProgress:
@@ -339,6 +358,7 @@ class ProjectProgress(StatusCounts):
             },
             inbox=InboxWaiting(**figures.inbox.as_dict()),
             cost=SessionCost(**dataclasses.asdict(figures.sessions)),
+            throughput=TaskThroughput.model_validate(figures.throughput),
         )
 
 

@@ -61,6 +61,8 @@ def _fill(paths: ProjectPaths) -> None:
             n % 7 + 1,
             10 * n,
             n,
+            f"2026-01-05 {10 + n % 10}:00:00.000000",
+            "done" if n % 3 == 0 else "stuck",
         )
         for n, tasks_id in ((n, (n % 12) + 1) for n in range(SESSIONS))
     ]
@@ -68,7 +70,8 @@ def _fill(paths: ProjectPaths) -> None:
     try:
         connection.executemany(
             "INSERT INTO agent_sessions (id, task_id, recipe, agent, started_at, cost_usd, turns,"
-            " input_tokens, output_tokens, changed_files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '[]')",
+            " input_tokens, output_tokens, ended_at, outcome, changed_files)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]')",
             rows,
         )
         connection.commit()
@@ -144,6 +147,13 @@ def test_the_dashboard_status_json_and_get_project_progress_agree_on_5000_sessio
         assert status["tasks"]["total"] == tool["total"] == totals.tasks.total == 12
         assert status["tasks"]["done"] == tool["done"] == totals.tasks.done == 4
         assert window.dashboard.done.value.text() == "4 / 12"
+        for span in ("recent", "overall"):
+            rate = getattr(totals.throughput, span)
+            assert status["throughput"][span]["tasks"] == tool["throughput"][span]["tasks"] == rate.tasks
+            assert status["throughput"][span]["hours"] == pytest.approx(
+                tool["throughput"][span]["hours"], abs=1e-4
+            )
+            assert tool["throughput"][span]["hours"] == rate.hours and rate.tasks > 0
         for name in ("tides", "charts"):
             assert status["tasks"]["by_feature"][name]["by_status"] == tool["by_feature"][name]["by_status"]
             assert tool["by_feature"][name]["by_status"] == totals.by_feature[name].by_status
