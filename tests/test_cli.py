@@ -274,6 +274,12 @@ def test_validate_json_lists_the_problems(capsys: pytest.CaptureFixture[str], em
 # --- status --------------------------------------------------------------------------------------
 
 
+# Every task status, in the order reports list them.
+STATUSES = [
+    "draft", "pending", "in_progress", "in_review", "done", "blocked", "needs_input", "skipped", "failed"
+]  # fmt: skip
+
+
 def test_status_json_has_the_documented_shape(
     capsys: pytest.CaptureFixture[str], demo_template: Path
 ) -> None:
@@ -282,17 +288,7 @@ def test_status_json_has_the_documented_shape(
     assert set(report) == {"project", "tasks", "inbox", "cost", "throughput"}
     assert report["project"]["title"] == "Tidewater"
     assert report["tasks"]["total"] == sum(report["tasks"]["by_status"].values())
-    assert set(report["tasks"]["by_status"]) == {
-        "draft",
-        "pending",
-        "in_progress",
-        "in_review",
-        "done",
-        "blocked",
-        "needs_input",
-        "skipped",
-        "failed",
-    }
+    assert set(report["tasks"]["by_status"]) == set(STATUSES)
     assert set(report["inbox"]) == {"asks", "suggestions", "flags"}
     assert report["tasks"]["by_feature"]["tide-data"]["total"] >= 1
     assert report["cost"]["total_usd"] > 0
@@ -310,17 +306,7 @@ def test_status_text_is_aligned(capsys: pytest.CaptureFixture[str], demo_templat
     assert lines[0] == "Tidewater"
     start = lines.index("Tasks (25)") + 1
     counts = lines[start : start + 9]
-    assert [line.split()[0] for line in counts] == [
-        "draft",
-        "pending",
-        "in_progress",
-        "in_review",
-        "done",
-        "blocked",
-        "needs_input",
-        "skipped",
-        "failed",
-    ]
+    assert [line.split()[0] for line in counts] == STATUSES
     assert len({line.index(line.split()[1], len(line.split()[0]) + 2) for line in counts}) == 1
     assert "  questions    3" in lines
     assert any(line.startswith("  cost") and "$" in line for line in lines)
@@ -656,40 +642,31 @@ def test_no_command_opens_the_window_on_the_demo(
     assert windows == [(data_home, None), (data_home, None)]
 
 
-def test_open_launches_the_window_on_a_project(
-    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
+ELSEWHERE = "sqlite:////elsewhere/ralph.db"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "url"),
+    [
+        (["open"], [], None),
+        ([], [], None),
+        ([], ["--db-url", ELSEWHERE], ELSEWHERE),
+        (["open"], ["--db-url", ELSEWHERE], ELSEWHERE),
+    ],
+    ids=["open", "a folder alone", "a folder with --db-url", "open with --db-url"],
+)
+def test_open_or_a_folder_alone_launches_the_window_on_it_with_the_database_url(
+    capsys: pytest.CaptureFixture[str],
+    empty_project: Path,
+    windows: list[tuple[Path, str | None]],
+    before: list[str],
+    after: list[str],
+    url: str | None,
 ) -> None:
-    code, _, _ = run(capsys, "open", str(empty_project))
+    code, _, _ = run(capsys, *before, str(empty_project), *after)
 
     assert code == 3
-    assert windows == [(empty_project, None)]
-
-
-def test_a_folder_as_the_only_argument_opens_the_window_on_it(
-    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
-) -> None:
-    code, _, _ = run(capsys, str(empty_project))
-
-    assert code == 3
-    assert windows == [(empty_project, None)]
-
-
-def test_a_folder_argument_takes_the_open_options(
-    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
-) -> None:
-    code, _, _ = run(capsys, str(empty_project), "--db-url", "sqlite:////elsewhere/ralph.db")
-
-    assert code == 3
-    assert windows == [(empty_project, "sqlite:////elsewhere/ralph.db")]
-
-
-def test_open_hands_the_database_url_to_the_window(
-    capsys: pytest.CaptureFixture[str], empty_project: Path, windows: list[tuple[Path, str | None]]
-) -> None:
-    code, _, _ = run(capsys, "open", str(empty_project), "--db-url", "sqlite:////elsewhere/ralph.db")
-
-    assert code == 3
-    assert windows == [(empty_project, "sqlite:////elsewhere/ralph.db")]
+    assert windows == [(empty_project, url)]
 
 
 def test_open_leaves_a_plain_folder_to_the_window_which_offers_to_initialise_it(

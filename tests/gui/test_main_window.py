@@ -182,12 +182,17 @@ def test_notices_hide_by_themselves_and_errors_stay(qtbot: QtBot, window: MainWi
     assert not window.message_bar._timer.isActive()
 
 
-def test_opening_another_project_starts_a_window_of_its_own(
-    window: MainWindow, project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    started: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The commands the window starts (none is run)."""
+    commands: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: commands.append(command))
+    return commands
 
+
+def test_opening_another_project_starts_a_window_of_its_own(
+    window: MainWindow, project: Path, started: list[list[str]]
+) -> None:
     window.sig_open_project_requested.emit(str(project))
 
     assert started and started[0][-2:] == ["open", str(project)]
@@ -195,10 +200,8 @@ def test_opening_another_project_starts_a_window_of_its_own(
 
 
 def test_opening_a_broken_project_says_why_in_the_window(
-    window: MainWindow, project: Path, monkeypatch: pytest.MonkeyPatch
+    window: MainWindow, project: Path, started: list[list[str]]
 ) -> None:
-    started: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
     ProjectPaths.at(project).config_file.write_text("[]", encoding="utf-8")
 
     window.sig_open_project_requested.emit(str(project))
@@ -209,21 +212,16 @@ def test_opening_a_broken_project_says_why_in_the_window(
 
 
 def test_opening_another_project_runs_this_installations_ralph_desk(
-    window: MainWindow, project: Path, monkeypatch: pytest.MonkeyPatch
+    window: MainWindow, project: Path, started: list[list[str]]
 ) -> None:
-    started: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
-
     window.sig_open_project_requested.emit(str(project))
 
     assert started == [[*ralph_command(), "open", str(project)]]
 
 
 def test_opening_a_plain_folder_offers_to_initialise_it_first(
-    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: list[list[str]]
 ) -> None:
-    started: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "Popen", lambda command, **_kwargs: started.append(command))
     monkeypatch.setattr(initialise, "ask_to_initialise", lambda *_args: True)
     folder = tmp_path / "harbour"
     folder.mkdir()

@@ -21,10 +21,10 @@ from ralph_desk.project import init_project, update_config
 from ralph_desk.services.container import Services
 from tests.support import stand_in_agent
 from tests.support.fake_model_api import FakeModelApi, Text, ToolCalls, Turn
+from tests.support.git_repo import commit_all
 from tests.support.npm_tools import claude_bin
 
 LOOP_TIMEOUT_S = 240
-GIT = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
 
 StartApi = Callable[..., FakeModelApi]
 RunnerHook = Callable[[LoopRunner], Coroutine[Any, Any, None]]
@@ -107,8 +107,7 @@ def project(tmp_path: Path) -> Iterator[Services]:
     paths = init_project(root, title="Loop e2e")
     # These tests are about the loop: `done` merges at once (the review gate has tests of its own).
     update_config(paths, review_gate=False)
-    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*GIT, "commit", "-qm", "start"], cwd=root, check=True)
+    commit_all(root, "start")
     services = Services.open(paths)
     services.features.create("core", "Core")
     services.disciplines.create("backend", "Backend", "server", "#336699")

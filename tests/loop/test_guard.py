@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,11 +10,8 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.loop import git, guard
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.services.container import Services
-from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, session, settings, verb
-
-
-def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, verb
+from tests.support.git_repo import git as run_git
 
 
 @pytest.mark.parametrize(

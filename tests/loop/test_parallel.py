@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -27,19 +26,16 @@ from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
-from tests.loop.conftest import GIT, StartApi, heading, run_loop, session, settings, stand_in, use_agent, verb
+from tests.loop.conftest import StartApi, heading, run_loop, session, settings, stand_in, use_agent, verb
 from tests.support import stand_in_agent
 from tests.support.fake_model_api import Hang, HttpError, Turn
+from tests.support.git_repo import fsck_ok, git
 
 pytestmark = pytest.mark.slow
 
 PARALLEL = 4
 HOLD_S = 2.0
 STOP_LIMIT_S = 10.0
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def meet(monkeypatch: pytest.MonkeyPatch, folder: Path, count: int, hold_s: float) -> None:
@@ -163,7 +159,7 @@ def test_stopping_four_running_sessions_ends_every_agent_and_returns_every_task(
     assert took and took[0] <= STOP_LIMIT_S
     assert [project.tasks.get(task.id).status for task in tasks] == [TaskStatus.PENDING] * PARALLEL
     assert git(root, "rev-parse", "HEAD") == base_before
-    assert subprocess.run([*GIT, "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
+    assert fsck_ok(root)
     assert not list((root / ".git").rglob("*.lock"))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -126,28 +126,20 @@ def test_drafts_and_waiting_tasks_are_never_claimed(services: Services) -> None:
     assert describe_queue(services) == []
 
 
-def test_two_loops_planning_at_once_never_claim_the_same_task(
-    services: Services, paths: ProjectPaths
-) -> None:
-    expected = {
-        _task(services, f"Task {number}", ("low", "medium", "high")[number % 3]).id for number in range(30)
-    }
-    loops = [Services.open(paths) for _ in range(2)]
-    claimed: list[list[int]] = [[], []]
+def loops_at_once(paths: ProjectPaths, count: int, work: Callable[[Services], None]) -> None:
+    """`work` on `count` loops of their own (each its own Services) started together; fails on any error."""
+    loops = [Services.open(paths) for _ in range(count)]
     errors: list[BaseException] = []
-    start = threading.Barrier(2, timeout=30)
+    start = threading.Barrier(count, timeout=30)
 
-    def plan_all(index: int) -> None:
+    def run(loop: Services) -> None:
         try:
             start.wait()
-            for _ in range(20):
-                plan = plan_next_task(loops[index], SETTINGS)
-                if plan is not None and plan.task is not None:
-                    claimed[index].append(plan.task.id)
+            work(loop)
         except BaseException as error:  # reported by the assertions below
             errors.append(error)
 
-    threads = [threading.Thread(target=plan_all, args=(index,)) for index in range(2)]
+    threads = [threading.Thread(target=run, args=(loop,)) for loop in loops]
     try:
         for thread in threads:
             thread.start()
@@ -156,12 +148,28 @@ def test_two_loops_planning_at_once_never_claim_the_same_task(
     finally:
         for loop in loops:
             loop.close()
-
     assert not any(thread.is_alive() for thread in threads)
     assert errors == []
-    everything = claimed[0] + claimed[1]
-    assert len(everything) == len(set(everything))
-    assert set(everything) == expected
+
+
+def test_two_loops_planning_at_once_never_claim_the_same_task(
+    services: Services, paths: ProjectPaths
+) -> None:
+    expected = {
+        _task(services, f"Task {number}", ("low", "medium", "high")[number % 3]).id for number in range(30)
+    }
+    claimed: list[int] = []
+
+    def plan_all(loop: Services) -> None:
+        for _ in range(20):
+            plan = plan_next_task(loop, SETTINGS)
+            if plan is not None and plan.task is not None:
+                claimed.append(plan.task.id)
+
+    loops_at_once(paths, 2, plan_all)
+
+    assert len(claimed) == len(set(claimed))
+    assert set(claimed) == expected
 
 
 def test_a_task_sharing_a_context_file_with_a_running_task_waits_while_others_run(services: Services) -> None:
@@ -192,32 +200,15 @@ def test_two_loops_claiming_at_once_never_run_two_tasks_sharing_a_context_file(
     shared = {
         _task(services, f"Edit the chart {number}", context_files=["src/chart.py"]).id for number in range(6)
     }
-    loops = [Services.open(paths) for _ in range(4)]
     claimed: list[int] = []
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(loops), timeout=30)
 
-    def claim(index: int) -> None:
-        try:
-            start.wait()
-            plan = plan_next_task(loops[index], SETTINGS)
-            if plan is not None and plan.task is not None:
-                claimed.append(plan.task.id)
-        except BaseException as error:  # reported by the assertions below
-            errors.append(error)
+    def claim(loop: Services) -> None:
+        plan = plan_next_task(loop, SETTINGS)
+        if plan is not None and plan.task is not None:
+            claimed.append(plan.task.id)
 
-    threads = [threading.Thread(target=claim, args=(index,)) for index in range(len(loops))]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
-    finally:
-        for loop in loops:
-            loop.close()
+    loops_at_once(paths, 4, claim)
 
-    assert not any(thread.is_alive() for thread in threads)
-    assert errors == []
     assert len(claimed) == 1 and set(claimed) <= shared
     assert services.tasks.count_by_status()[TaskStatus.IN_PROGRESS.value] == 1
 

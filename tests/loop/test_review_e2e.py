@@ -14,17 +14,13 @@ from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import CommentDraft
-from tests.loop.conftest import GIT, Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.loop.test_parallel import meet
 from tests.loop.test_runner_lifecycle import run_cli
 from tests.support.fake_model_api import Hang, Text, ToolCalls, Turn
-from tests.support.git_repo import fsck_ok
+from tests.support.git_repo import fsck_ok, git
 
 REVIEW_MARKER = "## REVIEW from the human"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def edit(path: Path, old: str, new: str, summary: str) -> list[Turn]:
@@ -108,7 +104,7 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     assert "conflict markers" in project.paths.mcp_dir.joinpath("prompt.md").read_text()
     assert project.reviews.approve(second.id).status == TaskStatus.DONE.value
     assert git(root, "show", f"{base}:tide.py") == "HIGH = 3  # metres\nLOW = 0"
-    assert subprocess.run(["git", "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
+    assert fsck_ok(root)
 
 
 def test_a_discipline_that_skips_the_gate_merges_at_once_while_others_wait(
@@ -260,4 +256,4 @@ def test_with_the_gate_off_a_done_that_conflicts_is_not_merged_and_goes_back_wit
     kept = project.workspaces.existing(back.id)
     assert kept is not None and git(root, "show", f"{kept.branch}:tide.py") == f"HIGH = {back.title[-1]}"
     assert project.reviews.list() == [] and outside_ralph_status(root) == ""
-    assert subprocess.run(["git", "fsck", "--no-progress"], cwd=root, capture_output=True).returncode == 0
+    assert fsck_ok(root)

@@ -13,6 +13,7 @@ import pytest
 
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
+from tests.support.http_process import serving
 from tests.support.npm_tools import claude_bin, claude_mcp, inspector_cmd, missing_reason
 
 pytestmark = pytest.mark.slow
@@ -77,25 +78,8 @@ def test_inspector_lints_the_tool_schemas_as_portable(demo: ProjectPaths) -> Non
 @pytest.fixture
 def http_server(demo: ProjectPaths) -> Iterator[tuple[str, str]]:
     token = "inspector-token"
-    process = subprocess.Popen(
-        ralph_mcp(demo.root, "--transport", "http", "--token", token),
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stderr is not None
-    url = None
-    for line in process.stderr:
-        match = re.search(r"ralph MCP server: (http://\S+)", line)
-        if match:
-            url = match.group(1)
-            break
-    assert url is not None
-    try:
+    with serving(ralph_mcp(demo.root, "--transport", "http", "--token", token)) as url:
         yield url, token
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_inspector_lists_calls_and_reads_over_http(http_server: tuple[str, str]) -> None:

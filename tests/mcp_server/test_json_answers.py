@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
+from tests.support.http_process import serving
 from tests.support.jsonrpc import INITIALIZE
 from tests.support.npm_tools import claude_bin, claude_mcp, missing_reason
 
@@ -32,25 +32,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> ProjectPaths:
 def url(demo: ProjectPaths) -> Iterator[str]:
     """A standalone `ralph-desk mcp --transport http` server (the same host as the embedded one)."""
     command = [sys.executable, "-m", "ralph_desk", "mcp", "--root", str(demo.root)]
-    process = subprocess.Popen(
-        [*command, "--transport", "http", "--token", TOKEN],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stderr is not None
-    found = None
-    for line in process.stderr:
-        match = re.search(r"ralph MCP server: (http://\S+)", line)
-        if match:
-            found = match.group(1)
-            break
-    assert found is not None
-    try:
+    with serving([*command, "--transport", "http", "--token", TOKEN]) as found:
         yield found
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_an_initialize_post_is_answered_with_one_json_document(url: str) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
+from tests.support.http_process import serving
 from tests.support.jsonrpc import INITIALIZE
 from tests.support.stdio_wire import mcp_command
 
@@ -119,29 +119,11 @@ def test_an_unreadable_context_file_stops_the_server(project: ProjectPaths, tmp_
 def http_server(project: ProjectPaths) -> Iterator[tuple[str, str]]:
     """`ralph-desk mcp --transport http` as a process serving task 2 (docs) with a known token."""
     token = "test-token-123"
-    process = subprocess.Popen(
-        mcp_command(
-            project, "--transport", "http", "--token", token, "--task-id", "2", "--session-id", "s-http"
-        ),
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
+    command = mcp_command(
+        project, "--transport", "http", "--token", token, "--task-id", "2", "--session-id", "s-http"
     )
-    try:
-        yield announced_url(process), token
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-
-
-def announced_url(process: subprocess.Popen[str]) -> str:
-    """The endpoint an HTTP server process prints on stderr when it listens."""
-    assert process.stderr is not None
-    for line in process.stderr:
-        match = re.search(r"ralph MCP server: (http://\S+)", line)
-        if match:
-            return match.group(1)
-    raise AssertionError("the server did not announce its endpoint")
+    with serving(command) as url:
+        yield url, token
 
 
 def authorised(token: str, **headers: str) -> httpx2.AsyncClient:
@@ -195,9 +177,7 @@ async def test_http_process_on_a_folder_with_no_project_serves_init_then_the_ide
     fresh = ProjectPaths.at(tmp_path)
     token = "fresh-token"
     command = mcp_command(fresh, "--transport", "http", "--token", token)
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    try:
-        url = announced_url(process)
+    with serving(command) as url:
         async with Client(
             streamable_http_client(url, http_client=authorised(token)), mode="legacy"
         ) as client:
@@ -206,9 +186,6 @@ async def test_http_process_on_a_folder_with_no_project_serves_init_then_the_ide
             made = await client.call_tool("ralph_init", {})
             after = {tool.name for tool in (await client.list_tools()).tools}
             status = await client.call_tool("ralph_status", {})
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
     assert before == {"ralph_init", "ralph_validate"}
     assert json.loads(refused.content[0].text)["code"] == "not_initialised"  # type: ignore[union-attr]
     assert made.structured_content is not None and made.structured_content["initialized"] is True

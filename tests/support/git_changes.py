@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from tests.support.git_repo import output as git
+
 __all__ = ["big_change", "change_everything", "commit_base", "git"]
-
-IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main")
-
-
-def git(repo: Path, *args: str) -> str:
-    """Run git in `repo` (as a test author) and return its output."""
-    done = subprocess.run(
-        ["git", *IDENTITY, *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    return done.stdout.decode()
 
 
 def commit_base(root: Path) -> Path:

@@ -5,14 +5,21 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-GIT = ["git", "-c", "user.email=person@example.invalid", "-c", "user.name=Person"]
+PERSON = ("user.email=person@example.invalid", "user.name=Person", "init.defaultBranch=main")
+GIT = ["git", *(word for setting in PERSON for word in ("-c", setting))]
+
+
+def output(repo: Path, *args: str) -> str:
+    """Run git as the person in `repo`; its standard output as it is (fails the test on an error)."""
+    # Bytes, decoded: text mode would turn the \r\n of a file's lines in a diff into \n.
+    result = subprocess.run([*GIT, *args], cwd=repo, capture_output=True, check=False, timeout=60)
+    assert result.returncode == 0, f"git {' '.join(args)}: {result.stderr.decode(errors='replace')}"
+    return result.stdout.decode()
 
 
 def git(repo: Path, *args: str) -> str:
     """Run git as the person in `repo`; its standard output, stripped (fails the test on an error)."""
-    result = subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=False)
-    assert result.returncode == 0, f"git {' '.join(args)}: {result.stderr}"
-    return result.stdout.strip()
+    return output(repo, *args).strip()
 
 
 def make_repo(root: Path, files: dict[str, str], branch: str = "main") -> Path:
