@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,15 +13,7 @@ from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 from ralph_desk.store.fingerprint import BOOKKEEPING_TABLE_NAMES, CONTENT_TABLE_NAMES, content_fingerprint
 from ralph_desk.store.schema import Base
-
-IDENTITY = ["-c", "user.email=sailor@example.com", "-c", "user.name=Sailor"]
-
-
-def git(repo: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *IDENTITY, *args], cwd=repo, capture_output=True, text=True, check=True, timeout=60
-    )
-    return result.stdout
+from tests.support.git_repo import output as git
 
 
 @pytest.fixture(autouse=True)
