@@ -30,6 +30,7 @@ BOOKKEEPING_TABLE_NAMES = (
     "loop_runs",
     "change_log",
     "review_comments",
+    "merge_queue",
     "alembic_version",
 )
 """Left out, so that a session that only signalled (and was recorded) counts as changing nothing."""
