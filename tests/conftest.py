@@ -163,6 +163,12 @@ def backend_url(
 
 
 @pytest.fixture
+def no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's RALPH_DB_URL kept out: the test's projects use their own database."""
+    monkeypatch.delenv("RALPH_DB_URL", raising=False)
+
+
+@pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """Where the test's SQLite database file lives."""
     return tmp_path / "ralph.db"

@@ -16,10 +16,7 @@ from ralph_desk.domain.records import Signal
 from ralph_desk.project import ProjectError, ProjectPaths, validate_project
 from ralph_desk.services.container import Services
 
-
-@pytest.fixture(autouse=True)
-def _no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RALPH_DB_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("no_database_url_from_the_environment")
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,7 @@ from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.project import ProjectPaths, init_project, read_config
 from ralph_desk.services.container import Services
 
-
-@pytest.fixture(autouse=True)
-def _no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RALPH_DB_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("no_database_url_from_the_environment")
 
 
 @pytest.fixture

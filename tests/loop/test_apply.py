@@ -16,12 +16,9 @@ from ralph_desk.loop.apply import AppliedOutcome, apply_decision, unblock_ready
 from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 
+pytestmark = pytest.mark.usefixtures("no_database_url_from_the_environment")
+
 _sessions = itertools.count(1)
-
-
-@pytest.fixture(autouse=True)
-def _no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RALPH_DB_URL", raising=False)
 
 
 @pytest.fixture

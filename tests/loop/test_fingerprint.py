@@ -15,10 +15,7 @@ from ralph_desk.store.fingerprint import BOOKKEEPING_TABLE_NAMES, CONTENT_TABLE_
 from ralph_desk.store.schema import Base
 from tests.support.git_repo import output as git
 
-
-@pytest.fixture(autouse=True)
-def _no_database_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RALPH_DB_URL", raising=False)
+pytestmark = pytest.mark.usefixtures("no_database_url_from_the_environment")
 
 
 @pytest.fixture
