@@ -99,6 +99,9 @@ def test_start_first_says_what_will_run_and_enter_starts_it(
     runnable = len(services.tasks.next_runnable(limit=200))
     assert shown["Runnable tasks"] == str(runnable) and runnable > 0
     assert shown["Folder"].startswith("not a git repository")
+    for short in ("Budget", "Model"):  # short values read on one line, not wrapped word by word
+        value = dialog.values[short]
+        assert value.fontMetrics().horizontalAdvance(value.text()) <= value.contentsRect().width()
     assert pane.phase is Phase.IDLE and len(services.sessions.list_loop_runs(limit=100)) == runs_before
     dialog.remember.setChecked(True)
     QTest.keyClick(dialog, Qt.Key.Key_Return)

@@ -17,6 +17,9 @@ from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.loop.start_summary import StartSummary
 
+MIN_WIDTH = 520
+"""Wide enough that the summary's values read on a line or two, not wrapped word by word."""
+
 
 class StartLoopDialog(QDialog):
     """Shows a `StartSummary`; Start (the default button, so Enter starts) calls back with "remember"."""
@@ -26,6 +29,7 @@ class StartLoopDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Start the loop?")
+        self.setMinimumWidth(MIN_WIDTH)
         self.summary = summary
         self._on_start = on_start
         heading = (
