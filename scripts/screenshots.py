@@ -133,11 +133,12 @@ def _pane(key: str) -> Scene:
     return lambda window: window.show_pane(key)
 
 
-# What three sessions at once are doing in the Loop pane's picture: task number, minutes, turns, cost.
+# What three sessions at once are doing in the Loop pane's picture: task number, minutes, turns, cost,
+# the latest action and the state it leaves the session in.
 RUNNING = (
-    (4, 7, 12, 0.61, "Edit tidewater/stations.py: parse the secondary-port offsets"),
-    (11, 4, 6, 0.29, "Running the tests: pytest tests/test_chart.py"),
-    (16, 1, 2, 0.06, "Reading the task and its context files"),
+    (4, 7, 12, 0.61, "Edit tidewater/stations.py: parse the secondary-port offsets", "calling a tool"),
+    (11, 4, 6, 0.29, "Bash pytest tests/test_chart.py", "waiting for the model"),
+    (16, 1, 2, 0.06, "Reading the task and its context files first.", "writing"),
 )
 
 
@@ -168,8 +169,9 @@ def _loop(glance: bool) -> Scene:
                 turns,
                 cost,
                 action,
+                state,
             )
-            for task, minutes, turns, cost, action in RUNNING
+            for task, minutes, turns, cost, action, state in RUNNING
         ]
         _LOOP_SHOWN.append(pane.view)
         task = f"{rows[0].title} · also running: {rows[1].title}, {rows[2].title}"

@@ -85,4 +85,7 @@ def test_each_session_counts_its_own_turns_cost_and_last_action() -> None:
         "command",
     )
     assert (second.turns, second.cost_usd, second.last_action) == (3, 0.25, "")
-    assert len(running.sessions["s1"].events) == 4
+    assert (first.state, second.state) == ("calling a tool", "finishing")
+    running.take(LiveEvent(EventKind.TOOL_RESULT, "ok", session_id="s1"))
+    assert running.rows()[0].state == "waiting for the model"
+    assert len(running.sessions["s1"].events) == 5

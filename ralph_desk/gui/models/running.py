@@ -20,7 +20,7 @@ TASK, AGENT, ELAPSED, TURNS, COST = range(5)
 
 RUNNING_COLUMNS: list[Column[RunningRow]] = [
     Column(
-        "Task", lambda r: r.title, tooltip=lambda r: f"{r.title}\n{r.session_id}\n{r.last_action}".strip()
+        "Task", lambda r: r.title, tooltip=lambda r: f"{r.title}\n{r.session_id}\n{r.state}: {r.last_action}"
     ),
     Column("Agent", lambda r: r.agent),
     Column(

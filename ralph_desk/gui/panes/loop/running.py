@@ -15,6 +15,20 @@ from datetime import datetime
 from ralph_desk.gui import fmt
 from ralph_desk.loop.model import EventKind, LiveEvent
 
+# What a running session is doing, by the kind of its latest event.
+STATES: dict[EventKind, str] = {
+    EventKind.SESSION_STARTED: "starting",
+    EventKind.INIT: "starting",
+    EventKind.ASSISTANT_TEXT: "writing",
+    EventKind.TOOL_CALL: "calling a tool",
+    EventKind.TOOL_RESULT: "waiting for the model",
+    EventKind.PERMISSION_DENIED: "waiting for the model",
+    EventKind.RETRY: "retrying the model",
+    EventKind.RATE_LIMIT: "rate-limited",
+    EventKind.ERROR: "error",
+    EventKind.RESULT: "finishing",
+    EventKind.COST: "finishing",
+}
 KEPT_EVENTS = 5000  # per running session, so that choosing it shows its stream from the start
 SPEAKING = frozenset({EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL})
 ACTION_CHARS = 160
@@ -93,15 +107,9 @@ class RunningSession:
     def row(self) -> RunningRow:
         """A snapshot of this session for the table and the glance view."""
         f = self.figures
+        state = (f.outcome or "").replace("_", " ") or STATES.get(f.last_kind or EventKind.INIT, "running")
         return RunningRow(
-            self.session_id,
-            self.title,
-            self.agent,
-            self.started,
-            f.turns,
-            f.cost_usd,
-            f.last_action,
-            f.outcome,
+            self.session_id, self.title, self.agent, self.started, f.turns, f.cost_usd, f.last_action, state
         )
 
 
@@ -116,7 +124,8 @@ class RunningRow:
     turns: int = 0
     cost_usd: float = 0.0
     last_action: str = ""
-    outcome: str | None = None
+    state: str = "starting"
+    """What the session is doing: starting, writing, calling a tool, waiting for the model, finishing…"""
 
 
 @dataclass

@@ -117,8 +117,7 @@ class SessionCard(CardFrame):
         self.row = row
         self.title.setText(row.title)
         self.title.setToolTip(row.session_id)
-        state = (row.outcome or "").replace("_", " ") or "running"
-        self.state.setText(f"{state} · {row.agent}" if row.agent else state)
+        self.state.setText(f"{row.state} · {row.agent}" if row.agent else row.state)
         self.action.setText(row.last_action or "starting…")
         self.tick()
 
