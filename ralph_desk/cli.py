@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from enum import Enum
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ralph_desk import __version__
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.listing import ItemError
 from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.project import (
     DB_URL_ENV,
@@ -328,12 +329,13 @@ def _run_inbox(args: argparse.Namespace) -> int:
     from ralph_desk.services.reports import inbox_report
 
     with _services(args) as services:
-        report = _jsonable(inbox_report(services))
+        found = inbox_report(services)
+    report = _jsonable(found)
     if args.json:
         _print_json(report)
-        return EXIT_OK
-    print("\n".join(_inbox_lines(report)))
-    return EXIT_OK
+    else:
+        print("\n".join(_inbox_lines(report)))
+    return _left_out(found["errors"])
 
 
 def _inbox_lines(report: dict[str, Any]) -> list[str]:
@@ -468,13 +470,13 @@ def _run_export_prd(args: argparse.Namespace) -> int:
     from ralph_desk import prd
 
     with _services(args) as services:
-        document = prd.export_document(services)
+        document, errors = prd.export(services)
     if args.file == "-":
         _print_json(document)
     else:
         prd.write(Path(args.file), document)
         print(f"Exported {len(document['userStories'])} stories to {args.file}")
-    return EXIT_OK
+    return _left_out(errors)
 
 
 def _configure_mcp(parser: argparse.ArgumentParser) -> None:
@@ -564,13 +566,29 @@ def _configure_migrate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from", dest="source", metavar="URL", help="the database to copy (default: the project's)"
     )
-    parser.add_argument("--to", dest="target", metavar="URL", required=True, help="the database to fill")
+    parser.add_argument(
+        "--to",
+        dest="target",
+        metavar="URL",
+        help="the database to fill (its password from PGPASSWORD or ~/.pgpass, not in the URL)",
+    )
+    parser.add_argument(
+        "--to-file",
+        dest="target_file",
+        metavar="FILE",
+        help="read the URL of the database to fill from this owner-only file (chmod 600)",
+    )
     parser.add_argument("--force", action="store_true", help="replace the rows a target already holds")
 
 
 def _run_migrate(args: argparse.Namespace) -> int:
+    from ralph_desk.project.private_files import read_private_line
     from ralph_desk.store import transfer
 
+    if (args.target is None) == (args.target_file is None):
+        raise UsageError("give the database to fill once: --to URL or --to-file FILE")
+    if args.target_file is not None:
+        args.target = read_private_line(Path(args.target_file), "the database URL")
     source = args.source or ProjectPaths.at(_root(args)).db_url(args.db_url)
     print(f"Copying {transfer.shown(source)}\n     to {transfer.shown(args.target)}", flush=True)
     try:
@@ -586,7 +604,10 @@ def _run_migrate(args: argparse.Namespace) -> int:
     print(f"All {len(report.tables)} tables match: {report.rows} rows copied, ids kept.")
     if report.sequences_reset:
         print(f"Id sequences moved past the copied ids: {', '.join(report.sequences_reset)}.")
-    print(f"Use it with --db-url {transfer.shown(args.target)} (or set {DB_URL_ENV}).")
+    if _holds_password(args.target):  # never suggest a password on a command line
+        print(f"Use it with --db-url-file FILE (the URL, in a file only you may read) or set {DB_URL_ENV}.")
+    else:
+        print(f"Use it with --db-url {transfer.shown(args.target)} (or set {DB_URL_ENV}).")
     return EXIT_OK
 
 
@@ -623,10 +644,10 @@ def _run_discipline(args: argparse.Namespace) -> int:
             listed = disciplines.list()
             if args.json:
                 _print_json([_jsonable(item) for item in listed])
-                return EXIT_OK
+                return _left_out(listed.errors)
             rows = [(item.name, item.display_name, _tool_names(item.disabled_tools)) for item in listed]
             print("\n".join(_table(rows) or ["  (no disciplines)"]))
-            return EXIT_OK
+            return _left_out(listed.errors)
         if args.action == "show":
             discipline = disciplines.get(name)
         elif args.action == "disable":
@@ -710,7 +731,8 @@ def _run_review(args: argparse.Namespace) -> int:
         reviews = services.reviews
         if args.action == "list":
             items = reviews.list()
-            return _review_out(args, items, _review_list_lines(items))
+            code = _review_out(args, items, _review_list_lines(items))
+            return _left_out(items.errors) or code
         if args.action == "show":
             item = reviews.get(args.task_id)
             session = int(args.session) if args.session and args.session.isdigit() else args.session
@@ -816,7 +838,15 @@ def _common_options() -> _CommandParser:
         "--db-url",
         default=None,
         metavar="URL",
-        help=f"database URL instead of .ralph/db/ralph.db (default: ${DB_URL_ENV})",
+        help=f"database URL instead of .ralph/db/ralph.db (default: ${DB_URL_ENV}); give a password "
+        f"through --db-url-file, ${DB_URL_ENV} or libpq's PGPASSWORD / ~/.pgpass, never here: every "
+        "local user can read a command line",
+    )
+    common.add_argument(
+        "--db-url-file",
+        default=None,
+        metavar="FILE",
+        help="read the database URL from this file, which only its owner may read (chmod 600)",
     )
     return common
 
@@ -860,6 +890,51 @@ def with_folder_as_open(argv: Sequence[str]) -> list[str]:
 def _looks_like_a_path(argument: str) -> bool:
     """A path, not a mistyped command: it has a separator, or starts with `.` or `~`."""
     return any(mark in argument for mark in ("/", "\\", os.sep)) or argument.startswith((".", "~"))
+
+
+def _read_db_url(args: argparse.Namespace) -> None:
+    """Take `--db-url-file`'s URL as `--db-url`; warn about a password given on the command line."""
+    from ralph_desk.project.private_files import read_private_line
+
+    given_file = getattr(args, "db_url_file", None)
+    if given_file is not None:
+        if getattr(args, "db_url", None):
+            raise UsageError("give the database URL once: --db-url or --db-url-file, not both")
+        args.db_url = read_private_line(Path(given_file), "the database URL")
+        return
+    for option, url in (("--db-url", getattr(args, "db_url", None)), ("--to", getattr(args, "target", None))):
+        if url and _holds_password(url):
+            log.warning(
+                "the password in %s is visible to every local user (/proc/PID/cmdline, `ps`); give it "
+                "through --db-url-file, $%s, or libpq's PGPASSWORD / ~/.pgpass instead",
+                option,
+                DB_URL_ENV,
+            )
+
+
+def _masked(message: str, arguments: Sequence[str]) -> str:
+    """`message` without the password of any database URL the command line or $RALPH_DB_URL gave."""
+    from ralph_desk.store.health import passwords_in
+
+    for password in passwords_in(" ".join([*arguments, os.environ.get(DB_URL_ENV, "")])):
+        message = message.replace(password, "***")
+    return message
+
+
+def _holds_password(url: str) -> bool:
+    from ralph_desk.store.health import redacted
+
+    return redacted(url) != url
+
+
+def _left_out(errors: Iterable[ItemError]) -> int:
+    """Say on stderr which items could not be read and were left out: exit 1 if any, else 0."""
+    code = EXIT_OK
+    for error in errors:
+        code = _fail(
+            f"{error.kind} #{error.id} could not be read and is left out: {error.message}", EXIT_FAILURE
+        )
+    return code
 
 
 def _fail(message: str, code: int) -> int:
@@ -919,6 +994,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _refuse_unstorable(arguments)
         args = build_parser().parse_args(with_folder_as_open(arguments))
+        _read_db_url(args)
+        arguments.append(getattr(args, "db_url", None) or "")  # a URL from a file: masked like the others
         if args.command is None:
             return _run_default()
         run: Callable[[argparse.Namespace], int] = args.run
@@ -927,4 +1004,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("interrupted", 130)
     except Exception as error:  # the top of every command: one line ($RALPH_DEBUG logs the traceback)
         log.debug("command failed", exc_info=True)
-        return _fail(_message_of(error), exit_code_of(error))
+        return _fail(_masked(_message_of(error), arguments), exit_code_of(error))

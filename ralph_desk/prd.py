@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.listing import ItemError
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.domain.tools import MAX_ITEMS, MAX_SHORT_TEXT, MAX_TEXT
 from ralph_desk.project import ProjectError, contained, read_config, update_config
 from ralph_desk.services.errors import NotFoundError
+from ralph_desk.store.errors import StoreDataError
 
 if TYPE_CHECKING:
     from ralph_desk.services.container import Services
@@ -413,18 +415,31 @@ def _status_for(current: TaskStatus, passes: bool) -> TaskStatus | None:
 
 
 def export_document(services: Services) -> dict[str, Any]:
-    """Every task but drafts as a prd.json document, most urgent first, then by id."""
+    """Every task but drafts as a prd.json document, most urgent first, then by id (unreadable ones out)."""
+    return export(services)[0]
+
+
+def export(services: Services) -> tuple[dict[str, Any], tuple[ItemError, ...]]:
+    """`export_document`, and an error for each task left out because its stored text cannot be read."""
     project = services.project.get()
-    summaries = [summary for summary in services.tasks.list() if summary.status is not TaskStatus.DRAFT]
+    listed = services.tasks.list()
+    summaries = [summary for summary in listed if summary.status is not TaskStatus.DRAFT]
     summaries.sort(key=lambda summary: (-summary.priority.rank, summary.id))
-    tasks = [services.tasks.get(summary.id) for summary in summaries]
+    tasks: list[Task] = []
+    errors = list(listed.errors)
+    for summary in summaries:
+        try:
+            tasks.append(services.tasks.get(summary.id))
+        except StoreDataError as error:
+            errors.append(ItemError("task", summary.id, str(error)))
     stories = [_story_of(task, story_id) for task, story_id in zip(tasks, _story_ids(tasks), strict=True)]
-    return {
+    document = {
         "project": project.title,
         "branchName": _branch_name(services, project.title),
         "description": project.description,
         "userStories": stories,
     }
+    return document, tuple(errors)
 
 
 def _story_ids(tasks: list[Task]) -> list[str]:

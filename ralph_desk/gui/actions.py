@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 
+from ralph_desk.domain.listing import ItemError, errors_of
 from ralph_desk.project import ProjectError
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.store.errors import StoreError
@@ -49,12 +50,19 @@ class ActionRunner(QObject):
         return result
 
     def read(self, what: str, call: Callable[[], T], default: T) -> T:
-        """`call()`, or `default` when reading failed (the failure is shown)."""
+        """`call()`, or `default` when reading failed (the failure is shown, as is each item left out)."""
         try:
-            return call()
+            result = call()
         except Exception as error:  # the top of a refresh: show it
             self.report(what, error)
-        return default
+            return default
+        self.left_out(what, errors_of(result))
+        return result
+
+    def left_out(self, what: str, errors: Iterable[ItemError]) -> None:
+        """Show each item a list could not read (`what` names the read: "read the tasks")."""
+        for error in errors:
+            self._fail(f"Could not {what} in full: {error} (left out)")
 
     def report(self, what: str, error: BaseException) -> None:
         """Show why `what` failed: a refusal in its own words, anything else with its type (and logged)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from ralph_desk.domain.toml_text import toml_string
 from ralph_desk.project import DB_URL_ENV, ProjectError, ProjectPaths, contained
+from ralph_desk.project.private_files import read_private_line
 from ralph_desk.store.health import redacted
 from ralph_desk.store.urls import sqlite_url
 
@@ -67,20 +68,24 @@ def secret_db_url(root: Path, db_url: str | None) -> str | None:
     return custom if custom is not None and redacted(custom) != custom else None
 
 
-def mcp_command(root: Path, db_url: str | None = None) -> list[str]:
-    """`mcp --root ROOT`, with `--db-url URL` when the project's database is not its own SQLite file
-    (unless the URL holds a password: every local user can read a command line)."""
+def mcp_command(root: Path, db_url: str | None = None, db_url_file: Path | None = None) -> list[str]:
+    """`mcp --root ROOT`, with `--db-url-file FILE` when the URL came from one, else `--db-url URL` when
+    the project's database is not its own SQLite file (unless the URL holds a password: every local
+    user can read a command line)."""
+    if db_url_file is not None:
+        return ["mcp", "--db-url-file", str(db_url_file), "--root", str(root)]
     custom = None if secret_db_url(root, db_url) else custom_db_url(root, db_url)
     return ["mcp", *(("--db-url", custom) if custom else ()), "--root", str(root)]
 
 
-def stdio_launch(root: Path, db_url: str | None = None) -> ServerLaunch:
-    """Spawn `ralph-desk mcp --root ROOT [--db-url URL]` over stdio (a URL with a password in its env)."""
+def stdio_launch(root: Path, db_url: str | None = None, db_url_file: Path | None = None) -> ServerLaunch:
+    """Spawn `ralph-desk mcp --root ROOT [--db-url URL]` over stdio (a URL with a password in its env,
+    or `--db-url-file FILE` when the URL came from a file: then the config holds no secret)."""
     command, *prefix = ralph_command()
-    secret = secret_db_url(root, db_url)
+    secret = None if db_url_file is not None else secret_db_url(root, db_url)
     return ServerLaunch(
         command=command,
-        args=(*prefix, *mcp_command(root, db_url), "--transport", "stdio"),
+        args=(*prefix, *mcp_command(root, db_url, db_url_file), "--transport", "stdio"),
         env=((DB_URL_ENV, secret),) if secret else (),
     )
 
@@ -92,17 +97,8 @@ def token_file(paths: ProjectPaths) -> Path:
 
 def read_token_file(path: Path) -> str:
     """The token in `path`; refused when others may read the file (a token must stay the owner's)."""
-    try:
-        found = path.stat()
-        text = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ProjectError(f"{path}: cannot read the token: {error}") from None
-    if found.st_mode & 0o077 and sys.platform != "win32":
-        raise ProjectError(
-            f"{path}: mode {found.st_mode & 0o777:04o} lets others read the token; "
-            f"allowed: a file only its owner may read (chmod 600 {path})"
-        )
-    if not text or any(ch.isspace() for ch in text):
+    text = read_private_line(path, "the token")
+    if any(ch.isspace() for ch in text):
         raise ProjectError(f"{path}: holds no token; allowed: one line, the token without spaces")
     return text
 

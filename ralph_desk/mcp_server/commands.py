@@ -148,10 +148,11 @@ def run_connect(args: argparse.Namespace) -> int:
     """Write `.ralph/mcp/clients/<file>` (owner-only: it may hold a token) and print it."""
     paths = _paths(args.root)
     db_url = paths.db_url(args.db_url)
+    url_file = Path(args.db_url_file).resolve() if args.db_url_file else None
     launch = (
         clients.http_launch(args.port, clients.project_token(paths, given_token(args)))
         if args.transport == "http"
-        else clients.stdio_launch(paths.root, db_url)
+        else clients.stdio_launch(paths.root, db_url, url_file)
     )
     config = clients.render(args.client, launch)
     target = paths.clients_dir / config.file_name
@@ -159,8 +160,8 @@ def run_connect(args: argparse.Namespace) -> int:
     sys.stdout.write(config.text)
     print(f"# written to {target}; use it as {config.where}", file=sys.stderr)
     if launch.is_http:
-        server = shlex.join(["ralph-desk", *clients.mcp_command(paths.root, db_url)])
-        if clients.secret_db_url(paths.root, db_url):
+        server = shlex.join(["ralph-desk", *clients.mcp_command(paths.root, db_url, url_file)])
+        if url_file is None and clients.secret_db_url(paths.root, db_url):
             server = f"{DB_URL_ENV}=<the database URL> {server}"
         print(
             f"# start the server with: {server} --transport http --port {args.port} "

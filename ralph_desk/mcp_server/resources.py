@@ -104,9 +104,13 @@ def register(server: MCPServer, paths: ProjectPaths, services: ServicesSource) -
 
     @server.resource("ralph://prd", name="prd", mime_type="application/json")
     def prd() -> str:
-        """The project's tasks as a prd.json document (userStories)."""
+        """The project's tasks as a prd.json document (userStories); a task whose stored text cannot be
+        read is left out, with an entry {id, message} in "errors" (present only then)."""
         with resource_errors():
-            return json.dumps(prd_format.export_document(services()), indent=2, ensure_ascii=False)
+            document, errors = prd_format.export(services())
+        if errors:
+            document["errors"] = [{"id": error.id, "message": error.message} for error in errors]
+        return json.dumps(document, indent=2, ensure_ascii=False)
 
     for name, (mime_type, description, read) in text_resources.items():
         server.resource(f"ralph://{name}", name=name, mime_type=mime_type, description=description)(

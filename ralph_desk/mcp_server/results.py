@@ -22,6 +22,7 @@ from pydantic import (
 
 from ralph_desk.domain import totals
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.listing import errors_of
 from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, TaskSummary
 from ralph_desk.domain.timestamps import maybe_utc, utc
 
@@ -78,16 +79,36 @@ class TaskBrief(RecordResult):
     origin: TaskOrigin = Field(description="Who created it: human, agent or import.")
 
 
+class ItemErrorResult(RecordResult):
+    """An item a list could not read (text written outside ralph-desk that is not UTF-8), left out of it."""
+
+    id: int | str = Field(description="The item's id.")
+    message: str = Field(description="What could not be read, and how to repair it.")
+
+
+UNREADABLE = (
+    "One entry per item that could not be read (its id and why); the list holds the others. "
+    "Empty when every item read."
+)
+
+
+def item_errors(items: Sequence[object]) -> list[ItemErrorResult]:
+    """The errors of a list of records, as results."""
+    return [ItemErrorResult.model_validate(error) for error in errors_of(items)]
+
+
 class TaskList(ResultModel):
     """Tasks, as briefs, in id order (search: title matches first)."""
 
     tasks: list[TaskBrief]
     count: int = Field(description="How many tasks the list holds.")
+    errors: list[ItemErrorResult] = Field(default_factory=list, description=UNREADABLE)
 
     @classmethod
     def of(cls, tasks: Sequence[TaskSummary]) -> TaskList:
         """The list of some task summaries."""
-        return cls(tasks=[TaskBrief.model_validate(task) for task in tasks], count=len(tasks))
+        briefs = [TaskBrief.model_validate(task) for task in tasks]
+        return cls(tasks=briefs, count=len(briefs), errors=item_errors(tasks))
 
 
 class CommentResult(RecordResult):
@@ -158,13 +179,13 @@ class FeatureList(ResultModel):
 
     features: list[FeatureBrief]
     count: int
+    errors: list[ItemErrorResult] = Field(default_factory=list, description=UNREADABLE)
 
     @classmethod
     def of(cls, features: Sequence[Feature]) -> FeatureList:
         """The list of some feature records."""
-        return cls(
-            features=[FeatureBrief.model_validate(feature) for feature in features], count=len(features)
-        )
+        briefs = [FeatureBrief.model_validate(feature) for feature in features]
+        return cls(features=briefs, count=len(briefs), errors=item_errors(features))
 
 
 class LearningResult(RecordResult):
@@ -234,12 +255,13 @@ class DisciplineList(ResultModel):
 
     disciplines: list[DisciplineBrief]
     count: int
+    errors: list[ItemErrorResult] = Field(default_factory=list, description=UNREADABLE)
 
     @classmethod
     def of(cls, disciplines: Sequence[Discipline]) -> DisciplineList:
         """The list of some discipline records."""
         briefs = [DisciplineBrief.model_validate(discipline) for discipline in disciplines]
-        return cls(disciplines=briefs, count=len(briefs))
+        return cls(disciplines=briefs, count=len(briefs), errors=item_errors(disciplines))
 
 
 class McpServerInfo(RecordResult):

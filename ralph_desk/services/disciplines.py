@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.recipes import unknown_tools
 from ralph_desk.domain.records import Discipline, McpServerSpec
 from ralph_desk.domain.tools import (
@@ -238,7 +239,7 @@ class DisciplineService:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def list(self) -> builtins.list[Discipline]:
+    def list(self) -> Listing[Discipline]:
         """Every discipline, by name."""
         with self.db.read() as unit:
             return store.list_all(unit)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ralph_desk.domain.enums import LearningSource
 from ralph_desk.domain.learnings import DUPLICATE_THRESHOLD, word_set
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.domain.tools import AppendFeatureLearningInput, CreateFeatureInput, UpdateFeatureInput
 from ralph_desk.services import validation as check
@@ -167,7 +168,7 @@ class FeatureService:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def list(self) -> list[Feature]:
+    def list(self) -> Listing[Feature]:
         """Every feature, by name."""
         with self.db.read() as unit:
             return store.list_all(unit)

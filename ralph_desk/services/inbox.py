@@ -20,6 +20,7 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
+from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Signal, Task
 from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import validation as check
@@ -32,6 +33,7 @@ from ralph_desk.store import signals as store
 from ralph_desk.store import tasks as tasks_store
 from ralph_desk.store import totals as totals_store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.errors import StoreDataError
 from ralph_desk.store.writes import SignalWrite, TaskWrite
 
 TITLE_LENGTH = 120
@@ -80,6 +82,16 @@ class TriageResult:
 
     flag: Signal
     task: Task | None = None
+
+
+def _failed_task(unit: UnitOfWork, task_id: int) -> FailedTask | None:
+    """A failed task with why it failed and its last session (None when it is gone)."""
+    task = tasks_store.get(unit, task_id)
+    if task is None:
+        return None
+    last = sessions_store.list_sessions(unit, task_id=task.id, limit=1)
+    session = last[0] if last else None
+    return FailedTask(task, failure_reason(session, store.for_task(unit, task.id), task.stuck_count), session)
 
 
 def _now() -> datetime:
@@ -198,29 +210,29 @@ class InboxService:
         self.db = db
         self.tasks = TaskService(db)
 
-    def asks(self, open_only: bool = True) -> builtins.list[Signal]:
+    def asks(self, open_only: bool = True) -> Listing[Signal]:
         """Open blocking questions of tasks in needs_input, oldest first (or every unanswered one)."""
         with self.db.read() as unit:
             return store.asks(unit, open_only=open_only)
 
-    def answered(self, limit: int = 50) -> builtins.list[Signal]:
+    def answered(self, limit: int = 50) -> Listing[Signal]:
         """The latest answered questions, the latest answer first."""
         with self.db.read() as unit:
             return store.latest_answered_asks(unit, limit)
 
-    def questions(self) -> builtins.list[Question]:
+    def questions(self) -> Listing[Question]:
         """Every unanswered question, oldest first, with its task's latest `partial` (two queries)."""
         with self.db.read() as unit:
             asks = store.asks(unit, open_only=False)
             doing = store.latest_partials(unit, {ask.task_id for ask in asks})
-        return [Question(ask, doing.get(ask.task_id)) for ask in asks]
+        return Listing((Question(ask, doing.get(ask.task_id)) for ask in asks), asks.errors)
 
     def signals(self, signal_ids: Collection[int]) -> builtins.list[Signal]:
         """The signals with these ids that still exist (for re-reading what a change touched)."""
         with self.db.read() as unit:
             return builtins.list(store.by_ids(unit, signal_ids).values())
 
-    def suggestions(self, pending_only: bool = True) -> builtins.list[Signal]:
+    def suggestions(self, pending_only: bool = True) -> Listing[Signal]:
         """Suggestions, oldest first (only those waiting for review when `pending_only`)."""
         with self.db.read() as unit:
             return store.suggestions(unit, pending_only=pending_only)
@@ -231,7 +243,7 @@ class InboxService:
         severity: Filter = None,
         category: Filter = None,
         feature: str | None = None,
-    ) -> builtins.list[Signal]:
+    ) -> Listing[Signal]:
         """Flags (each filter one value or a list): blocking, then warning, then info; newest first within."""
         resolutions = _choices("resolution", resolution, FlagResolution)
         severities = _choices("severity", severity, Severity)
@@ -243,18 +255,23 @@ class InboxService:
                 unit, resolutions=resolutions, severities=severities, categories=categories, feature=feature
             )
 
-    def failed(self) -> builtins.list[FailedTask]:
-        """The failed tasks, each with the reason it failed and its last session, by id."""
+    def failed(self) -> Listing[FailedTask]:
+        """The failed tasks, each with the reason it failed and its last session, by id; a task whose
+        stored text cannot be read is an error in `errors`."""
         with self.db.read() as unit:
-            found = []
-            for summary in tasks_store.list_summaries(unit, statuses=[TaskStatus.FAILED.value]):
-                task = tasks_store.get(unit, summary.id)
-                assert task is not None
-                last = sessions_store.list_sessions(unit, task_id=task.id, limit=1)
-                session = last[0] if last else None
-                reason = failure_reason(session, store.for_task(unit, task.id), task.stuck_count)
-                found.append(FailedTask(task, reason, session))
-            return found
+            summaries = tasks_store.list_summaries(unit, statuses=[TaskStatus.FAILED.value])
+        found: builtins.list[FailedTask] = []
+        errors = builtins.list(summaries.errors)
+        for summary in summaries:
+            try:  # a unit each, so that one task that cannot be read leaves the others
+                with self.db.read() as unit:
+                    failed = _failed_task(unit, summary.id)
+            except StoreDataError as error:
+                errors.append(ItemError("task", summary.id, str(error)))
+                continue
+            if failed is not None:
+                found.append(failed)
+        return Listing(found, errors)
 
     def counts(self) -> dict[str, int]:
         """How many unanswered questions (`asks`), pending `suggestions` and open `flags` wait."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ralph_desk.domain.listing import ItemError
 from ralph_desk.services.container import Services
 from ralph_desk.services.progress import cost_dict, progress_dict, throughput_dict
+from ralph_desk.store.errors import StoreDataError
 
 
 def status_report(services: Services) -> dict[str, Any]:
@@ -28,10 +30,18 @@ def status_report(services: Services) -> dict[str, Any]:
 
 
 def inbox_report(services: Services) -> dict[str, Any]:
-    """Waiting questions, suggestions (with their draft tasks) and open flags, as `inbox --json` shows."""
+    """Waiting questions, suggestions (with their draft tasks) and open flags, as `inbox --json` shows;
+    `errors` holds an entry (kind, id, message) for each item whose stored text cannot be read."""
     suggestions = []
-    for signal in services.inbox.suggestions():
-        task = services.tasks.get(signal.created_task_id) if signal.created_task_id is not None else None
+    asks, suggested_signals = services.inbox.asks(open_only=False), services.inbox.suggestions()
+    flags = services.inbox.flags(resolution="open")
+    errors = [*asks.errors, *suggested_signals.errors, *flags.errors]
+    for signal in suggested_signals:
+        try:
+            task = services.tasks.get(signal.created_task_id) if signal.created_task_id is not None else None
+        except StoreDataError as error:
+            errors.append(ItemError("signal", signal.id, f"its suggested task: {error}"))
+            continue
         suggested = (
             None
             if task is None
@@ -40,7 +50,8 @@ def inbox_report(services: Services) -> dict[str, Any]:
         suggestions.append({**dataclasses.asdict(signal), "suggested_task": suggested})
     return {
         "counts": services.inbox.counts(),
-        "asks": services.inbox.asks(open_only=False),
+        "asks": asks,
         "suggestions": suggestions,
-        "flags": services.inbox.flags(resolution="open"),
+        "flags": flags,
+        "errors": errors,
     }

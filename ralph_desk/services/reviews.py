@@ -19,6 +19,7 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
+from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Task
 from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
@@ -32,6 +33,7 @@ from ralph_desk.store import mapping
 from ralph_desk.store import merge_queue as queue
 from ralph_desk.store import reviews as store
 from ralph_desk.store.database import Database
+from ralph_desk.store.errors import StoreDataError
 from ralph_desk.vcs import diffs, merging
 from ralph_desk.vcs.run import GitError
 from ralph_desk.vcs.worktrees import TaskWorktree
@@ -77,10 +79,18 @@ class ReviewService:
         self.sessions = sessions
         self.signals = signals
 
-    def list(self) -> builtins.list[ReviewItem]:
-        """Every task in review, oldest first, with what its agent said and its branch."""
+    def list(self) -> Listing[ReviewItem]:
+        """Every task in review, oldest first, with what its agent said and its branch; a task whose
+        stored text cannot be read is an error in `errors`."""
         summaries = self.tasks.list(status=TaskStatus.IN_REVIEW.value)
-        return [self.get(summary.id) for summary in sorted(summaries, key=lambda task: task.updated_at)]
+        items: builtins.list[ReviewItem] = []
+        errors = builtins.list(summaries.errors)
+        for summary in sorted(summaries, key=lambda task: task.updated_at):
+            try:
+                items.append(self.get(summary.id))
+            except StoreDataError as error:
+                errors.append(ItemError("task", summary.id, str(error)))
+        return Listing(items, errors)
 
     def get(self, task_id: int) -> ReviewItem:
         """One task's review: the agent's summary, its sessions (oldest first), branch, base and comments."""

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ralph_desk.domain.enums import CLOSING_VERBS, LoopState, Recipe, SessionOutcome, Verb
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import validation as check
@@ -312,7 +313,7 @@ class SessionService:
 
     def list(
         self, task_id: int | None = None, loop_run_id: int | None = None, limit: int = 50, offset: int = 0
-    ) -> builtins.list[AgentSession]:
+    ) -> Listing[AgentSession]:
         """Agent sessions, newest first, optionally of one task or one loop run."""
         checked_limit, checked_offset = _limit(limit, offset)
         with self.db.read() as unit:

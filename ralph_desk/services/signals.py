@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ralph_desk.domain.enums import FlagResolution, LearningScope, ReviewDecision, Verb
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Signal
 from ralph_desk.domain.tools import (
     MAX_ID,
@@ -142,7 +143,7 @@ class SignalService:
         with self.db.read() as unit:
             return store.for_session(unit, session)
 
-    def for_task(self, task_id: int) -> list[Signal]:
+    def for_task(self, task_id: int) -> Listing[Signal]:
         """Every signal of one task, oldest first."""
         with self.db.read() as unit:
             require_task(unit, task_id)
@@ -150,7 +151,7 @@ class SignalService:
 
     def learnings(
         self, feature: str | None = None, scope: LearningScope | str | None = None, task_id: int | None = None
-    ) -> list[Signal]:
+    ) -> Listing[Signal]:
         """`learned` signals, oldest first, filtered by their task's feature, their scope and their task."""
         checked_scope = check.choice("scope", scope, LearningScope).value if scope is not None else None
         with self.db.read() as unit:
@@ -160,7 +161,7 @@ class SignalService:
                 require_task(unit, task_id)
             return store.learnings(unit, feature=feature, scope=checked_scope, task_id=task_id)
 
-    def open_flags(self, task_id: int | None = None, feature: str | None = None) -> list[Signal]:
+    def open_flags(self, task_id: int | None = None, feature: str | None = None) -> Listing[Signal]:
         """Flags nobody has triaged yet: blocking first, newest first within a severity."""
         with self.db.read() as unit:
             if feature is not None:

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.graph import find_cycle, format_path
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.domain.tools import (
     MAX_ITEMS,
@@ -203,7 +204,7 @@ class TaskService:
         search: str | None = None,
         limit: int | None = None,
         offset: int = 0,
-    ) -> builtins.list[TaskSummary]:
+    ) -> Listing[TaskSummary]:
         """Tasks by id, narrowed by each given filter (a value or a list of values) and search text."""
         statuses = _choices("status", status, TaskStatus)
         origins = _choices("origin", origin, TaskOrigin)
@@ -229,7 +230,7 @@ class TaskService:
                 offset=offset,
             )
 
-    def search(self, query: str, limit: int = 20) -> builtins.list[TaskSummary]:
+    def search(self, query: str, limit: int = 20) -> Listing[TaskSummary]:
         """Tasks whose title, description or tags contain `query` (any case); title matches first."""
         checked = check.required_text("query", query, limit=MAX_QUERY).strip()
         checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)

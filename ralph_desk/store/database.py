@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
 from ralph_desk.store.errors import StoreBusyError, StoreDataError, StoreError, StoreGoneError
+from ralph_desk.store.readable import undecodable_column, undecodable_message
 from ralph_desk.store.schema import ChangeRow
 from ralph_desk.store.urls import is_sqlite
 
@@ -76,12 +76,6 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
     except FileNotFoundError:
         return None
     return status.st_dev, status.st_ino
-
-
-def _undecodable_column(message: str) -> str | None:
-    """The column named by SQLite's "Could not decode to UTF-8 column 'x'", else None."""
-    found = re.match(r"Could not decode to UTF-8 column '([^']*)'", message)
-    return found.group(1) if found else None
 
 
 class Database:
@@ -200,11 +194,8 @@ class Database:
                     "the project's database cannot be written: its file or folder is read-only "
                     "(not damaged); nothing was written — make .ralph/db writable and try again"
                 ) from error
-            if (column := _undecodable_column(str(error.orig))) is not None:
-                raise StoreDataError(
-                    f"the stored {column} is not valid UTF-8 text (it was written outside ralph-desk); "
-                    f"give it a new value with an SQLite tool, or restore the database from a backup"
-                ) from error
+            if (column := undecodable_column(str(error.orig))) is not None:
+                raise StoreDataError(undecodable_message(column)) from error
             raise
 
     def latest_change_id(self) -> int:

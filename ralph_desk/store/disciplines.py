@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import func, select
 
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Discipline
 from ralph_desk.store import mapping, named
 from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.readable import listing
 from ralph_desk.store.schema import DisciplineRow, TaskRow
 from ralph_desk.store.writes import DisciplineWrite, assign, checked
 
@@ -25,10 +29,13 @@ def id_of(unit: UnitOfWork, name: str) -> int | None:
     return named.id_of(unit, DisciplineRow, name)
 
 
-def list_all(unit: UnitOfWork) -> list[Discipline]:
+def list_all(unit: UnitOfWork) -> Listing[Discipline]:
     """Every discipline, by name."""
-    rows = unit.session.scalars(select(DisciplineRow).order_by(DisciplineRow.name))
-    return [mapping.discipline(row) for row in rows]
+
+    def rows() -> Sequence[DisciplineRow]:
+        return unit.session.scalars(select(DisciplineRow).order_by(DisciplineRow.name)).all()
+
+    return listing(unit.session, rows, mapping.discipline, mapping.columns, lambda row: row.id, "discipline")
 
 
 def get(unit: UnitOfWork, name: str) -> Discipline | None:

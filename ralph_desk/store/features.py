@@ -8,9 +8,11 @@ from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy import update as update_rows
 from sqlalchemy.orm import selectinload
 
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.store import mapping, named
 from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.readable import listing
 from ralph_desk.store.schema import FeatureLearningRow, FeatureRow, TaskRow, utcnow
 from ralph_desk.store.writes import FeatureWrite, LearningWrite, assign, checked
 
@@ -31,10 +33,13 @@ def id_of(unit: UnitOfWork, name: str) -> int | None:
     return named.id_of(unit, FeatureRow, name)
 
 
-def list_all(unit: UnitOfWork) -> list[Feature]:
+def list_all(unit: UnitOfWork) -> Listing[Feature]:
     """Every feature, by name, without learnings."""
-    rows = unit.session.scalars(select(FeatureRow).order_by(FeatureRow.name))
-    return [mapping.feature(row) for row in rows]
+
+    def rows() -> Sequence[FeatureRow]:
+        return unit.session.scalars(select(FeatureRow).order_by(FeatureRow.name)).all()
+
+    return listing(unit.session, rows, mapping.feature, mapping.columns, lambda row: row.id, "feature")
 
 
 def get(unit: UnitOfWork, name: str) -> Feature | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -84,11 +85,19 @@ def url_problems(url: str) -> list[str]:
     return []
 
 
+def passwords_in(text: str) -> list[str]:
+    """The passwords of the database URLs in `text` (`user:PASSWORD@host`, `password=PASSWORD`)."""
+    found = re.findall(r"[?&]password=([^&\s]+)", text)
+    found += re.findall(r"://[^/\s:@]*:([^@\s]+)@", text)
+    return [password for password in found if password != "***"]
+
+
 def redacted(url: str) -> str:
     """A database URL fit to show: its password hidden (without importing SQLAlchemy)."""
+    url = re.sub(r"([?&]password=)[^&]*", r"\1***", url)  # libpq takes a password as a parameter too
     scheme, separator, rest = url.partition("://")
     if not separator or "@" not in rest:
         return url
     credentials, _, host = rest.rpartition("@")
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
+    user, colon, _ = credentials.partition(":")
+    return f"{scheme}://{user}:***@{host}" if colon else url

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -10,9 +10,11 @@ from sqlalchemy import CursorResult, func, select
 from sqlalchemy import update as sql_update
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.readable import listing
 from ralph_desk.store.schema import AgentSessionRow, LoopRunRow, TaskRow
 from ralph_desk.store.writes import LoopRunWrite, SessionWrite, assign, checked
 
@@ -83,7 +85,7 @@ def list_sessions(
     loop_run_id: int | None = None,
     limit: int = 50,
     offset: int = 0,
-) -> list[AgentSession]:
+) -> Listing[AgentSession]:
     """Agent sessions, newest first."""
     statement = select(AgentSessionRow)
     if task_id is not None:
@@ -95,7 +97,11 @@ def list_sessions(
         .limit(limit)
         .offset(offset)
     )
-    return [mapping.agent_session(row) for row in unit.session.scalars(statement)]
+
+    def rows() -> Sequence[AgentSessionRow]:
+        return unit.session.scalars(statement).all()
+
+    return listing(unit.session, rows, mapping.agent_session, mapping.columns, lambda row: row.id, "session")
 
 
 def total_cost(unit: UnitOfWork, loop_run_id: int | None = None) -> float:
@@ -132,10 +138,14 @@ def update_loop_run(unit: UnitOfWork, loop_run_id: int, fields: LoopRunWrite) ->
     return mapping.loop_run(row)
 
 
-def list_loop_runs(unit: UnitOfWork, limit: int = 20) -> list[LoopRun]:
+def list_loop_runs(unit: UnitOfWork, limit: int = 20) -> Listing[LoopRun]:
     """Loop runs, newest first."""
     statement = select(LoopRunRow).order_by(LoopRunRow.started_at.desc(), LoopRunRow.id.desc()).limit(limit)
-    return [mapping.loop_run(row) for row in unit.session.scalars(statement)]
+
+    def rows() -> Sequence[LoopRunRow]:
+        return unit.session.scalars(statement).all()
+
+    return listing(unit.session, rows, mapping.loop_run, mapping.columns, lambda row: row.id, "loop run")
 
 
 def database_now(unit: UnitOfWork) -> datetime:

@@ -12,9 +12,11 @@ from sqlalchemy import update as update_rows
 from sqlalchemy.orm import aliased
 
 from ralph_desk.domain.enums import ReviewDecision, Severity, TaskStatus, Verb
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Signal
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.readable import listing
 from ralph_desk.store.schema import DisciplineRow, FeatureRow, TaskRow, TaskSignalRow, utcnow
 from ralph_desk.store.writes import SignalWrite, assign, checked
 
@@ -50,22 +52,35 @@ def _newest_first(statement: Select[Any]) -> Select[Any]:
     return statement.order_by(TaskSignalRow.created.desc(), TaskSignalRow.id.desc())
 
 
-def _all(unit: UnitOfWork, statement: Select[Any]) -> list[Signal]:
-    return _records(unit.execute(statement))
+def _all(unit: UnitOfWork, statement: Select[Any]) -> Listing[Signal]:
+    keys: list[str] = []
+
+    def rows() -> Sequence[Any]:
+        result = unit.execute(statement)
+        keys[:] = result.keys()
+        return result.all()
+
+    def values(row: Sequence[Any]) -> dict[str, Any]:
+        return dict(zip(keys, row, strict=True))
+
+    def key(row: Sequence[Any]) -> int:
+        return int(values(row)["id"])
+
+    return listing(unit.session, rows, lambda row: _record(values(row)), values, key, "signal")
 
 
 def _records(result: Result[*tuple[Any, ...]]) -> list[Signal]:
     """Records from rows of `_BY_IDS` columns (a plain dict per row: RowMapping.get is 5× slower)."""
     keys = list(result.keys())
-    records = []
-    for values in result:
-        row = dict(zip(keys, values, strict=True))
-        records.append(mapping.signal(row, row["discipline_name"], row["feature_name"]))
-    return records
+    return [_record(dict(zip(keys, values, strict=True))) for values in result]
+
+
+def _record(row: dict[str, Any]) -> Signal:
+    return mapping.signal(row, row["discipline_name"], row["feature_name"])
 
 
 def _first(unit: UnitOfWork, statement: Select[Any]) -> Signal | None:
-    found = _all(unit, statement.limit(1))
+    found = _records(unit.execute(statement.limit(1)))  # a row that does not read is an error, not None
     return found[0] if found else None
 
 
@@ -214,14 +229,14 @@ def for_session(unit: UnitOfWork, session_id: str) -> list[Signal]:
     return _records(unit.execute(_FOR_SESSION, {"session_id": session_id}))
 
 
-def for_task(unit: UnitOfWork, task_id: int) -> list[Signal]:
+def for_task(unit: UnitOfWork, task_id: int) -> Listing[Signal]:
     """Every signal of one task, oldest first."""
     return _all(unit, _oldest_first(_select().where(TaskSignalRow.task_id == task_id)))
 
 
 def learnings(
     unit: UnitOfWork, feature: str | None = None, scope: str | None = None, task_id: int | None = None
-) -> list[Signal]:
+) -> Listing[Signal]:
     """`learned` signals, oldest first, of tasks in `feature` / of one scope / of one task."""
     statement = _select().where(TaskSignalRow.verb == Verb.LEARNED.value)
     if feature is not None:
@@ -251,7 +266,7 @@ def flags(
     categories: Sequence[str] | None = None,
     feature: str | None = None,
     task_id: int | None = None,
-) -> list[Signal]:
+) -> Listing[Signal]:
     """`flag` signals: blocking first, then warning, then info; newest first within a severity."""
     statement = _select().where(TaskSignalRow.verb == Verb.FLAG.value)
     if resolutions is not None:
@@ -274,18 +289,14 @@ def flags(
 
 
 def answered_asks(unit: UnitOfWork, task_id: int) -> list[Signal]:
-    """Answered asks of a task that no later `done` has made moot, oldest first."""
-    return _all(
-        unit,
-        _oldest_first(
-            _select().where(
-                TaskSignalRow.task_id == task_id,
-                TaskSignalRow.verb == Verb.ASK.value,
-                TaskSignalRow.answered_at.is_not(None),
-                _not_followed_by_done(),
-            )
-        ),
+    """Answered asks of a task that no later `done` has made moot, oldest first (every one, or an error)."""
+    statement = _select().where(
+        TaskSignalRow.task_id == task_id,
+        TaskSignalRow.verb == Verb.ASK.value,
+        TaskSignalRow.answered_at.is_not(None),
+        _not_followed_by_done(),
     )
+    return _records(unit.execute(_oldest_first(statement)))
 
 
 def latest_partial(unit: UnitOfWork, task_id: int) -> Signal | None:
@@ -321,7 +332,7 @@ def _waiting_asks(statement: Select[Any]) -> Select[Any]:
     )
 
 
-def asks(unit: UnitOfWork, open_only: bool = True) -> list[Signal]:
+def asks(unit: UnitOfWork, open_only: bool = True) -> Listing[Signal]:
     """Open blocking asks of tasks waiting for input (or, with `open_only` false, every unanswered ask)."""
     if open_only:
         statement = _waiting_asks(_select())
@@ -330,7 +341,7 @@ def asks(unit: UnitOfWork, open_only: bool = True) -> list[Signal]:
     return _all(unit, _oldest_first(statement))
 
 
-def latest_answered_asks(unit: UnitOfWork, limit: int) -> list[Signal]:
+def latest_answered_asks(unit: UnitOfWork, limit: int) -> Listing[Signal]:
     """Answered asks of every task, the latest answer first."""
     statement = (
         _select()
@@ -353,7 +364,7 @@ def open_blocking_ask_count(unit: UnitOfWork, task_id: int) -> int:
     )
 
 
-def suggestions(unit: UnitOfWork, pending_only: bool = True) -> list[Signal]:
+def suggestions(unit: UnitOfWork, pending_only: bool = True) -> Listing[Signal]:
     """`suggest` signals, oldest first (only those waiting for review when `pending_only`)."""
     statement = _select().where(TaskSignalRow.verb == Verb.SUGGEST.value)
     if pending_only:

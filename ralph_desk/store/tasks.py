@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Row,
     Select,
     SQLColumnExpression,
     String,
@@ -27,10 +28,12 @@ from sqlalchemy import update as update_rows
 from sqlalchemy.orm import aliased
 
 from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.overlap import Footprint, choose
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.readable import listing
 from ralph_desk.store.schema import (
     DisciplineRow,
     FeatureRow,
@@ -209,7 +212,7 @@ def list_summaries(
     search: str | None = None,
     limit: int | None = None,
     offset: int = 0,
-) -> list[TaskSummary]:
+) -> Listing[TaskSummary]:
     """Tasks matching every given filter (each a set of allowed values), by id; title matches first."""
     # Only the listed columns: loading whole rows (descriptions, JSON lists) for 10,000 tasks cost
     # the window ~1.5 s at start-up; these columns make the same summaries in a fraction of that.
@@ -231,7 +234,11 @@ def list_summaries(
     if search is not None:
         query = query.where(_matches(search)).order_by(case((_title_matches(search), 0), else_=1))
     query = query.order_by(TaskRow.id).offset(offset).limit(limit)
-    return [_summary(row) for row in unit.session.execute(query)]
+
+    def rows() -> Sequence[Row[*tuple[Any, ...]]]:
+        return unit.session.execute(query).all()
+
+    return listing(unit.session, rows, _summary, _values, _id, "task")
 
 
 _SUMMARY_COLUMNS = (
@@ -252,6 +259,14 @@ _SUMMARIES = (
     .join(FeatureRow, FeatureRow.id == TaskRow.feature_id)
     .join(DisciplineRow, DisciplineRow.id == TaskRow.discipline_id)
 )
+
+
+def _values(row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
+    return dict(row._mapping)
+
+
+def _id(row: Row[*tuple[Any, ...]]) -> int:
+    return int(row.id)
 
 
 def _summary(row: Sequence[Any]) -> TaskSummary:

@@ -24,6 +24,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import WRITE_OPTION, create_db_engine
+from ralph_desk.store.health import redacted
 from ralph_desk.store.schema import Base
 from ralph_desk.store.urls import is_sqlite
 
@@ -84,8 +85,8 @@ def shown(url: str) -> str:
     """A URL fit to print: its password hidden."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    except (ArgumentError, ValueError):
+        return redacted(url)
 
 
 def tables() -> list[Table]:
@@ -137,7 +138,7 @@ def _engine(url: str, role: str) -> Engine:
         make_url(url)
         return create_db_engine(url)
     except (ArgumentError, ValueError) as error:
-        raise TransferRequestError(f"the {role} {url!r} is not a database URL: {error}") from None
+        raise TransferRequestError(f"the {role} {shown(url)!r} is not a database URL: {error}") from None
     except NoSuchModuleError as error:
         raise TransferRequestError(
             f"the {role} {shown(url)} needs a driver this install lacks: {error}"
@@ -179,7 +180,7 @@ def _open_source(url: str) -> Engine:
     if is_sqlite(url):
         file = _sqlite_file(url)
         if file is None:
-            raise TransferRequestError(f"the source {url!r} names no SQLite file to copy from")
+            raise TransferRequestError(f"the source {shown(url)!r} names no SQLite file to copy from")
         if not file.is_file():
             raise TransferRequestError(f"the source {file} does not exist (no SQLite database there)")
     engine = _engine(url, "source")
@@ -269,8 +270,8 @@ def copy_database(
             make_url(url)
         except ArgumentError:
             raise TransferRequestError(
-                f"the {role} {url!r} is not a database URL (e.g. sqlite:///PATH or "
-                "postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
+                f"the {role} {shown(url)!r} is not a database URL (e.g. sqlite:///PATH or "
+                "postgresql+psycopg://USER@HOST/DATABASE, its password from PGPASSWORD or ~/.pgpass)"
             ) from None
     if _same(source_url, target_url):
         raise TransferRequestError("the source and the target are the same database")

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import StdioServerParameters
 
 from ralph_desk import cli, prd
 from ralph_desk.mcp_server.clients import TOKEN_ENV
@@ -36,6 +37,7 @@ from tests.hardening.support import (
     db_state,
     http_process,
     integrity,
+    live_clients,
     sse_messages,
     succeeded,
 )
@@ -371,11 +373,13 @@ def test_bad_stored_text_answers_an_error_for_that_item_and_the_stdio_server_kee
         message = result["content"][0]["text"]
         assert "title is not valid UTF-8" in message and "get_task" in message, message
         assert_no_internals(message)
-        for request_id, uri in enumerate(("ralph://prd", f"ralph://tasks/{ids.docs}"), start=2):
-            wire.send(request(request_id, "resources/read", {"uri": uri}))
-            error = wire.answer(request_id, timeout=60)["error"]
-            assert "title is not valid UTF-8" in error["message"], (uri, error)
-            assert_no_internals(error["message"])
+        wire.send(request(2, "resources/read", {"uri": f"ralph://tasks/{ids.docs}"}))
+        error = wire.answer(2, timeout=60)["error"]
+        assert "title is not valid UTF-8" in error["message"], error
+        assert_no_internals(error["message"])
+        wire.send(request(3, "resources/read", {"uri": "ralph://prd"}))  # a list: the others, and an error
+        document = json.loads(wire.answer(3, timeout=60)["result"]["contents"][0]["text"])
+        assert [error["id"] for error in document["errors"]] == [ids.docs]
         # `ralph://tasks/{id}` takes ASCII digits only: an Arabic-Indic one (U+0661) names no task.
         wire.send(request(4, "resources/read", {"uri": "ralph://tasks/\u0661"}))
         assert "digits 0-9" in wire.answer(4, timeout=60)["error"]["message"]
@@ -384,6 +388,117 @@ def test_bad_stored_text_answers_an_error_for_that_item_and_the_stdio_server_kee
         assert wire.process.poll() is None
         assert wire.close() == 0
     assert integrity(paths) == "ok"
+
+
+# Bytes that are not UTF-8 (a UTF-8-encoded lone surrogate among them), as another tool could write them.
+NOT_UTF8 = "CAST(X'41EDA08042FF' AS TEXT)"
+UNREADABLE = "is not valid UTF-8 text (it was written outside ralph-desk)"
+
+
+def poison_one_of_each(paths: ProjectPaths, ids: Seeded) -> None:
+    """One task, one feature and one discipline whose stored text is not UTF-8."""
+    raw = connect_raw(paths)
+    try:
+        raw.execute(f"UPDATE tasks SET title = {NOT_UTF8} WHERE id = ?", (ids.docs,))
+        raw.execute(f"UPDATE tasks SET description = {NOT_UTF8} WHERE id = ?", (ids.parser_ui,))
+        raw.execute(f"UPDATE features SET description = {NOT_UTF8} WHERE name = 'ui'")
+        raw.execute(f"UPDATE disciplines SET conventions = {NOT_UTF8} WHERE name = 'docs'")
+        raw.commit()
+    finally:
+        raw.close()
+
+
+def id_of(paths: ProjectPaths, table: str, name: str) -> int:
+    raw = connect_raw(paths)
+    try:
+        return int(raw.execute(f"SELECT id FROM {table} WHERE name = ?", (name,)).fetchone()[0])
+    finally:
+        raw.close()
+
+
+def assert_left_out(errors: list[dict[str, Any]], item_id: int, column: str) -> None:
+    assert [error["id"] for error in errors] == [item_id], errors
+    assert f"the stored {column} {UNREADABLE}" in errors[0]["message"], errors
+    assert_no_internals(errors[0]["message"])
+
+
+def test_one_unreadable_row_leaves_every_list_serving_the_others_with_an_error_for_it_over_stdio(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, ids = seeded
+    poison_one_of_each(paths, ids)
+    with initialized_wire(paths) as wire:
+        wire.send(tool_call(1, "list_tasks", {}))
+        listed = wire.answer(1, timeout=60)["result"]["structuredContent"]
+        assert [task["id"] for task in listed["tasks"]] == [ids.parser, ids.parser_ui, ids.draft]
+        assert listed["count"] == 3
+        assert_left_out(listed["errors"], ids.docs, "title")
+        wire.send(tool_call(2, "list_features", {}))
+        features = wire.answer(2, timeout=60)["result"]["structuredContent"]
+        assert [feature["name"] for feature in features["features"]] == ["core"]
+        assert_left_out(features["errors"], id_of(paths, "features", "ui"), "description")
+        wire.send(tool_call(3, "list_disciplines", {}))
+        disciplines = wire.answer(3, timeout=60)["result"]["structuredContent"]
+        assert [item["name"] for item in disciplines["disciplines"]] == ["backend", "frontend"]
+        assert_left_out(disciplines["errors"], id_of(paths, "disciplines", "docs"), "conventions")
+        wire.send(tool_call(4, "search_tasks", {"query": "parser"}))
+        found = wire.answer(4, timeout=60)["result"]["structuredContent"]
+        assert [task["id"] for task in found["tasks"]] == [ids.parser, ids.parser_ui] and found[
+            "errors"
+        ] == []
+        # The prd: the task whose title cannot be read is left out of the summaries, the one whose
+        # description cannot be read out of the stories; each with its error.
+        wire.send(request(5, "resources/read", {"uri": "ralph://prd"}))
+        document = json.loads(wire.answer(5, timeout=60)["result"]["contents"][0]["text"])
+        assert [story["title"] for story in document["userStories"]] == ["Write the parser"]
+        assert sorted(error["id"] for error in document["errors"]) == sorted([ids.docs, ids.parser_ui])
+        wire.send(tool_call(6, "get_task", {"id": ids.parser}))
+        assert wire.answer(6, timeout=60)["result"]["structuredContent"]["title"] == "Write the parser"
+        assert wire.process.poll() is None
+        assert wire.close() == 0
+    assert integrity(paths) == "ok"
+
+
+def test_one_unreadable_row_leaves_the_lists_of_an_sdk_client_serving(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, ids = seeded
+    poison_one_of_each(paths, ids)
+    params = StdioServerParameters(command=sys.executable, args=mcp_command(paths)[1:], env=dict(os.environ))
+    with live_clients() as clients:
+        clients.open("ide", params)
+        listed = clients.call("ide", "list_tasks", {"filter_status": "pending"})
+        assert not listed.is_error and listed.structured_content is not None
+        assert [task["id"] for task in listed.structured_content["tasks"]] == [ids.parser, ids.parser_ui]
+        assert_left_out(listed.structured_content["errors"], ids.docs, "title")
+        features = clients.call("ide", "list_features", {})
+        assert features.structured_content is not None
+        assert_left_out(features.structured_content["errors"], id_of(paths, "features", "ui"), "description")
+        assert not clients.call("ide", "get_project_info", {}).is_error
+
+
+def test_the_command_line_lists_the_readable_items_and_names_each_one_left_out(
+    seeded: tuple[ProjectPaths, Seeded], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths, ids = seeded
+    poison_one_of_each(paths, ids)
+    root = ("--root", str(paths.root))
+    out = tmp_path / "prd.json"
+    code, err = run_cli(capsys, "export-prd", str(out), *root)
+    assert code == 1, err
+    assert [story["title"] for story in json.loads(out.read_text())["userStories"]] == ["Write the parser"]
+    for task_id, column in ((ids.docs, "title"), (ids.parser_ui, "description")):
+        assert f"task #{task_id} could not be read and is left out: the stored {column} {UNREADABLE}" in err
+    code, err = run_cli(capsys, "discipline", "list", *root)
+    assert code == 1 and f"discipline #{id_of(paths, 'disciplines', 'docs')} could not be read" in err, err
+    assert_no_internals(err)
+    services = Services.open(paths)
+    try:
+        listed = services.tasks.list()
+        assert [task.id for task in listed] == [ids.parser, ids.parser_ui, ids.draft]
+        assert [(error.kind, error.id) for error in listed.errors] == [("task", ids.docs)]
+    finally:
+        services.close()
 
 
 def test_requests_in_flight_when_stdin_closes_are_answered_never_carried_out_silently(

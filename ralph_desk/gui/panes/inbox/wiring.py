@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 from shiboken6 import isValid
 
 from ralph_desk.domain.enums import FlagResolution, Priority, Severity, TaskStatus, Verb
+from ralph_desk.domain.listing import errors_of
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
 from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
@@ -212,6 +213,8 @@ class InboxWiring:
 
     def _show(self, read: _InboxRead) -> None:
         self.reading = False
+        lists = (read.questions, read.suggestions, read.flags, read.failed, read.answered)
+        self.runner.left_out("read the inbox", [error for items in lists for error in errors_of(items)])
         if read.features != self._features:
             self._features = read.features
             self.pane.flags.set_features(read.features)

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.gui.panes.inbox.reviews import highlight
@@ -96,13 +97,14 @@ class ReviewsWiring:
         if not touched or current.task_id in touched:
             self.read_comments(current.task_id)
 
-    def _read(self, known: Version | None) -> tuple[Version, list[ReviewEntry]] | None:
+    def _read(self, known: Version | None) -> tuple[Version, Listing[ReviewEntry]] | None:
         in_review = self.services.tasks.list(status=TaskStatus.IN_REVIEW.value)
         merges = self.services.reviews.merge_state
         version = tuple(sorted((task.id, task.updated_at, merges(task.id)) for task in in_review))
         if version == known:
             return None
-        return version, [self._entry(item) for item in self.services.reviews.list()]
+        items = self.services.reviews.list()
+        return version, Listing((self._entry(item) for item in items), items.errors)
 
     def _entry(self, item: ReviewItem) -> ReviewEntry:
         task = item.task
@@ -121,10 +123,11 @@ class ReviewsWiring:
     def _read_failed(self) -> None:
         self.reading = False
 
-    def _show(self, read: tuple[Version, list[ReviewEntry]] | None) -> None:
+    def _show(self, read: tuple[Version, Listing[ReviewEntry]] | None) -> None:
         self.reading = False
         if read is not None:
             self.version, entries = read
+            self.worker.runner.left_out("read the reviews", entries.errors)
             self.view.show_items(entries)
             if self.on_count is not None:
                 self.on_count(len(entries))
