@@ -897,19 +897,19 @@ def _read_db_url(args: argparse.Namespace) -> None:
     from ralph_desk.project.private_files import read_private_line
 
     given_file = getattr(args, "db_url_file", None)
-    if given_file is not None:
-        if getattr(args, "db_url", None):
-            raise UsageError("give the database URL once: --db-url or --db-url-file, not both")
-        args.db_url = read_private_line(Path(given_file), "the database URL")
-        return
-    for option, url in (("--db-url", getattr(args, "db_url", None)), ("--to", getattr(args, "target", None))):
+    if given_file is not None and getattr(args, "db_url", None):
+        raise UsageError("give the database URL once: --db-url or --db-url-file, not both")
+    given = (("--db-url", "db_url"), ("--from", "source"), ("--to", "target"))
+    for option, name in given:
+        url = getattr(args, name, None)
         if url and _holds_password(url):
-            log.warning(
-                "the password in %s is visible to every local user (/proc/PID/cmdline, `ps`); give it "
-                "through --db-url-file, $%s, or libpq's PGPASSWORD / ~/.pgpass instead",
-                option,
-                DB_URL_ENV,
+            sys.stderr.write(
+                f"{PROG}: warning: the password in {option} is visible to every local user "
+                f"(/proc/PID/cmdline, `ps`); give it through --db-url-file, ${DB_URL_ENV}, or libpq's "
+                "PGPASSWORD / ~/.pgpass instead\n"
             )
+    if given_file is not None:
+        args.db_url = read_private_line(Path(given_file), "the database URL")
 
 
 def _masked(message: str, arguments: Sequence[str]) -> str:
@@ -917,7 +917,8 @@ def _masked(message: str, arguments: Sequence[str]) -> str:
     from ralph_desk.store.health import passwords_in
 
     for password in passwords_in(" ".join([*arguments, os.environ.get(DB_URL_ENV, "")])):
-        message = message.replace(password, "***")
+        # Where a URL holds it, not everywhere: a password such as "ralph" is also a word of the message.
+        message = message.replace(f":{password}@", ":***@").replace(f"password={password}", "password=***")
     return message
 
 

@@ -81,5 +81,5 @@ def listing(
         else:
             errors.append(ItemError(kind, key(row), undecodable_message(place)))
     for unread in errors:
-        log.warning("a listed item could not be read and is left out: %s", unread)
+        log.info("a listed item could not be read and is left out: %s", unread)
     return Listing(items, errors)

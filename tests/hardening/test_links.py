@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +22,8 @@ from mcp import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from ralph_desk import cli
+from ralph_desk.loop.model import LoopSettings
+from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.project import ProjectPaths, contained, init_project, validate_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.workspaces import WorkspaceService
@@ -379,3 +382,72 @@ def test_a_recorded_transcript_path_is_opened_only_inside_logs(
     plain.write_text("{}\n")
     assert paths.transcript(str(plain)) == plain
     assert paths.transcript(plain.relative_to(paths.root).as_posix()) == plain
+
+
+# --- paths an agent or a config names ------------------------------------------------------------------
+
+
+def test_paths_an_agent_or_a_config_names_never_lead_outside_through_a_link(
+    seeded: tuple[ProjectPaths, Seeded], home: Path
+) -> None:
+    paths, ids = seeded
+    outside_file(home, "notes.md")
+    plant(paths.root / "docs", home)  # a folder of the project that is a link to the home folder
+    (paths.root / "src").mkdir()
+    (paths.root / "src" / "inside.md").write_text("inside\n", encoding="utf-8")
+    before = untouched(home)
+    with live_clients() as clients:
+        for recipe in ("yap", "ramble"):
+            command = mcp_command(paths, "--recipe", recipe)
+            clients.open(
+                recipe, StdioServerParameters(command=sys.executable, args=command[1:], env=dict(os.environ))
+            )
+        named = {"feature": "core", "discipline": "backend", "title": "Read the notes"}
+        for recipe, tool, arguments, field in (
+            (
+                "yap",
+                "create_task",
+                {**named, "context_files": ["src/inside.md", "docs/notes.md"]},
+                "context_files[1]",
+            ),
+            (
+                "yap",
+                "update_task",
+                {"id": ids.parser, "output_artifacts": ["docs/out.md"]},
+                "output_artifacts[0]",
+            ),
+            (
+                "ramble",
+                "add_feature_context_file",
+                {"feature_name": "core", "file_path": "docs/notes.md"},
+                "file_path",
+            ),
+        ):
+            message = refusal_text(clients.call(recipe, tool, arguments))
+            assert field in message and "no symlink out" in message, (tool, message)
+        assert not clients.call("yap", "get_project_info", {}).is_error
+    # A path stored by another tool (a clone's database) reaches a prompt only as "do not read".
+    raw = sqlite3.connect(paths.db_file)
+    try:
+        raw.execute("UPDATE tasks SET context_files = ? WHERE id = ?", ('["docs/notes.md"]', ids.parser))
+        raw.commit()
+    finally:
+        raw.close()
+    services = Services.open(paths)
+    try:
+        shown = preview_next_session(services, LoopSettings(agent="command"), paths.root)
+    finally:
+        services.close()
+    assert shown is not None and shown.task_id == ids.parser
+    assert "`docs/notes.md` (leads outside the project through a link: do not read it)" in shown.prompt
+    assert SECRET.strip() not in shown.prompt
+    # allowed_paths (where agents may edit) take globs inside the project only.
+    config = json.loads(paths.config_file.read_text(encoding="utf-8"))
+    for escape in ("../home/**", "/etc/**", "~/notes/*"):
+        paths.config_file.write_text(json.dumps({**config, "allowed_paths": [escape]}), encoding="utf-8")
+        problems = [str(problem) for problem in validate_project(paths.root)]
+        assert any("allowed_paths" in problem and "inside the project" in problem for problem in problems), (
+            escape,
+            problems,
+        )
+    assert untouched(home) == before

@@ -19,6 +19,7 @@ from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from ralph_desk.store import merge_queue, transfer
 from ralph_desk.store.engine import create_db_engine
+from ralph_desk.store.health import redacted
 from ralph_desk.store.schema import Base
 from ralph_desk.store.urls import sqlite_url
 
@@ -52,10 +53,17 @@ def counts(url: str) -> dict[str, int]:
         engine.dispose()
 
 
+PASSWORD_WARNING = "ralph-desk: warning: the password in "
+
+
 def migrate(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`migrate ARGV`: its exit code, output, and errors past the warning about a password in an argument."""
     code = main(["migrate", *argv])
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    lines = captured.err.splitlines(keepends=True)
+    warned = [line for line in lines if line.startswith(PASSWORD_WARNING)]
+    assert len(warned) == sum(1 for value in argv if redacted(value) != value), captured.err
+    return code, captured.out, "".join(line for line in lines if line not in warned)
 
 
 @pytest.fixture
@@ -202,7 +210,7 @@ def test_the_migrate_command_prints_the_comparison_and_how_to_use_the_copy(
     password = make_url(pg_url).password
     assert f":{password}@" not in out and ":***@" in out
     assert f"All {len(Base.metadata.sorted_tables)} tables match" in out
-    assert "--db-url postgresql+psycopg://" in out
+    assert "--db-url postgresql+psycopg://" not in out and "Use it with --db-url-file" in out
 
 
 def _closed_port() -> int:
