@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -41,6 +42,7 @@ class StartLoopDialog(QDialog):
         self.values: dict[str, QLabel] = {}
         for name, text in summary.lines():
             value = label(text, wrap=True, selectable=True)
+            value.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # level with its name
             self.values[name] = value
             form.addRow(f"{name}:", value)
         self.remember = QCheckBox("Don't ask again for this project")
