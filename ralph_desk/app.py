@@ -274,11 +274,11 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
         window = build_window(
             parts.services, mcp_url=parts.mcp_url, issuer=parts.mcp, loop_control=parts.loop_control
         )
-        scheme = window.settings.scheme()
-        theme.choose(None if scheme == SYSTEM else theme.Scheme(scheme))
         watcher = theme_watcher(app)
         if watcher is not None:
-            watcher.sig_changed.connect(window.refresh_style)
+            watcher.sig_changed.connect(window.refresh_style)  # first: the scheme chosen next redraws it
+        scheme = window.settings.scheme()
+        theme.choose(None if scheme == SYSTEM else theme.Scheme(scheme))
         window.sig_closed.connect(parts.closed.set)
         window.show()
         parts.window = window

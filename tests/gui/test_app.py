@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from ralph_desk import app as desk_app
 from ralph_desk.app import Startup, prepare_application, ready_project
+from ralph_desk.gui import theme
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
@@ -214,3 +217,36 @@ def test_a_decision_held_for_undo_when_the_window_quits_is_recorded(
         assert reopened.signals.get(ask.id).answer == "Metres, one decimal."
     finally:
         reopened.close()
+
+
+def test_a_window_opened_in_the_dark_scheme_draws_its_sidebar_dark(
+    qapp: QApplication, project: Path, isolated_settings: None
+) -> None:
+    app = prepare_application()
+    DeskSettings(QSettings()).set_scheme("dark")
+    loop = qasync.QEventLoop(app)
+    seen: dict[str, str] = {}
+
+    async def scenario() -> int:
+        running = asyncio.ensure_future(desk_app._run(app, ProjectPaths.at(project)))
+        window = None
+        for _ in range(500):
+            window = next(
+                (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
+            )
+            if window is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert window is not None
+        seen["sidebar"] = window.sidebar.palette().color(QPalette.ColorRole.Base).name()
+        window.close()
+        return await asyncio.wait_for(running, timeout=30)
+
+    try:
+        assert loop.run_until_complete(scenario()) == 0
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+        theme.choose(None)
+
+    assert seen["sidebar"] == theme.tones(theme.Scheme.DARK).sidebar
