@@ -401,6 +401,18 @@ def _run_approve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _configure_delete(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("task_id", metavar="TASK_ID", type=int, help="the task's id (see `status`)")
+
+
+def _run_delete(args: argparse.Namespace) -> int:
+    with _services(args) as services:
+        title = services.tasks.get(args.task_id).title
+        told = services.retiring.delete_task(args.task_id)
+    print(f"Deleted task #{args.task_id}: {title}" + (f"; {told}" if told else ""))
+    return EXIT_OK
+
+
 def _configure_reject(parser: argparse.ArgumentParser) -> None:
     _configure_task_id(parser)
     parser.add_argument("--reason", required=True, help="why it is rejected (kept as a comment)")
@@ -797,6 +809,7 @@ COMMANDS: list[Command] = [
     Command("approve", "approve an agent-suggested task", _configure_task_id, _run_approve),
     Command("reject", "reject an agent-suggested task", _configure_reject, _run_reject),
     Command("triage", "set the resolution of a flag", _configure_triage, _run_triage),
+    Command("delete", "delete a task and its worktree (unmerged work stays)", _configure_delete, _run_delete),
     Command(
         "import-prd", "import the user stories of a prd.json as tasks", _configure_import_prd, _run_import_prd
     ),

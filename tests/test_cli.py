@@ -182,6 +182,7 @@ ARGUMENTS = {
     "approve": ["1"],
     "reject": ["1", "--reason", "r"],
     "triage": ["1", "--resolution", "resolved"],
+    "delete": ["1"],
     "import-prd": ["f"],
     "export-prd": ["f"],
     "discipline": ["disable", "docs", "learned"],

@@ -347,14 +347,15 @@ class LoopRunner:
             )
 
     def _merge_approved(self) -> None:
-        """Approvals whose process ended before their merge (a crash, a closed terminal) merge now."""
+        """Approvals whose process ended before their merge (a crash, a closed terminal) merge now, in order;
+        the worktrees of deleted tasks and folders git forgot are cleaned away (unmerged work is kept)."""
         try:
-            outcomes = self.services.reviews.merge_queued()
+            for task_id, outcome in self.services.reviews.merge_queued().items():
+                log.info("approved task #%s from the merge queue: %s", task_id, outcome)
         except ServiceError:
             log.warning("the approved tasks waiting to merge could not be merged now", exc_info=True)
-            return
-        for task_id, outcome in outcomes.items():
-            log.info("approved task #%s from the merge queue: %s", task_id, outcome)
+        for told in self.services.retiring.sweep():
+            log.info("worktrees: %s", told)
 
     async def _maybe_review(self, plan: SessionPlan) -> None:
         await self._review_by_agent(plan)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # each service is imported when first used: a process reading
     from ralph_desk.services.inbox import InboxService
     from ralph_desk.services.progress import ProgressService
     from ralph_desk.services.project_info import ProjectInfoService
+    from ralph_desk.services.retiring import RetiringService
     from ralph_desk.services.reviews import ReviewService
     from ralph_desk.services.sessions import SessionService
     from ralph_desk.services.settling import SettlingService
@@ -122,6 +123,12 @@ class Services:
         from ralph_desk.services.reviews import ReviewService
 
         return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals)
+
+    @cached_property
+    def retiring(self) -> RetiringService:
+        from ralph_desk.services.retiring import RetiringService
+
+        return RetiringService(self.tasks, self.workspaces)
 
     def close(self) -> None:
         """Release the database connections."""

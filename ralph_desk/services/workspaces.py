@@ -7,6 +7,7 @@ workspaces: its sessions run in the project folder as before, and no gate applie
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,22 +126,33 @@ class WorkspaceService:
         if self.is_git():
             worktrees.remove(self.root, self.worktrees_dir, task_id)
 
-    def stale(self, live_task_ids: set[int]) -> list[Path]:
-        """Worktree folders no live task owns (merged, discarded or deleted tasks, vanished records)."""
-        if not self.is_git():
+    def retire(self, task_id: int) -> str | None:
+        """Remove a deleted task's worktree, and its branch unless it holds unmerged work; what was done."""
+        base = self.base_branch()
+        if base is None:
+            return None
+        return _told(worktrees.retire(self.root, self.worktrees_dir, task_id, base), base)
+
+    def sweep(self, owned: Callable[[], set[int]]) -> list[str]:
+        """Retire the worktrees no task in `owned()` owns, remove folders git does not know; what was done."""
+        base = self.base_branch()
+        if base is None:
             return []
         try:
-            return worktrees.stale(self.root, self.worktrees_dir, live_task_ids)
-        except (GitError, ProjectError):
-            log.warning("could not list the worktrees of %s", self.root, exc_info=True)
+            swept = worktrees.sweep(self.root, self.worktrees_dir, owned, base)
+        except (GitError, ProjectError, OSError):
+            log.warning("could not clean the worktrees of %s", self.root, exc_info=True)
             return []
+        return [told for retired in swept if (told := _told(retired, base))]
 
-    def repair(self, live_task_ids: set[int]) -> list[Path]:
-        """Remove stale worktree folders (their branches stay); the folders removed."""
-        if not self.is_git():
-            return []
-        folder = self.worktrees_dir
-        links = [entry for entry in folder.iterdir() if contained.is_link(entry)] if folder.is_dir() else []
-        for link in links:  # a planted link: removed itself, what it points to is left alone
-            link.unlink()
-        return [*links, *worktrees.repair(self.root, folder, live_task_ids)]
+
+def _told(retired: worktrees.Retired, base: str) -> str | None:
+    """One sentence on a retired worktree: its branch removed, or kept because it holds unmerged work."""
+    if retired.branch is None:
+        return f"removed the stale worktree folder {retired.folder}" if retired.folder else None
+    if retired.branch_kept:
+        return (
+            f"kept the branch {retired.branch}: it holds work not on {base} "
+            f"(merge it, or `git branch -D {retired.branch}` to drop it)"
+        )
+    return f"removed the branch {retired.branch} (all its work is on {base})"

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.vcs.run import out, run
+from ralph_desk.vcs import commits
+from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
+
+log = logging.getLogger("ralph_desk.vcs")
 
 BRANCH_PREFIX = "ralph/"
 SLUG_LIMIT = 40
@@ -135,3 +141,78 @@ def repair(repo: Path, worktrees_dir: Path, live_task_ids: set[int] | None = Non
             shutil.rmtree(folder)
     run(repo, "worktree", "prune")
     return removed
+
+
+LEFTOVER = "ralph-desk: work left uncommitted in the worktree of task #{task_id}, kept on its branch\n"
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A task worktree taken away: its folder, its branch, and whether the branch was kept (it holds work)."""
+
+    folder: Path | None
+    branch: str | None
+    branch_kept: bool
+
+
+def holds_unmerged_work(repo: Path, base: str, branch: str) -> bool:
+    """Whether merging `branch` into `base` would change the base (work not on it yet, squashed or not)."""
+    old, tip = rev(repo, f"refs/heads/{base}"), rev(repo, f"refs/heads/{branch}")
+    if tip is None:
+        return False
+    if old is None:
+        return True
+    if is_ancestor(repo, tip, old):
+        return False
+    result = run(repo, "merge-tree", "--write-tree", old, tip, ok_codes=(0, 1))
+    merged_tree = result.stdout.split("\n")[0].strip()
+    return result.returncode == 1 or merged_tree != out(repo, "rev-parse", f"{old}^{{tree}}")
+
+
+def retire(repo: Path, worktrees_dir: Path, task_id: int, base: str) -> Retired:
+    """Take a task's worktree away without losing work: what was left uncommitted is committed on its branch
+    first, and the branch is deleted only when all its work is on `base` (else it is kept)."""
+    branch = find_branch(repo, task_id)
+    if branch is None:
+        return Retired(None, None, False)
+    folder = checkouts(repo).get(branch)
+    if folder is not None and folder.is_relative_to(worktrees_dir) and (folder / ".git").is_file():
+        commits.commit_all(folder, LEFTOVER.format(task_id=task_id))
+    else:
+        folder = None
+    kept = holds_unmerged_work(repo, base, branch)
+    remove(repo, worktrees_dir, task_id, delete_branch=not kept)
+    return Retired(folder, branch, kept)
+
+
+def sweep(repo: Path, worktrees_dir: Path, owned: Callable[[], set[int]], base: str) -> list[Retired]:
+    """Retire the worktrees under `worktrees_dir` that no task in `owned()` owns, and remove folders git does
+    not know; links are removed themselves, never followed. `owned` is asked after the folders are listed, so
+    a task made meanwhile is never taken for a stale one."""
+    if not worktrees_dir.is_dir() or worktrees_dir.is_symlink():
+        return []
+    entries = sorted(os.scandir(worktrees_dir), key=lambda entry: entry.name)
+    live = owned()
+    run(repo, "worktree", "prune")
+    known = {path: branch for branch, path in checkouts(repo).items()}
+    swept: list[Retired] = []
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.is_symlink():
+            path.unlink()
+            swept.append(Retired(path, None, False))
+            continue
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        match = re.match(r"(\d+)-", entry.name)
+        task_id = int(match.group(1)) if match else None
+        if path not in known:
+            shutil.rmtree(path)  # git no longer knows it (a crash, a hand-made change): no branch is its
+            swept.append(Retired(path, None, False))
+        elif task_id is not None and task_id not in live and known[path] == find_branch(repo, task_id):
+            try:
+                swept.append(retire(repo, worktrees_dir, task_id, base))
+            except GitError:
+                log.warning("could not retire the worktree %s", path, exc_info=True)
+    run(repo, "worktree", "prune")
+    return swept

@@ -336,7 +336,7 @@ def test_a_folder_swapped_for_a_link_mid_path_is_refused(tmp_path: Path, home: P
     assert sorted(path.name for path in (home / "b").iterdir()) == ["file"]
 
 
-# --- worktrees: git makes them and `repair` removes them, never where a link points ------------------
+# --- worktrees: git makes them and the sweep removes them, never where a link points ------------------
 
 GIT = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
 
@@ -355,16 +355,15 @@ def test_worktrees_are_never_made_or_removed_through_a_link(tmp_path: Path, home
     before = untouched(home)
     plant(paths.worktrees_dir, home)
     workspaces = WorkspaceService(paths)
-    for action in (lambda: workspaces.prepare(1, "Write the parser"), lambda: workspaces.repair(set())):
-        with pytest.raises(contained.LinkRefusedError, match=str(paths.worktrees_dir)):
-            action()
-    assert workspaces.stale(set()) == []
+    with pytest.raises(contained.LinkRefusedError, match=str(paths.worktrees_dir)):
+        workspaces.prepare(1, "Write the parser")
+    assert workspaces.sweep(set) == []  # a linked worktrees folder is refused, never followed
     assert untouched(home) == before
-    # A link inside worktrees/ is removed itself by `repair`; the folder it points to stays.
+    # A link inside worktrees/ is removed itself by the sweep; the folder it points to stays.
     paths.worktrees_dir.unlink()
     paths.worktrees_dir.mkdir()
     link = plant(paths.worktrees_dir / "2-link", precious)
-    assert link in workspaces.repair(set())
+    assert workspaces.sweep(set) == [f"removed the stale worktree folder {link}"]
     assert not link.is_symlink() and untouched(home) == before
 
 

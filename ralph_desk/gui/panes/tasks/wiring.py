@@ -101,7 +101,8 @@ class TasksWiring:
         self.confirm_box = confirm(
             self.pane,
             f"Delete task #{task_id}?",
-            f"“{title}”, its comments and its dependencies are removed. This cannot be undone.",
+            f"“{title}”, its comments, its dependencies and its worktree are removed; its branch too, unless "
+            "it holds work not merged (then it is kept). This cannot be undone.",
             "Delete",
             lambda: self._delete(task_id),
         )
@@ -109,14 +110,16 @@ class TasksWiring:
     def _delete(self, task_id: int) -> None:
         title = self.directory.title(task_id)
 
+        told: list[str] = []
+
         def delete() -> bool:
-            self.services.tasks.delete(task_id)
+            told.extend(filter(None, [self.services.retiring.delete_task(task_id)]))
             return True
 
         if not self.runner.run(f"delete task #{task_id}", delete):
             return
         self._reread({task_id})
-        self.runner.sig_succeeded.emit(f"Deleted task #{task_id}: {title}")
+        self.runner.sig_succeeded.emit("; ".join([f"Deleted task #{task_id}: {title}", *told]))
 
     # --- reading ------------------------------------------------------------------------------
 
