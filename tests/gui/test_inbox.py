@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from ralph_desk.domain.enums import FlagResolution, ReviewDecision, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import Change, Signal
 from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.inbox.flags import TASK_COLUMN, WHAT_COLUMN
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, SUGGESTIONS
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
@@ -22,6 +23,7 @@ from tests.support.demo_rows import flag_about, suggestion_about, task_id
 
 WAIT_MS = 3000
 REPO = Path(__file__).resolve().parents[2]
+MIN_WHAT_PX = 120
 
 
 @pytest.fixture
@@ -346,6 +348,16 @@ def test_cancelling_the_convert_dialog_leaves_the_flag_open(
     dialog.reject()
 
     assert services.signals.get(blocking_flag).resolution is FlagResolution.OPEN
+
+
+def test_what_was_flagged_keeps_room_in_a_small_window(qtbot: QtBot, window: MainWindow) -> None:
+    window.resize(1024, 640)
+    window.inbox.show_tab(FLAGS)
+    settle(qtbot, window)
+    table = window.inbox.flags.table
+
+    assert table.columnWidth(WHAT_COLUMN) >= MIN_WHAT_PX
+    assert abs(table.columnWidth(WHAT_COLUMN) - table.columnWidth(TASK_COLUMN)) <= 1  # they share the room
 
 
 def test_flag_filters_narrow_the_table_and_an_empty_result_says_so(

@@ -33,7 +33,7 @@ EXPLAIN = (
     "work. Flags wait here, blocking ones first, for you to acknowledge, resolve, dismiss or "
     "turn into a task."
 )
-SEVERITY_COLUMN, RESOLUTION_COLUMN = 0, 5
+SEVERITY_COLUMN, WHAT_COLUMN, TASK_COLUMN, RESOLUTION_COLUMN = 0, 2, 3, 5
 TRIAGE = (
     ("acknowledged", "Acknowledge", "acknowledge", "Seen: keep it for later, no longer open"),
     ("resolved", "Resolve", "success", "It is fixed or no longer true"),
@@ -99,8 +99,9 @@ class FlagsView(QWidget):
         self.table.setSortingEnabled(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 96), (1, 120), (3, 220), (4, 120), (5, 120), (6, 110)):
+        for column in (WHAT_COLUMN, TASK_COLUMN):  # they share the room: what was flagged stays readable
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((SEVERITY_COLUMN, 96), (1, 100), (4, 100), (RESOLUTION_COLUMN, 104), (6, 110)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._show_selected)
         self.empty = EmptyState("flag", "No open flags", EXPLAIN, action="Show every flag")
