@@ -13,6 +13,7 @@ from ralph_desk.domain.postprocess import Decision
 from ralph_desk.loop.model import SessionPlan
 from ralph_desk.loop.planner import plan_recipe_session
 from ralph_desk.services.container import Services
+from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.services.workspaces import SessionCommit
 from ralph_desk.vcs.worktrees import TaskWorktree
@@ -76,7 +77,7 @@ def after_review_gate(services: Services, plan: SessionPlan, decision: Decision)
         return TaskStatus.IN_REVIEW
     try:
         return TaskStatus(services.reviews.approve(plan.task.id).status)
-    except ReviewError as error:
+    except (ReviewError, MergeTurnError) as error:  # its approval stays queued for the next turn
         log.warning("task #%s stays in review: %s", plan.task.id, error)
         return TaskStatus.IN_REVIEW
 

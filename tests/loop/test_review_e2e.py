@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_desk.domain.enums import TaskStatus, Verb
+from ralph_desk.domain.enums import LoopState, SessionOutcome, TaskStatus, Verb
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import CommentDraft
@@ -257,3 +257,31 @@ def test_with_the_gate_off_a_done_that_conflicts_is_not_merged_and_goes_back_wit
     assert kept is not None and git(root, "show", f"{kept.branch}:tide.py") == f"HIGH = {back.title[-1]}"
     assert project.reviews.list() == [] and outside_ralph_status(root) == ""
     assert fsck_ok(root)
+
+
+def test_with_the_gate_off_a_merge_turn_not_taken_leaves_the_task_in_review_and_the_session_recorded(
+    project: Services, start_api: StartApi, tmp_path: Path
+) -> None:
+    root = project.paths.root
+    outside = tmp_path / "outside.lock"
+    (project.paths.ralph / "merge.lock").symlink_to(outside)  # a hostile folder: the lock leads out
+    task = project.tasks.create("core", "backend", "Write the tide table")
+    tree = project.workspaces.prepare(task.id, task.title)
+    assert tree is not None
+    start_api(
+        **{
+            heading(task.id): session(
+                ("Write", {"file_path": str(tree.path / "table.txt"), "content": "high 3 m\n"}),
+                verb("done", summary="written"),
+            )
+        }
+    )
+
+    status = run_loop(project, settings(stand_in(), max_iterations=1))
+
+    assert status.state is not LoopState.FAILED, status.stop_reason
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    (recorded,) = project.sessions.list()
+    assert recorded.outcome is not SessionOutcome.RUNNING and recorded.ended_at is not None
+    assert project.reviews.merge_state(task.id) == "approved: merging next"  # kept for the next turn
+    assert not outside.exists() and not (root / "table.txt").exists()

@@ -16,6 +16,7 @@ import pytest
 from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import MergeStrategy, TaskStatus, Verb
 from ralph_desk.domain.records import Task
+from ralph_desk.domain.reviews import ReviewResult
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import merge_turn
@@ -157,7 +158,8 @@ def test_a_conflicting_approval_goes_back_to_its_task_and_the_queue_goes_on(desk
     flags = [signal for signal in desk.signals.for_task(clash.id) if signal.verb is Verb.FLAG]
     assert flags and "tide.txt" in (flags[-1].what or "")
     assert [process.returncode for process in processes] == [0, 0]  # first's and after's terminals
-    assert outcomes[clash.id].status == TaskStatus.PENDING.value  # type: ignore[attr-defined]
+    sent_back = outcomes[clash.id]
+    assert isinstance(sent_back, ReviewResult) and sent_back.status == TaskStatus.PENDING.value
     assert git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude).ralph") == ""
 
 
