@@ -14,7 +14,7 @@ from ralph_desk.gui import fmt
 from ralph_desk.gui.models.base import KEY_ROLE, RECORD_ROLE
 from ralph_desk.gui.models.history import STARTED, HistoryRow, HistoryTableModel
 from ralph_desk.gui.models.sessions import SessionTableModel
-from ralph_desk.gui.models.signals import FlagItem, FlagTableModel, SignalTimelineModel
+from ralph_desk.gui.models.signals import FlagItem, FlagTableModel, SignalTimelineModel, flag_order
 from ralph_desk.gui.models.tasks import PRIORITY, STATUS, TaskFilter, TaskFilterProxy, TaskTableModel
 from ralph_desk.services.container import Services
 
@@ -107,6 +107,33 @@ def test_new_items_follow_the_current_sort(services: Services) -> None:
 
     assert model.record(0).status is TaskStatus.DRAFT
     assert model.row_of(999) is not None
+
+
+def test_a_new_flag_goes_where_the_inbox_order_puts_it_after_asking_only_a_few_rows(
+    services: Services,
+) -> None:
+    flag = services.inbox.flags()[0]
+    start = datetime(2026, 1, 1, tzinfo=UTC).replace(tzinfo=None)
+
+    def item(number: int, severity: str, second: int) -> FlagItem:
+        created = start + timedelta(seconds=second)
+        return FlagItem(replace(flag, id=number, severity=severity, created=created), "", "")
+
+    flags = [item(n, ("info", "warning", "blocking")[n % 3], n) for n in range(1, 1001)]
+    model = FlagTableModel()
+    model.upsert(sorted(flags, key=flag_order))
+    asked: list[FlagItem] = []
+
+    def counted_order(item: FlagItem) -> tuple[int, float, int]:
+        asked.append(item)
+        return flag_order(item)
+
+    late = item(5000, "warning", 500)
+    model.upsert([late], order=counted_order)
+
+    rows = [model.record(row) for row in range(model.rowCount())]
+    assert rows == sorted([*flags, late], key=flag_order)
+    assert len(asked) <= 20
 
 
 def test_session_history_shows_days_old_sessions_with_their_date_and_sorts_by_time(

@@ -137,13 +137,11 @@ class RecordTableModel(QAbstractTableModel, Generic[T]):
             elif self._items[row] != item:
                 self._items[row] = item
                 self.dataChanged.emit(self.index(row, 0), self.index(row, last_column))
-        places = [order(present) for present in self._items] if order is not None and added else []
         for item in added:
             row = len(self._items)
             if order is not None:
-                place = order(item)
-                row = bisect.bisect_left(places, place)
-                places.insert(row, place)
+                # The rows are in `order`: a few of them are asked where the new one goes, not all.
+                row = bisect.bisect_left(self._items, order(item), key=order)
             self.beginInsertRows(_ROOT, row, row)
             self._items.insert(row, item)
             self.endInsertRows()
