@@ -36,8 +36,9 @@ class DesktopNotifications:
     """Shows notifications through the platform's notification service; a click calls `on_click`."""
 
     def __init__(self, app_name: str, icon_name: str = "") -> None:
-        icon = Icon(name=icon_name) if icon_name else None
-        self.notifier = DesktopNotifier(app_name=app_name, app_icon=icon)
+        self.app_name = app_name
+        self.icon = Icon(name=icon_name) if icon_name else None
+        self.notifier = DesktopNotifier(app_name=app_name, app_icon=self.icon)
         self.on_click: Callable[[], None] | None = None
         self._sending: set[asyncio.Task[None]] = set()
 
@@ -74,13 +75,20 @@ class DesktopNotifications:
             )
         except TimeoutError:
             log.warning("the notification service did not answer within %g s", TIMEOUT_S)
-            return False
+            taken = []
+        if not taken:
+            # The next notification starts afresh; a connection left open by this one would be lost.
+            self._disconnect()
+            self.notifier = DesktopNotifier(app_name=self.app_name, app_icon=self.icon)
         return bool(taken)
 
     def close(self) -> None:
         """Drop the notifications under way and close the connection to the service (the window closes)."""
         for task in list(self._sending):
             task.cancel()
+        self._disconnect()
+
+    def _disconnect(self) -> None:
         # desktop-notifier has no close: its D-Bus backend keeps the connection as `bus`.
         bus = getattr(self.notifier._backend, "bus", None)
         if bus is not None and getattr(bus, "connected", False):

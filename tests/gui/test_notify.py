@@ -91,6 +91,21 @@ def test_without_a_notification_server_sending_says_it_failed(
     desktop.close()
 
 
+def test_a_desktop_bus_without_a_notification_server_keeps_no_connection_per_failed_notification(
+    qtbot: QtBot, qt_loop: qasync.QEventLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with NotificationServer(serving=False) as bare:
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bare.address)
+        desktop = DesktopNotifications("ralph-desk")
+
+        first = finish(qtbot, qt_loop, desktop.send_now("Task #7 failed", "No verb."))
+        second = finish(qtbot, qt_loop, desktop.send_now("Task #8 failed", "No verb."))
+
+        assert not first and not second
+        qtbot.waitUntil(lambda: bare.clients() == 0, timeout=WAIT_MS)
+        desktop.close()
+
+
 def test_sending_returns_at_once_and_reports_when_the_server_answered(
     qtbot: QtBot, qt_loop: qasync.QEventLoop, bus: NotificationServer, desktop: DesktopNotifications
 ) -> None:

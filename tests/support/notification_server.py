@@ -69,6 +69,8 @@ class NotificationServer:
     _arrived: threading.Condition = field(default_factory=threading.Condition)
     answering: threading.Event = field(default_factory=threading.Event)
     """Cleared, the server records each `Notify` but withholds its reply until it is set again."""
+    serving: bool = True
+    """False: a session bus with no notification server on it (as on a desktop without one)."""
 
     def __enter__(self) -> NotificationServer:
         binary = shutil.which("dbus-daemon")
@@ -85,6 +87,8 @@ class NotificationServer:
         if not self.address:
             raise RuntimeError("dbus-daemon printed no address")
         self._connection = open_dbus_connection(bus=self.address)
+        if not self.serving:
+            return self
         reply = self._connection.send_and_get_reply(message_bus.RequestName(SERVICE), timeout=START_TIMEOUT_S)
         if reply.body != (1,):  # DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
             raise RuntimeError(f"could not own {SERVICE}: {reply.body}")
@@ -113,6 +117,13 @@ class NotificationServer:
             if not self._arrived.wait_for(lambda: len(self.received) >= count, timeout_s):
                 raise TimeoutError(f"{len(self.received)} of {count} notifications arrived")
             return list(self.received)
+
+    def clients(self) -> int:
+        """How many connections other than the server's are open on the bus."""
+        with open_dbus_connection(bus=self.address) as asking:
+            reply = asking.send_and_get_reply(message_bus.ListNames(), timeout=START_TIMEOUT_S)
+        unique = [name for name in reply.body[0] if name.startswith(":")]
+        return len(unique) - 2  # the server's and the one that asked
 
     def click(self, number: int) -> None:
         """Click notification `number` (1 for the first received), as a person would."""
