@@ -7,6 +7,7 @@ import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,23 @@ from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
+
+WINDOW_WAIT_S = 120
+
+
+async def shown_window(app: QApplication, running: asyncio.Future[int]) -> MainWindow:
+    """The project window once `_run` shows it; fails naming the wait (or `_run`'s own end) otherwise."""
+    deadline = time.monotonic() + WINDOW_WAIT_S
+    while True:
+        shown = (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window = next(shown, None)
+        if window is not None:
+            return window
+        if running.done():
+            pytest.fail(f"the app ended before showing its window: {running.result()!r}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"no window shown after {WINDOW_WAIT_S} s")
+        await asyncio.sleep(0.01)  # a poll interval, not a guess at how long anything takes
 
 
 def recorder(log: list[str], name: str, fail: bool = False) -> desk_app.Action:
@@ -139,15 +157,7 @@ def test_the_app_runs_the_mcp_server_with_the_window_and_stops_both_when_it_clos
 
     async def scenario() -> int:
         running = asyncio.ensure_future(desk_app._run(app, ProjectPaths.at(project)))
-        window = None
-        for _ in range(500):
-            window = next(
-                (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
-            )
-            if window is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert window is not None
+        window = await shown_window(app, running)
         seen["mcp"] = window.mcp_label.text()
         port = int(str(seen["mcp"]).rsplit(":", 1)[1].split("/")[0])
         seen["listening"] = _accepts(port)
@@ -189,15 +199,8 @@ def test_a_decision_held_for_undo_when_the_window_quits_is_recorded(
 
     async def scenario() -> int:
         running = asyncio.ensure_future(desk_app._run(app, ProjectPaths.at(project)))
-        window = None
-        for _ in range(500):
-            window = next(
-                (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
-            )
-            if window is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert window is not None and window.controller is not None
+        window = await shown_window(app, running)
+        assert window.controller is not None
         # The worker is busy until the app shuts it down: the answer waits behind that operation.
         window.controller.worker.submit("a long read", lambda: shutting_down.wait(20))
         window.controller.inbox.answer(ask.id, "Metres, one decimal.")
@@ -229,15 +232,7 @@ def test_a_window_opened_in_the_dark_scheme_draws_its_sidebar_dark(
 
     async def scenario() -> int:
         running = asyncio.ensure_future(desk_app._run(app, ProjectPaths.at(project)))
-        window = None
-        for _ in range(500):
-            window = next(
-                (w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
-            )
-            if window is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert window is not None
+        window = await shown_window(app, running)
         seen["sidebar"] = window.sidebar.palette().color(QPalette.ColorRole.Base).name()
         window.close()
         return await asyncio.wait_for(running, timeout=30)
