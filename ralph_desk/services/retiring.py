@@ -34,5 +34,7 @@ class RetiringService:
         return self.workspaces.sweep(self._owners)
 
     def _owners(self) -> set[int]:
-        """The tasks that may own a worktree: every task not merged."""
-        return {task.id for task in self.tasks.list() if task.status is not TaskStatus.DONE}
+        """The tasks that may own a worktree: every one not merged, and every one whose row does not read."""
+        tasks = self.tasks.list()
+        unread = {error.id for error in tasks.errors if isinstance(error.id, int)}
+        return unread | {task.id for task in tasks if task.status is not TaskStatus.DONE}

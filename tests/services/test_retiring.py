@@ -3,6 +3,7 @@ removes the worktrees of tasks that are gone and folders git forgot, and never f
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -116,3 +117,17 @@ def test_the_sweep_retires_worktrees_of_gone_tasks_and_forgotten_folders_and_nev
     assert (outside / "precious.txt").read_text() == "keep me\n"  # what the link pointed to is untouched
     assert live_tree.path.is_dir() and (live_tree.path / "live.txt").is_file()
     assert desk.retiring.sweep() == []
+
+
+def test_the_sweep_leaves_the_worktree_of_a_task_whose_row_does_not_read(desk: Services) -> None:
+    task = desk.tasks.create("core", "backend", "Written over by another tool")
+    tree = put_in_review(desk, task.id, ({"tides.txt": "high 2\n"}, "charted"))
+    (tree.path / "draft.txt").write_text("the agent's draft\n")
+    with sqlite3.connect(desk.paths.db_file) as connection:  # not UTF-8: the task list leaves it out
+        connection.execute("UPDATE tasks SET title = CAST(X'41EDA08042FF' AS TEXT) WHERE id = ?", (task.id,))
+    assert [error.id for error in desk.tasks.list().errors] == [task.id]
+
+    assert desk.retiring.sweep() == []
+
+    assert (tree.path / "draft.txt").read_text() == "the agent's draft\n"
+    assert find_branch(desk.paths.root, task.id) == tree.branch
