@@ -18,8 +18,12 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.model import LoopSettings, SessionPlan
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError
+from ralph_desk.store.errors import StoreDataError
 
 log = logging.getLogger("ralph_desk.loop.planner")
+
+PEEK_WINDOW = 20
+"""How many queued tasks a preview looks through for one whose stored text can be read."""
 
 # The recipes a standalone session can run: everything but task execution (which needs a claimed
 # task) and `ide` (which serves IDE clients and never starts an agent).
@@ -66,10 +70,14 @@ def plan_next_task(
 
 def peek_next_task(services: Services) -> SessionPlan | None:
     """The plan the loop's next session would get, without claiming its task (for dry runs and previews)."""
-    queue = services.tasks.next_runnable(limit=1)
-    if not queue:
-        return None
-    return plan_task_session(services, services.tasks.get(queue[0].id))
+    for queued in services.tasks.next_runnable(limit=PEEK_WINDOW):
+        try:
+            task = services.tasks.get(queued.id)
+        except StoreDataError as error:  # the loop passes over it too (`claim_next`)
+            log.warning("the next session passes over task #%d: %s", queued.id, error)
+            continue
+        return plan_task_session(services, task)
+    return None
 
 
 def plan_task_session(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import logging
 from collections.abc import Collection, Sequence
 from typing import Any, TypeVar
 
@@ -22,7 +23,10 @@ from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
 from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.errors import UnreadableRowError
 from ralph_desk.store.writes import TaskWrite
+
+log = logging.getLogger("ralph_desk.tasks")
 
 MAX_QUERY = 500
 
@@ -431,9 +435,19 @@ class TaskService:
             return store.next_runnable(unit, checked_limit)
 
     def claim_next(self) -> Task | None:
-        """Take the next runnable task and mark it in_progress atomically: no two callers get the same one."""
-        with self.db.write() as unit:
-            return store.claim_next(unit)
+        """Take the next runnable task and mark it in_progress atomically: no two callers get the same one.
+
+        A task whose stored text cannot be read stays pending and is passed over (logged), so that the
+        others still run.
+        """
+        unreadable: set[int] = set()
+        while True:
+            try:
+                with self.db.write() as unit:
+                    return store.claim_next(unit, skip=unreadable)
+            except UnreadableRowError as error:
+                log.warning("the loop passes over %s", error)
+                unreadable.add(error.row_id)
 
     def _require(self, unit: UnitOfWork, task_id: int) -> Task:
         task = store.get(unit, task_id)

@@ -28,5 +28,14 @@ class StoreDataError(StoreError):
     """A stored value cannot be read back (text that is not UTF-8, written outside ralph-desk)."""
 
 
+class UnreadableRowError(StoreDataError):
+    """One row's stored text cannot be read: which row (`kind`, `id`) and why."""
+
+    def __init__(self, kind: str, row_id: int, why: str) -> None:
+        super().__init__(f"{kind} #{row_id}: {why}")
+        self.kind = kind
+        self.row_id = row_id
+
+
 class StoreGoneError(StoreError):
     """The database file was removed or replaced while it was open: nothing more is written to it."""

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Table, select
 
 from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.readable import lenient_text
 from ralph_desk.store.schema import Base
 
 CONTENT_TABLE_NAMES = (
@@ -50,12 +51,18 @@ def _plain(value: Any) -> Any:
 
 
 def content_fingerprint(unit: UnitOfWork) -> str:
-    """sha256 over every row of the content tables, each table in primary-key order."""
+    """sha256 over every row of the content tables, each table in primary-key order (text that is not
+    UTF-8, written by another tool, hashed as it is: one bad row must not stop the loop)."""
     digest = hashlib.sha256()
-    for table in _content_tables():
-        digest.update(f"\0table {table.name}\n".encode())
-        statement = select(*table.columns).order_by(*table.primary_key.columns)
-        for row in unit.session.execute(statement):
-            line = json.dumps([_plain(value) for value in row], sort_keys=True, default=str)
-            digest.update(line.encode("utf-8") + b"\n")
+    with lenient_text(unit.session):
+        for table in _content_tables():
+            _hash_table(unit, table, digest)
     return digest.hexdigest()
+
+
+def _hash_table(unit: UnitOfWork, table: Table, digest: Any) -> None:
+    digest.update(f"\0table {table.name}\n".encode())
+    statement = select(*table.columns).order_by(*table.primary_key.columns)
+    for row in unit.session.execute(statement):
+        line = json.dumps([_plain(value) for value in row], sort_keys=True, default=str)
+        digest.update(line.encode("utf-8") + b"\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -42,9 +43,13 @@ def undecodable_message(place: str) -> str:
 
 
 @contextmanager
-def _lenient_text(session: Any) -> Iterator[None]:
-    """Within: text that is not UTF-8 reads as lone surrogates (U+DC80-U+DCFF) on the session's connection."""
+def lenient_text(session: Any) -> Iterator[None]:
+    """Within: text that is not UTF-8 reads as lone surrogates (U+DC80-U+DCFF) on the session's
+    connection (SQLite's; other databases store only valid text)."""
     driver = session.connection().connection.driver_connection
+    if not isinstance(driver, sqlite3.Connection):
+        yield
+        return
     driver.text_factory = _LENIENT
     try:
         yield
@@ -70,7 +75,7 @@ def listing(
     except OperationalError as error:
         if undecodable_column(str(error.orig)) is None:
             raise
-    with _lenient_text(session):
+    with lenient_text(session):
         rows = fetch()
     items: list[T] = []
     errors: list[ItemError] = []

@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import insert as insert_rows
 from sqlalchemy import update as update_rows
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
 
 from ralph_desk.domain.enums import Priority, TaskStatus
@@ -33,7 +34,8 @@ from ralph_desk.domain.overlap import Footprint, choose
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
-from ralph_desk.store.readable import listing
+from ralph_desk.store.errors import UnreadableRowError
+from ralph_desk.store.readable import listing, undecodable_column, undecodable_message
 from ralph_desk.store.schema import (
     DisciplineRow,
     FeatureRow,
@@ -490,8 +492,9 @@ def remove_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> boo
     return True
 
 
-def _runnable(limit: int, *columns: Any) -> Select[Any]:
-    """`columns` of the pending tasks whose every dependency is done: most urgent first, then oldest."""
+def _runnable(limit: int, *columns: Any, skip: Collection[int] = ()) -> Select[Any]:
+    """`columns` of the pending tasks whose every dependency is done (but `skip`): most urgent first,
+    then oldest."""
     blocker = aliased(TaskRow)
     unmet = (
         select(TaskDependencyRow.task_id)
@@ -500,7 +503,7 @@ def _runnable(limit: int, *columns: Any) -> Select[Any]:
     )
     return (
         select(*columns)
-        .where(TaskRow.status == TaskStatus.PENDING.value, ~unmet.exists())
+        .where(TaskRow.status == TaskStatus.PENDING.value, ~unmet.exists(), TaskRow.id.not_in(list(skip)))
         .order_by(PRIORITY_RANK.desc(), TaskRow.created_at, TaskRow.id)
         .limit(limit)
     )
@@ -511,14 +514,19 @@ def _runnable_ids(limit: int) -> Select[int]:
     return _runnable(limit, TaskRow.id)
 
 
-def next_runnable(unit: UnitOfWork, limit: int = 1) -> list[TaskSummary]:
-    """The tasks the loop would run next, in the order it would run them."""
+def next_runnable(unit: UnitOfWork, limit: int = 1) -> Listing[TaskSummary]:
+    """The tasks the loop would run next, in the order it would run them (an error for each unreadable)."""
     ids = list(unit.session.scalars(_runnable_ids(limit)))
     if not ids:
-        return []
+        return Listing()
     query = _SUMMARIES.where(TaskRow.id.in_(ids))
-    rows = {row.id: _summary(row) for row in unit.session.execute(query)}
-    return [rows[task_id] for task_id in ids]
+
+    def rows() -> Sequence[Row[*tuple[Any, ...]]]:
+        return unit.session.execute(query).all()
+
+    found = listing(unit.session, rows, _summary, _values, _id, "task")
+    by_id = {summary.id: summary for summary in found}
+    return found.kept(by_id[task_id] for task_id in ids if task_id in by_id)
 
 
 CLAIM_WINDOW = 200
@@ -535,7 +543,7 @@ def _footprints(unit: UnitOfWork, query: Select[Any]) -> list[Footprint]:
     ]
 
 
-def claim_next(unit: UnitOfWork) -> Task | None:
+def claim_next(unit: UnitOfWork, skip: Collection[int] = ()) -> Task | None:
     """Mark the next runnable task in_progress and return it, so that no other unit can claim it too.
 
     Among the runnable tasks the first that shares no context file with an in_progress task (any
@@ -543,10 +551,11 @@ def claim_next(unit: UnitOfWork) -> Task | None:
     writing unit holds the database's write lock from its start, which serialises claims. On
     PostgreSQL the claims of every runner queue on one transaction-level advisory lock, so that each
     sees the tasks the one before it took; the candidate rows are locked FOR UPDATE SKIP LOCKED, so
-    that a task another transaction is changing is passed over rather than waited on.
+    that a task another transaction is changing is passed over rather than waited on. The tasks in
+    `skip` are passed over; a task whose stored text cannot be read raises `UnreadableRowError`.
     """
     columns = (TaskRow.id, TaskRow.feature_id, TaskRow.context_files)
-    candidates_query = _runnable(CLAIM_WINDOW, *columns)
+    candidates_query = _runnable(CLAIM_WINDOW, *columns, skip=skip)
     if unit.session.get_bind().dialect.name == "postgresql":
         unit.session.execute(select(func.pg_advisory_xact_lock(_CLAIM_LOCK_KEY)))
         candidates_query = candidates_query.with_for_update(skip_locked=True, of=TaskRow)
@@ -557,4 +566,10 @@ def claim_next(unit: UnitOfWork) -> Task | None:
     chosen = choose(candidates, running)
     if chosen is None:
         return None
-    return set_status(unit, chosen.task_id, TaskStatus.IN_PROGRESS.value)
+    try:
+        return set_status(unit, chosen.task_id, TaskStatus.IN_PROGRESS.value)
+    except OperationalError as error:
+        column = undecodable_column(str(error.orig))
+        if column is None:
+            raise
+        raise UnreadableRowError("task", chosen.task_id, undecodable_message(column)) from error

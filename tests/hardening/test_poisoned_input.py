@@ -543,3 +543,44 @@ def test_client_configs_stay_valid_for_a_project_path_beyond_the_bmp(
         args = document["mcpServers"]["ralph"]["args"]
     assert str(paths.root) in args
     capsys.readouterr()
+
+
+def test_the_loop_passes_over_a_task_it_cannot_read_and_runs_the_others(
+    seeded: tuple[ProjectPaths, Seeded], tmp_path: Path
+) -> None:
+    paths, ids = seeded
+    raw = connect_raw(paths)
+    try:  # the task the loop would take first
+        raw.execute(
+            f"UPDATE tasks SET description = {NOT_UTF8}, priority = 'critical' WHERE id = ?", (ids.docs,)
+        )
+        raw.commit()
+    finally:
+        raw.close()
+    agent = tmp_path / "agent.py"
+    agent.write_text("print('agent ran')\n", encoding="utf-8")
+    root = ("--root", str(paths.root))
+    dry = subprocess.run(
+        [sys.executable, "-m", "ralph_desk", "run", *root, "--dry-run"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert f"passes over task #{ids.docs}" in dry.stderr and "description" in dry.stderr
+    ran = subprocess.run(
+        [sys.executable, "-m", "ralph_desk", "run", *root, "--agent", "command", "--agent-command",
+         f"{sys.executable} {agent} {{prompt_file}}", "--max-iterations", "1", "--exit-when-idle", "--json"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert f"task #{ids.docs}: the stored description {UNREADABLE}" in ran.stderr, ran.stderr[-3000:]
+    services = Services.open(paths)
+    try:
+        statuses = {task.id: task.status.value for task in services.tasks.list()}
+    finally:
+        services.close()
+    assert statuses[ids.docs] == "pending"  # left as it was, for the person to repair
+    raw = connect_raw(paths)
+    try:
+        sessions = [row[0] for row in raw.execute("SELECT task_id FROM agent_sessions")]
+    finally:
+        raw.close()
+    assert sessions and ids.docs not in sessions, (sessions, ran.stdout[-2000:], ran.stderr[-2000:])
