@@ -282,7 +282,10 @@ def _import_stories(
 ) -> ImportResult:
     feature_name = _known_or_general(services, "feature", feature)
     discipline_name = _known_or_general(services, "discipline", discipline)
-    tasks = [services.tasks.get(summary.id) for summary in services.tasks.list()]
+    listed = services.tasks.list()
+    if listed.errors:  # a task left out could be the one a story updates: refuse rather than duplicate it
+        raise StoreDataError("; ".join(str(error) for error in listed.errors))
+    tasks = [services.tasks.get(summary.id) for summary in listed]
     by_story = _tagged(tasks)
     claimed = {by_story[story.id].id for story in document.stories if story.id in by_story}
     by_id = {task.id: task for task in tasks if task.id not in claimed}

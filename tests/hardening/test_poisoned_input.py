@@ -584,3 +584,30 @@ def test_the_loop_passes_over_a_task_it_cannot_read_and_runs_the_others(
     finally:
         raw.close()
     assert sessions and ids.docs not in sessions, (sessions, ran.stdout[-2000:], ran.stderr[-2000:])
+
+
+def test_an_import_into_a_project_with_an_unreadable_task_writes_nothing_and_names_it(
+    seeded: tuple[ProjectPaths, Seeded], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths, ids = seeded
+    raw = connect_raw(paths)
+    try:
+        raw.execute(f"UPDATE tasks SET title = {NOT_UTF8} WHERE id = ?", (ids.docs,))
+        raw.commit()
+    finally:
+        raw.close()
+
+    def counts() -> tuple[int, ...]:
+        raw = connect_raw(paths)
+        try:
+            tables = ("tasks", "features", "disciplines", "change_log")
+            return tuple(raw.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in tables)
+        finally:
+            raw.close()
+
+    before = counts()
+    file = write_json(tmp_path / "prd.json", {"userStories": [story(1)]})
+    code, err = run_cli(capsys, "import-prd", str(file), "--root", str(paths.root))
+    assert code == 1 and f"task #{ids.docs}: the stored title {UNREADABLE}" in err, err
+    assert_no_internals(err)
+    assert counts() == before
