@@ -46,22 +46,25 @@ def idle_report(services: Services) -> IdleReport:
         )
     for task in services.tasks.list(status=TaskStatus.BLOCKED.value, limit=MAX_LISTED):
         lines.append(f"task #{task.id} is blocked: {_clip(task.title)} — see `{PROG} inbox --root {root}`")
-    for task in services.tasks.list(status=TaskStatus.IN_REVIEW.value, limit=MAX_LISTED):
-        lines.append(
-            f"task #{task.id} waits for review: {_clip(task.title)} — `{PROG} review show --root {root} "
-            f"{task.id}`, then `review approve`, `review changes` or `review discard`"
-        )
+    to_review, merging = _in_review(services)
+    for task, refused in to_review[:MAX_LISTED]:
+        if refused is None:
+            lines.append(
+                f"task #{task.id} waits for review: {_clip(task.title)} — `{PROG} review show --root {root} "
+                f"{task.id}`, then `review approve`, `review changes` or `review discard`"
+            )
+        else:
+            lines.append(
+                f"task #{task.id} was approved but not merged: {_clip(refused, 200)} — then "
+                f"`{PROG} review approve --root {root} {task.id}` again"
+            )
     for task in services.tasks.list(status=TaskStatus.FAILED.value, limit=MAX_LISTED):
         lines.append(f"task #{task.id} failed: {_clip(task.title)} — set it back to pending to retry it")
-    listed = (
-        TaskStatus.NEEDS_INPUT,
-        TaskStatus.DRAFT,
-        TaskStatus.BLOCKED,
-        TaskStatus.IN_REVIEW,
-        TaskStatus.FAILED,
-    )
+    listed = (TaskStatus.NEEDS_INPUT, TaskStatus.DRAFT, TaskStatus.BLOCKED, TaskStatus.FAILED)
     beyond = sum(max(0, counts[status.value] - MAX_LISTED) for status in listed)
-    others = sum(count for name, count in counts.items() if TaskStatus(name) not in {*SETTLED, *listed})
+    beyond += max(0, len(to_review) - MAX_LISTED)
+    settled_or_listed = {*SETTLED, *listed, TaskStatus.IN_REVIEW}
+    others = sum(count for name, count in counts.items() if TaskStatus(name) not in settled_or_listed)
     others -= len(running) + len(queued)
     if beyond or others:
         lines.append(
@@ -69,9 +72,29 @@ def idle_report(services: Services) -> IdleReport:
             f"list) — see `{PROG} status --root {root}`"
         )
     elsewhere = [f"task #{task.id} is running in another loop: {_clip(task.title)}" for task in running]
+    elsewhere += [
+        f"task #{task.id} is approved and waits for its turn to merge: {_clip(task.title)}"
+        for task in merging
+    ]
     if queued:
         elsewhere.append(f"{len(queued)} pending task(s) wait for those to finish")
     return IdleReport(tuple(lines), tuple(elsewhere))
+
+
+def _in_review(services: Services) -> tuple[list[tuple[TaskSummary, str | None]], list[TaskSummary]]:
+    """Tasks in review that wait for a person (with why an approved one did not merge), and those on their way
+    to merge: approved, or done with the review gate off (the loop that finished them is merging them)."""
+    to_review: list[tuple[TaskSummary, str | None]] = []
+    merging: list[TaskSummary] = []
+    for task in services.tasks.list(status=TaskStatus.IN_REVIEW.value):
+        approval = services.reviews.queued(task.id)
+        if approval is not None and approval.refused is not None:
+            to_review.append((task, approval.refused))
+        elif approval is None and services.reviews.gate_applies(task.discipline):
+            to_review.append((task, None))
+        else:
+            merging.append(task)
+    return to_review, merging
 
 
 def _running_elsewhere(services: Services) -> tuple[list[TaskSummary], set[int]]:

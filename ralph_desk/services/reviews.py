@@ -21,7 +21,7 @@ from ralph_desk.domain.enums import (
 )
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Task
-from ralph_desk.domain.reviews import HUMAN, ReviewComment, ReviewItem, ReviewResult
+from ralph_desk.domain.reviews import HUMAN, QueuedMerge, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.merge_queue import merge_turn
@@ -182,6 +182,11 @@ class ReviewService:
                 if head is None:
                     return outcomes
                 outcomes[head.task_id] = self._merge_turn(head.task_id)
+
+    def queued(self, task_id: int) -> QueuedMerge | None:
+        """A task's approval waiting to merge (or refused), None when it was not approved."""
+        with self.db.read() as unit:
+            return queue.entry(unit, _task_id(task_id))
 
     def merge_state(self, task_id: int) -> str | None:
         """`approved: merges after N others`, `not merged: why`, or None for a task not approved."""

@@ -17,7 +17,6 @@ from sqlalchemy import Connection, create_engine, select, text
 from sqlalchemy.pool import NullPool
 
 from ralph_desk.domain.enums import TaskStatus
-from ralph_desk.loop.headless import EXIT_WAITING
 from ralph_desk.project import ProjectPaths, update_config
 from ralph_desk.services.container import Services
 from ralph_desk.store.schema import AgentSessionRow, TaskSignalRow
@@ -50,8 +49,9 @@ def start_runner(
 def finish(runner: subprocess.Popen[str]) -> str:
     """Wait for a runner to end on its own; its output, checked for a clean exit."""
     out, err = runner.communicate(timeout=RUN_TIMEOUT_S)
-    # A runner that ends while the other machine still works sees that task not done (EXIT_WAITING).
-    assert runner.returncode in (0, EXIT_WAITING), f"exit {runner.returncode}\n{out[-3000:]}\n{err[-3000:]}"
+    # A runner that ends while the other machine still works (or merges) says so, and exits 0: no person is
+    # needed.
+    assert runner.returncode == 0, f"exit {runner.returncode}\n{out[-3000:]}\n{err[-3000:]}"
     return out
 
 

@@ -17,6 +17,7 @@ from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import MergeStrategy, TaskStatus, Verb
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.reviews import ReviewResult
+from ralph_desk.loop.idle import idle_report
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import merge_turn
@@ -231,6 +232,9 @@ def test_a_merge_refused_for_uncommitted_changes_stays_in_review_saying_why_and_
     )
     assert listed.returncode == 0, listed.stderr
     assert f"#{blocked.id}" in listed.stdout and "not merged: the merge would overwrite" in listed.stdout
+
+    (waiting,) = idle_report(desk).waiting  # a headless run would exit naming it
+    assert waiting.startswith(f"task #{blocked.id} was approved but not merged: the merge would overwrite")
 
     (root / "chart.txt").unlink()  # the person moves the draft away and approves again
     again = desk.reviews.approve(blocked.id)
