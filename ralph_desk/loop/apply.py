@@ -166,7 +166,10 @@ def _title_matches(services: Services, query: str) -> list[TaskSummary]:
 
 def _upstream_only(services: Services, task: Task) -> bool:
     """Whether the blockers of the session that blocked `task` are all upstream tasks it now depends on."""
-    blockers = [signal for signal in services.signals.for_task(task.id) if signal.verb is Verb.BLOCKED]
+    signals = services.signals.for_task(task.id)
+    if signals.errors:  # a signal that cannot be read may be a blocker that still holds
+        return False
+    blockers = [signal for signal in signals if signal.verb is Verb.BLOCKED]
     if not blockers:
         return False
     session = blockers[-1].session_id

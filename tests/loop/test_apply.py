@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -274,6 +275,23 @@ def test_an_external_blocker_stays_even_when_the_upstream_one_is_done(services: 
     task = make_task(services)
     run_session(services, task, blocked(f"#{upstream.id}"), blocked("VPN access", kind="external"), PARTIAL)
     services.tasks.set_status(upstream.id, TaskStatus.DONE.value)
+
+    assert unblock_ready(services) == []
+    assert services.tasks.get(task.id).status is TaskStatus.BLOCKED
+
+
+@pytest.mark.sqlite_only  # writes the SQLite file as another tool would
+def test_a_blocker_that_cannot_be_read_keeps_the_task_blocked(services: Services) -> None:
+    upstream = make_task(services, "Set up the schema")
+    task = make_task(services)
+    run_session(services, task, blocked(f"#{upstream.id}"), blocked("VPN access", kind="external"), PARTIAL)
+    services.tasks.set_status(upstream.id, TaskStatus.DONE.value)
+    raw = sqlite3.connect(services.paths.db_file)
+    try:  # the external blocker's text, as bytes that are not UTF-8
+        raw.execute("UPDATE task_signals SET \"on\" = CAST(X'41FF' AS TEXT) WHERE \"on\" = 'VPN access'")
+        raw.commit()
+    finally:
+        raw.close()
 
     assert unblock_ready(services) == []
     assert services.tasks.get(task.id).status is TaskStatus.BLOCKED
