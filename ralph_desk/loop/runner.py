@@ -350,6 +350,8 @@ class LoopRunner:
         """Approvals whose process ended before their merge (a crash, a closed terminal) merge now, in order;
         the worktrees of deleted tasks and folders git forgot are cleaned away (unmerged work is kept)."""
         try:
+            for task_id in self.services.reviews.queue_ungated():
+                log.info("task #%s was done with the review gate off but not merged: queued", task_id)
             for task_id, outcome in self.services.reviews.merge_queued().items():
                 log.info("approved task #%s from the merge queue: %s", task_id, outcome)
         except ServiceError:

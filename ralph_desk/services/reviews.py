@@ -183,6 +183,20 @@ class ReviewService:
                     return outcomes
                 outcomes[head.task_id] = self._merge_turn(head.task_id)
 
+    def queue_ungated(self) -> builtins.list[int]:
+        """Queue the tasks in review that wait for no person (the gate is off for them) and have no approval
+        yet, whose branch is in this checkout: a loop stopped between their `done` and their merge."""
+        found: builtins.list[int] = []
+        for task in self.tasks.list(status=TaskStatus.IN_REVIEW.value):
+            if self.gate_applies(task.discipline) or self.queued(task.id) is not None:
+                continue
+            if self._worktree(task.id) is None:  # another machine's task: its branch is not here
+                continue
+            with self.db.write() as unit:
+                queue.enqueue(unit, task.id, self._checkout())
+            found.append(task.id)
+        return found
+
     def queued(self, task_id: int) -> QueuedMerge | None:
         """A task's approval waiting to merge (or refused), None when it was not approved."""
         with self.db.read() as unit:

@@ -258,3 +258,34 @@ def test_a_squash_that_landed_before_its_process_died_is_recorded_not_merged_twi
     assert desk.tasks.get(task.id).status is TaskStatus.DONE
     assert _tasks_on_base(root) == [task.id]  # one squash commit, not two
     assert desk.reviews.merge_state(task.id) is None
+
+
+def test_work_done_with_the_gate_off_whose_loop_stopped_before_its_merge_merges_when_a_loop_starts(
+    desk: Services,
+) -> None:
+    update_config(desk.paths, review_gate=False)
+    root = desk.paths.root
+    task = _in_review(desk, "Harbour lights", {"lights.txt": "red, green\n"})  # done; the loop then died
+    assert desk.reviews.queued(task.id) is None
+
+    run = subprocess.run(
+        [
+            *RUN,
+            "--root",
+            str(root),
+            "--db-url",
+            desk.db.url,
+            "--agent",
+            "command",
+            "--agent-command",
+            NO_AGENT,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        stdin=subprocess.DEVNULL,
+    )
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert desk.tasks.get(task.id).status is TaskStatus.DONE
+    assert _tasks_on_base(root) == [task.id]
