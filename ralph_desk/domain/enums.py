@@ -143,6 +143,13 @@ class ReviewCommentState(StrEnum):
     ADDRESSED = "addressed"
 
 
+class DiffSide(StrEnum):
+    """Which file of a diff a line comment is about: the old one (a removed line) or the new one."""
+
+    OLD = "old"
+    NEW = "new"
+
+
 class MergeStrategy(StrEnum):
     """How an approved task branch joins the base branch."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ralph_desk.domain.enums import ReviewCommentState
+from ralph_desk.domain.enums import DiffSide, ReviewCommentState
 from ralph_desk.domain.records import AgentSession, TaskSummary
 
 HUMAN = "human"
@@ -13,7 +13,7 @@ HUMAN = "human"
 
 @dataclass(frozen=True)
 class ReviewComment:
-    """A reviewer's comment on a task's diff: on a file and line, or on the whole task."""
+    """A reviewer's comment on a task's diff: on a line (old or new file), a file, or the task."""
 
     id: int
     task_id: int
@@ -25,13 +25,27 @@ class ReviewComment:
     session_id: str | None
     addressed_session_id: str | None
     created_at: datetime
+    side: DiffSide = DiffSide.NEW
+    """The file `line` counts in: the new one, or the old one for a removed line."""
 
     @property
     def where(self) -> str:
-        """`path:line`, `path`, or '' for a comment on the whole task."""
-        if self.file is None:
-            return ""
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
+        """`path:line`, `path:line (removed, old file)`, `path`, or '' for a comment on the whole task."""
+        return where(self.file, self.line, self.side)
+
+    @property
+    def pending(self) -> bool:
+        """Whether the human can still change it: theirs, and not yet sent to the agent."""
+        return self.author == HUMAN and self.state is ReviewCommentState.OPEN
+
+
+def where(file: str | None, line: int | None, side: DiffSide = DiffSide.NEW) -> str:
+    """Where a comment is, in a few words: `path:line`, `path:line (removed, old file)`, `path` or ''."""
+    if file is None:
+        return ""
+    if line is None:
+        return file
+    return f"{file}:{line}" + (" (removed, old file)" if side is DiffSide.OLD else "")
 
 
 @dataclass(frozen=True)

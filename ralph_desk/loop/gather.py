@@ -11,9 +11,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ralph_desk.domain.enums import LearningScope, Recipe, SessionOutcome, TaskStatus, Verb
+from ralph_desk.domain.enums import DiffSide, LearningScope, Recipe, SessionOutcome, TaskStatus, Verb
 from ralph_desk.domain.learnings import find_duplicate
 from ralph_desk.domain.records import AgentSession, Feature, FeatureLearning, Signal, Task
+from ralph_desk.domain.reviews import ReviewComment
 from ralph_desk.loop.model import SessionPlan
 from ralph_desk.loop.prompt import (
     LEARNINGS_FILE_TAIL_LINES,
@@ -281,12 +282,16 @@ def _with_task(
             for ask in signals.latest_answers(task.id)
             if ask.answer is not None
         ),
-        review=tuple(
-            ReviewNote(comment.id, comment.where, comment.body, comment.author)
-            for comment in services.reviews.requested(task.id)
-        ),
+        review=tuple(_review_note(comment) for comment in services.reviews.requested(task.id)),
         changed_files=tuple(changed),
     )
+
+
+def _review_note(comment: ReviewComment) -> ReviewNote:
+    """A sent-back comment for the prompt; one on a removed line names its line in the old file."""
+    if comment.side is DiffSide.OLD and comment.file is not None and comment.line is not None:
+        return ReviewNote(comment.id, comment.file, comment.body, comment.author, comment.line)
+    return ReviewNote(comment.id, comment.where, comment.body, comment.author)
 
 
 def _done_summary(services: Services, task_id: int) -> str | None:

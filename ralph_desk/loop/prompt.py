@@ -140,6 +140,17 @@ class ReviewNote:
     where: str
     body: str
     author: str
+    removed_line: int | None = None
+    """For a comment on a removed line: its number in the old file (`where` then names the file only)."""
+
+    @property
+    def place(self) -> str:
+        """Where the comment is, for the agent: `path:line`, a removed line of the old file, or the task."""
+        if not self.where:
+            return "The whole task"
+        if self.removed_line is not None:
+            return f"`{self.where}`, on the removed line {self.removed_line} of the old file"
+        return f"`{self.where}`"
 
 
 @dataclass(frozen=True)
@@ -397,7 +408,7 @@ def _review_section(review: Sequence[ReviewNote]) -> str:
     if not review:
         return ""
     lines = [
-        f"- {'`' + note.where + '`' if note.where else 'The whole task'} ({note.author}): {note.body.strip()}"
+        f"- {note.place} ({note.author}): {note.body.strip()}"
         for note in sorted(review, key=lambda note: note.id)
     ]
     intro = (

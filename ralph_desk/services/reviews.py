@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ralph_desk.domain.enums import (
+    DiffSide,
     FlagCategory,
     MergeStrategy,
     ReviewCommentState,
@@ -32,7 +33,8 @@ from ralph_desk.services.workspaces import WorkspaceService
 from ralph_desk.store import mapping
 from ralph_desk.store import merge_queue as queue
 from ralph_desk.store import reviews as store
-from ralph_desk.store.database import Database
+from ralph_desk.store import tasks as task_store
+from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreDataError
 from ralph_desk.vcs import diffs, merging
 from ralph_desk.vcs.run import GitError
@@ -51,11 +53,12 @@ UPDATE_INSTRUCTION = (
 
 @dataclass(frozen=True)
 class CommentDraft:
-    """A comment to add with a decision: its text, and optionally the file and line it is about."""
+    """A comment to add: its text, and optionally its file and line (in the new file, or the old)."""
 
     body: str
     file: str | None = None
     line: int | None = None
+    side: DiffSide | str = DiffSide.NEW
 
 
 class ReviewError(ConflictError):
@@ -138,12 +141,45 @@ class ReviewService:
         line: int | None = None,
         author: str = HUMAN,
         session_id: str | None = None,
+        side: DiffSide | str = DiffSide.NEW,
     ) -> ReviewComment:
-        """Add a comment on the task's diff (on a file and line, a file, or the whole task)."""
+        """Add a comment on the diff: on a line (new file, or a removed one of the old), a file, the task."""
         task = self.tasks.get(task_id)
-        draft = _checked(CommentDraft(text, file, line))
+        draft = _checked(CommentDraft(text, file, line, side))
         with self.db.write() as unit:
-            return store.add(unit, task.id, author, draft.body, draft.file, draft.line, session_id)
+            return store.add(
+                unit, task.id, author, draft.body, draft.file, draft.line, session_id, DiffSide(draft.side)
+            )
+
+    def edit_comment(self, comment_id: int, text: str) -> ReviewComment:
+        """Change the text of the human's own comment, while it waits for the review's decision."""
+        body = _checked(CommentDraft(text)).body
+        with self.db.write() as unit:
+            return store.edit(unit, self._pending(unit, comment_id, "edited"), body)
+
+    def delete_comment(self, comment_id: int) -> ReviewComment:
+        """Delete the human's own comment, while it waits for the review's decision; the comment deleted."""
+        with self.db.write() as unit:
+            comment = self._pending(unit, comment_id, "deleted")
+            store.remove(unit, comment)
+            return comment
+
+    def _pending(self, unit: UnitOfWork, comment_id: int, verb: str) -> ReviewComment:
+        """The comment, if the human may still change it: theirs, unsent, its task in review, not approved."""
+        comment = store.get(unit, _positive("comment_id", comment_id))
+        if comment is None:
+            raise NotFoundError("review comment", comment_id, [])
+        if not comment.pending:
+            whose = "sent to the agent" if comment.author == HUMAN else f"written by {comment.author}"
+            raise ReviewError(f"comment #{comment.id} is {whose}; only your unsent comments can be {verb}")
+        status = task_store.status_of(unit, comment.task_id)
+        if status is not TaskStatus.IN_REVIEW or queue.entry(unit, comment.task_id) is not None:
+            decided = "approved" if status is TaskStatus.IN_REVIEW else status.value if status else "deleted"
+            raise ReviewError(
+                f"the review of task #{comment.task_id} is decided ({decided}); "
+                f"its comments can no longer be {verb}"
+            )
+        return comment
 
     def approve(self, task_id: int) -> ReviewResult:
         """Queue the task's merge (the approval is recorded first), then merge the queue in approval order.
@@ -281,7 +317,7 @@ class ReviewService:
         drafts = [_checked(CommentDraft(item) if isinstance(item, str) else item) for item in comments]
         with self.db.write() as unit:
             for draft in drafts:
-                store.add(unit, task.id, HUMAN, draft.body, draft.file, draft.line)
+                store.add(unit, task.id, HUMAN, draft.body, draft.file, draft.line, side=DiffSide(draft.side))
             moved = store.move(unit, task.id, ReviewCommentState.OPEN, ReviewCommentState.REQUESTED)
             if not moved and not store.list_for(unit, task.id, (ReviewCommentState.REQUESTED,)):
                 raise InvalidValueError(
@@ -395,9 +431,13 @@ class ReviewService:
 
 
 def _task_id(value: int) -> int:
-    checked = check.positive_int("task_id", value)
+    return _positive("task_id", value)
+
+
+def _positive(name: str, value: int) -> int:
+    checked = check.positive_int(name, value)
     if checked is None:
-        raise InvalidValueError("task_id", value, f"a whole number from 1 to {2**31 - 1}")
+        raise InvalidValueError(name, value, f"a whole number from 1 to {2**31 - 1}")
     return checked
 
 
@@ -417,4 +457,9 @@ def _checked(draft: CommentDraft) -> CommentDraft:
             raise InvalidValueError("line", draft.line, "a line only together with a file")
         if isinstance(draft.line, bool) or not isinstance(draft.line, int) or draft.line < 1:
             raise InvalidValueError("line", draft.line, "a whole number ≥ 1")
-    return CommentDraft(body, file, draft.line)
+    sides = [side.value for side in DiffSide]
+    if draft.side not in sides:
+        raise InvalidValueError("side", draft.side, f"one of {', '.join(sides)}")
+    if draft.side == DiffSide.OLD and draft.line is None:
+        raise InvalidValueError("side", draft.side, "'old' only with a line (a removed line of the old file)")
+    return CommentDraft(body, file, draft.line, DiffSide(draft.side))

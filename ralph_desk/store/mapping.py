@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ralph_desk.domain.enums import (
+    DiffSide,
     FlagResolution,
     Priority,
     ReviewCommentState,
@@ -181,6 +182,7 @@ def review_comment(row: ReviewCommentRow) -> ReviewComment:
         body=row.body,
         file=row.file,
         line=row.line,
+        side=DiffSide(row.side),
         state=ReviewCommentState(row.state),
         session_id=row.session_id,
         addressed_session_id=row.addressed_session_id,

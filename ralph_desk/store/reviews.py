@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from dataclasses import replace
 
-from ralph_desk.domain.enums import ReviewCommentState
+from sqlalchemy import delete, select, update
+
+from ralph_desk.domain.enums import DiffSide, ReviewCommentState
 from ralph_desk.domain.reviews import ReviewComment
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
@@ -32,6 +34,7 @@ def add(
     file: str | None,
     line: int | None,
     session_id: str | None = None,
+    side: DiffSide = DiffSide.NEW,
 ) -> ReviewComment:
     """Add an open comment to a task."""
     row = ReviewCommentRow(
@@ -40,6 +43,7 @@ def add(
         body=body,
         file=file,
         line=line,
+        side=side.value,
         session_id=session_id,
         state=ReviewCommentState.OPEN.value,
     )
@@ -47,6 +51,25 @@ def add(
     unit.session.flush()
     unit.touch(TOPIC, task_id)
     return mapping.review_comment(row)
+
+
+def get(unit: UnitOfWork, comment_id: int) -> ReviewComment | None:
+    """One comment, or None."""
+    row = unit.session.get(ReviewCommentRow, comment_id)
+    return mapping.review_comment(row) if row is not None else None
+
+
+def edit(unit: UnitOfWork, comment: ReviewComment, body: str) -> ReviewComment:
+    """Give a comment new text."""
+    unit.execute(update(ReviewCommentRow).where(ReviewCommentRow.id == comment.id).values(body=body))
+    unit.touch(TOPIC, comment.task_id)
+    return replace(comment, body=body)
+
+
+def remove(unit: UnitOfWork, comment: ReviewComment) -> None:
+    """Delete a comment."""
+    unit.execute(delete(ReviewCommentRow).where(ReviewCommentRow.id == comment.id))
+    unit.touch(TOPIC, comment.task_id)
 
 
 def move(

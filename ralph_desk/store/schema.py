@@ -24,6 +24,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from ralph_desk.domain.enums import (
+    DiffSide,
     FlagCategory,
     FlagResolution,
     LearningScope,
@@ -285,6 +286,7 @@ class ReviewCommentRow(Base):
     __tablename__ = "review_comments"
     __table_args__ = (
         one_of("state", ReviewCommentState),
+        one_of("side", DiffSide),
         CheckConstraint("line IS NULL OR line >= 1", name="line_positive"),
     )
 
@@ -295,6 +297,9 @@ class ReviewCommentRow(Base):
     body: Mapped[str] = mapped_column(Text)
     file: Mapped[str | None] = mapped_column(Text)
     line: Mapped[int | None] = mapped_column(Integer)
+    side: Mapped[str] = mapped_column(
+        String(3), default=DiffSide.NEW.value, server_default=DiffSide.NEW.value
+    )
     state: Mapped[str] = mapped_column(String(16), default=ReviewCommentState.OPEN.value)
     addressed_session_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

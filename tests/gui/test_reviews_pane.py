@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
-from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.enums import DiffSide, Verb
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui.panes.inbox.pane import REVIEWS, InboxPane
@@ -165,25 +166,129 @@ def test_clicking_a_line_opens_the_comment_box_and_ctrl_enter_asks_for_the_comme
     qtbot.keyClicks(view.comment_box.text, "Why insert this?")
     with qtbot.waitSignal(view.sig_comment_requested, timeout=WAIT_MS) as asked:
         qtbot.keyClick(view.comment_box.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert asked.args == ["tides.py", 11, "Why insert this?"]
+    assert asked.args == ["tides.py", 11, "Why insert this?", "new"]
     assert not view.comment_box.isVisible()
 
 
-def test_a_comment_on_a_removed_line_is_about_the_place_it_was_removed_from(
+def test_a_comment_on_a_removed_line_is_about_that_line_of_the_old_file(
     qtbot: QtBot, view: DiffView, files: list[FileDiff]
 ) -> None:
     view.show_files(files)
-    removed = next(
-        number
-        for number, row in enumerate(view.model.layout.rows)
-        if row.kind is RowKind.LINE and row.old is not None and row.old.text == "line 3" and row.new is None
-    )
+    removed = view.row_of_line("tides.py", 3, DiffSide.OLD)
+    assert removed is not None and view.model.row(removed).new is None
 
     click_row(qtbot, view, removed)
 
+    assert view.comment_box.place.text() == "Comment on tides.py:3 (removed, old file)"
+    qtbot.keyClicks(view.comment_box.text, "Keep the digit")
+    with qtbot.waitSignal(view.sig_comment_requested, timeout=WAIT_MS) as asked:
+        qtbot.mouseClick(view.comment_box.add, Qt.MouseButton.LeftButton)
+    assert asked.args == ["tides.py", 3, "Keep the digit", "old"]
+
+
+def click_half(qtbot: QtBot, view: DiffView, row: int, left: bool) -> None:
+    """Click the left (old file) or right (new file) half of a side-by-side row."""
+    index = view.model.index(row)
+    view.lines.scrollTo(index)
+    rect = view.lines.visualRect(index)
+    x = rect.left() + rect.width() // 4 if left else rect.right() - rect.width() // 4
+    qtbot.mouseClick(view.lines.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, rect.center().y()))
+
+
+def test_side_by_side_each_half_of_a_changed_row_is_commented_on_its_own_file(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.set_split(True)
+    view.show_files(files)
+    row = view.row_of_line("tides.py", 3, DiffSide.OLD)
+    assert row is not None and row == view.row_of_line("tides.py", 3)  # "line 3" beside "line three"
+
+    click_half(qtbot, view, row, left=True)
+    assert view.comment_box.place.text() == "Comment on tides.py:3 (removed, old file)"
+    assert view.comment_box.side is DiffSide.OLD
+    click_half(qtbot, view, row, left=False)
     assert view.comment_box.place.text() == "Comment on tides.py:3"
-    qtbot.mouseClick(view.comment_box.cancel, Qt.MouseButton.LeftButton)
+    assert view.comment_box.side is DiffSide.NEW
+
+
+def test_a_comment_on_a_removed_line_is_shown_under_it_and_one_on_the_new_line_under_that(
+    view: DiffView, files: list[FileDiff]
+) -> None:
+    comments = [
+        LineComment("Why drop it?", "tides.py", 17, "human", side=DiffSide.OLD),
+        LineComment("Fine here", "tides.py", 17, "human"),
+    ]
+    for split in (False, True):
+        view.set_split(split)
+        view.show_files(files, comments)
+        model = view.model
+        removed = view.row_of_line("tides.py", 17, DiffSide.OLD)
+        added = view.row_of_line("tides.py", 17)
+        assert removed is not None and added is not None and removed != added
+        assert model.row(removed).old is not None and model.row(removed).old.text == "line 17"  # type: ignore[union-attr]
+        under_removed = model.row(removed + 1)
+        assert (under_removed.kind, under_removed.text) == (RowKind.COMMENT, "Why drop it?")
+        assert model.data(model.index(removed + 1)).startswith("Why drop it?")
+        tip = model.data(model.index(removed + 1), Qt.ItemDataRole.ToolTipRole)
+        assert "tides.py:17 (removed, old file)" in tip and "removed line 17 · human: Why drop it?" in tip
+        under_added = model.row(added + 1)
+        assert (under_added.kind, under_added.text) == (RowKind.COMMENT, "Fine here")
+
+
+def test_clicking_an_unsent_comment_of_yours_edits_or_deletes_it(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    mine = LineComment("Why drop it?", "tides.py", 17, "human", side=DiffSide.OLD, id=5, pending=True)
+    sent = LineComment("Fine here", "tides.py", 11, "human", "requested", id=6)
+    view.set_split(True)
+    view.show_files(files, [mine, sent])
+    removed = view.row_of_line("tides.py", 17, DiffSide.OLD)
+    inserted = view.row_of_line("tides.py", 11)
+    assert removed is not None and inserted is not None
+
+    click_row(qtbot, view, inserted + 1)  # a sent comment is no longer yours to change
     assert not view.comment_box.isVisible()
+
+    click_row(qtbot, view, removed + 1)
+    box = view.comment_box
+    assert box.isVisible() and box.delete.isVisible() and box.add.text() == "Save"
+    assert box.place.text() == "Your comment on tides.py:17 (removed, old file)"
+    assert box.text.toPlainText() == "Why drop it?"
+    qtbot.keyClicks(box.text, " It is used by the chart.")
+    with qtbot.waitSignal(view.sig_edit_requested, timeout=WAIT_MS) as edited:
+        qtbot.keyClick(box.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert edited.args == [5, "Why drop it? It is used by the chart."]
+
+    click_row(qtbot, view, removed + 1)
+    with qtbot.waitSignal(view.sig_delete_requested, timeout=WAIT_MS) as deleted:
+        qtbot.mouseClick(box.delete, Qt.MouseButton.LeftButton)
+    assert deleted.args == [5]
+    assert not box.isVisible()
+
+    click_row(qtbot, view, removed)  # a new comment again: no Delete
+    assert box.add.text() == "Add comment" and not box.delete.isVisible()
+
+
+def test_once_the_task_is_approved_its_comments_cannot_be_changed_in_the_tab(
+    qtbot: QtBot, reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    mine = LineComment("Why drop it?", "tides.py", 17, "human", side=DiffSide.OLD, id=5, pending=True)
+    approved = replace(entry(), merge="approved: merging next")
+    reviews.show_items([approved])
+    reviews.show_diff(7, files, [mine])
+    diff = reviews.detail.diff
+    removed = diff.row_of_line("tides.py", 17, DiffSide.OLD)
+    assert removed is not None
+
+    with qtbot.assertNotEmitted(reviews.sig_comment_edit_requested):
+        click_row(qtbot, diff, removed + 1)
+    assert not diff.comment_box.isVisible()
+
+    reviews.show_items([entry()])  # its merge refused and withdrawn: in review again
+    click_row(qtbot, diff, removed + 1)
+    with qtbot.waitSignal(reviews.sig_comment_delete_requested, timeout=WAIT_MS) as deleted:
+        qtbot.mouseClick(diff.comment_box.delete, Qt.MouseButton.LeftButton)
+    assert deleted.args == [7, 5]
 
 
 def test_an_empty_comment_is_not_sent(qtbot: QtBot, view: DiffView, files: list[FileDiff]) -> None:
@@ -305,7 +410,7 @@ def test_a_comment_written_on_a_line_is_asked_for_on_the_task(
     with qtbot.waitSignal(reviews.sig_comment_requested, timeout=WAIT_MS) as asked:
         qtbot.mouseClick(diff.comment_box.add, Qt.MouseButton.LeftButton)
 
-    assert asked.args == [7, "tides.py", 11, "Explain"]
+    assert asked.args == [7, "tides.py", 11, "Explain", "new"]
 
 
 def test_approve_and_merge_is_asked_for_the_task_shown(qtbot: QtBot, reviews: ReviewsView) -> None:

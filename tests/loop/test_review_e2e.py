@@ -71,11 +71,14 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     assert git(root, "rev-parse", "HEAD") == base_start and outside_ralph_status(root) == ""
 
     # Request changes with a line comment: the next prompt opens with it, and the session commits again.
+    # A comment on the removed line names that line of the old file, not the new file's line.
+    project.reviews.add_comment(first.id, "Why not 1.5?", "tide.py", 1, side="old")
     project.reviews.request_changes(first.id, [CommentDraft("Name the unit", "tide.py", 1)])
     run_loop(project, settings(agent))
     prompt = project.paths.mcp_dir.joinpath("prompt.md").read_text()
     assert prompt.index(REVIEW_MARKER) < prompt.index("You are one session")
     assert "`tide.py:1` (human): Name the unit" in prompt
+    assert "`tide.py`, on the removed line 1 of the old file (human): Why not 1.5?" in prompt
     assert api.served(REVIEW_MARKER) >= 1
     assert project.tasks.get(first.id).status is TaskStatus.IN_REVIEW
     assert int(git(root, "rev-list", "--count", f"{base}..{one.branch}")) == 2

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ralph_desk.domain.enums import ReviewCommentState, TaskStatus, Verb
+from ralph_desk.domain.enums import DiffSide, ReviewCommentState, TaskStatus, Verb
 from ralph_desk.domain.records import Task
 from ralph_desk.project import init_project, update_config, validate_project
 from ralph_desk.services.container import Services
-from ralph_desk.services.errors import InvalidValueError
+from ralph_desk.services.errors import InvalidValueError, NotFoundError
 from ralph_desk.services.reviews import CommentDraft, ReviewError
 from tests.support.git_repo import fsck_ok, git
 from tests.support.review_project import open_review_project
@@ -139,11 +139,14 @@ def test_a_merge_that_would_overwrite_uncommitted_changes_is_refused_and_changes
     desk: Services,
 ) -> None:
     task = _work(desk, "Greet", {"app.py": "new\n"})
+    comment = desk.reviews.add_comment(task.id, "Keep the function", file="app.py", line=1)
     (desk.paths.root / "app.py").write_text("the person's unsaved work\n")
     base_before = git(desk.paths.root, "rev-parse", "main")
 
     with pytest.raises(ReviewError, match="uncommitted changes"):
         desk.reviews.approve(task.id)
+    with pytest.raises(ReviewError, match=r"is decided \(approved\)"):  # approved, waiting to merge
+        desk.reviews.delete_comment(comment.id)
 
     assert (desk.paths.root / "app.py").read_text() == "the person's unsaved work\n"
     assert git(desk.paths.root, "rev-parse", "main") == base_before
@@ -204,6 +207,62 @@ def test_a_bad_comment_is_refused_naming_what_is_allowed(
     with pytest.raises(InvalidValueError, match=f"invalid {wrong}"):
         desk.reviews.add_comment(task.id, text, file=file, line=line)
     assert desk.reviews.comments(task.id) == []
+
+
+def test_a_comment_on_a_removed_line_keeps_its_side_and_its_line_in_the_old_file(desk: Services) -> None:
+    task = _work(desk, "Greet", {"notes.txt": "one\nthree\n"})
+
+    removed = desk.reviews.add_comment(task.id, "Keep two", file="notes.txt", line=2, side="old")
+    kept = desk.reviews.add_comment(task.id, "Fine", file="notes.txt", line=2)
+
+    assert [(c.side, c.line, c.where) for c in desk.reviews.comments(task.id)] == [
+        (DiffSide.OLD, 2, "notes.txt:2 (removed, old file)"),
+        (DiffSide.NEW, 2, "notes.txt:2"),
+    ]
+    assert (removed.side, kept.side) == (DiffSide.OLD, DiffSide.NEW)
+    with pytest.raises(InvalidValueError, match=r"invalid side.*one of old, new"):
+        desk.reviews.add_comment(task.id, "x", file="notes.txt", line=2, side="left")
+    with pytest.raises(InvalidValueError, match=r"invalid side.*only with a line"):
+        desk.reviews.add_comment(task.id, "x", file="notes.txt", side="old")
+    assert len(desk.reviews.comments(task.id)) == 2
+
+
+def test_the_person_edits_and_deletes_their_unsent_comments_while_the_review_is_open(desk: Services) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    first = desk.reviews.add_comment(task.id, "Keep the function", file="app.py", line=1, side="old")
+    second = desk.reviews.add_comment(task.id, "Typo", file="app.py", line=1)
+
+    edited = desk.reviews.edit_comment(first.id, "  Keep greet()  ")
+    desk.reviews.delete_comment(second.id)
+
+    assert (edited.body, edited.side, edited.line) == ("Keep greet()", DiffSide.OLD, 1)
+    assert [(c.id, c.body) for c in desk.reviews.comments(task.id)] == [(first.id, "Keep greet()")]
+    with pytest.raises(InvalidValueError, match="invalid comment"):
+        desk.reviews.edit_comment(first.id, "   ")
+    with pytest.raises(NotFoundError, match=f"no review comment {second.id}"):
+        desk.reviews.delete_comment(second.id)
+
+
+def test_comments_cannot_be_changed_once_sent_written_by_an_agent_or_the_review_decided(
+    desk: Services,
+) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    agent = desk.reviews.add_comment(task.id, "Looks risky", author="opus_review")
+    mine = desk.reviews.add_comment(task.id, "Keep the function", file="app.py", line=1)
+    with pytest.raises(ReviewError, match="written by opus_review"):
+        desk.reviews.edit_comment(agent.id, "Fine")
+
+    desk.reviews.request_changes(task.id)
+    with pytest.raises(ReviewError, match="sent to the agent; only your unsent comments can be deleted"):
+        desk.reviews.delete_comment(mine.id)
+
+    other = _work(desk, "Shout", {"notes.txt": "ONE\n"})
+    late = desk.reviews.add_comment(other.id, "Nice", file="notes.txt", line=1)
+    desk.reviews.approve(other.id)
+    with pytest.raises(ReviewError, match=r"review of task #\d+ is decided \(done\)"):
+        desk.reviews.edit_comment(late.id, "Nicer")
+    assert [c.body for c in desk.reviews.comments(other.id)] == ["Nice"]
+    assert desk.reviews.comments(task.id)[1].body == "Keep the function"
 
 
 @pytest.mark.parametrize(("skip", "status"), [(False, TaskStatus.PENDING), (True, TaskStatus.SKIPPED)])

@@ -14,10 +14,11 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, 
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from ralph_desk.domain.diffs import DiffLine, FileDiff, LineKind
-from ralph_desk.domain.enums import ReviewCommentState
+from ralph_desk.domain.enums import DiffSide, ReviewCommentState
+from ralph_desk.domain.reviews import where
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.panes.inbox.reviews import highlight
-from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, DiffRow, RowKind, file_badge
+from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, DiffRow, RowKind, file_badge, line_keys
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 30
 """The role that gives a row's `DiffRow`."""
@@ -67,10 +68,11 @@ class DiffModel(QAbstractListModel):
         return 0 if parent.isValid() else len(self.layout.rows)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        """Line rows can be selected (to comment on them); headers and notes cannot."""
+        """Line rows (to comment on) and pending comments (to edit) can be selected; not headers."""
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if self.layout.rows[index.row()].kind is RowKind.LINE:
+        row = self.layout.rows[index.row()]
+        if row.kind is RowKind.LINE or (row.comment is not None and row.comment.pending):
             return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         return Qt.ItemFlag.ItemIsEnabled
 
@@ -88,10 +90,15 @@ class DiffModel(QAbstractListModel):
         return None
 
     def _tooltip(self, row: DiffRow) -> str | None:
-        if row.kind is RowKind.LINE and row.anchor is not None:
-            return f"{self.path(row)}:{row.anchor} — click to comment"
+        if row.kind is RowKind.LINE:
+            keys = line_keys(row)
+            if not keys:
+                return None
+            places = " or ".join(where(self.path(row), line, side) for side, line in keys)
+            return f"{places} — click to comment"
         if row.kind is RowKind.COMMENT and row.comment is not None:
-            return f"{row.comment.place}\n{_comment_text(row)}"
+            hint = "\n(yours, not sent yet: click to edit or delete)" if row.comment.pending else ""
+            return f"{row.comment.place}\n{_comment_text(row)}{hint}"
         if row.kind is RowKind.FILE:
             diff = self.files[row.file]
             return f"{diff.title}\n{file_badge(diff)}, +{diff.added} −{diff.removed}"
@@ -280,13 +287,14 @@ class DiffDelegate(QStyledItemDelegate):
 def _comment_text(row: DiffRow) -> str:
     comment = row.comment
     who = f"{comment.author}: " if comment is not None and comment.author else ""
-    where = f"line {row.anchor} · " if row.anchor else ""
+    removed = comment is not None and comment.side is DiffSide.OLD
+    line = f"{'removed line' if removed else 'line'} {row.anchor} · " if row.anchor else ""
     state = (
         f" ({COMMENT_STATES[comment.state]})"
         if comment is not None and comment.state in COMMENT_STATES
         else ""
     )
-    return f"{where}{who}{row.text}{state}".replace("\n", " ")
+    return f"{line}{who}{row.text}{state}".replace("\n", " ")
 
 
 def _background(kind: LineKind) -> QColor:

@@ -1,6 +1,7 @@
 """A diff to review: the changed files with their +/− counts beside the lines, unified or side by side.
 
-Clicking a line opens a comment box under the diff; the view only asks (`sig_comment_requested`).
+Clicking a line opens a comment box under the diff (side by side, the left half of a changed row is its
+removed line); clicking one of the human's unsent comments opens it to edit or delete. The view only asks.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from ralph_desk.domain.diffs import FileChange, FileDiff
+from ralph_desk.domain.enums import DiffSide
+from ralph_desk.domain.reviews import where
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
 from ralph_desk.gui.panes.inbox.reviews.diff_model import (
@@ -38,6 +41,8 @@ from ralph_desk.gui.panes.inbox.reviews.rows import (
     RowKind,
     file_badge,
     layout,
+    line_keys,
+    target,
 )
 from ralph_desk.gui.widgets.common import SendingTextEdit, button, label, mode_button
 from ralph_desk.gui.widgets.layout import side_by_side
@@ -91,10 +96,14 @@ FILE_COLUMNS: list[Column[FileEntry]] = [
 
 
 class CommentBox(QFrame):
-    """Where a line comment is written: the place, the text, Add and Cancel."""
+    """Where a line comment is written, or the human's unsent one edited: place, text, buttons."""
 
-    sig_comment_requested = Signal(str, int, str)
-    """Comment on this file, at this line (new side), with this text."""
+    sig_comment_requested = Signal(str, int, str, str)
+    """Comment on this file, at this line, with this text, on this side ('new', or 'old': removed)."""
+    sig_edit_requested = Signal(int, str)
+    """Give this comment (by id) this text."""
+    sig_delete_requested = Signal(int)
+    """Delete this comment (by id)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,12 +111,17 @@ class CommentBox(QFrame):
         self.place = label(name="subheading")
         self.text = SendingTextEdit("Your comment for the agent (Ctrl+Enter adds it)", lines=3)
         self.add = button("Add comment", "comment", "Keep this comment on the line", primary=True)
+        self.delete = button("Delete", "trash", "Delete this comment (it was not sent yet)")
         self.cancel = button("Cancel", "close")
         self.file = ""
         self.line = 0
+        self.side = DiffSide.NEW
+        self.editing = 0
+        """The id of the comment being edited, or 0 for a new one."""
         actions = QHBoxLayout()
         actions.addWidget(self.place, 1)
         actions.addWidget(self.add)
+        actions.addWidget(self.delete)
         actions.addWidget(self.cancel)
         box = QVBoxLayout(self)
         box.setContentsMargins(8, 6, 8, 6)
@@ -115,23 +129,53 @@ class CommentBox(QFrame):
         box.addWidget(self.text)
         self.add.clicked.connect(self._send)
         self.text.sig_send_requested.connect(self._send)
+        self.delete.clicked.connect(self._delete)
         self.cancel.clicked.connect(self.hide)
         self.hide()
 
-    def open_at(self, file: str, line: int) -> None:
-        """Show the box for a line, ready to type."""
-        self.file, self.line = file, line
-        self.place.setText(f"Comment on {file}:{line}")
+    def open_at(self, file: str, line: int, side: DiffSide = DiffSide.NEW) -> None:
+        """Show the box for a line (of the new file, or a removed one of the old), ready to type."""
+        self.file, self.line, self.side, self.editing = file, line, side, 0
+        self.place.setText(f"Comment on {where(file, line, side)}")
+        self.add.setText("Add comment")
+        self.delete.hide()
         self.text.clear()
+        self._open()
+
+    def open_edit(self, comment: LineComment) -> None:
+        """Show the box with one of the human's unsent comments, to change its text or delete it."""
+        self.file, self.line, self.side, self.editing = (
+            comment.file or "",
+            comment.line or 0,
+            comment.side,
+            comment.id,
+        )
+        self.place.setText(f"Your comment on {comment.place}")
+        self.add.setText("Save")
+        self.delete.show()
+        self.text.setPlainText(comment.text)
+        self._open()
+
+    def _open(self) -> None:
         self.show()
         self.text.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.text.moveCursor(QTextCursor.MoveOperation.End)
 
     def _send(self) -> None:
         text = self.text.toPlainText().strip()
         if not text:
             self.text.setFocus(Qt.FocusReason.OtherFocusReason)
             return
-        self.sig_comment_requested.emit(self.file, self.line, text)
+        if self.editing:
+            self.sig_edit_requested.emit(self.editing, text)
+        else:
+            self.sig_comment_requested.emit(self.file, self.line, text, self.side.value)
+        self.text.clear()
+        self.hide()
+
+    def _delete(self) -> None:
+        if self.editing:
+            self.sig_delete_requested.emit(self.editing)
         self.text.clear()
         self.hide()
 
@@ -162,6 +206,25 @@ class LinesView(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.wanted_width = 0
+        self.pressed_x: int | None = None
+        """Where the last click on a row was, across the view (to tell the halves of a side-by-side row)."""
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Note where the row was pressed: its left half is the old file when side by side."""
+        self.pressed_x = event.position().toPoint().x()
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """A key (Enter) chooses the new side of the current row."""
+        self.pressed_x = None
+        super().keyPressEvent(event)
+
+    def old_half(self, index: QModelIndex) -> bool:
+        """Whether the last click on `index` was on its left half, side by side."""
+        model = self.model()
+        if not isinstance(model, DiffModel) or not model.split or self.pressed_x is None:
+            return False
+        return self.pressed_x < self.visualRect(index).center().x()
 
     def fit(self, wanted_width: int) -> None:
         """Make the column this wide, or as wide as the view when that is wider."""
@@ -181,11 +244,17 @@ class LinesView(QTableView):
 class DiffView(QWidget):
     """The files of a diff (with +/− counts) and its lines; a click on a line opens the comment box."""
 
-    sig_comment_requested = Signal(str, int, str)
-    """Comment on this file, at this line (new side), with this text."""
+    sig_comment_requested = Signal(str, int, str, str)
+    """Comment on this file, at this line, with this text, on this side ('new', or 'old': removed)."""
+    sig_edit_requested = Signal(int, str)
+    """Give the human's unsent comment (by id) this text."""
+    sig_delete_requested = Signal(int)
+    """Delete the human's unsent comment (by id)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.editable = True
+        """Whether pending comments may still be changed (False once the review is decided)."""
         self.files: list[FileDiff] = []
         self.comments: list[LineComment] = []
         self.file_model: RecordTableModel[FileEntry] = RecordTableModel(FILE_COLUMNS, key=lambda e: e.number)
@@ -237,6 +306,8 @@ class DiffView(QWidget):
             )
         )
         self.comment_box.sig_comment_requested.connect(self.sig_comment_requested)
+        self.comment_box.sig_edit_requested.connect(self.sig_edit_requested)
+        self.comment_box.sig_delete_requested.connect(self.sig_delete_requested)
 
     # --- showing ------------------------------------------------------------------------------
 
@@ -296,10 +367,10 @@ class DiffView(QWidget):
         if 0 <= number < len(rows):
             self.lines.scrollTo(self.model.index(rows[number]), QAbstractItemView.ScrollHint.PositionAtTop)
 
-    def row_of_line(self, path: str, new_no: int) -> int | None:
-        """The row showing a file's line (by its number on the new side)."""
+    def row_of_line(self, path: str, line: int, side: DiffSide = DiffSide.NEW) -> int | None:
+        """The row showing a file's line (a line of the new file, or a removed line of the old)."""
         for number, row in enumerate(self.model.layout.rows):
-            shown = row.kind is RowKind.LINE and row.new is not None and row.new.new_no == new_no
+            shown = row.kind is RowKind.LINE and (side, line) in line_keys(row)
             if shown and self.model.path(row) == path:
                 return number
         return None
@@ -309,13 +380,24 @@ class DiffView(QWidget):
     def _clicked(self, index: QModelIndex) -> None:
         row = index.data(ROW_ROLE)
         if isinstance(row, DiffRow):
-            self.comment_on(row)
+            self.comment_on(row, self.lines.old_half(index))
 
-    def comment_on(self, row: DiffRow) -> None:
-        """Open the comment box for a line row."""
-        if row.kind is not RowKind.LINE or row.anchor is None:
+    def comment_on(self, row: DiffRow, old_half: bool = False) -> None:
+        """Open the comment box on a line row (its removed line if `old_half`), or on a pending comment."""
+        if row.kind is RowKind.COMMENT and row.comment is not None:
+            if row.comment.pending and self.editable:
+                self.comment_box.open_edit(row.comment)
             return
-        self.comment_box.open_at(self.model.path(row), row.anchor)
+        found = target(row, old_half)
+        if found is not None:
+            side, line = found
+            self.comment_box.open_at(self.model.path(row), line, side)
+
+    def set_editable(self, editable: bool) -> None:
+        """Allow, or stop (the review decided), editing and deleting the human's unsent comments."""
+        self.editable = editable
+        if not editable and self.comment_box.editing:
+            self.comment_box.hide()
 
     def select_row(self, number: int) -> None:
         """Select a row and scroll to it (as a click would, without opening the box)."""

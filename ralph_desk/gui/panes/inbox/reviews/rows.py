@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ralph_desk.domain.diffs import DiffLine, FileChange, FileDiff, Hunk, LineKind, side_by_side
-from ralph_desk.domain.enums import ReviewCommentState
+from ralph_desk.domain.enums import DiffSide, ReviewCommentState
+from ralph_desk.domain.reviews import where
 
 
 class RowKind(StrEnum):
@@ -26,28 +27,37 @@ class RowKind(StrEnum):
 
 @dataclass(frozen=True)
 class LineComment:
-    """A review comment on a file's line (new side), on a file, or on the whole change."""
+    """A review comment on a line (of the new file, or a removed one of the old), a file, or the change.
+
+    `pending`: the human's own comment, not yet sent; it can be edited or deleted (by its `id`).
+    """
 
     text: str
     file: str | None = None
     line: int | None = None
     author: str = ""
     state: str = ReviewCommentState.OPEN.value
+    side: DiffSide = DiffSide.NEW
+    id: int = 0
+    pending: bool = False
 
     @property
     def place(self) -> str:
-        """`path:line`, `path`, or empty."""
-        if self.file and self.line:
-            return f"{self.file}:{self.line}"
-        return self.file or ""
+        """`path:line`, `path:line (removed, old file)`, `path`, or empty."""
+        return where(self.file, self.line, self.side)
+
+    @property
+    def key(self) -> tuple[DiffSide, int] | None:
+        """The side and line the comment is on, or None for a comment on a file or the change."""
+        return (self.side, self.line) if self.file and self.line else None
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass is made 3× slower, and a diff has many rows
 class DiffRow:
     """One row: a file or hunk header, a line (or a pair of lines side by side), a note or a comment.
 
-    `anchor` is the line on the new side a comment on this row is about: for a removed line, the
-    line before which it was removed. Rows are not changed once laid out.
+    `anchor` is the line a comment row is about (on its comment's side). Rows are not changed once
+    laid out.
     """
 
     kind: RowKind
@@ -100,55 +110,69 @@ def file_badge(diff: FileDiff) -> str:
 
 
 def _unified(hunk: Hunk, file: int) -> Iterable[DiffRow]:
-    previous_new = hunk.new_start - 1
     for line in hunk.lines:
         kind = line.kind
-        if kind is LineKind.NOTE:
+        if kind is LineKind.NOTE or kind is LineKind.REMOVED:
             yield DiffRow(RowKind.LINE, file, "", line)
         elif kind is LineKind.ADDED:
-            previous_new = line.new_no or previous_new
-            yield DiffRow(RowKind.LINE, file, "", None, line, previous_new)
-        elif kind is LineKind.REMOVED:
-            yield DiffRow(RowKind.LINE, file, "", line, None, previous_new + 1)
+            yield DiffRow(RowKind.LINE, file, "", None, line)
         else:
-            previous_new = line.new_no or previous_new
-            yield DiffRow(RowKind.LINE, file, "", line, line, previous_new)
+            yield DiffRow(RowKind.LINE, file, "", line, line)
 
 
 def _split(hunk: Hunk, file: int) -> Iterable[DiffRow]:
-    previous_new = hunk.new_start - 1
     for old, new in side_by_side(hunk):
-        if new is not None and new.new_no is not None:
-            previous_new = new.new_no
-            anchor: int | None = new.new_no
-        else:
-            anchor = previous_new + 1 if old is not None and old.kind is not LineKind.NOTE else None
-        yield DiffRow(RowKind.LINE, file, "", old, new, anchor)
+        yield DiffRow(RowKind.LINE, file, "", old, new)
+
+
+def line_keys(row: DiffRow) -> list[tuple[DiffSide, int]]:
+    """The lines a row shows that take comments: a removed line (old side), a line of the new file."""
+    keys: list[tuple[DiffSide, int]] = []
+    old, new = row.old, row.new
+    if old is not None and old.kind is LineKind.REMOVED and old.old_no is not None:
+        keys.append((DiffSide.OLD, old.old_no))
+    if new is not None and new.kind is not LineKind.NOTE and new.new_no is not None:
+        keys.append((DiffSide.NEW, new.new_no))
+    return keys
+
+
+def target(row: DiffRow, old_half: bool = False) -> tuple[DiffSide, int] | None:
+    """The line a comment on this row is about: the removed line when there is one and it is chosen
+    (its half of a side-by-side row clicked) or alone, else the new file's line; None for no line."""
+    if row.kind is not RowKind.LINE:
+        return None
+    keys = line_keys(row)
+    if not keys:
+        return None
+    return keys[0] if old_half or len(keys) == 1 else keys[-1]
 
 
 def _with_comments(
-    rows: Iterable[DiffRow], file: int, mine: dict[int, list[LineComment]]
+    rows: Iterable[DiffRow], file: int, mine: dict[tuple[DiffSide, int], list[LineComment]]
 ) -> Iterable[DiffRow]:
-    """The rows, each line's comments under its first row."""
-    placed: set[int] = set()
+    """The rows, each line's comments under the first row that shows the line on the comment's side."""
+    placed: set[tuple[DiffSide, int]] = set()
     for row in rows:
         yield row
-        line_no = row.new.new_no if row.new is not None else None
-        if line_no is not None and line_no in mine and line_no not in placed:
-            placed.add(line_no)
-            for comment in mine[line_no]:
-                yield DiffRow(RowKind.COMMENT, file, comment.text, anchor=line_no, comment=comment)
+        if row.kind is not RowKind.LINE:
+            continue
+        for key in line_keys(row):
+            if key in mine and key not in placed:
+                placed.add(key)
+                for comment in mine[key]:
+                    yield DiffRow(RowKind.COMMENT, file, comment.text, anchor=key[1], comment=comment)
 
 
 def layout(
     files: Sequence[FileDiff], comments: Sequence[LineComment] = (), split: bool = False
 ) -> DiffLayout:
     """Lay the files out as rows: header, notes, file comments, then each hunk with its line comments."""
-    on_line: dict[tuple[str, int], list[LineComment]] = defaultdict(list)
+    on_line: dict[str, dict[tuple[DiffSide, int], list[LineComment]]] = defaultdict(dict)
     on_file: dict[str, list[LineComment]] = defaultdict(list)
     for comment in comments:
-        if comment.file and comment.line:
-            on_line[(comment.file, comment.line)].append(comment)
+        key = comment.key
+        if comment.file and key is not None:
+            on_line[comment.file].setdefault(key, []).append(comment)
         elif comment.file:
             on_file[comment.file].append(comment)
     rows: list[DiffRow] = []
@@ -158,9 +182,13 @@ def layout(
         file_rows.append(len(rows))
         rows.append(DiffRow(RowKind.FILE, number, diff.title))
         rows.extend(DiffRow(RowKind.INFO, number, note) for note in file_notes(diff))
-        mine = {line: found for (path, line), found in on_line.items() if path == diff.path}
-        shown = {line.new_no for hunk in diff.hunks for line in hunk.lines} if mine else set()
-        outside = [comment for line, found in mine.items() if line not in shown for comment in found]
+        mine = on_line.get(diff.path, {})
+        shown = (
+            {key for hunk in diff.hunks for row in _unified(hunk, number) for key in line_keys(row)}
+            if mine
+            else set()
+        )
+        outside = [comment for key, found in mine.items() if key not in shown for comment in found]
         for comment in [*on_file.get(diff.path, []), *outside]:
             rows.append(DiffRow(RowKind.COMMENT, number, comment.text, anchor=comment.line, comment=comment))
         for hunk in diff.hunks:

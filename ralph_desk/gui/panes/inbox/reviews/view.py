@@ -154,6 +154,7 @@ class ReviewDetail(QWidget):
         self.signals.setText(self._signals_html(entry.signals))
         self.merge.setText(f"<b>Merge:</b> {escape(entry.merge)}" if entry.merge else "")
         self.merge.setVisible(bool(entry.merge))
+        self.diff.set_editable(not entry.merge)  # approved: the review is decided
         chosen = self.session.currentData() if same_task else WHOLE_TASK
         self.session.blockSignals(True)
         self.session.clear()
@@ -198,16 +199,20 @@ class ReviewsView(QWidget):
 
     sig_diff_requested = Signal(int, str)
     """Show the diff of this task: of one session (its id), or of the whole task (empty)."""
-    sig_comment_requested = Signal(int, str, int, str)
-    """Comment on this task's file, at this line, with this text."""
+    sig_comment_requested = Signal(int, str, int, str, str)
+    """Comment on this task's file, at this line, with this text, on this side ('new', or 'old': removed)."""
+    sig_comment_edit_requested = Signal(int, int, str)
+    """Give this task's unsent comment (by id) this text."""
+    sig_comment_delete_requested = Signal(int, int)
+    """Delete this task's unsent comment (by id)."""
     sig_approve_requested = Signal(int)
     """Merge this task's branch into its base."""
     sig_changes_requested = Signal(int, str)
     """Send this task back to pending with its line comments and this message (may be empty)."""
     sig_discard_requested = Signal(int, bool)
+    """Discard this task's branch; skip the task (True) or start it again from the base (False)."""
     sig_make_repository_requested = Signal()
     """Make the plain project folder a git repository (asked from the empty tab)."""
-    """Discard this task's branch; skip the task (True) or start it again from the base (False)."""
     sig_open_task_requested = Signal(int)
     """Show the task with this id."""
 
@@ -247,6 +252,8 @@ class ReviewsView(QWidget):
         )
         detail.session.currentIndexChanged.connect(lambda _: self._ask_diff())
         detail.diff.sig_comment_requested.connect(self._comment)
+        detail.diff.sig_edit_requested.connect(self._edit)
+        detail.diff.sig_delete_requested.connect(self._delete)
         detail.approve.clicked.connect(self._approve)
         detail.request.clicked.connect(self._ask_changes)
         detail.discard.clicked.connect(self._ask_discard)
@@ -333,9 +340,17 @@ class ReviewsView(QWidget):
             self.detail.status.setText("Reading the diff…")
             self.sig_diff_requested.emit(self.current.task_id, self.detail.session_id() or WHOLE_TASK)
 
-    def _comment(self, file: str, line: int, text: str) -> None:
+    def _comment(self, file: str, line: int, text: str, side: str) -> None:
         if self.current is not None:
-            self.sig_comment_requested.emit(self.current.task_id, file, line, text)
+            self.sig_comment_requested.emit(self.current.task_id, file, line, text, side)
+
+    def _edit(self, comment_id: int, text: str) -> None:
+        if self.current is not None:
+            self.sig_comment_edit_requested.emit(self.current.task_id, comment_id, text)
+
+    def _delete(self, comment_id: int) -> None:
+        if self.current is not None:
+            self.sig_comment_delete_requested.emit(self.current.task_id, comment_id)
 
     def _approve(self) -> None:
         if self.current is not None:

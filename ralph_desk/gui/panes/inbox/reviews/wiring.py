@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
-from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.enums import DiffSide, TaskStatus
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
-from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult
+from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
@@ -37,7 +37,16 @@ class DiffRead:
 
 def line_comment(comment: ReviewComment) -> LineComment:
     """A stored review comment as the diff view shows it."""
-    return LineComment(comment.body, comment.file, comment.line, comment.author, comment.state.value)
+    return LineComment(
+        comment.body,
+        comment.file,
+        comment.line,
+        comment.author,
+        comment.state.value,
+        comment.side,
+        comment.id,
+        comment.pending,
+    )
 
 
 class ReviewsWiring:
@@ -59,6 +68,8 @@ class ReviewsWiring:
         """The tasks in review shown, each with its last change."""
         view.sig_diff_requested.connect(self.read_diff)
         view.sig_comment_requested.connect(self.comment)
+        view.sig_comment_edit_requested.connect(self.edit_comment)
+        view.sig_comment_delete_requested.connect(self.delete_comment)
         view.sig_approve_requested.connect(self.approve)
         view.sig_changes_requested.connect(self.request_changes)
         view.sig_discard_requested.connect(self.discard)
@@ -163,11 +174,27 @@ class ReviewsWiring:
 
     # --- acting (on the worker; the change feed brings the result into the tab) ---------------
 
-    def comment(self, task_id: int, file: str, line: int, text: str) -> None:
-        """Keep a comment on a line of the task's diff."""
+    def comment(self, task_id: int, file: str, line: int, text: str, side: str = DiffSide.NEW.value) -> None:
+        """Keep a comment on a line of the task's diff (of the new file, or a removed line of the old)."""
         self.worker.submit(
-            f"comment on {file}:{line}",
-            lambda: self.services.reviews.add_comment(task_id, text, file, line),
+            f"comment on {where(file, line, DiffSide(side))}",
+            lambda: self.services.reviews.add_comment(task_id, text, file, line, side=side),
+            lambda _: self.read_comments(task_id),
+        )
+
+    def edit_comment(self, task_id: int, comment_id: int, text: str) -> None:
+        """Give the human's unsent comment new text."""
+        self.worker.submit(
+            f"edit comment #{comment_id}",
+            lambda: self.services.reviews.edit_comment(comment_id, text),
+            lambda _: self.read_comments(task_id),
+        )
+
+    def delete_comment(self, task_id: int, comment_id: int) -> None:
+        """Delete the human's unsent comment."""
+        self.worker.submit(
+            f"delete comment #{comment_id}",
+            lambda: self.services.reviews.delete_comment(comment_id),
             lambda _: self.read_comments(task_id),
         )
 
