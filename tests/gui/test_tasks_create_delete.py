@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError
+from ralph_desk.vcs.initialise import make_repository
+from ralph_desk.vcs.worktrees import find_branch
 from tests.gui.conftest import controller
 from tests.support.demo_rows import task_id
 
@@ -70,3 +75,22 @@ def test_delete_asks_first_then_removes_the_task(
     with pytest.raises(NotFoundError):
         services.tasks.get(doomed)
     qtbot.waitUntil(lambda: window.tasks.model.row_of(doomed) is None, timeout=WAIT_MS)
+
+
+def test_deleting_a_task_removes_its_worktree_and_says_its_branch_with_unmerged_work_was_kept(
+    qtbot: QtBot, window: MainWindow, services: Services, project: Path
+) -> None:
+    make_repository(project, "main")
+    doomed = task_id(services, "Alert settings page")
+    worktree = put_in_review(services, doomed, ({"alerts.txt": "wind over 30 kn\n"}, "alerts set"))
+    window.show_pane("tasks")
+    window.tasks.select_task(doomed)
+
+    window.tasks.delete_button.click()
+    box = controller(window).tasks.confirm_box
+    assert box is not None and "its worktree" in box.text()
+    box.confirm_button.click()
+
+    qtbot.waitUntil(lambda: "kept the branch" in window.message_bar.text, timeout=WAIT_MS)
+    assert f"kept the branch {worktree.branch}: it holds work not on main" in window.message_bar.text
+    assert not worktree.path.exists() and find_branch(project, doomed) == worktree.branch
