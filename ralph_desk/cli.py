@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ralph_desk import __version__
-from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.enums import DiffSide, TaskStatus
 from ralph_desk.domain.listing import ItemError
 from ralph_desk.domain.text import STORABLE_WORDING, unstorable
 from ralph_desk.project import (
@@ -725,22 +725,55 @@ def _configure_review(parser: argparse.ArgumentParser) -> None:
     show.add_argument("--session", metavar="S", help="one session's diff: its id, or its number (1 = first)")
     approve = actions.add_parser("approve", help="merge the task's branch into the base", parents=[common])
     approve.add_argument("task_id", metavar="ID", type=int)
-    changes = actions.add_parser("changes", help="send the task back with a comment", parents=[common])
+    changes = actions.add_parser(
+        "changes", help="send the task back with its unsent comments (and this one)", parents=[common]
+    )
     changes.add_argument("task_id", metavar="ID", type=int)
-    changes.add_argument("--comment", required=True, metavar="TEXT", help="what to change")
-    changes.add_argument("--file", metavar="F", help="the file the comment is about")
-    changes.add_argument("--line", metavar="N", type=int, help="the line of --file")
+    changes.add_argument("--comment", metavar="TEXT", help="what to change (needed without unsent comments)")
+    _comment_place(changes)
+    comment = actions.add_parser(
+        "comment", help="keep a comment on the task, sent with the decision", parents=[common]
+    )
+    comment.add_argument("task_id", metavar="ID", type=int)
+    comment.add_argument("--comment", required=True, metavar="TEXT", help="what to change")
+    _comment_place(comment)
+    edit = actions.add_parser("edit", help="change the text of your unsent comment", parents=[common])
+    edit.add_argument("comment_id", metavar="COMMENT", type=int, help="the comment's id (see `show`)")
+    edit.add_argument("--comment", required=True, metavar="TEXT", help="its new text")
+    delete = actions.add_parser("delete", help="delete your unsent comment", parents=[common])
+    delete.add_argument("comment_id", metavar="COMMENT", type=int, help="the comment's id (see `show`)")
     discard = actions.add_parser("discard", help="drop the task's branch and worktree", parents=[common])
     discard.add_argument("task_id", metavar="ID", type=int)
     discard.add_argument("--skip", action="store_true", help="skip the task instead of starting it again")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
+def _comment_place(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--file", metavar="F", help="the file the comment is about")
+    parser.add_argument("--line", metavar="N", type=int, help="the line of --file (in the new file)")
+    parser.add_argument(
+        "--old", action="store_true", help="--line is a removed line, numbered in the old file"
+    )
+
+
 def _run_review(args: argparse.Namespace) -> int:
+    from ralph_desk.services.errors import InvalidValueError
     from ralph_desk.services.reviews import CommentDraft
 
     with _services(args) as services:
         reviews = services.reviews
+        if args.action in ("comment", "edit", "delete"):
+            if args.action == "comment":
+                side = DiffSide.OLD if args.old else DiffSide.NEW
+                kept = reviews.add_comment(args.task_id, args.comment, args.file, args.line, side=side)
+                said = f"Comment #{kept.id} kept on task #{kept.task_id}; it is sent with your decision"
+            elif args.action == "edit":
+                kept = reviews.edit_comment(args.comment_id, args.comment)
+                said = f"Comment #{kept.id} on task #{kept.task_id} now reads: {kept.body}"
+            else:
+                kept = reviews.delete_comment(args.comment_id)
+                said = f"Comment #{kept.id} on task #{kept.task_id} deleted"
+            return _review_out(args, kept, [said])
         if args.action == "list":
             items = reviews.list()
             code = _review_out(args, items, _review_list_lines(items))
@@ -753,7 +786,13 @@ def _run_review(args: argparse.Namespace) -> int:
         if args.action == "approve":
             result = reviews.approve(args.task_id)
         elif args.action == "changes":
-            result = reviews.request_changes(args.task_id, [CommentDraft(args.comment, args.file, args.line)])
+            side = DiffSide.OLD if args.old else DiffSide.NEW
+            if args.comment is None and (args.file or args.line is not None or args.old):
+                raise InvalidValueError("comment", None, "a --comment for --file, --line or --old")
+            drafts = (
+                [CommentDraft(args.comment, args.file, args.line, side)] if args.comment is not None else []
+            )
+            result = reviews.request_changes(args.task_id, drafts)
         else:
             result = reviews.discard(args.task_id, skip=args.skip)
     _review_out(args, result, [f"Task #{result.task_id}: {result.message} (now {result.status})"])
@@ -780,7 +819,7 @@ def _review_list_lines(items: Sequence[Any]) -> list[str]:
         )
         for item in items
     ]
-    head = f"In review ({len(items)})  — {PROG} review show / approve / changes --comment T / discard ID"
+    head = f"In review ({len(items)})  — {PROG} review show / comment / approve / changes / discard ID"
     return [head, *(_table(rows) or ["  (none)"])]
 
 
@@ -794,7 +833,10 @@ def _review_show_lines(item: Any) -> list[str]:
         f"  session {n}: {s.id} {s.outcome or ''} {s.closing_verb or ''}"
         for n, s in enumerate(item.sessions, 1)
     ]
-    lines += [f"  comment #{c.id} [{c.state.value}] {c.where or 'task'}: {c.body}" for c in item.comments]
+    lines += [
+        f"  comment #{c.id} [{'unsent' if c.pending else c.state.value}] {c.where or 'task'}: {c.body}"
+        for c in item.comments
+    ]
     return lines
 
 

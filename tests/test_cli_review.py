@@ -140,3 +140,43 @@ def test_a_line_without_a_file_is_refused_as_a_usage_error(
     )
 
     assert code == 2 and "invalid line: 3; allowed: a line only together with a file" in err
+
+
+def test_comments_kept_edited_and_deleted_then_sent_with_the_decision(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    root = ("--root", str(project))
+    code, out, _ = run(
+        capsys, "review", "comment", "1", "--comment", "Why drop hi?", "--file", "app.py", "--line", "1",
+        "--old", "--json", *root,
+    )  # fmt: skip
+    assert code == 0
+    removed = json.loads(out)
+    assert (removed["side"], removed["line"], removed["state"]) == ("old", 1, "open")
+    code, out, _ = run(capsys, "review", "comment", "1", "--comment", "Typo", "--file", "app.py", *root)
+    assert code == 0 and "it is sent with your decision" in out
+    typo = int(out.split("#")[1].split()[0])
+
+    code, out, _ = run(capsys, "review", "edit", str(removed["id"]), "--comment", "Keep hi", *root)
+    assert code == 0 and out.strip().endswith("now reads: Keep hi")
+    code, out, _ = run(capsys, "review", "delete", str(typo), *root)
+    assert code == 0 and f"Comment #{typo} on task #1 deleted" in out
+    code, out, _ = run(capsys, "review", "show", "1", *root)
+    assert f"comment #{removed['id']} [unsent] app.py:1 (removed, old file): Keep hi" in out
+    assert "Typo" not in out
+
+    code, out, _ = run(capsys, "review", "changes", "1", *root)  # the unsent comment is enough
+    assert code == 0 and "sent back with 1 comment(s)" in out
+    code, _, err = run(capsys, "review", "edit", str(removed["id"]), "--comment", "Later", *root)
+    assert code == 1 and "sent to the agent; only your unsent comments can be edited" in err
+    code, _, err = run(capsys, "review", "delete", "99", *root)
+    assert code == 2 and "no review comment 99" in err
+
+
+def test_changes_without_a_comment_or_an_unsent_one_is_refused(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    code, _, err = run(capsys, "review", "changes", "1", "--root", str(project))
+    assert code == 2 and "at least one comment saying what to change" in err
+    code, _, err = run(capsys, "review", "changes", "1", "--old", "--root", str(project))
+    assert code == 2 and "a --comment for --file, --line or --old" in err
