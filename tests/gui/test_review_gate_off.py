@@ -11,13 +11,16 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.records import Task
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import REVIEWS
+from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.loop.state import Phase
 from ralph_desk.loop.planner import peek_next_task
 from ralph_desk.project import read_config
 from ralph_desk.services.container import Services
 from ralph_desk.vcs.initialise import make_repository
+from ralph_desk.vcs.worktrees import TaskWorktree
 from tests.gui import test_loop_pane as loop_pane
 from tests.gui.conftest import controller
 from tests.gui.test_loop_pane import choose_agent
@@ -56,29 +59,29 @@ def test_the_gate_setting_is_saved_to_config_json_and_shown_again_by_a_new_windo
     assert read_config(services.paths).review_gate is True
 
 
-@pytest.mark.slow
-def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
-    qtbot: QtBot,
-    project: Path,
-    loop_window: MainWindow,
-    services: Services,
-    agent: Agent,
-    start_api: StartApi,
-) -> None:
+def next_task_in_a_repository(services: Services, project: Path) -> tuple[Task, TaskWorktree, str]:
+    """Make the demo a git repository; the task the loop runs next, its worktree, and the base's commit."""
     make_repository(project, "main")
     base_before = git(project, "rev-parse", "HEAD").strip()
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
         services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
     plan = peek_next_task(services)
     assert plan is not None and plan.task is not None
-    chosen = plan.task
-    worktree = services.workspaces.prepare(chosen.id, chosen.title)
+    worktree = services.workspaces.prepare(plan.task.id, plan.task.title)
     assert worktree is not None
+    return plan.task, worktree, base_before
+
+
+def gate_off_with_one_session(
+    loop_window: MainWindow, agent: Agent, start_api: StartApi, task_id: int, worktree: TaskWorktree
+) -> LoopPane:
+    """Script the task's session (it writes src/gate_off.py, then done) and set the Loop pane: gate off,
+    one iteration. The pane, ready to start."""
     written = worktree.path / "src" / "gate_off.py"
     start_api(
         [Hang()],
         **{
-            heading(chosen.id): [
+            heading(task_id): [
                 ToolCalls(
                     [
                         ("Write", {"file_path": str(written), "content": WORK}),
@@ -94,6 +97,20 @@ def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
     pane.settings.timeout.setValue(120)
     pane.settings.max_iterations.setValue(1)
     pane.settings.review_gate.setChecked(False)
+    return pane
+
+
+@pytest.mark.slow
+def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
+    qtbot: QtBot,
+    project: Path,
+    loop_window: MainWindow,
+    services: Services,
+    agent: Agent,
+    start_api: StartApi,
+) -> None:
+    chosen, worktree, base_before = next_task_in_a_repository(services, project)
+    pane = gate_off_with_one_session(loop_window, agent, start_api, chosen.id, worktree)
 
     pane.start.click()  # saves the edited settings first
 
@@ -123,38 +140,11 @@ def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_
     agent: Agent,
     start_api: StartApi,
 ) -> None:
-    make_repository(project, "main")
-    base_before = git(project, "rev-parse", "HEAD").strip()
-    for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
-        services.tasks.set_status(task.id, TaskStatus.PENDING.value)
-    plan = peek_next_task(services)
-    assert plan is not None and plan.task is not None
-    chosen = plan.task
-    worktree = services.workspaces.prepare(chosen.id, chosen.title)
-    assert worktree is not None
-    written = worktree.path / "src" / "gate_off.py"
+    chosen, worktree, base_before = next_task_in_a_repository(services, project)
     draft = project / "src" / "gate_off.py"
     draft.parent.mkdir(exist_ok=True)
     draft.write_text("# the person's own draft, not committed\n")
-    start_api(
-        [Hang()],
-        **{
-            heading(chosen.id): [
-                ToolCalls(
-                    [
-                        ("Write", {"file_path": str(written), "content": WORK}),
-                        verb("done", summary="Wrote gate_off"),
-                    ]
-                ),
-                Text("Session over."),
-            ]
-        },
-    )
-    pane = loop_window.loop
-    choose_agent(pane.settings, agent)
-    pane.settings.timeout.setValue(120)
-    pane.settings.max_iterations.setValue(1)
-    pane.settings.review_gate.setChecked(False)
+    pane = gate_off_with_one_session(loop_window, agent, start_api, chosen.id, worktree)
 
     pane.start.click()
 

@@ -64,6 +64,18 @@ def approve_in_terminal(desk: Services, task_id: int) -> subprocess.Popen[str]:
     )
 
 
+def run_headless(desk: Services) -> subprocess.CompletedProcess[str]:
+    """`ralph-desk run` on the project, whose agent never starts (no task is runnable once it has merged)."""
+    command = [*RUN, "--root", str(desk.paths.root), "--db-url", desk.db.url]
+    return subprocess.run(
+        [*command, "--agent", "command", "--agent-command", NO_AGENT],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def approve_in_window(desk: Services, task_id: int, outcomes: dict[int, object]) -> threading.Thread:
     """The window's approval: the review service on a worker thread of this process."""
 
@@ -181,23 +193,7 @@ def test_approvals_whose_processes_died_before_their_turn_merge_in_order_when_a_
     assert [desk.tasks.get(task.id).status for task in tasks] == [TaskStatus.IN_REVIEW] * 3
     assert all(queued(desk, task.id) for task in tasks)
 
-    run = subprocess.run(
-        [
-            *RUN,
-            "--root",
-            str(root),
-            "--db-url",
-            desk.db.url,
-            "--agent",
-            "command",
-            "--agent-command",
-            NO_AGENT,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    run = run_headless(desk)
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert "all done" in run.stdout
@@ -268,23 +264,7 @@ def test_work_done_with_the_gate_off_whose_loop_stopped_before_its_merge_merges_
     task = _in_review(desk, "Harbour lights", {"lights.txt": "red, green\n"})  # done; the loop then died
     assert desk.reviews.queued(task.id) is None
 
-    run = subprocess.run(
-        [
-            *RUN,
-            "--root",
-            str(root),
-            "--db-url",
-            desk.db.url,
-            "--agent",
-            "command",
-            "--agent-command",
-            NO_AGENT,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-        stdin=subprocess.DEVNULL,
-    )
+    run = run_headless(desk)
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert desk.tasks.get(task.id).status is TaskStatus.DONE
