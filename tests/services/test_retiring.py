@@ -119,6 +119,7 @@ def test_the_sweep_retires_worktrees_of_gone_tasks_and_forgotten_folders_and_nev
     assert desk.retiring.sweep() == []
 
 
+@pytest.mark.sqlite_only  # the row is spoilt through the SQLite file
 def test_the_sweep_leaves_the_worktree_of_a_task_whose_row_does_not_read(desk: Services) -> None:
     task = desk.tasks.create("core", "backend", "Written over by another tool")
     tree = put_in_review(desk, task.id, ({"tides.txt": "high 2\n"}, "charted"))
