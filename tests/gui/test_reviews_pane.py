@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -248,6 +248,8 @@ def test_clicking_an_unsent_comment_of_yours_edits_or_deletes_it(
 
     click_row(qtbot, view, inserted + 1)  # a sent comment is no longer yours to change
     assert not view.comment_box.isVisible()
+    tip = view.model.data(view.model.index(removed + 1), Qt.ItemDataRole.ToolTipRole)
+    assert "human: Why drop it? (not sent yet)" in tip and "click to edit or delete" in tip
 
     click_row(qtbot, view, removed + 1)
     box = view.comment_box
@@ -527,3 +529,30 @@ def test_tasks_in_review_are_counted_on_their_tab_and_in_what_waits(qtbot: QtBot
     assert pane.summary.text().endswith("0 open flags · 2 tasks in review")
     pane.set_review_count(0)
     assert pane.tabs.tabText(REVIEWS) == "Reviews" and pane.summary.text().startswith("Nothing waits")
+
+
+def halves(view: DiffView, row: int) -> tuple[QColor, QColor]:
+    """The colours of a side-by-side row's left and right halves (beside their text), as painted."""
+    view.lines.viewport().repaint()
+    shown = view.lines.viewport().grab().toImage()
+    rect = view.lines.visualRect(view.model.index(row))
+    y = rect.top() + 1
+    return shown.pixelColor(rect.center().x() - 4, y), shown.pixelColor(rect.right() - 4, y)
+
+
+def test_side_by_side_the_chosen_half_of_a_selected_row_is_tinted_and_the_other_stays_as_it_was(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.set_split(True)
+    view.show_files(files)
+    row = view.row_of_line("tides.py", 3, DiffSide.OLD)  # "line 3" beside "line three"
+    assert row is not None
+    view.lines.scrollTo(view.model.index(row))
+    old_before, new_before = halves(view, row)
+
+    click_half(qtbot, view, row, left=True)
+    old_chosen, new_beside = halves(view, row)
+
+    highlight_color = view.lines.palette().highlight().color()
+    assert new_beside == new_before  # not the style's opaque highlight across the whole row
+    assert old_chosen not in (old_before, highlight_color) and old_chosen.red() < old_before.red()

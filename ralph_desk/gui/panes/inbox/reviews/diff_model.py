@@ -30,6 +30,7 @@ SIGNS = {LineKind.ADDED: "+", LineKind.REMOVED: "−", LineKind.CONTEXT: " ", Li
 ADDED_COLOR = ("#1a7f37", "#3fb950")
 REMOVED_COLOR = ("#cf222e", "#f85149")
 COMMENT_COLOR = ("#9a6700", "#d29922")
+PENDING = "not sent yet"
 COMMENT_STATES = {
     ReviewCommentState.REQUESTED.value: "sent to the agent",
     ReviewCommentState.ADDRESSED.value: "addressed",
@@ -125,6 +126,8 @@ class DiffDelegate(QStyledItemDelegate):
         self.bold.setBold(True)
         self.metrics = QFontMetrics(self.font)
         self.char = max(1, self.metrics.horizontalAdvance("0"))
+        self.chosen_side: DiffSide | None = None
+        """The side of the selected line the comment box is about (its half is tinted side by side)."""
 
     def row_height(self) -> int:
         """The one height of every row."""
@@ -151,6 +154,7 @@ class DiffDelegate(QStyledItemDelegate):
         painter.save()
         painter.setFont(self.font)
         rect = QRect(option.rect)
+        painter.fillRect(rect, option.palette.base())  # over the style's opaque selection: ours is a tint
         text_color = option.palette.color(QPalette.ColorRole.Text)
         if row.kind is RowKind.LINE:
             if self.model.split:
@@ -160,8 +164,18 @@ class DiffDelegate(QStyledItemDelegate):
         else:
             self._paint_band(painter, rect, row, text_color)
         if option.state & QStyle.StateFlag.State_Selected:
-            painter.fillRect(rect, theme.tint(theme.accent(), 0.22))
+            chosen = self.chosen_side if row.kind is RowKind.LINE else None
+            painter.fillRect(self._half(rect, chosen), theme.tint(theme.accent(), 0.22))
         painter.restore()
+
+    def _half(self, rect: QRect, side: DiffSide | None) -> QRect:
+        """The half of a side-by-side row that shows `side` (the whole row unified, or for no side)."""
+        if not self.model.split or side is None:
+            return rect
+        half = rect.width() // 2
+        if side is DiffSide.OLD:
+            return QRect(rect.left(), rect.top(), half, rect.height())
+        return QRect(rect.left() + half, rect.top(), rect.width() - half, rect.height())
 
     # --- lines --------------------------------------------------------------------------------
 
@@ -245,6 +259,9 @@ class DiffDelegate(QStyledItemDelegate):
             return
         if row.kind is RowKind.COMMENT:
             painter.fillRect(rect, theme.tint(_pick(COMMENT_COLOR), 0.16))
+            band = self._half(rect, _comment_side(row))  # side by side, the file it is about shows darker
+            if band != rect:
+                painter.fillRect(band, theme.tint(_pick(COMMENT_COLOR), 0.14))
             indent = area.adjusted(self.number_width(), 0, 0, 0)
             size = min(16, rect.height() - 2)
             top = rect.top() + (rect.height() - size) // 2
@@ -284,6 +301,11 @@ class DiffDelegate(QStyledItemDelegate):
         painter.drawText(area.adjusted(0, 0, -removed_width - 2 * self.char, 0), right, f"+{diff.added}")
 
 
+def _comment_side(row: DiffRow) -> DiffSide | None:
+    """The side of a comment on a line, or None for one on a file."""
+    return row.comment.side if row.comment is not None and row.anchor is not None else None
+
+
 def _comment_text(row: DiffRow) -> str:
     comment = row.comment
     who = f"{comment.author}: " if comment is not None and comment.author else ""
@@ -292,6 +314,8 @@ def _comment_text(row: DiffRow) -> str:
     state = (
         f" ({COMMENT_STATES[comment.state]})"
         if comment is not None and comment.state in COMMENT_STATES
+        else f" ({PENDING})"
+        if comment is not None and comment.pending
         else ""
     )
     return f"{line}{who}{row.text}{state}".replace("\n", " ")

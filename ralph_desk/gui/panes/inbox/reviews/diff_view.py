@@ -391,6 +391,8 @@ class DiffView(QWidget):
         found = target(row, old_half)
         if found is not None:
             side, line = found
+            self.delegate.chosen_side = side
+            self.lines.viewport().update()
             self.comment_box.open_at(self.model.path(row), line, side)
 
     def set_editable(self, editable: bool) -> None:
