@@ -11,8 +11,10 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import SessionOutcome
 from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.models.stream import StreamLine, StreamModel
 from ralph_desk.gui.panes.loop.transcript_window import ENDED, FOLLOWING, TranscriptWindow
 from ralph_desk.loop.model import EventKind
+from ralph_desk.loop.replay import TranscriptTail
 from ralph_desk.services.container import Services
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 from tests.gui.test_rehearsal_loop import REHEARSAL_MS, in_session
@@ -123,3 +125,29 @@ def test_a_transcript_outside_the_logs_folder_is_refused(
 
     assert wiring(window).transcript_windows == {}
     assert window.message_bar.isVisible() and "Could not show the transcript" in window.message_bar.text
+
+
+def test_lines_read_at_once_go_into_the_view_in_one_insertion(qtbot: QtBot, tmp_path: Path) -> None:
+    log = tmp_path / "session.log"
+    log.write_text(f"{said('line 0')}\n")
+    shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-many")
+    qtbot.addWidget(shown)
+    insertions: list[tuple[int, int]] = []
+    shown.stream.model.rowsInserted.connect(lambda _parent, first, last: insertions.append((first, last)))
+    with log.open("a", encoding="utf-8") as writing:
+        writing.writelines(f"{said(f'line {n}')}\n" for n in range(1, 400))
+
+    shown.follow()  # row by row, each insertion laid the whole list out again: minutes for a long transcript
+
+    assert insertions == [(1, 399)]
+    assert texts(shown) == [f"line {n}" for n in range(400)]
+    assert shown.stream.figures.messages == 400
+
+
+def test_lines_beyond_the_limit_push_the_oldest_out() -> None:
+    model = StreamModel(limit=5)
+    model.extend([StreamLine(EventKind.ASSISTANT_TEXT, f"a{n}", "") for n in range(3)])
+    model.extend([StreamLine(EventKind.ASSISTANT_TEXT, f"b{n}", "") for n in range(4)])
+    assert [line.text for line in model.lines] == ["a2", "b0", "b1", "b2", "b3"]
+    model.extend([StreamLine(EventKind.ASSISTANT_TEXT, f"c{n}", "") for n in range(7)])
+    assert [line.text for line in model.lines] == ["c2", "c3", "c4", "c5", "c6"]

@@ -170,14 +170,21 @@ class StreamModel(QAbstractListModel):
 
     def append(self, line: StreamLine) -> None:
         """Add a line at the end (dropping the oldest beyond the limit)."""
-        if len(self.lines) >= self.limit:
-            extra = len(self.lines) - self.limit + 1
+        self.extend((line,))
+
+    def extend(self, lines: Sequence[StreamLine]) -> None:
+        """Add lines at the end in one insertion (views lay out once); the oldest go beyond the limit."""
+        added = list(lines)[-self.limit :]
+        if not added:
+            return
+        extra = len(self.lines) + len(added) - self.limit
+        if extra > 0:
             self.beginRemoveRows(_ROOT, 0, extra - 1)
             del self.lines[:extra]
             self.endRemoveRows()
         row = len(self.lines)
-        self.beginInsertRows(_ROOT, row, row)
-        self.lines.append(line)
+        self.beginInsertRows(_ROOT, row, row + len(added) - 1)
+        self.lines.extend(added)
         self.endInsertRows()
 
     def set_lines(self, lines: Sequence[StreamLine]) -> None:

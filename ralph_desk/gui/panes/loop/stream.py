@@ -106,9 +106,21 @@ class StreamView(QWidget):
         self.figures.take(event)
         self.add(line_of(event))
 
+    def show_events(self, events: Sequence[LiveEvent]) -> None:
+        """Count and show many events at once: one insertion, so the view lays out and scrolls once."""
+        for event in events:
+            self.figures.take(event)
+        self.add_lines([line_of(event) for event in events])
+
     def add(self, line: StreamLine) -> None:
         """Show one more line, and the figures as they are now."""
-        self.model.append(line)
+        self.add_lines((line,))
+
+    def add_lines(self, lines: Sequence[StreamLine]) -> None:
+        """Show more lines, and the figures as they are now."""
+        if not lines:
+            return
+        self.model.extend(lines)
         self.stack.setCurrentWidget(self.list)
         self._show_figures()
 

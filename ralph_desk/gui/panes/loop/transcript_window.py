@@ -61,8 +61,7 @@ class TranscriptWindow(QDialog):
             self.status.setText(f"Could not read the transcript {self.tail.path.name}: {error}")
             self.stream.end_session()
             return
-        for event in events:
-            self.stream.show_event(event)
+        self.stream.show_events(events)  # one insertion: a row at a time lays the whole view out each time
         if self.tail.more:
             self._timer.start(0)  # a long transcript is shown in steps; the window stays responsive
         elif done:
