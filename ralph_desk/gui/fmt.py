@@ -63,20 +63,22 @@ def money(amount: float) -> str:
 
 
 def duration(start: datetime | None, end: datetime | None) -> str:
-    """A span as `42 s`, `3 min 5 s` or `1 h 12 min` (empty while unfinished)."""
+    """A span as `42 s`, `3 min 5 s`, `1 h 12 min` or `3 h` (empty while unfinished)."""
     if start is None or end is None:
         return ""
     return span((end - start).total_seconds())
 
 
 def span(seconds: float) -> str:
-    """A number of seconds as `42 s`, `3 min 5 s` or `1 h 12 min`."""
+    """Seconds as `42 s`, `3 min 5 s`, `3 min`, `1 h 12 min` or `3 h` (no zero part after the first)."""
     seconds = max(0, int(seconds))
     if seconds < 60:
         return f"{seconds} s"
     if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+        big, small = f"{seconds // 60} min", seconds % 60
+        return f"{big} {small} s" if small else big
+    big, small = f"{seconds // 3600} h", seconds % 3600 // 60
+    return f"{big} {small} min" if small else big
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

@@ -226,6 +226,19 @@ def pill_background(color: QColor, scheme: Scheme | None = None) -> QColor:
     return tint(color, 0.24 if (scheme or current_scheme()) is Scheme.DARK else 0.13)
 
 
+def solid_background(color: QColor, scheme: Scheme | None = None) -> QColor:
+    """The soft background of `pill_background` made opaque over the window, for what floats over a page."""
+    soft, under = pill_background(color, scheme), QColor(tones(scheme).window)
+    a = soft.alphaF()
+
+    def mix(top: int, bottom: int) -> int:
+        return round(top * a + bottom * (1 - a))
+
+    return QColor(
+        mix(soft.red(), under.red()), mix(soft.green(), under.green()), mix(soft.blue(), under.blue())
+    )
+
+
 def status_label(status: TaskStatus) -> str:
     """A status as people read it ("needs input")."""
     return status.value.replace("_", " ")

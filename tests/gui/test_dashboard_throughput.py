@@ -123,7 +123,7 @@ def test_throughput_counts_tasks_finished_over_the_last_three_hours_and_overall(
         assert status["recent"] == {"tasks": 3, "hours": 3.0, "per_hour": 1.0}
         assert status["overall"] == {"tasks": 3, "hours": round(overall_hours, 4), "per_hour": 0.1}
         assert pane.recent_rate.text() == "1.0 tasks / h"
-        assert pane.recent_note.text() == "over the last 3 h 0 min of agent work · 3 tasks"
+        assert pane.recent_note.text() == "over the last 3 h of agent work · 3 tasks"
         assert pane.overall_rate.text() == f"{finished / overall_hours:.2f} tasks / h" == "0.10 tasks / h"
         assert pane.overall_note.text() == "overall · 3 tasks in 29 h 50 min"
         window.close()
@@ -146,7 +146,7 @@ def test_spend_per_session_lists_the_latest_sessions_with_their_cost_turns_and_d
         assert shown == {session: (cost, turns) for session, cost, turns in latest}
         costs = [model.record(row).session.cost_usd for row in range(model.rowCount())]
         assert costs == sorted(costs, reverse=True)  # the dearest first
-        assert model.index(0, 6).data() == "20 min 0 s" and model.record(0).task_title.startswith("Task ")
+        assert model.index(0, 6).data() == "20 min" and model.record(0).task_title.startswith("Task ")
         summary = pane.spend_summary.text()
         assert summary.startswith(f"{count} sessions · ${total:,.2f} · ${total / count:,.2f} a session")
         assert f"${total / 3:,.2f} a finished task" in summary and "(the latest 50 below)" in summary

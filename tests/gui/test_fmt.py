@@ -49,3 +49,18 @@ def test_no_time_shows_nothing() -> None:
 
 def test_the_full_time_for_tooltips_has_the_date_and_seconds() -> None:
     assert fmt.full(at(18, 9, 53)).startswith("2026-11-18 09:53:00")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (0, "0 s"),
+        (42, "42 s"),
+        (60, "1 min"),
+        (185, "3 min 5 s"),
+        (3600 * 3, "3 h"),
+        (3600 + 12 * 60 + 59, "1 h 12 min"),
+    ],
+)
+def test_a_span_leaves_out_a_zero_part_after_the_first(seconds: int, shown: str) -> None:
+    assert fmt.span(seconds) == shown

@@ -1,23 +1,29 @@
-"""A non-modal bar at the top of the window for errors and notices."""
+"""A non-modal bar floating over the top of the panes for errors and notices: it moves nothing on the page."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from ralph_desk.gui import icons, theme
 
 AUTO_HIDE_MS = 6000
+MARGIN = 16  # from the host's sides
+TOP = 10  # from the host's top
 LEVEL_ICONS = {"info": "info", "success": "success", "warning": "warning", "error": "error"}
 
 
 class MessageBar(QFrame):
-    """Shows one message (the latest) until closed; notices hide by themselves, errors stay."""
+    """Shows one message (the latest) until closed; notices hide by themselves, errors stay.
+
+    Over a host (`float_over`) it is in no layout: it floats above the host's top edge, as wide as the
+    host, so that showing or hiding it moves nothing.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageBar")
+        self.floating = False
         self.level = "info"
         self.history: list[tuple[str, str]] = []
         self._icon = QLabel()
@@ -51,11 +57,39 @@ class MessageBar(QFrame):
         self.history.append((level, text))
         self._text.setText(text)
         self._restyle()
+        self._place()
         self.show()
+        self.raise_()
         if level in ("info", "success"):
             self._timer.start(AUTO_HIDE_MS)
         else:
             self._timer.stop()
+
+    def float_over(self, host: QWidget) -> None:
+        """Float over the top of `host` (out of any layout), following its size."""
+        self.setParent(host)
+        self.floating = True
+        host.installEventFilter(self)
+        self.hide()
+
+    def _place(self) -> None:
+        host = self.parentWidget()
+        if host is None or not self.floating:
+            return
+        width = max(host.width() - 2 * MARGIN, 0)
+        height = self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height()
+        self.setGeometry(MARGIN, TOP, width, height)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Follow the host's size."""
+        if (
+            self.floating
+            and watched is self.parentWidget()
+            and event.type() == QEvent.Type.Resize
+            and self.isVisible()
+        ):
+            self._place()
+        return False
 
     def error(self, text: str) -> None:
         """Show an error; it stays until closed."""
@@ -75,7 +109,7 @@ class MessageBar(QFrame):
 
     def _restyle(self) -> None:
         color = theme.level_color(self.level)
-        background = theme.pill_background(color).name(QColor.NameFormat.HexArgb)
+        background = theme.solid_background(color).name()
         theme.style(
             self,
             f"QFrame#messageBar {{ background: {background}; border: 1px solid {color.name()};"
