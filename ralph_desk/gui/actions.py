@@ -30,6 +30,7 @@ class ActionRunner(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.failures: list[str] = []
+        self._shown_left_out: set[str] = set()
 
     def run(self, what: str, call: Callable[[], T], done: str = "") -> T | None:
         """`call()` or None when it failed; `what` names the attempt ("answer question #4")."""
@@ -60,9 +61,13 @@ class ActionRunner(QObject):
         return result
 
     def left_out(self, what: str, errors: Iterable[ItemError]) -> None:
-        """Show each item a list could not read (`what` names the read: "read the tasks")."""
+        """Show each item a list could not read (`what` names the read: "read the tasks"), once: a list is
+        read again at every change, and the item stays unreadable until someone repairs it."""
         for error in errors:
-            self._fail(f"Could not {what} in full: {error} (left out)")
+            message = f"Could not {what} in full: {error} (left out)"
+            if message not in self._shown_left_out:
+                self._shown_left_out.add(message)
+                self._fail(message)
 
     def report(self, what: str, error: BaseException) -> None:
         """Show why `what` failed: a refusal in its own words, anything else with its type (and logged)."""
