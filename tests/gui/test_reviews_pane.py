@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -556,3 +556,20 @@ def test_side_by_side_the_chosen_half_of_a_selected_row_is_tinted_and_the_other_
     highlight_color = view.lines.palette().highlight().color()
     assert new_beside == new_before  # not the style's opaque highlight across the whole row
     assert old_chosen not in (old_before, highlight_color) and old_chosen.red() < old_before.red()
+
+
+def test_opening_the_comment_box_on_a_long_path_leaves_the_file_list_as_wide_as_it_was(
+    qtbot: QtBot, view: DiffView, files: list[FileDiff]
+) -> None:
+    view.resize(900, 600)
+    view.show_files(files)
+    qtbot.waitUntil(lambda: view.splitter.sizes()[0] > 0, timeout=WAIT_MS)
+    before = view.splitter.sizes()
+    long_path = "tidewater/stations/" + "harbour-" * 8 + "chart.py"
+
+    view.comment_box.open_edit(
+        LineComment("Keep", long_path, 19, "human", side=DiffSide.OLD, id=3, pending=True)
+    )
+    QApplication.processEvents()
+
+    assert view.comment_box.isVisible() and view.splitter.sizes() == before

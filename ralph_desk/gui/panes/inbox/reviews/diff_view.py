@@ -108,7 +108,7 @@ class CommentBox(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.place = label(name="subheading")
+        self.place = label(name="subheading", wrap=True)  # wraps rather than widen the diff column
         self.text = SendingTextEdit("Your comment for the agent (Ctrl+Enter adds it)", lines=3)
         self.add = button("Add comment", "comment", "Keep this comment on the line", primary=True)
         self.delete = button("Delete", "trash", "Delete this comment (it was not sent yet)")
