@@ -40,7 +40,7 @@ from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIO
 from ralph_desk.gui.panes.loop.running import RunningRow
 from ralph_desk.gui.panes.loop.state import LoopView, Phase
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
-from ralph_desk.project import ProjectPaths
+from ralph_desk.project import ProjectConfig, ProjectPaths
 from ralph_desk.services.container import Services
 from ralph_desk.vcs.initialise import make_repository
 
@@ -142,7 +142,8 @@ RUNNING = (
 )
 
 
-_LOOP_SHOWN: list[LoopView] = []  # the pane's own state, while the picture of a running loop is up
+_LOOP_SHOWN: list[tuple[LoopView, ProjectConfig]] = []  # the pane's own state and settings, while staged
+STAGED_PARALLEL = len(RUNNING)
 
 
 def _loop(glance: bool) -> Scene:
@@ -154,9 +155,16 @@ def _loop(glance: bool) -> Scene:
         pane.sessions.show_glance(False)
         pane.show_running([], None)
         if _LOOP_SHOWN:
-            pane.show_view(_LOOP_SHOWN.pop())
+            view, config = _LOOP_SHOWN.pop()
+            pane.show_view(view)
+            pane.settings.load(config)
         if not glance:
             return
+        # The form shows the settings the staged sessions run with (loaded, so not an unsaved edit).
+        config = pane.settings.values()
+        _LOOP_SHOWN.append((pane.view, config))
+        pane.settings.load(replace(config, parallel=STAGED_PARALLEL))
+        agent = str(pane.settings.agent.currentData())
         assert window.controller is not None
         titles = window.controller.directory
         now = datetime.now(UTC)
@@ -164,7 +172,7 @@ def _loop(glance: bool) -> Scene:
             RunningRow(
                 f"demo-{task}",
                 f"#{task} {titles.title(task)}",
-                "claude",
+                agent,
                 now - timedelta(minutes=minutes),
                 turns,
                 cost,
@@ -173,7 +181,6 @@ def _loop(glance: bool) -> Scene:
             )
             for task, minutes, turns, cost, action, state in RUNNING
         ]
-        _LOOP_SHOWN.append(pane.view)
         task = f"{rows[0].title} · also running: {rows[1].title}, {rows[2].title}"
         pane.show_view(replace(pane.view, phase=Phase.RUNNING, task=task, iteration=9, cost_usd=3.12))
         pane.show_running(rows, rows[0].session_id)
