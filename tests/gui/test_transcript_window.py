@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import SessionOutcome
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.stream import StreamLine, StreamModel
+from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.gui.panes.loop.transcript_window import ENDED, FOLLOWING, TranscriptWindow
-from ralph_desk.loop.model import EventKind
+from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.replay import TranscriptTail
 from ralph_desk.services.container import Services
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
@@ -151,3 +153,31 @@ def test_lines_beyond_the_limit_push_the_oldest_out() -> None:
     assert [line.text for line in model.lines] == ["a2", "b0", "b1", "b2", "b3"]
     model.extend([StreamLine(EventKind.ASSISTANT_TEXT, f"c{n}", "") for n in range(7)])
     assert [line.text for line in model.lines] == ["c2", "c3", "c4", "c5", "c6"]
+
+
+def test_a_live_line_added_measures_that_line_not_every_line_shown(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+    data = StreamModel.data
+
+    def counted(model: StreamModel, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        asked.append(index.row())
+        return data(model, index, role)
+
+    monkeypatch.setattr(StreamModel, "data", counted)  # before the model is made: Qt calls it from then on
+    view = StreamView()
+    qtbot.addWidget(view)
+    view.resize(900, 600)
+    view.show()
+    view.start_session("Tides", "s-long", lines=[])
+    view.show_events([LiveEvent(EventKind.ASSISTANT_TEXT, f"line {n} " * 30, {}) for n in range(500)])
+    qtbot.waitUntil(view.at_end, timeout=WAIT_MS)
+    asked.clear()
+
+    view.show_event(LiveEvent(EventKind.ASSISTANT_TEXT, "one more line", {}))
+    view.list.doItemsLayout()  # the layout the next paint does: every row is sized again
+
+    # Before, each of the 501 rows was asked for its text, font, icon… again: ~8 × 501 calls per line added.
+    assert asked and set(asked) <= {*range(480, 501)}
+    assert view.model.lines[-1].text == "one more line"
