@@ -37,7 +37,7 @@ from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.disciplines.pane import TOOLS
 from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIONS
-from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.running import RunningRow, also_running
 from ralph_desk.gui.panes.loop.state import LoopView, Phase
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
 from ralph_desk.project import ProjectConfig, ProjectPaths
@@ -181,7 +181,7 @@ def _loop(glance: bool) -> Scene:
             )
             for task, minutes, turns, cost, action, state in RUNNING
         ]
-        task = f"{rows[0].title} · also running: {rows[1].title}, {rows[2].title}"
+        task = f"{rows[0].title} · {also_running([row.title for row in rows[1:]])}"
         pane.show_view(replace(pane.view, phase=Phase.RUNNING, task=task, iteration=9, cost_usd=3.12))
         pane.show_running(rows, rows[0].session_id)
         pane.sessions.show_glance(True)

@@ -10,7 +10,7 @@ from ralph_desk.loop.model import EventKind, LiveEvent
 AT = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 
 
-def test_the_stream_follows_the_first_session_and_names_the_others() -> None:
+def test_the_stream_follows_the_first_session_and_counts_the_others() -> None:
     running = RunningSessions()
 
     assert running.started(RunningSession("s1", "#1 Draw", AT))
@@ -18,7 +18,9 @@ def test_the_stream_follows_the_first_session_and_names_the_others() -> None:
     assert not running.started(RunningSession("s3", "#3 Colour", AT))
 
     assert running.shown("s1") and not running.shown("s2") and running.shown(None)
-    assert running.others() == "also running: #2 Label, #3 Colour"
+    assert running.others() == "also running: 2 other sessions"  # the table names them
+    running.ended("s3")
+    assert running.others() == "also running: #2 Label"
 
 
 def test_when_the_followed_session_ends_the_next_running_one_is_followed() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,7 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.gui.clipping import clipped_texts
 from ralph_desk.gui.main_window import MainWindow
-from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.running import RunningRow, also_running
+from ralph_desk.gui.panes.loop.state import Phase
 from tests.gui.conftest import settle
 
 SMALL = QSize(1024, 640)
@@ -48,8 +50,11 @@ def test_three_running_sessions_and_an_error_keep_the_window_640_px_high(
     window.show_pane("loop")
     settle(qtbot, window)
     rows = _rows()
-    window.loop.show_running(rows, rows[0].session_id)
-    window.loop.sessions.show_glance(glance)
+    pane = window.loop
+    task = f"{rows[0].title} · {also_running([row.title for row in rows[1:]])}"
+    pane.show_view(replace(pane.view, phase=Phase.RUNNING, task=task, iteration=9, cost_usd=3.12))
+    pane.show_running(rows, rows[0].session_id)
+    pane.sessions.show_glance(glance)
     settle(qtbot, window)
     window.message_bar.error(ERROR)
     window.resize(SMALL)
@@ -59,6 +64,8 @@ def test_three_running_sessions_and_an_error_keep_the_window_640_px_high(
     assert window.minimumSizeHint().height() <= SMALL.height()
     assert window.size() == SMALL
     assert [str(found) for found in clipped_texts(window)] == []
+    lines = pane.detail.heightForWidth(pane.detail.width()) // pane.detail.fontMetrics().lineSpacing()
+    assert lines <= 2  # the heading names the followed session and counts the others
 
 
 @pytest.mark.parametrize("pane", ["inbox", "tasks", "loop", "dashboard"])

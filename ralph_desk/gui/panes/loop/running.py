@@ -190,11 +190,17 @@ class RunningSessions:
         return [session.row() for session in self.sessions.values()]
 
     def others(self) -> str:
-        """The running sessions the stream does not show, e.g. `also running: #3 Draw, #5 Label`."""
-        rest = [session.title for key, session in self.sessions.items() if key != self.followed]
-        return f"also running: {', '.join(rest)}" if rest else ""
+        """The running sessions the stream does not show: `also running: #3 Draw`, or how many."""
+        return also_running([session.title for key, session in self.sessions.items() if key != self.followed])
 
     def _follow(self, session_id: str, chosen: bool) -> None:
         self.followed = session_id
         self.chosen = chosen
         self.kept = None
+
+
+def also_running(titles: list[str]) -> str:
+    """The other sessions, short so that the pane's heading stays one or two lines (the table names all)."""
+    if len(titles) == 1:
+        return f"also running: {titles[0]}"
+    return f"also running: {len(titles)} other sessions" if titles else ""
