@@ -546,6 +546,17 @@ def _run_run(args: argparse.Namespace) -> int:
         )
 
 
+def _configure_trust(parser: argparse.ArgumentParser) -> None:
+    """`trust` takes only --root."""
+
+
+def _run_trust(args: argparse.Namespace) -> int:
+    from ralph_desk.loop.trust_check import trust_config
+
+    print(trust_config(ProjectPaths.at(_root(args))))
+    return EXIT_OK
+
+
 def _configure_session(parser: argparse.ArgumentParser) -> None:
     from ralph_desk.loop.headless import configure_session
 
@@ -865,6 +876,12 @@ COMMANDS: list[Command] = [
     Command("mcp", "serve the project's MCP tools over stdio or HTTP", _configure_mcp, _run_mcp),
     Command("connect", "write and print a ready MCP config for a client", _configure_connect, _run_connect),
     Command("run", "run the Ralph loop headless until a limit, a stop or idleness", _configure_run, _run_run),
+    Command(
+        "trust",
+        "allow the agent program the project's config.json names (asked again when it changes)",
+        _configure_trust,
+        _run_trust,
+    ),
     Command("session", "run one agent session with a recipe's tools", _configure_session, _run_session),
     Command("migrate", "copy a project's database to another URL, checked", _configure_migrate, _run_migrate),
     Command(

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.project import DB_URL_ENV, ProjectPaths
+from ralph_desk.project.trust import TRUST_FILE_ENV
 from ralph_desk.services.comments import CommentService
 from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.features import FeatureService
@@ -122,6 +123,19 @@ def _point_projects_at(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Some suites drop RALPH_DB_URL to keep a developer's setting out; their projects still land here.
     monkeypatch.setattr(ProjectPaths, "db_url", db_url)
     monkeypatch.setenv(DB_URL_ENV, url)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _trust_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The trusted agent commands of this test run, never the tester's own (every process inherits it)."""
+    path = tmp_path_factory.mktemp("trust") / "trusted-commands.json"
+    before = os.environ.get(TRUST_FILE_ENV)
+    os.environ[TRUST_FILE_ENV] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop(TRUST_FILE_ENV, None)
+    else:
+        os.environ[TRUST_FILE_ENV] = before
 
 
 @pytest.fixture(scope="module", autouse=True)

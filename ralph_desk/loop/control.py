@@ -51,6 +51,7 @@ from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_recipe_
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.runner import PROMPT_FILE_NAME, LoopRunner
 from ralph_desk.loop.settings import load_settings
+from ralph_desk.loop.trust_check import TRUST_HINT, UntrustedCommandError
 from ralph_desk.project import (
     ProjectError,
     ProjectExistsError,
@@ -193,6 +194,15 @@ class LoopController:
     def _details(self, tool: str, **more: object) -> dict[str, object]:
         return {"tool": tool, **more}
 
+    def _refusal(self, tool: str, error: ProjectError) -> dict[str, object]:
+        """The details of refused settings: an untrusted program is named, with how to allow it."""
+        if not isinstance(error, UntrustedCommandError):
+            return self._details(tool)
+        found = error.untrusted
+        return self._details(
+            tool, reason="untrusted_command", setting=found.setting, command=found.command, allow=TRUST_HINT
+        )
+
     def _log_details(self, tool: str, **more: object) -> dict[str, object]:
         return {**log_details(self.paths.logs_dir, tool), **more}
 
@@ -292,7 +302,7 @@ class LoopController:
                 parallel=parallel,
             )
         except ProjectError as error:
-            raise ControlError("invalid_argument", str(error), self._details("ralph_run")) from None
+            raise ControlError("invalid_argument", str(error), self._refusal("ralph_run", error)) from None
         if dry_run:
             return self._preview(services, settings)
         make_issuer = self._issuer("ralph_run")
@@ -519,7 +529,12 @@ class LoopController:
             "or wait until ralph_status says it is no longer running",
         )
         self._check_no_loop_elsewhere("ralph_understand")
-        settings = load_settings(self.paths, allow_edits=False)
+        try:
+            settings = load_settings(self.paths, allow_edits=False)
+        except ProjectError as error:
+            raise ControlError(
+                "invalid_argument", str(error), self._refusal("ralph_understand", error)
+            ) from None
         self._check_agent(settings, "ralph_understand")
 
         async def understand_run() -> None:

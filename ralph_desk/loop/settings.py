@@ -6,13 +6,19 @@ from dataclasses import replace
 from typing import Any
 
 from ralph_desk.loop.model import LoopSettings
+from ralph_desk.loop.trust_check import require_trusted
 from ralph_desk.project import ProjectPaths, read_config
 
 CLAUDE_BIN_ENV = "RALPH_CLAUDE_BIN"  # read by the Claude adapter when no agent_bin is set
 
 
 def load_settings(paths: ProjectPaths, **overrides: Any) -> LoopSettings:
-    """The project's settings with the given overrides (None values are ignored)."""
-    settings = LoopSettings.of(read_config(paths))
+    """The project's settings with the given overrides (None values are ignored).
+
+    `UntrustedCommandError` when they would run a program the project folder named and nobody allowed.
+    """
+    config = read_config(paths)
     given = {key: value for key, value in overrides.items() if value is not None}
-    return replace(settings, **given)
+    settings = replace(LoopSettings.of(config), **given)
+    require_trusted(paths, config, settings)
+    return settings

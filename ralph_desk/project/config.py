@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ralph_desk.domain.enums import MergeStrategy, Recipe
-from ralph_desk.project import contained
+from ralph_desk.project import contained, trust
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
@@ -298,16 +298,41 @@ def read_config(paths: ProjectPaths) -> ProjectConfig:
         raise ProjectError(f"{paths.config_file}: {error}") from None
 
 
-def write_config(paths: ProjectPaths, config: ProjectConfig) -> None:
-    """Write the settings to `.ralph/config.json`, the whole file replaced at once."""
+COMMAND_KEYS = ("agent_bin", "agent_command")  # the settings that name a program ralph-desk runs
+
+
+def command_fingerprint(config: ProjectConfig) -> str | None:
+    """The fingerprint of the settings that name a program to run; None when they name none."""
+    named = {key: config.to_json()[key] for key in COMMAND_KEYS}
+    return trust.fingerprint(named) if any(value is not None for value in named.values()) else None
+
+
+def _trust(paths: ProjectPaths, config: ProjectConfig) -> None:
+    """A program named through ralph-desk's own writer is the person's choice: trusted from now on."""
+    print_ = command_fingerprint(config)
+    if print_ is not None:
+        trust.record(paths.root, print_)
+
+
+def _write_file(paths: ProjectPaths, config: ProjectConfig) -> None:
     contained.write_text(paths.root, paths.config_file, json.dumps(config.to_json(), indent=2) + "\n")
+
+
+def write_config(paths: ProjectPaths, config: ProjectConfig) -> None:
+    """Write the settings to `.ralph/config.json`, the whole file replaced at once; its program trusted."""
+    _write_file(paths, config)
+    _trust(paths, config)
 
 
 def update_config(paths: ProjectPaths, **changes: Any) -> ProjectConfig:
     """Change some settings in `.ralph/config.json`; ProjectError, nothing written, when any is bad."""
     try:
-        updated = read_config(paths).changed(**changes)
+        current = read_config(paths)
+        updated = current.changed(**changes)
     except ConfigError as error:
         raise ProjectError(f"{paths.config_file}: {error}") from None
-    write_config(paths, updated)
+    _write_file(paths, updated)
+    # Only a program this change named is trusted: saving another key keeps a cloned command untrusted.
+    if command_fingerprint(updated) != command_fingerprint(current):
+        _trust(paths, updated)
     return updated

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.loop.start_summary import StartSummary
+from ralph_desk.loop.trust_check import Untrusted
 
 MIN_WIDTH = 520
 """Wide enough that the summary's values read on a line or two, not wrapped word by word."""
@@ -26,7 +27,11 @@ class StartLoopDialog(QDialog):
     """Shows a `StartSummary`; Start (the default button, so Enter starts) calls back with "remember"."""
 
     def __init__(
-        self, summary: StartSummary, on_start: Callable[[bool], None], parent: QWidget | None = None
+        self,
+        summary: StartSummary,
+        on_start: Callable[[bool], None],
+        parent: QWidget | None = None,
+        untrusted: Untrusted | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Start the loop?")
@@ -51,6 +56,22 @@ class StartLoopDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(label(heading, wrap=True))
         layout.addLayout(form)
+        self.warning: QLabel | None = None
+        if untrusted is not None:
+            self.warning = label(untrusted_warning(untrusted), wrap=True, selectable=True)
+            self.warning.setObjectName("untrustedCommand")
+            layout.addWidget(self.warning)
+            self.start_button.setText("Trust and start")
         layout.addWidget(self.remember)
         layout.addWidget(buttons)
         self.accepted.connect(lambda: self._on_start(self.remember.isChecked()))
+
+
+def untrusted_warning(found: Untrusted) -> str:
+    """The warning over a program that came with the project folder and was never allowed here."""
+    return (
+        f"Warning: this program came with the project folder (.ralph/config.json, {found.setting}), "
+        f"not from you: {found.command}\n"
+        "Starting runs it on this computer with your rights. Start only if you trust it; "
+        "this computer then remembers it for this project, and asks again if it changes."
+    )

@@ -35,7 +35,8 @@ from ralph_desk.loop.preview import SessionPreview, preview_next_session
 from ralph_desk.loop.replay import TranscriptTail, replay
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.loop.start_summary import summarise_start
-from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
+from ralph_desk.loop.trust_check import Untrusted, untrusted
+from ralph_desk.project import ProjectConfig, ProjectError, read_config, trust, update_config
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui.loop")
@@ -339,22 +340,37 @@ class LoopWiring(QObject):
         except RuntimeError:
             self.actions.fail("Could not start the loop: no event loop runs this window.")
             return
-        root = self.services.paths.root
-        if self.store.value(start_confirmed_key(str(root)), False, bool):
+        paths = self.services.paths
+        try:
+            found = untrusted(paths, read_config(paths), settings)
+        except ProjectError as error:
+            self.actions.fail(f"Could not start the loop: {error}")
+            return
+        # "Don't ask again" never covers a program the folder named and this computer has not allowed.
+        if found is None and self.store.value(start_confirmed_key(str(paths.root)), False, bool):
             self._launch(settings)
             return
         summary = self.actions.run(
-            "describe the loop run", lambda: summarise_start(self.services, settings, root)
+            "describe the loop run", lambda: summarise_start(self.services, settings, paths.root)
         )
         if summary is not None:
-            dialog = StartLoopDialog(summary, lambda keep: self._confirmed(settings, keep), self.pane)
+            dialog = StartLoopDialog(
+                summary, lambda keep: self._confirmed(settings, keep, found), self.pane, untrusted=found
+            )
             self.start_dialog = dialog
             dialog.open()
 
-    def _confirmed(self, settings: LoopSettings, remember: bool) -> None:
-        """The person agreed to start (and maybe not to be asked again for this project)."""
+    def _confirmed(self, settings: LoopSettings, remember: bool, found: Untrusted | None = None) -> None:
+        """The person agreed to start (maybe not to be asked again); the program shown to them is trusted."""
+        root = self.services.paths.root
+        if found is not None:
+            try:
+                trust.record(root, found.fingerprint)
+            except ProjectError as error:
+                self.actions.fail(f"Could not start the loop: {error}")
+                return
         if remember:
-            self.store.setValue(start_confirmed_key(str(self.services.paths.root)), True)
+            self.store.setValue(start_confirmed_key(str(root)), True)
         if not self.running:
             self._launch(settings)
 

@@ -1,0 +1,92 @@
+"""Before a loop runs: a program that came with the project folder runs only once the person allowed it."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from ralph_desk.loop.model import LoopSettings, command_template
+from ralph_desk.project import ProjectConfig, ProjectError, ProjectPaths, read_config, trust
+from ralph_desk.project.config import COMMAND_KEYS, command_fingerprint
+
+TRUST_HINT = "ralph-desk trust"
+
+
+@dataclass(frozen=True)
+class Untrusted:
+    """A program named by the project's config.json that this computer has not allowed yet."""
+
+    setting: str  # agent_bin or agent_command
+    command: str  # the exact program (agent_bin) or command line (agent_command), as shown
+    fingerprint: str
+
+
+class UntrustedCommandError(ProjectError):
+    """The loop would run a program the project folder named and the person has not allowed."""
+
+    def __init__(self, paths: ProjectPaths, found: Untrusted) -> None:
+        super().__init__(
+            f"{paths.config_file} names the program to run ({found.setting}): {found.command} — "
+            f"it came with the project folder and this computer has not allowed it, so nothing was run. "
+            f"Check it, then allow it with `{TRUST_HINT} --root {paths.root}` "
+            f"(asked again whenever the command changes)"
+        )
+        self.untrusted = found
+
+
+def untrusted(paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings) -> Untrusted | None:
+    """What `settings` would run from `config` without the person's leave; None when nothing is."""
+    found = config_program(config, settings)
+    if found is None:
+        return None
+    setting, command = found
+    print_ = command_fingerprint(config)
+    assert print_ is not None  # a program came from the config, so the config names one
+    if trust.is_trusted(paths.root, print_):
+        return None
+    return Untrusted(setting, command, print_)
+
+
+def config_program(config: ProjectConfig, settings: LoopSettings) -> tuple[str, str] | None:
+    """The setting and program the config names that `settings` would run (not one given elsewhere)."""
+    if settings.agent == "command":
+        if settings.agent_command and settings.agent_command == command_template(config.agent_command):
+            return "agent_command", settings.agent_command
+        return None
+    if (
+        settings.agent in ("claude", "codex")
+        and settings.agent_bin
+        and settings.agent_bin == config.agent_bin
+    ):
+        return "agent_bin", settings.agent_bin
+    return None
+
+
+def require_trusted(paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings) -> None:
+    """Raise `UntrustedCommandError` when `settings` would run a program the person has not allowed."""
+    found = untrusted(paths, config, settings)
+    if found is not None:
+        raise UntrustedCommandError(paths, found)
+
+
+def trust_config(paths: ProjectPaths) -> str:
+    """Allow the programs the project's config.json names now (`ralph-desk trust`); what was allowed."""
+    config = read_config(paths)
+    print_ = command_fingerprint(config)
+    if print_ is None:
+        return (
+            f"{paths.config_file} names no program (agent_bin and agent_command are null): nothing to trust"
+        )
+    where = trust.record(paths.root, print_)
+    named = [f"  {key}: {_shown(getattr(config, key))}" for key in COMMAND_KEYS if getattr(config, key)]
+    return "\n".join(
+        [
+            f"Trusted for {paths.root} (kept in {where}):",
+            *named,
+            "ralph-desk asks again if these settings change.",
+        ]
+    )
+
+
+def _shown(value: str | tuple[str, ...]) -> str:
+    return value if isinstance(value, str) else shlex.join(value)

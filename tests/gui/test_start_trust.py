@@ -1,0 +1,71 @@
+"""The window's Start: a program that came with the project folder is shown with a warning."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.panes.loop.state import Phase
+from ralph_desk.gui.panes.loop.wiring import start_confirmed_key
+from ralph_desk.project import read_config, trust
+from ralph_desk.project.config import command_fingerprint
+from ralph_desk.services.container import Services
+from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
+from tests.gui.test_rehearsal_loop import start_dialog
+from tests.loop.test_trust import cloned_command
+
+__all__ = ["embedded", "loop_window", "qt_loop"]
+
+SESSION_MS = 120_000
+
+
+@pytest.mark.slow
+def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
+    qtbot: QtBot,
+    loop_window: MainWindow,
+    qt_loop: object,
+    services: Services,
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    assert settings.value(start_confirmed_key(str(services.paths.root)), False, bool)  # "don't ask again"
+    assert services.tasks.next_runnable(limit=1)
+    marker = tmp_path / "marker"
+    command = cloned_command(services.paths, marker)
+    pane = loop_window.loop
+    runs_before = services.sessions.list_loop_runs(limit=100)
+
+    pane.start.click()  # remembered, yet asked: the folder named a program never allowed here
+
+    dialog = start_dialog(loop_window)
+    assert dialog.warning is not None
+    warning = dialog.warning.text()
+    assert "came with the project folder" in warning and shlex.join(command) in warning
+    dialog.reject()
+    assert not marker.exists() and not wiring(loop_window).running
+    assert services.sessions.list_loop_runs(limit=100) == runs_before
+    fingerprint = command_fingerprint(read_config(services.paths))
+    assert fingerprint is not None and not trust.is_trusted(services.paths.root, fingerprint)
+
+    pane.start.click()
+    start_dialog(loop_window).accept()
+
+    assert trust.is_trusted(services.paths.root, fingerprint)
+    qtbot.waitUntil(marker.exists, timeout=SESSION_MS)
+    finish(qtbot, qt_loop, wiring(loop_window).shutdown(), timeout=SESSION_MS)  # type: ignore[arg-type]
+    qtbot.waitUntil(lambda: pane.phase is not Phase.RUNNING and pane.start.isEnabled(), timeout=SESSION_MS)
+
+    changed = tmp_path / "changed"
+    cloned_command(services.paths, changed)  # as a `git pull` would change it
+    wiring(loop_window).start_dialog = None
+    pane.start.click()
+
+    dialog = start_dialog(loop_window)
+    assert dialog.warning is not None and str(changed) in dialog.warning.text()
+    dialog.reject()
+    assert not changed.exists()
