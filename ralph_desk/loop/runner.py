@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -123,6 +124,9 @@ class LoopRunner:
         self._git = asyncio.Lock()
         self._heartbeat: asyncio.Task[None] | None = None
         self._lock = project_lock(services.paths.ralph)
+        # The run's state is written off the event loop (the window's thread), in the order it changed.
+        self._state_writer: ThreadPoolExecutor | None = None
+        self._state_written: Future[None] | None = None
         self._backoff = Backoff(settings.rate_limit_wait_s, settings.rate_limit_max_wait_s)
 
     def subscribe(self, listener: EventListener) -> None:
@@ -142,14 +146,32 @@ class LoopRunner:
             self.status.stop_reason = reason
         resumes = self.status.resumes_at.isoformat() if self.status.resumes_at else None
         self._emit(LiveEvent(EventKind.LOOP_STATE, state.value, {"reason": reason, "resumes_at": resumes}))
-        if self.status.loop_run_id is not None:
-            self.services.sessions.update_loop_run(
+        if self.status.loop_run_id is not None and self._state_writer is not None:
+            self._state_written = self._state_writer.submit(
+                self._write_state,
                 self.status.loop_run_id,
-                state=state.value,
-                iterations=self.status.iteration,
-                cost_usd=self.status.cost_usd,
-                stop_reason=self.status.stop_reason,
+                state.value,
+                self.status.iteration,
+                self.status.cost_usd,
+                self.status.stop_reason,
             )
+
+    def _write_state(
+        self, loop_run_id: int, state: str, iterations: int, cost_usd: float, stop_reason: str | None
+    ) -> None:
+        """On the state writer's thread: record the run's state (a failure is logged; the next retries)."""
+        try:
+            self.services.sessions.update_loop_run(
+                loop_run_id, state=state, iterations=iterations, cost_usd=cost_usd, stop_reason=stop_reason
+            )
+        except Exception:
+            log.exception("could not record loop run %s as %s", loop_run_id, state)
+
+    async def _states_recorded(self) -> None:
+        """Wait until every state handed to the writer is in the database."""
+        written = self._state_written
+        if written is not None:
+            await asyncio.wrap_future(written)
 
     def stop(self) -> None:
         """End the current agent (not counted as stuck) and stop the loop."""
@@ -184,6 +206,7 @@ class LoopRunner:
         """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
         self.adapter.check_available(self.settings)
         self._lock.acquire()
+        self._state_writer = ThreadPoolExecutor(1, thread_name_prefix="ralph-loop-state")
         run_id: int | None = None
         try:
             self._recover_orphans()
@@ -219,6 +242,9 @@ class LoopRunner:
             self._killers.clear()
             if run_id is not None:
                 _RUNNING_HERE.discard(run_id)
+            await self._states_recorded()
+            self._state_writer.shutdown(wait=False)
+            self._state_writer = None
             self._lock.release()
         return self.status
 
@@ -227,7 +253,7 @@ class LoopRunner:
         while True:
             await asyncio.sleep(HEARTBEAT_S)
             try:
-                self.services.sessions.renew_lease(loop_run_id)
+                await asyncio.to_thread(self.services.sessions.renew_lease, loop_run_id)
             except Exception:
                 # A busy or unreachable database: the next beat tries again, well within the lease.
                 log.warning("could not renew the lease of loop run %s", loop_run_id, exc_info=True)

@@ -7,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import update
@@ -143,6 +145,25 @@ def test_a_task_in_progress_without_a_session_is_recovered_only_once_its_claim_i
     with project.db.write() as unit:
         unit.session.execute(update(TaskRow).where(TaskRow.id == task.id).values(started_at=_lapsed()))
     assert project.sessions.orphans().task_ids == [task.id]
+
+
+def test_the_runs_state_is_written_off_the_event_loop_and_recorded_when_the_run_returns(
+    agent: Agent, project: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writers: list[str] = []
+    write = project.sessions.update_loop_run
+
+    def noting_the_thread(loop_run_id: int, **changes: Any) -> Any:
+        writers.append(threading.current_thread().name)
+        return write(loop_run_id, **changes)
+
+    monkeypatch.setattr(project.sessions, "update_loop_run", noting_the_thread)
+
+    status = run_loop(project, settings(agent))
+
+    assert status.loop_run_id is not None
+    assert project.sessions.get_loop_run(status.loop_run_id).state == LoopState.COMPLETED.value
+    assert writers and threading.main_thread().name not in writers
 
 
 def test_a_session_over_its_time_limit_is_ended_and_counted_stuck(

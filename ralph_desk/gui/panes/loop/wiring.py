@@ -160,9 +160,10 @@ class LoopWiring(QObject):
             self._history_stale = True
             return
         self._reading_history, self._history_stale = True, False
+        sessions = self.services.sessions  # the worker's thread must not touch this QObject
         self.worker.submit(
             "read the session history",
-            lambda: self.services.sessions.list(limit=HISTORY_LIMIT),
+            lambda: sessions.list(limit=HISTORY_LIMIT),
             self._show_history,
             self._history_failed,
         )
