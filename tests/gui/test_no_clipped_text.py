@@ -274,6 +274,8 @@ def test_no_text_is_cut_off_in_the_dialogs(
     if not dialog.isVisible():
         dialog.open() if isinstance(dialog, QDialog) else dialog.show()
     qtbot.waitExposed(dialog)
+    if isinstance(dialog, TranscriptWindow):  # its lines are read off the GUI thread: shown a moment later
+        qtbot.waitUntil(lambda: bool(dialog.status.text()), timeout=5000)
     QApplication.processEvents()
 
     assert [str(found) for found in clipped_texts(dialog)] == []

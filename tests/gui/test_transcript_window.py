@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,9 @@ from ralph_desk.domain.enums import SessionOutcome
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.stream import StreamLine, StreamModel
 from ralph_desk.gui.panes.loop.stream import StreamView
-from ralph_desk.gui.panes.loop.transcript_window import ENDED, FOLLOWING, TranscriptWindow
+from ralph_desk.gui.panes.loop.transcript_window import BATCH, ENDED, FOLLOWING, TranscriptWindow
 from ralph_desk.loop.model import EventKind, LiveEvent
-from ralph_desk.loop.replay import TranscriptTail
+from ralph_desk.loop.replay import CHUNK_BYTES, TranscriptTail
 from ralph_desk.services.container import Services
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 from tests.gui.test_rehearsal_loop import REHEARSAL_MS, in_session
@@ -52,6 +53,7 @@ def test_a_running_sessions_transcript_shows_lines_as_they_are_written_until_the
     assert wiring(window).show_transcript(str(log))
 
     shown = only_window(window)
+    qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)
     assert shown.isVisible() and texts(shown) == ["Reading the tide tables."]
     assert shown.status.text() == FOLLOWING and shown.stream.figures.started is not None
     with log.open("a", encoding="utf-8") as writing:
@@ -139,11 +141,43 @@ def test_lines_read_at_once_go_into_the_view_in_one_insertion(qtbot: QtBot, tmp_
     with log.open("a", encoding="utf-8") as writing:
         writing.writelines(f"{said(f'line {n}')}\n" for n in range(1, 400))
 
+    qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)
+    insertions.clear()
+    shown._timer.stop()
     shown.follow()  # row by row, each insertion laid the whole list out again: minutes for a long transcript
+    qtbot.waitUntil(lambda: not shown._delivery.isActive(), timeout=WAIT_MS)
 
     assert insertions == [(1, 399)]
     assert texts(shown) == [f"line {n}" for n in range(400)]
     assert shown.stream.figures.messages == 400
+
+
+def test_a_long_transcript_is_read_off_the_gui_thread_and_shown_in_short_batches(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "session.log"
+    log.write_text("".join(f"{said(f'line {n}')}\n" for n in range(12_000)))
+    log.with_suffix(".json").write_text("{}\n")
+    readers: set[str] = set()
+    read = TranscriptTail.read
+
+    def watched(tail: TranscriptTail, limit: int = CHUNK_BYTES) -> list[LiveEvent]:
+        readers.add(threading.current_thread().name)
+        return read(tail, limit)
+
+    monkeypatch.setattr(TranscriptTail, "read", watched)
+    insertions: list[int] = []
+    shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-long")
+    qtbot.addWidget(shown)
+    shown.stream.model.rowsInserted.connect(lambda _parent, first, last: insertions.append(last - first + 1))
+
+    qtbot.waitUntil(lambda: shown.status.text() == ENDED, timeout=60_000)
+
+    # Before, each 256 KiB chunk was read and parsed on the GUI thread: 1.1 s held at a step.
+    assert readers and threading.current_thread().name not in readers
+    assert max(insertions) <= BATCH
+    assert shown.stream.figures.messages == 12_000
+    assert texts(shown)[-1] == "line 11999"
 
 
 def test_lines_beyond_the_limit_push_the_oldest_out() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QTimer
@@ -10,12 +12,32 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
 from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.gui.widgets.common import label
+from ralph_desk.loop.model import LiveEvent
 from ralph_desk.loop.replay import TranscriptTail, ended
 from ralph_desk.project import ProjectError
 
 POLL_MS = 500
+DELIVERY_MS = 10
+BATCH = 1000
+"""Events shown per GUI step: a step of a long transcript stays short."""
 FOLLOWING = "Following the session: new lines appear as the agent writes them."
 ENDED = "The session ended; this is its whole transcript."
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One read off the GUI thread: its events, whether more is written, whether the session ended."""
+
+    events: list[LiveEvent]
+    more: bool
+    done: bool
+
+
+def _read(tail: TranscriptTail) -> _Step:
+    """On the reading thread: the next chunk's events (no Qt object is touched here)."""
+    done = ended(tail.path)  # before reading: the last lines are written before the summary
+    events = tail.read()
+    return _Step(events, tail.more, done)
 
 
 class TranscriptWindow(QDialog):
@@ -45,26 +67,54 @@ class TranscriptWindow(QDialog):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.follow)
+        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-tail")
+        self._reading: Future[_Step] | None = None
+        self._step: _Step | None = None
+        self._delivery = QTimer(self)
+        self._delivery.setInterval(DELIVERY_MS)
+        self._delivery.timeout.connect(self._deliver)
         self.follow()
 
     @property
     def following(self) -> bool:
-        """Whether the window still waits for more lines."""
-        return self._timer.isActive()
+        """Whether the window still reads, shows or waits for more lines."""
+        return self._timer.isActive() or self._delivery.isActive()
 
     def follow(self) -> None:
-        """Show the lines written since the last look; look again soon unless the session ended."""
-        done = ended(self.tail.path)  # before reading: the last lines are written before the summary
-        try:
-            events = self.tail.read()
-        except (OSError, ProjectError) as error:
-            self.status.setText(f"Could not read the transcript {self.tail.path.name}: {error}")
-            self.stream.end_session()
+        """Read the lines written since the last look off the GUI thread; they are shown as they come."""
+        if self._pool is None or self._reading is not None:
             return
-        self.stream.show_events(events)  # one insertion: a row at a time lays the whole view out each time
-        if self.tail.more:
-            self._timer.start(0)  # a long transcript is shown in steps; the window stays responsive
-        elif done:
+        self._reading = self._pool.submit(_read, self.tail)
+        self._delivery.start()
+
+    def _deliver(self) -> None:
+        """Show the next batch of what was read; when all is shown, read on, wait, or stop."""
+        if self._step is None:
+            reading = self._reading
+            if reading is None or not reading.done():
+                return
+            self._reading = None
+            try:
+                self._step = reading.result()
+            except (OSError, ProjectError) as error:
+                self._delivery.stop()
+                self.status.setText(f"Could not read the transcript {self.tail.path.name}: {error}")
+                self.stream.end_session()
+                return
+        step = self._step
+        batch, rest = step.events[:BATCH], step.events[BATCH:]
+        self.stream.show_events(batch)  # one insertion: a row at a time lays the whole view out each time
+        if rest:
+            self._step = _Step(rest, step.more, step.done)
+            return
+        self._step = None
+        self._delivery.stop()
+        self._then(step)
+
+    def _then(self, step: _Step) -> None:
+        if step.more:
+            self.follow()  # a long transcript is read in steps
+        elif step.done:
             self.status.setText(ENDED)
             self.stream.end_session()
         else:
@@ -74,6 +124,10 @@ class TranscriptWindow(QDialog):
     def hideEvent(self, event: QHideEvent) -> None:
         """Stop following when the window closes."""
         self._timer.stop()
+        self._delivery.stop()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         super().hideEvent(event)
 
 
