@@ -11,6 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from ralph_desk.domain.endpoints import EndpointIssuer, SessionEndpoint
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
@@ -49,6 +50,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
 
+T = TypeVar("T")
 log = logging.getLogger("ralph_desk.loop")
 
 PROMPT_FILE_NAME = "prompt.md"
@@ -415,8 +417,8 @@ class LoopRunner:
         try:
             # A task's session works in the task's own worktree; the person's checkout is never touched.
             async with self._git:
-                work = await asyncio.to_thread(branches.prepare, services, plan, self.repo_root)
-        except Exception as error:
+                work = await _through(branches.prepare, services, plan, self.repo_root)
+        except BaseException as error:
             self._abandon(plan, transcript, error)
             raise
         root = work.root
@@ -430,7 +432,7 @@ class LoopRunner:
         exit_code: int | None = None
         timed_out = False
         try:
-            command = await asyncio.to_thread(
+            command = await _through(
                 self._begin, plan, endpoint, root, read_only, transcript, git_before.head
             )
             self._emit(
@@ -447,51 +449,55 @@ class LoopRunner:
                 )
             )
             parser = self.adapter.parser()
-        except Exception as error:
+        except BaseException as error:
             self._abandon(plan, transcript, error)
             self.issuer.close_session(endpoint)
             raise
         try:
-            exit_code, timed_out = await self._run_process(command, parser, transcript, plan.session_id)
-            summary = parser.summary
-        except OSError as error:
-            # The agent could not even be started (a vanished binary, a bad working directory).
-            summary.error = f"could not start the agent: {error}"
-            transcript.note(summary.error)
-        finally:
-            self.issuer.close_session(endpoint)
-        if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
-            # The understand run is read-only: the agent returns the map, the loop writes it.
-            self._save_map(summary.result_text, summary, transcript)
-        git_after = await asyncio.to_thread(git.state, root)
-        changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
-        escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
-        if escaped:
-            await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
-        # The commit comes before the decision: a crash between them leaves the work on the task branch.
-        async with self._git:
-            committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
-        result = await asyncio.to_thread(
-            self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
-        )
-        stashed = (
-            committed.stashed
-            if committed is not None
-            else read_only
-            and bool(changed)
-            and await asyncio.to_thread(
-                git.stash_changes,
-                root,
-                f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
-            )
-        )
-        if stashed:
-            result.outcome = SessionOutcome.REJECTED
-            if plan.task and result.decision and result.decision.status in FINISHED:
-                services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
-        elif result.decision is not None and plan.task is not None:
+            try:
+                exit_code, timed_out = await self._run_process(command, parser, transcript, plan.session_id)
+                summary = parser.summary
+            except OSError as error:
+                # The agent could not even be started (a vanished binary, a bad working directory).
+                summary.error = f"could not start the agent: {error}"
+                transcript.note(summary.error)
+            finally:
+                self.issuer.close_session(endpoint)
+            if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
+                # The understand run is read-only: the agent returns the map, the loop writes it.
+                self._save_map(summary.result_text, summary, transcript)
+            git_after = await asyncio.to_thread(git.state, root)
+            changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
+            escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
+            if escaped:
+                await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
+            # The commit comes before the decision: a crash between them leaves the work on the task branch.
             async with self._git:
-                await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
+                committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
+            result = await asyncio.to_thread(
+                self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
+            )
+            stashed = (
+                committed.stashed
+                if committed is not None
+                else read_only
+                and bool(changed)
+                and await asyncio.to_thread(
+                    git.stash_changes,
+                    root,
+                    f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
+                )
+            )
+            if stashed:
+                result.outcome = SessionOutcome.REJECTED
+                if plan.task and result.decision and result.decision.status in FINISHED:
+                    services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+            elif result.decision is not None and plan.task is not None:
+                async with self._git:
+                    await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
+        except BaseException as error:  # the session still ends, recorded and announced; the error goes on
+            await self._end_abruptly(plan, transcript, summary, exit_code, error)
+            raise
         decision = result.decision
         closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
         self.status.cost_usd += summary.cost_usd
@@ -515,16 +521,31 @@ class LoopRunner:
                 error=summary.error or ("timed out" if timed_out else None),
             )
 
-        await asyncio.to_thread(record_end)
+        try:
+            await _through(record_end)
+        finally:
+            self._ended(plan, outcome, summary, exit_code, closing_verb)
         if result.decision is not None and result.outcome is not SessionOutcome.REJECTED:
             if result.decision.status in FINISHED:
                 self.status.completed += 1
             elif result.decision.status is TaskStatus.FAILED:
                 self.status.failed += 1
+        self.results.append(result)
+        return result
+
+    def _ended(
+        self,
+        plan: SessionPlan,
+        outcome: str,
+        summary: StreamSummary,
+        exit_code: int | None,
+        closing_verb: str | None,
+    ) -> None:
+        """Announce the session's end and take it off the running list."""
         self._emit(
             LiveEvent(
                 EventKind.SESSION_ENDED,
-                result.outcome.value,
+                outcome,
                 {
                     "task_id": plan.task.id if plan.task else None,
                     "cost_usd": summary.cost_usd,
@@ -536,8 +557,46 @@ class LoopRunner:
             )
         )
         self._forget(plan)
-        self.results.append(result)
-        return result
+
+    async def _end_abruptly(
+        self,
+        plan: SessionPlan,
+        transcript: Transcript,
+        summary: StreamSummary,
+        exit_code: int | None,
+        error: BaseException,
+    ) -> None:
+        """The session failed or was cancelled after its agent started: record and announce its end."""
+        cancelled = isinstance(error, asyncio.CancelledError)
+        what = (
+            "the session was cancelled"
+            if cancelled
+            else f"the session failed: {type(error).__name__}: {error}"
+        )
+        outcome = SessionOutcome.STOPPED.value if cancelled else SessionOutcome.FAILED.value
+        if not cancelled:
+            log.error("session %s failed after its agent ran", plan.session_id, exc_info=error)
+
+        def record() -> None:
+            transcript.note(what)
+            transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=outcome)
+            with contextlib.suppress(ServiceError):
+                self.services.sessions.finish_session(
+                    plan.session_id,
+                    exit_code=exit_code,
+                    outcome=outcome,
+                    cost_usd=summary.cost_usd,
+                    input_tokens=summary.input_tokens,
+                    output_tokens=summary.output_tokens,
+                    turns=summary.turns,
+                    transcript_path=str(transcript_path),
+                    error=what[:MAX_TEXT],
+                )
+
+        try:
+            await _through(record)
+        finally:
+            self._ended(plan, outcome, summary, exit_code, None)
 
     def _forget(self, plan: SessionPlan) -> None:
         """The session no longer runs: the status names the latest one still running, if any."""
@@ -623,7 +682,7 @@ class LoopRunner:
             plan.task.id, plan.session_id, "flag", what=what, severity="blocking", category="security"
         )
 
-    def _abandon(self, plan: SessionPlan, transcript: Transcript, error: Exception) -> None:
+    def _abandon(self, plan: SessionPlan, transcript: Transcript, error: BaseException) -> None:
         """A session that failed before its agent started: its task goes back to the queue, uncounted."""
         log.exception("session %s could not be prepared", plan.session_id)
         transcript.note(f"the session could not be prepared: {error}")
@@ -751,6 +810,17 @@ class LoopRunner:
             self._killers[key] = asyncio.get_running_loop().create_task(
                 stop_tree(process, KILL_GRACE_S), name=f"ralph-loop-killer-{key}"
             )
+
+
+async def _through(work: Callable[..., T], *args: object) -> T:
+    """`work(*args)` off the event loop; a cancel waits for it to end (its writes land first)."""
+    running = asyncio.ensure_future(asyncio.to_thread(work, *args))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await running
+        raise
 
 
 async def _cancel(task: asyncio.Task[None] | None) -> None:

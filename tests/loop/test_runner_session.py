@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus
+from ralph_desk.loop import branches
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.planner import plan_next_task
 from ralph_desk.loop.runner import LoopRunner, SessionResult
@@ -120,3 +121,25 @@ def test_a_session_stopped_while_the_agent_waits_is_stopped_not_stuck(
     assert reloaded.status is TaskStatus.PENDING and reloaded.stuck_count == 0
     (recorded,) = project.sessions.list(task_id=task.id)
     assert recorded.outcome == SessionOutcome.STOPPED.value
+
+
+def test_a_session_whose_merge_fails_still_ends_recorded_and_announced(
+    agent: Agent, project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = project.tasks.create("core", "backend", "Tide parser")
+    start_api(**{heading(task.id): session(verb("partial", summary="started", remaining="the rest"))})
+
+    def merge_fails(*_args: object) -> TaskStatus:
+        raise RuntimeError("the merge broke")
+
+    monkeypatch.setattr(branches, "after_review_gate", merge_fails)
+    events: list[LiveEvent] = []
+
+    with pytest.raises(RuntimeError, match="the merge broke"):  # the error is not hidden
+        run_session(project, agent, events)
+
+    # Before, the row stayed 'running' until the next start, and no end was announced.
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.outcome == SessionOutcome.FAILED.value and recorded.ended_at is not None
+    assert recorded.error is not None and "the merge broke" in recorded.error
+    assert events[-1].kind is EventKind.SESSION_ENDED and events[-1].session_id == recorded.id
