@@ -320,8 +320,8 @@ def _write_file(paths: ProjectPaths, config: ProjectConfig) -> None:
 
 def write_config(paths: ProjectPaths, config: ProjectConfig) -> None:
     """Write the settings to `.ralph/config.json`, the whole file replaced at once; its program trusted."""
+    _trust(paths, config)  # first: a trust file that cannot be written leaves config.json as it was
     _write_file(paths, config)
-    _trust(paths, config)
 
 
 def update_config(paths: ProjectPaths, **changes: Any) -> ProjectConfig:
@@ -331,8 +331,8 @@ def update_config(paths: ProjectPaths, **changes: Any) -> ProjectConfig:
         updated = current.changed(**changes)
     except ConfigError as error:
         raise ProjectError(f"{paths.config_file}: {error}") from None
-    _write_file(paths, updated)
     # Only a program this change named is trusted: saving another key keeps a cloned command untrusted.
     if command_fingerprint(updated) != command_fingerprint(current):
         _trust(paths, updated)
+    _write_file(paths, updated)
     return updated

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from ralph_desk.project import ProjectPaths, read_config, update_config
+from ralph_desk.loop.settings import load_settings
+from ralph_desk.project import ProjectError, ProjectPaths, read_config, update_config
 from ralph_desk.project.trust import TRUST_FILE_ENV
 from ralph_desk.services.container import Services
 from tests.support.ide import call
@@ -118,3 +119,14 @@ async def test_ralph_run_over_stdio_refuses_a_cloned_command(
     assert str(marker) in refused["details"]["command"] and "ralph-desk trust" in refused["message"]
     assert understand["details"]["reason"] == "untrusted_command"
     assert not marker.exists()
+
+
+def test_a_broken_trust_file_is_named_and_trusts_nothing(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    cloned_command(project.paths, tmp_path / "marker")
+    trust_file.parent.mkdir(parents=True)
+    trust_file.write_text("{broken", encoding="utf-8")
+    with pytest.raises(ProjectError, match=f"{trust_file}: cannot read the trusted agent commands"):
+        load_settings(project.paths)
+    assert load_settings(project.paths, agent="rehearsal").agent == "rehearsal"  # nothing named runs
