@@ -28,6 +28,10 @@ class MergeTurnError(ConflictError):
     """This process could not take its turn at merging; nothing was merged."""
 
 
+class MergeBusyError(MergeTurnError):
+    """Another merge held the turn for longer than this caller waits; queued approvals stay queued for it."""
+
+
 def _thread_lock(root: Path) -> threading.Lock:
     with _THREADS_LOCK:
         return _THREADS.setdefault(root, threading.Lock())
@@ -38,7 +42,7 @@ def merge_turn(paths: ProjectPaths, wait_s: float = WAIT_S) -> Iterator[None]:
     """Hold the checkout's merge turn (one thread of one process at a time) while the body merges."""
     threads = _thread_lock(paths.root)
     if not threads.acquire(timeout=wait_s):
-        raise MergeTurnError(
+        raise MergeBusyError(
             f"another merge in this process held {paths.root} for over {wait_s:g} s; try again"
         )
     try:
@@ -53,7 +57,7 @@ def merge_turn(paths: ProjectPaths, wait_s: float = WAIT_S) -> Iterator[None]:
         try:
             lock.acquire()
         except Timeout:
-            raise MergeTurnError(
+            raise MergeBusyError(
                 f"another process has been merging into {paths.root} for over {wait_s:g} s; try again"
             ) from None
         except OSError as error:  # the link was made between the check and the open

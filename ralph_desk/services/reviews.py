@@ -25,7 +25,7 @@ from ralph_desk.domain.records import AgentSession, Task
 from ralph_desk.domain.reviews import HUMAN, QueuedMerge, ReviewComment, ReviewItem, ReviewResult
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
-from ralph_desk.services.merge_queue import merge_turn
+from ralph_desk.services.merge_queue import WAIT_S, merge_turn
 from ralph_desk.services.sessions import SessionService, this_host
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
@@ -181,17 +181,18 @@ class ReviewService:
             )
         return comment
 
-    def approve(self, task_id: int) -> ReviewResult:
+    def approve(self, task_id: int, wait_s: float = WAIT_S) -> ReviewResult:
         """Queue the task's merge (the approval is recorded first), then merge the queue in approval order.
 
         Every process sharing the checkout merges from the one queue in the database, one at a time
         (services/merge_queue.py); an approval another process merged meanwhile reports what became of it.
-        A merge refused (uncommitted changes in the way) raises ReviewError and stays noted on the task.
+        A merge refused (uncommitted changes in the way) raises ReviewError and stays noted on the task;
+        a turn not had within `wait_s` raises MergeBusyError, the approval still queued for the holder.
         """
         task = self._in_review(task_id)
         with self.db.write() as unit:
             queue.enqueue(unit, task.id, self._checkout())
-        outcomes = self.merge_queued()
+        outcomes = self.merge_queued(wait_s)
         outcome = outcomes.get(task.id)
         if outcome is None:
             return self._merged_elsewhere(task.id)
@@ -199,7 +200,7 @@ class ReviewService:
             raise outcome
         return outcome
 
-    def merge_queued(self) -> dict[int, ReviewResult | ReviewError]:
+    def merge_queued(self, wait_s: float = WAIT_S) -> dict[int, ReviewResult | ReviewError]:
         """Merge every approved task of this checkout still waiting, in approval order; what became of each.
 
         Run after any approval and when a loop starts: an approval whose process died before its merge is
@@ -210,7 +211,7 @@ class ReviewService:
         with self.db.read() as unit:
             if not queue.waiting(unit, checkout):
                 return outcomes
-        with merge_turn(self.workspaces.paths):
+        with merge_turn(self.workspaces.paths, wait_s):
             while True:
                 with self.db.read() as unit:
                     waiting = queue.waiting(unit, checkout)

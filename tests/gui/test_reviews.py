@@ -13,10 +13,13 @@ from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import ReviewCommentState, TaskStatus
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import REVIEWS
+from ralph_desk.gui.panes.inbox.reviews import wiring as reviews_wiring
 from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
 from ralph_desk.gui.panes.inbox.reviews.rows import RowKind
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
+from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
+from ralph_desk.services.merge_queue import merge_turn
 from ralph_desk.services.reviews import ReviewService
 from ralph_desk.vcs.initialise import make_repository
 from tests.gui.conftest import controller, settle
@@ -253,3 +256,32 @@ def test_a_change_to_a_task_not_in_review_reads_no_review_and_a_change_to_one_do
     services.tasks.update(in_review, priority="critical")
     qtbot.waitUntil(lambda: shown[-1] is not None, timeout=WAIT_MS)
     assert listed
+
+
+def test_an_approval_while_another_merges_waits_queued_and_the_worker_goes_on(
+    qtbot: QtBot,
+    window: MainWindow,
+    services: Services,
+    project: Path,
+    in_review: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reviews_wiring, "WINDOW_WAIT_S", 0.2)  # the turn is held throughout: no race
+    view = reviews_tab(window)
+    wait_for_diff(qtbot, view, in_review)
+    worker = window.findChild(Worker)
+    assert worker is not None
+
+    with merge_turn(services.paths):  # another merge holds the turn (it would for minutes)
+        qtbot.mouseClick(view.detail.approve, Qt.MouseButton.LeftButton)
+        # Before, the window's worker waited up to 10 min per lock, every read queued behind it.
+        qtbot.waitUntil(lambda: "approved and queued" in window.message_bar.text, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: worker.idle, timeout=WAIT_MS)
+        assert f"#{in_review}" in window.message_bar.text
+        assert services.tasks.get(in_review).status is TaskStatus.IN_REVIEW
+        assert services.reviews.queued(in_review) is not None  # the approval is kept
+
+    merged = services.reviews.merge_queued()  # the holder merges the queue in turn
+
+    assert in_review in merged and services.tasks.get(in_review).status is TaskStatus.DONE
+    assert git(project, "show", "main:src/alerts.py") == "ALERT = 'low'\n"

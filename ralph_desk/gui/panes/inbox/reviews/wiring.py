@@ -16,10 +16,19 @@ from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, lay
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
+from ralph_desk.services.merge_queue import MergeBusyError
+from ralph_desk.services.reviews import ReviewService
 
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
 COMMENT_TOPIC = "reviews"
 MERGE_TOPIC = "merges"  # an approval queued, merged or refused
+
+WINDOW_WAIT_S = 5.0
+"""How long the window's worker waits for the merge turn; then the approval waits queued for its holder."""
+MERGE_QUEUED = (
+    "Task #{task_id} is approved and queued: another merge is under way (another process or the loop), "
+    "and it merges this task in its turn."
+)
 
 CountListener = Callable[[int], None]
 Version = tuple[tuple[int, datetime, str | None], ...]
@@ -199,11 +208,14 @@ class ReviewsWiring:
         )
 
     def approve(self, task_id: int) -> None:
-        """Merge the task's branch into its base (or send it back when the merge would conflict)."""
+        """Merge the task's branch into its base (or send it back when the merge would conflict).
+
+        The worker waits for the merge turn only briefly: while another process merges, the approval
+        stays queued (recorded first) and that process merges it in turn; the worker goes on to reads.
+        """
+        reviews = self.services.reviews
         self.worker.submit(
-            f"approve and merge task #{task_id}",
-            lambda: self.services.reviews.approve(task_id),
-            self._decided,
+            f"approve and merge task #{task_id}", lambda: _approve_or_queue(reviews, task_id), self._decided
         )
 
     def request_changes(self, task_id: int, message: str) -> None:
@@ -234,8 +246,18 @@ class ReviewsWiring:
             f"The project is a git repository now, on branch {branch}: each task works on its own branch."
         )
 
-    def _decided(self, result: ReviewResult) -> None:
-        if result.conflicts:
+    def _decided(self, result: ReviewResult | int) -> None:
+        if isinstance(result, int):
+            self.runner.sig_succeeded.emit(MERGE_QUEUED.format(task_id=result))
+        elif result.conflicts:
             self.runner.fail(f"Task #{result.task_id} was not merged: {result.message}")
         else:
             self.runner.sig_succeeded.emit(f"Task #{result.task_id}: {result.message} ({result.status}).")
+
+
+def _approve_or_queue(reviews: ReviewService, task_id: int) -> ReviewResult | int:
+    """On the worker: approve and merge; the task's id when its approval waits queued behind another merge."""
+    try:
+        return reviews.approve(task_id, WINDOW_WAIT_S)
+    except MergeBusyError:
+        return task_id
