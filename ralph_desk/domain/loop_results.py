@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.item_errors import UNREADABLE, ItemErrorResult
 from ralph_desk.domain.records import AgentSession, LoopRun, Signal
 from ralph_desk.domain.timestamps import maybe_utc, utc
 
@@ -339,6 +340,7 @@ class RalphHistoryResult(LoopResult):
     has_more: bool | None = Field(None, alias="hasMore")
     iteration: IterationDetail | None = None
     learnings: list[LearningEntry] | None = None
+    errors: list[ItemErrorResult] | None = Field(None, description=UNREADABLE)
 
 
 class RalphUnderstandResult(LoopResult):

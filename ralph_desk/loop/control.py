@@ -21,6 +21,7 @@ import anyio.from_thread
 from ralph_desk import prd
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState, Recipe, TaskStatus
+from ralph_desk.domain.item_errors import item_errors
 from ralph_desk.domain.loop_results import (
     NOT_INITIALISED,
     NOT_RUNNING,
@@ -474,6 +475,7 @@ class LoopController:
             iterations=[IterationEntry.of(session) for session in page],
             total=len(sessions),
             has_more=offset + len(page) < len(sessions),
+            errors=item_errors(sessions) or None,
         )
 
     def _iteration(self, number: int, limit: int) -> RalphHistoryResult:
@@ -495,13 +497,16 @@ class LoopController:
             )
         session = found[0]
         signals = services.signals.for_session(session.id)
-        return RalphHistoryResult(iteration=IterationDetail.of_session(session, signals, limit))
+        return RalphHistoryResult(
+            iteration=IterationDetail.of_session(session, signals, limit),
+            errors=item_errors(sessions, signals) or None,
+        )
 
     def _learnings(self, limit: int, offset: int) -> RalphHistoryResult:
-        signals = list(reversed(self.services.signals.learnings()))
-        iterations = {
-            session.id: session.iteration for session in self.services.sessions.list(limit=HISTORY_SCAN)
-        }
+        learned = self.services.signals.learnings()
+        signals = list(reversed(learned))
+        sessions = self.services.sessions.list(limit=HISTORY_SCAN)
+        iterations = {session.id: session.iteration for session in sessions}
         page = signals[offset : offset + limit]
         return RalphHistoryResult(
             learnings=[
@@ -517,6 +522,7 @@ class LoopController:
             ],
             total=len(signals),
             has_more=offset + len(page) < len(signals),
+            errors=item_errors(learned, sessions) or None,
         )
 
     def understand(self) -> RalphUnderstandResult:

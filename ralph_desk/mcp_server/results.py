@@ -22,7 +22,7 @@ from pydantic import (
 
 from ralph_desk.domain import totals
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
-from ralph_desk.domain.listing import errors_of
+from ralph_desk.domain.item_errors import UNREADABLE, ItemErrorResult, item_errors
 from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, TaskSummary
 from ralph_desk.domain.timestamps import maybe_utc, utc
 
@@ -77,24 +77,6 @@ class TaskBrief(RecordResult):
     feature: str = Field(description="Name of its feature.")
     discipline: str = Field(description="Name of its discipline.")
     origin: TaskOrigin = Field(description="Who created it: human, agent or import.")
-
-
-class ItemErrorResult(RecordResult):
-    """An item a list could not read (text written outside ralph-desk that is not UTF-8), left out of it."""
-
-    id: int | str = Field(description="The item's id.")
-    message: str = Field(description="What could not be read, and how to repair it.")
-
-
-UNREADABLE = (
-    "One entry per item that could not be read (its id and why); the list holds the others. "
-    "Empty when every item read."
-)
-
-
-def item_errors(items: Sequence[object]) -> list[ItemErrorResult]:
-    """The errors of a list of records, as results."""
-    return [ItemErrorResult.model_validate(error) for error in errors_of(items)]
 
 
 class TaskList(ResultModel):

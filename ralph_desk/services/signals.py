@@ -137,7 +137,7 @@ class SignalService:
             raise NotFoundError("signal", signal_id)
         return signal
 
-    def for_session(self, session_id: str) -> list[Signal]:
+    def for_session(self, session_id: str) -> Listing[Signal]:
         """Every signal of one agent session, in the order they were called."""
         session = check.required_text("session_id", session_id, limit=MAX_SESSION_ID)
         with self.db.read() as unit:

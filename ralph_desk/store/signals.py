@@ -52,11 +52,13 @@ def _newest_first(statement: Select[Any]) -> Select[Any]:
     return statement.order_by(TaskSignalRow.created.desc(), TaskSignalRow.id.desc())
 
 
-def _all(unit: UnitOfWork, statement: Select[Any]) -> Listing[Signal]:
+def _all(
+    unit: UnitOfWork, statement: Select[Any], params: Mapping[str, Any] | None = None
+) -> Listing[Signal]:
     keys: list[str] = []
 
     def rows() -> Sequence[Any]:
-        result = unit.execute(statement)
+        result = unit.execute(statement, params)
         keys[:] = result.keys()
         return result.all()
 
@@ -224,9 +226,9 @@ def update(unit: UnitOfWork, signal_id: int, fields: SignalWrite) -> Signal | No
     )
 
 
-def for_session(unit: UnitOfWork, session_id: str) -> list[Signal]:
-    """Every signal of one agent session, in the order they were called."""
-    return _records(unit.execute(_FOR_SESSION, {"session_id": session_id}))
+def for_session(unit: UnitOfWork, session_id: str) -> Listing[Signal]:
+    """Every signal of one agent session, in the order they were called (an error for each unreadable)."""
+    return _all(unit, _FOR_SESSION, {"session_id": session_id})
 
 
 def for_task(unit: UnitOfWork, task_id: int) -> Listing[Signal]:

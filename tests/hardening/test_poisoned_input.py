@@ -459,6 +459,54 @@ def test_one_unreadable_row_leaves_every_list_serving_the_others_with_an_error_f
     assert integrity(paths) == "ok"
 
 
+def test_ralph_history_over_one_unreadable_session_and_signal_lists_the_others_with_an_error_for_each(
+    seeded: tuple[ProjectPaths, Seeded],
+) -> None:
+    paths, ids = seeded
+    services = Services.open(paths)
+    try:
+        run = services.sessions.start_loop_run("claude")
+        for iteration in (1, 2):
+            session = f"s-{iteration}"
+            services.sessions.start_session(
+                session, ids.parser, "task_execution", "claude", None, run.id, iteration
+            )
+            services.signals.record(
+                ids.parser, session, "learned", text=f"Fact {iteration}.", kind="discovery"
+            )
+            services.sessions.finish_session(session, outcome="done")
+    finally:
+        services.close()
+    raw = connect_raw(paths)
+    try:
+        raw.execute(f"UPDATE agent_sessions SET error = {NOT_UTF8} WHERE id = 's-2'")
+        raw.execute(
+            f"UPDATE task_signals SET text = {NOT_UTF8} WHERE session_id = 's-1' AND verb = 'learned'"
+        )
+        raw.commit()
+        session_one_learned = raw.execute("SELECT id FROM task_signals WHERE session_id = 's-1'").fetchone()[
+            0
+        ]
+    finally:
+        raw.close()
+    with initialized_wire(paths) as wire:
+        wire.send(tool_call(1, "ralph_history", {"limit": 10}))
+        page = wire.answer(1, timeout=60)["result"]["structuredContent"]
+        assert [entry["iterationNumber"] for entry in page["iterations"]] == [1], page
+        assert_left_out(page["errors"], "s-2", "error")
+        wire.send(tool_call(2, "ralph_history", {"iteration": 1}))
+        detail = wire.answer(2, timeout=60)["result"]["structuredContent"]
+        assert detail["iteration"]["iterationNumber"] == 1 and detail["iteration"]["signals"] == [], detail
+        assert [error["id"] for error in detail["errors"]] == ["s-2", session_one_learned], detail
+        wire.send(tool_call(3, "ralph_history", {"type": "learnings"}))
+        learnings = wire.answer(3, timeout=60)["result"]["structuredContent"]
+        assert [entry["text"] for entry in learnings["learnings"]] == ["Fact 2."], learnings
+        assert [error["id"] for error in learnings["errors"]] == [session_one_learned, "s-2"], learnings
+        assert wire.process.poll() is None
+        assert wire.close() == 0
+    assert integrity(paths) == "ok"
+
+
 def test_one_unreadable_row_leaves_the_lists_of_an_sdk_client_serving(
     seeded: tuple[ProjectPaths, Seeded],
 ) -> None:

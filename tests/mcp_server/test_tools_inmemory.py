@@ -392,7 +392,7 @@ async def test_search_tasks_finds_by_title_and_description(connect: ClientFactor
         nothing = ok(await client.call_tool("search_tasks", {"query": "payroll"}))
     assert [task["id"] for task in by_title["tasks"]] == [demo.login_api, demo.login_form]
     assert [task["id"] for task in by_text["tasks"]] == [demo.login_api] and by_text["count"] == 1
-    assert nothing == {"tasks": [], "count": 0}
+    assert nothing == {"tasks": [], "count": 0, "errors": []}
 
 
 # --- the six tools no recipe of seed 000 allows (reached with a widened ide recipe) ------------
