@@ -73,7 +73,7 @@ class DashboardWiring:
     def _read(self) -> _Read:
         services = self.services
         sessions = services.sessions.list(limit=SPEND_SESSIONS)
-        recent = [
+        recent: list[tuple[AgentSession, list[SignalRecord]]] = [
             (session, services.signals.for_session(session.id)) for session in sessions[:RECENT_SESSIONS]
         ]
         return _Read(services.progress.totals(), recent, sessions)
