@@ -28,7 +28,7 @@ class UntrustedCommandError(ProjectError):
         super().__init__(
             f"{paths.config_file} names the program to run ({found.setting}): {found.command} — "
             f"it came with the project folder and this computer has not allowed it, so nothing was run. "
-            f"Check it, then allow it with `{TRUST_HINT} --root {paths.root}` "
+            f"Check it, then allow it with `{TRUST_HINT} --root {shlex.quote(str(paths.root))}` "
             f"(asked again whenever the command changes)"
         )
         self.untrusted = found
