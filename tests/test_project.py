@@ -606,3 +606,39 @@ def test_an_unreachable_database_url_is_reported(project: ProjectPaths) -> None:
     assert len(problems) == 1
     assert "cannot open the database" in problems[0].message
     assert "secret" not in str(problems[0])
+
+
+OLD_GITIGNORE = "# Written by ralph-desk: old.\ndb/\nlogs/\nmcp/sessions/\nworktrees/"
+
+
+def test_opening_an_older_project_adds_the_ignore_lines_its_gitignore_lacks(project: ProjectPaths) -> None:
+    gitignore = project.ralph / ".gitignore"
+    gitignore.write_text(OLD_GITIGNORE + "\nmine/\n")  # written before `*.lock`, and the person's own line
+    subprocess.run(["git", "init", "-q", str(project.root)], check=True)
+    (project.ralph / "merge.lock").write_text("")
+
+    Services.open(project).close()
+
+    lines = gitignore.read_text().splitlines()
+    assert lines[:6] == [*OLD_GITIGNORE.splitlines(), "mine/"] and lines[6:] == ["*.lock"]  # nothing lost
+    status = subprocess.run(
+        ["git", "-C", str(project.root), "status", "--porcelain", "--untracked-files=all", "--", ".ralph"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "merge.lock" not in status and ".gitignore" in status
+    Services.open(project).close()
+    assert gitignore.read_text().count("*.lock") == 1  # once
+
+
+def test_a_gitignore_that_is_a_link_is_not_followed_on_opening(project: ProjectPaths, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text(OLD_GITIGNORE)
+    gitignore = project.ralph / ".gitignore"
+    gitignore.unlink()
+    gitignore.symlink_to(outside)
+
+    Services.open(project).close()
+
+    assert outside.read_text() == OLD_GITIGNORE and gitignore.is_symlink()

@@ -27,6 +27,24 @@ worktrees/
 """
 
 
+def complete_gitignore(paths: ProjectPaths) -> list[str]:
+    """Add to `.ralph/.gitignore` the lines an older ralph-desk did not write (`*.lock`); the lines added.
+
+    A missing file is left for `validate` to name; a link in its place is refused, never followed.
+    """
+    path = paths.ralph / ".gitignore"
+    if not paths.ralph.is_dir() or contained.is_link(paths.ralph):
+        return []
+    text = contained.read_text(paths.root, path, missing="")
+    present = {line.strip() for line in text.splitlines()}
+    wanted = [line for line in GITIGNORE.splitlines() if line and not line.startswith("#")]
+    missing = [line for line in wanted if line not in present]
+    if text and missing:
+        separator = "" if text.endswith("\n") else "\n"
+        contained.write_text(paths.root, path, text + separator + "\n".join(missing) + "\n")
+    return missing if text else []
+
+
 def init_project(
     root: str | os.PathLike[str],
     title: str | None = None,

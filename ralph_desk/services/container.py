@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from ralph_desk.project import ProjectPaths
 from ralph_desk.store.database import Database
+
+log = logging.getLogger("ralph_desk.services")
 
 if TYPE_CHECKING:  # each service is imported when first used: a process reading tasks needs no reviews
     from ralph_desk.services.comments import CommentService
@@ -38,7 +41,9 @@ class Services:
     @classmethod
     def open(cls, paths: ProjectPaths, db_url: str | None = None, migrate: bool = True) -> Services:
         """Open (and migrate) the project's database and build the services over it."""
-        return cls(paths, Database(paths.db_url(db_url), migrate_on_open=migrate))
+        services = cls(paths, Database(paths.db_url(db_url), migrate_on_open=migrate))
+        _complete_gitignore(paths)
+        return services
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -133,3 +138,17 @@ class Services:
     def close(self) -> None:
         """Release the database connections."""
         self.db.dispose()
+
+
+def _complete_gitignore(paths: ProjectPaths) -> None:
+    """An older project's `.ralph/.gitignore` gets the lines it lacks (its lock files showed as untracked)."""
+    from ralph_desk.project.errors import ProjectError
+    from ralph_desk.project.init import complete_gitignore
+
+    try:
+        added = complete_gitignore(paths)
+    except (ProjectError, OSError) as error:  # opening goes on: the file is a convenience, not state
+        log.warning("could not complete %s: %s", paths.ralph / ".gitignore", error)
+        return
+    if added:
+        log.info("added %s to %s", ", ".join(added), paths.ralph / ".gitignore")
