@@ -18,10 +18,10 @@ from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeBusyError
 from ralph_desk.services.reviews import ReviewService
+from ralph_desk.store.merge_queue import TOPIC as MERGE_TOPIC  # an approval queued, merged or refused
+from ralph_desk.store.reviews import TOPIC as COMMENT_TOPIC
 
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
-COMMENT_TOPIC = "reviews"
-MERGE_TOPIC = "merges"  # an approval queued, merged or refused
 
 WINDOW_WAIT_S = 5.0
 """How long the window's worker waits for the merge turn; then the approval waits queued for its holder."""
