@@ -136,14 +136,13 @@ def test_lines_read_at_once_go_into_the_view_in_one_insertion(qtbot: QtBot, tmp_
     log.write_text(f"{said('line 0')}\n")
     shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-many")
     qtbot.addWidget(shown)
+    qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)  # line 0 shown
+    shown._timer.stop()
     insertions: list[tuple[int, int]] = []
     shown.stream.model.rowsInserted.connect(lambda _parent, first, last: insertions.append((first, last)))
     with log.open("a", encoding="utf-8") as writing:
         writing.writelines(f"{said(f'line {n}')}\n" for n in range(1, 400))
 
-    qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)
-    insertions.clear()
-    shown._timer.stop()
     shown.follow()  # row by row, each insertion laid the whole list out again: minutes for a long transcript
     qtbot.waitUntil(lambda: not shown._delivery.isActive(), timeout=WAIT_MS)
 
