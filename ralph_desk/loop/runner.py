@@ -505,17 +505,13 @@ class LoopRunner:
         outcome = result.outcome.value
 
         def record_end() -> None:
-            transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=outcome)
-            services.sessions.finish_session(
-                plan.session_id,
-                exit_code=exit_code,
+            self._record_end(
+                plan,
+                transcript,
+                summary,
+                exit_code,
+                outcome,
                 closing_verb=closing_verb,
-                outcome=outcome,
-                cost_usd=summary.cost_usd,
-                input_tokens=summary.input_tokens,
-                output_tokens=summary.output_tokens,
-                turns=summary.turns,
-                transcript_path=str(transcript_path),
                 changed_files=changed,
                 head_after=committed.after if committed is not None else git_after.head,
                 error=summary.error or ("timed out" if timed_out else None),
@@ -579,24 +575,36 @@ class LoopRunner:
 
         def record() -> None:
             transcript.note(what)
-            transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=outcome)
             with contextlib.suppress(ServiceError):
-                self.services.sessions.finish_session(
-                    plan.session_id,
-                    exit_code=exit_code,
-                    outcome=outcome,
-                    cost_usd=summary.cost_usd,
-                    input_tokens=summary.input_tokens,
-                    output_tokens=summary.output_tokens,
-                    turns=summary.turns,
-                    transcript_path=str(transcript_path),
-                    error=what[:MAX_TEXT],
-                )
+                self._record_end(plan, transcript, summary, exit_code, outcome, error=what[:MAX_TEXT])
 
         try:
             await _through(record)
         finally:
             self._ended(plan, outcome, summary, exit_code, None)
+
+    def _record_end(
+        self,
+        plan: SessionPlan,
+        transcript: Transcript,
+        summary: StreamSummary,
+        exit_code: int | None,
+        outcome: str,
+        **fields: object,
+    ) -> None:
+        """Off the event loop: close the transcript and record how the session ended."""
+        transcript_path = transcript.close(summary=summary, exit_code=exit_code, outcome=outcome)
+        self.services.sessions.finish_session(
+            plan.session_id,
+            exit_code=exit_code,
+            outcome=outcome,
+            cost_usd=summary.cost_usd,
+            input_tokens=summary.input_tokens,
+            output_tokens=summary.output_tokens,
+            turns=summary.turns,
+            transcript_path=str(transcript_path),
+            **fields,
+        )
 
     def _forget(self, plan: SessionPlan) -> None:
         """The session no longer runs: the status names the latest one still running, if any."""

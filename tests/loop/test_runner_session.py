@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -13,6 +14,7 @@ from ralph_desk.loop import branches
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.planner import plan_next_task
 from ralph_desk.loop.runner import LoopRunner, SessionResult
+from ralph_desk.loop.transcript import Transcript
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.services.container import Services
 from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, session, settings, stand_in, verb
@@ -143,3 +145,47 @@ def test_a_session_whose_merge_fails_still_ends_recorded_and_announced(
     assert recorded.outcome == SessionOutcome.FAILED.value and recorded.ended_at is not None
     assert recorded.error is not None and "the merge broke" in recorded.error
     assert events[-1].kind is EventKind.SESSION_ENDED and events[-1].session_id == recorded.id
+
+
+def test_a_session_cancelled_while_its_end_is_recorded_still_ends_announced_and_off_the_running_list(
+    agent: Agent, project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = project.tasks.create("core", "backend", "Tide parser")
+    start_api(**{heading(task.id): session(verb("partial", summary="started", remaining="the rest"))})
+    entered, release = threading.Event(), threading.Event()
+    close = Transcript.close
+
+    def held_close(transcript: Transcript, *args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        release.wait(LOOP_TIMEOUT_S)
+        return close(transcript, *args, **kwargs)
+
+    monkeypatch.setattr(Transcript, "close", held_close)
+    events: list[LiveEvent] = []
+
+    async def main() -> LoopRunner:
+        embedded = EmbeddedMcp(project)
+        await embedded.start()
+        try:
+            runner = LoopRunner(project, embedded, settings(agent))
+            runner.subscribe(events.append)
+            plan = plan_next_task(project, runner.settings)
+            assert plan is not None
+            running = asyncio.create_task(runner.run_session(plan))
+            assert await asyncio.to_thread(entered.wait, LOOP_TIMEOUT_S)
+            running.cancel()  # while the end is being recorded on its thread
+            release.set()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(running, LOOP_TIMEOUT_S)
+            return runner
+        finally:
+            release.set()
+            await embedded.stop()
+
+    runner = asyncio.run(main())
+
+    # Before, the cancel skipped the ended event and left the session on the running list.
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.outcome != SessionOutcome.RUNNING.value and recorded.ended_at is not None
+    assert events[-1].kind is EventKind.SESSION_ENDED and events[-1].session_id == recorded.id
+    assert runner.status.running == {} and runner.status.current_session_id is None
