@@ -60,18 +60,10 @@ class _Pool:
                 return "the budget left would not cover one more session"
         return None
 
-    def resume_if_due(self) -> None:
-        """A rate limit whose time has come ends, and says so before any session starts again."""
-        runner = self.runner
-        if runner.status.resumes_at is not None and runner.status.resumes_at <= datetime.now(UTC):
-            runner.status.resumes_at = None
-            if not runner._ending:
-                runner._set_state(LoopState.RUNNING)
-
     async def fill(self) -> None:
         """Start sessions until a limit, a full pool or nothing runnable."""
         runner = self.runner
-        self.resume_if_due()
+        self.runner._resume_if_due()
         while self.hold_reason() is None:
             number = runner.status.iteration + len(self.running) + 1
             plan = await asyncio.to_thread(runner._next_plan, number)
@@ -178,7 +170,7 @@ async def run_pool(runner: LoopRunner) -> None:
         while True:
             await pool.fill()
             if pool.running:
-                pool.resume_if_due()
+                pool.runner._resume_if_due()
                 await pool.wait_any()
             elif not await pool.idle_turn():
                 return

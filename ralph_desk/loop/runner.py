@@ -57,6 +57,7 @@ PROMPT_FILE_NAME = "prompt.md"
 KILL_GRACE_S = 5.0
 HEARTBEAT_S = LOOP_RUN_LEASE_S / 4
 MAX_PATHS_NAMED = 20
+RESUME_CHECK_S = 0.5  # how soon a session held by a rate limit notices a stop
 
 # The loop runs of this process whose runner is alive: recovery on this host tells them from dead ones.
 _RUNNING_HERE: set[int] = set()
@@ -337,6 +338,22 @@ class LoopRunner:
         )
         return delay
 
+    def _resume_if_due(self) -> None:
+        """A rate limit whose time has come ends, and says so before any session starts again."""
+        resumes = self.status.resumes_at
+        if resumes is not None and resumes <= datetime.now(UTC):
+            self.status.resumes_at = None
+            if not self._ending:
+                self._set_state(LoopState.RUNNING)
+
+    async def _after_rate_limit(self) -> None:
+        """A session prepared while a sibling met a rate limit starts once it has passed, with the rest."""
+        while not self._ending and (resumes := self.status.resumes_at) is not None:
+            delay = (resumes - datetime.now(UTC)).total_seconds()
+            if delay > 0:
+                await asyncio.sleep(min(delay, RESUME_CHECK_S))
+            self._resume_if_due()
+
     async def _wait_out_rate_limit(self, summary: StreamSummary) -> None:
         delay = self._hold_for_rate_limit(summary)
         self._wake.clear()
@@ -432,6 +449,7 @@ class LoopRunner:
         exit_code: int | None = None
         timed_out = False
         try:
+            await self._after_rate_limit()
             command = await _through(
                 self._begin, plan, endpoint, root, read_only, transcript, git_before.head
             )
@@ -757,6 +775,8 @@ class LoopRunner:
             limit=MAX_LINE,
             **own_group(),
         )
+        if self._ending:  # a stop came while this session was being prepared: it ends with the others
+            self._terminate(session_id)
         if command.stdin_text is not None and process.stdin is not None:
             try:
                 process.stdin.write(command.stdin_text.encode())
