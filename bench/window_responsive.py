@@ -158,11 +158,12 @@ def measure(root: Path, tasks: int, pane: str, rate: float) -> dict[str, Any]:
     import qasync
 
     from ralph_desk.app import prepare_application
+    from ralph_desk.gui.child_watch import pidfd_child_watcher
 
     app = prepare_application(["ralph-desk-bench"])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with loop:
+    with loop, pidfd_child_watcher(loop):  # as the app runs it
         figures: dict[str, Any] = loop.run_until_complete(run_loop(root, tasks, pane, rate))
     return figures
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 from ralph_desk.gui import desktop_notifications as desktop
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.child_watch import pidfd_child_watcher
 from ralph_desk.gui.collector import GuiThreadCollector, freeze_start_up
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
 from ralph_desk.gui.dialogs import initialise
@@ -380,6 +381,6 @@ def launch_window(root: Path, db_url: str | None = None) -> int:
         return EXIT_USAGE
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with loop:
+    with loop, pidfd_child_watcher(loop):
         code: int = loop.run_until_complete(_run(app, paths, db_url))
     return code
