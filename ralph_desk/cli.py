@@ -553,7 +553,8 @@ def _configure_trust(parser: argparse.ArgumentParser) -> None:
 def _run_trust(args: argparse.Namespace) -> int:
     from ralph_desk.loop.trust_check import trust_config
 
-    print(trust_config(ProjectPaths.at(_root(args))))
+    with _services(args) as services:  # the disciplines' server commands live in the database
+        print(trust_config(services.paths, services.disciplines.list()))
     return EXIT_OK
 
 

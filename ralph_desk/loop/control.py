@@ -51,7 +51,7 @@ from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.runner import PROMPT_FILE_NAME, LoopRunner
-from ralph_desk.loop.settings import load_settings
+from ralph_desk.loop.settings import load_checked
 from ralph_desk.loop.trust_check import TRUST_HINT, UntrustedCommandError
 from ralph_desk.project import (
     ProjectError,
@@ -295,8 +295,8 @@ class LoopController:
         """Start the loop in the background (returns once it has started), or preview it."""
         services = self.services
         try:
-            settings = load_settings(
-                self.paths,
+            settings = load_checked(
+                self.services,
                 agent=agent,
                 max_iterations=max_iterations or None,
                 allow_edits=allow_edits,
@@ -536,7 +536,7 @@ class LoopController:
         )
         self._check_no_loop_elsewhere("ralph_understand")
         try:
-            settings = load_settings(self.paths, allow_edits=False)
+            settings = load_checked(self.services, allow_edits=False)
         except ProjectError as error:
             raise ControlError(
                 "invalid_argument", str(error), self._refusal("ralph_understand", error)

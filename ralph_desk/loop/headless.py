@@ -22,7 +22,7 @@ from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.processes import on_stop_signals
 from ralph_desk.loop.runner import LoopRunner, LoopStatus
-from ralph_desk.loop.settings import load_settings
+from ralph_desk.loop.settings import load_checked
 from ralph_desk.services.container import Services
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -100,12 +100,12 @@ def configure_session(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings(services: Services, args: argparse.Namespace, recipe: Recipe) -> LoopSettings:
-    base = load_settings(services.paths)
+    base = load_checked(services)
     models = dict(base.models)
     if getattr(args, "model", None):
         models[recipe.value] = args.model
-    return load_settings(
-        services.paths,
+    return load_checked(
+        services,
         agent=args.agent,
         agent_command=args.agent_command,
         agent_bin=args.claude_bin,

@@ -44,6 +44,7 @@ from ralph_desk.loop.processes import own_group, stop_tree
 from ralph_desk.loop.prompt import render_prompt
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.transcript import Transcript
+from ralph_desk.loop.trust_check import require_trusted_servers
 from ralph_desk.project import ProjectError, contained
 from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.services.container import Services
@@ -207,6 +208,7 @@ class LoopRunner:
 
     async def run(self) -> LoopStatus:
         """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
+        self._require_trusted_servers()
         self.adapter.check_available(self.settings)
         self._lock.acquire()
         self._state_writer = ThreadPoolExecutor(1, thread_name_prefix="ralph-loop-state")
@@ -250,6 +252,10 @@ class LoopRunner:
             self._state_writer = None
             self._lock.release()
         return self.status
+
+    def _require_trusted_servers(self) -> None:
+        # The database may have come with the folder: a server command in it runs only once allowed.
+        require_trusted_servers(self.services.paths, self.services.disciplines.list())
 
     async def _renew_lease(self, loop_run_id: int) -> None:
         """Renew this run's lease while it runs, so that runners elsewhere leave its task alone."""
@@ -425,6 +431,7 @@ class LoopRunner:
 
     async def run_session(self, plan: SessionPlan) -> SessionResult:
         """One agent session: endpoint, prompt, process, stream, post-processing, record."""
+        self._require_trusted_servers()
         services, settings = self.services, self.settings
         self.status.current_task_id = plan.task.id if plan.task else None
         self.status.current_session_id = plan.session_id

@@ -6,8 +6,9 @@ from dataclasses import replace
 from typing import Any
 
 from ralph_desk.loop.model import LoopSettings
-from ralph_desk.loop.trust_check import require_trusted
+from ralph_desk.loop.trust_check import require_trusted, require_trusted_servers
 from ralph_desk.project import ProjectPaths, read_config
+from ralph_desk.services.container import Services
 
 CLAUDE_BIN_ENV = "RALPH_CLAUDE_BIN"  # read by the Claude adapter when no agent_bin is set
 
@@ -21,4 +22,11 @@ def load_settings(paths: ProjectPaths, **overrides: Any) -> LoopSettings:
     given = {key: value for key, value in overrides.items() if value is not None}
     settings = replace(LoopSettings.of(config), **given)
     require_trusted(paths, config, settings)
+    return settings
+
+
+def load_checked(services: Services, **overrides: Any) -> LoopSettings:
+    """`load_settings`, also refused when a discipline in the database would start a server nobody allowed."""
+    settings = load_settings(services.paths, **overrides)
+    require_trusted_servers(services.paths, services.disciplines.list())
     return settings

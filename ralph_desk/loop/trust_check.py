@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ralph_desk.domain.records import Discipline
 from ralph_desk.loop.model import LoopSettings, command_template
 from ralph_desk.project import ProjectConfig, ProjectError, ProjectPaths, read_config, trust
 from ralph_desk.project.config import COMMAND_KEYS, command_fingerprint
@@ -16,17 +19,23 @@ TRUST_HINT = "ralph-desk trust"
 class Untrusted:
     """A program named by the project's config.json that this computer has not allowed yet."""
 
-    setting: str  # agent_bin or agent_command
-    command: str  # the exact program (agent_bin) or command line (agent_command), as shown
+    setting: str  # agent_bin, agent_command or mcp_servers
+    command: str  # the exact program (agent_bin), command line (agent_command) or server commands, as shown
     fingerprint: str
+    part: str = trust.PROGRAMS  # which of the project's trusted settings this is
+
+    def allow(self, root: Path) -> None:
+        """Remember that the person allowed it for the project at `root`."""
+        trust.record(root, self.fingerprint, self.part)
 
 
 class UntrustedCommandError(ProjectError):
     """The loop would run a program the project folder named and the person has not allowed."""
 
     def __init__(self, paths: ProjectPaths, found: Untrusted) -> None:
+        source = paths.db_file if found.part == trust.SERVERS else paths.config_file
         super().__init__(
-            f"{paths.config_file} names the program to run ({found.setting}): {found.command} — "
+            f"{source} names the program to run ({found.setting}): {found.command} — "
             f"it came with the project folder and this computer has not allowed it, so nothing was run. "
             f"Check it, then allow it with `{TRUST_HINT} --root {shlex.quote(str(paths.root))}` "
             f"(asked again whenever the command changes)"
@@ -45,6 +54,23 @@ def untrusted(paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings
     if trust.is_trusted(paths.root, print_):
         return None
     return Untrusted(setting, command, print_)
+
+
+def untrusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) -> Untrusted | None:
+    """The disciplines' stdio MCP servers (from the database) when the person has not allowed them."""
+    listed = list(disciplines)
+    print_ = trust.servers_fingerprint(listed)
+    if print_ is None or trust.is_trusted(paths.root, print_, trust.SERVERS):
+        return None
+    shown = "; ".join(trust.shown_command(entry) for entry in trust.server_commands(listed))
+    return Untrusted("mcp_servers", shown, print_, trust.SERVERS)
+
+
+def require_trusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) -> None:
+    """Raise `UntrustedCommandError` when a discipline would start a server program nobody allowed."""
+    found = untrusted_servers(paths, disciplines)
+    if found is not None:
+        raise UntrustedCommandError(paths, found)
 
 
 def config_program(config: ProjectConfig, settings: LoopSettings) -> tuple[str, str] | None:
@@ -69,16 +95,24 @@ def require_trusted(paths: ProjectPaths, config: ProjectConfig, settings: LoopSe
         raise UntrustedCommandError(paths, found)
 
 
-def trust_config(paths: ProjectPaths) -> str:
-    """Allow the programs the project's config.json names now (`ralph-desk trust`); what was allowed."""
+def trust_config(paths: ProjectPaths, disciplines: Iterable[Discipline] = ()) -> str:
+    """Allow the programs the project's config.json and the disciplines' stdio MCP servers name now
+    (`ralph-desk trust`); what was allowed."""
     config = read_config(paths)
+    listed = list(disciplines)
     print_ = command_fingerprint(config)
-    if print_ is None:
+    servers = trust.servers_fingerprint(listed)
+    if print_ is None and servers is None:
         return (
-            f"{paths.config_file} names no program (agent_bin and agent_command are null): nothing to trust"
+            f"{paths.config_file} names no program (agent_bin and agent_command are null) and no discipline "
+            f"starts an MCP server command: nothing to trust"
         )
-    where = trust.record(paths.root, print_)
     named = [f"  {key}: {_shown(getattr(config, key))}" for key in COMMAND_KEYS if getattr(config, key)]
+    if servers is not None:
+        named += [f"  mcp server: {trust.shown_command(entry)}" for entry in trust.server_commands(listed)]
+        where = trust.record(paths.root, servers, trust.SERVERS)
+    if print_ is not None:
+        where = trust.record(paths.root, print_)
     return "\n".join(
         [
             f"Trusted for {paths.root} (kept in {where}):",

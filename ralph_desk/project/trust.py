@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+import shlex
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ralph_desk.domain.records import Discipline
 from ralph_desk.project import contained
 from ralph_desk.project.errors import ProjectError
 
@@ -33,8 +35,37 @@ def fingerprint(settings: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _key(root: Path) -> str:
-    return str(root.resolve())
+PROGRAMS = ""  # the agent program config.json names
+SERVERS = "mcp_servers"  # the stdio MCP servers the disciplines in the database start
+
+
+def _key(root: Path, part: str = PROGRAMS) -> str:
+    return str(root.resolve()) + (f"#{part}" if part else "")
+
+
+def server_commands(disciplines: Iterable[Discipline]) -> list[dict[str, Any]]:
+    """Each distinct stdio server program the disciplines start: command, args and env names (not values,
+    which are secrets). A URL server starts no local program, so it is not here."""
+    found = {
+        fingerprint(entry): entry
+        for discipline in disciplines
+        for spec in discipline.mcp_servers
+        if spec.command is not None
+        for entry in [{"command": spec.command, "args": list(spec.args), "env": sorted(spec.env)}]
+    }
+    return [found[key] for key in sorted(found)]
+
+
+def servers_fingerprint(disciplines: Iterable[Discipline]) -> str | None:
+    """The fingerprint of the stdio server programs the disciplines start; None when they start none."""
+    commands = server_commands(disciplines)
+    return fingerprint({SERVERS: commands}) if commands else None
+
+
+def shown_command(entry: Mapping[str, Any]) -> str:
+    """A stdio server's program as the person reads it: its command line, with the env names it is given."""
+    line = shlex.join([entry["command"], *entry["args"]])
+    return f"{line} (env: {', '.join(entry['env'])})" if entry["env"] else line
 
 
 def _read(path: Path) -> dict[str, str]:
@@ -52,18 +83,18 @@ def _read(path: Path) -> dict[str, str]:
     return {str(root): str(value) for root, value in raw.items() if isinstance(value, str)}
 
 
-def is_trusted(root: Path, print_: str) -> bool:
-    """Whether the person allowed the settings with this fingerprint for the project at `root`."""
-    return _read(trust_file()).get(_key(root)) == print_
+def is_trusted(root: Path, print_: str, part: str = PROGRAMS) -> bool:
+    """Whether the person allowed the settings (`part`) with this fingerprint for the project at `root`."""
+    return _read(trust_file()).get(_key(root, part)) == print_
 
 
-def record(root: Path, print_: str) -> Path:
+def record(root: Path, print_: str, part: str = PROGRAMS) -> Path:
     """Remember that the person allowed these settings for `root` (written at once, owner-only); the file."""
     path = trust_file()
     trusted = _read(path)
-    if trusted.get(_key(root)) == print_:
+    if trusted.get(_key(root, part)) == print_:
         return path
-    trusted[_key(root)] = print_
+    trusted[_key(root, part)] = print_
     text = json.dumps(trusted, indent=2, sort_keys=True) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=TRUST_FOLDER_MODE)

@@ -61,7 +61,7 @@ class Services:
     def disciplines(self) -> DisciplineService:
         from ralph_desk.services.disciplines import DisciplineService
 
-        return DisciplineService(self.db)
+        return DisciplineService(self.db, self.paths.root)
 
     @cached_property
     def tasks(self) -> TaskService:

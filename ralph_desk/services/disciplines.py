@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +23,7 @@ from ralph_desk.domain.tools import (
     closest_tools,
     in_registry_order,
 )
+from ralph_desk.project import trust
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as store
@@ -233,11 +235,31 @@ def _extras(fields: DisciplineWrite, extras: Mapping[str, Any]) -> DisciplineWri
     return fields
 
 
+def _updated(discipline: Discipline | None) -> Discipline:
+    assert discipline is not None  # the caller found it in the same unit
+    return discipline
+
+
 class DisciplineService:
     """Create, read, update and delete disciplines, and edit the tools each one takes away."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, root: Path | None = None) -> None:
         self.db = db
+        self.root = root  # the project whose trust a server added here is recorded for (None: not recorded)
+
+    def _written(self, unit: UnitOfWork, write: Callable[[], Discipline]) -> Discipline:
+        """`write` done in `unit`; a stdio server it added is the person's choice, so trusted from now on.
+
+        Only when the servers before it were trusted: an edit never allows a program a clone brought."""
+        before = trust.servers_fingerprint(store.list_all(unit)) if self.root else None
+        written = write()
+        if self.root is None:
+            return written
+        after = trust.servers_fingerprint(store.list_all(unit))
+        allowed_before = before is None or trust.is_trusted(self.root, before, trust.SERVERS)
+        if after is not None and after != before and allowed_before:
+            trust.record(self.root, after, trust.SERVERS)  # raising here rolls the write back
+        return written
 
     def list(self) -> Listing[Discipline]:
         """Every discipline, by name."""
@@ -295,7 +317,7 @@ class DisciplineService:
         with self.db.write() as unit:
             if store.id_of(unit, args.name) is not None:
                 raise ConflictError(f"a discipline named {args.name!r} already exists; choose another name")
-            return store.create(unit, fields)
+            return self._written(unit, lambda: store.create(unit, fields))
 
     def update(self, name: str, **changes: Any) -> Discipline:
         """Change the given fields from plain values (None clears an optional text; lists and servers are
@@ -324,9 +346,7 @@ class DisciplineService:
             discipline = self._require(unit, args.name)
             if not fields:
                 return discipline
-            updated = store.update(unit, args.name, fields)
-            assert updated is not None
-            return updated
+            return self._written(unit, lambda: _updated(store.update(unit, args.name, fields)))
 
     def set_disabled_tools(self, name: str, tools: Sequence[str]) -> Discipline:
         """Replace the tools this discipline takes away from every recipe."""

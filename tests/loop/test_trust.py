@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -16,6 +18,7 @@ from ralph_desk.loop.settings import load_settings
 from ralph_desk.project import ProjectError, ProjectPaths, read_config, update_config
 from ralph_desk.project.trust import TRUST_FILE_ENV
 from ralph_desk.services.container import Services
+from tests.loop.conftest import stand_in
 from tests.support.ide import call
 from tests.support.stdio_wire import mcp_command
 
@@ -130,3 +133,78 @@ def test_a_broken_trust_file_is_named_and_trusts_nothing(
     with pytest.raises(ProjectError, match=f"{trust_file}: cannot read the trusted agent commands"):
         load_settings(project.paths)
     assert load_settings(project.paths, agent="rehearsal").agent == "rehearsal"  # nothing named runs
+
+
+# A stdio MCP server that leaves a mark when started, then answers as little MCP as the stand-in asks.
+MARKING_SERVER = """
+import json, pathlib, sys
+pathlib.Path(sys.argv[1]).write_text('ran')
+for line in sys.stdin:
+    message = json.loads(line)
+    if 'id' not in message:
+        continue
+    method, params = message['method'], message.get('params', {})
+    result = {'tools': []} if method == 'tools/list' else {}
+    if method == 'initialize':
+        result = {'protocolVersion': params['protocolVersion'], 'capabilities': {'tools': {}},
+                  'serverInfo': {'name': 'marks', 'version': '1'}}
+    print(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': result}), flush=True)
+"""
+
+
+def marking_server(marker: Path) -> dict[str, Any]:
+    """A stdio server entry whose command marks `marker` when started (its script beside the marker)."""
+    script = marker.with_suffix(".py")
+    script.write_text(MARKING_SERVER, encoding="utf-8")
+    return {"command": sys.executable, "args": [str(script), str(marker)]}
+
+
+def cloned_server(paths: ProjectPaths, marker: Path) -> str:
+    """Write a discipline's stdio server into the database as a cloned repository brings it (raw SQL)."""
+    servers = {"marks": marking_server(marker)}
+    with sqlite3.connect(paths.db_file) as connection:
+        connection.execute(
+            "UPDATE disciplines SET mcp_servers = ? WHERE name = 'backend'", (json.dumps(servers),)
+        )
+    connection.close()
+    return str(marker)
+
+
+def test_run_refuses_a_server_command_the_cloned_database_names_until_trusted(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    project.tasks.create("core", "backend", "Chart the tides")
+    root = str(project.paths.root)
+    marker = tmp_path / "marker"
+    cloned_server(project.paths, marker)
+    run = ("run", "--root", root, "--max-iterations", "1", *stand_in().cli)
+
+    refused = ralph_desk(*run)
+    assert refused.returncode != 0
+    assert str(marker) in refused.stderr and "ralph-desk trust" in refused.stderr, refused.stderr
+    assert "mcp_servers" in refused.stderr and str(project.paths.db_file) in refused.stderr
+    assert not marker.exists()
+
+    allowed = ralph_desk("trust", "--root", root)
+    assert allowed.returncode == 0, allowed.stderr
+    assert "mcp server:" in allowed.stdout and str(marker) in allowed.stdout
+    ran = ralph_desk(*run)
+    assert "ralph-desk trust" not in ran.stderr, ran.stderr
+    assert marker.read_text() == "ran"  # the agent started the allowed server
+
+
+def test_a_server_added_through_ralph_desk_is_trusted_but_an_edit_leaves_a_cloned_one_untrusted(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    dry_run = ("run", "--root", str(project.paths.root), "--dry-run", *stand_in().cli)
+    mine = {"mine": marking_server(tmp_path / "mine")}
+    project.disciplines.update("docs", mcp_servers=mine, display_name="Docs")
+    shown = ralph_desk(*dry_run)
+    assert shown.returncode == 0 and "ralph-desk trust" not in shown.stderr, shown.stderr
+
+    cloned = cloned_server(project.paths, tmp_path / "cloned")
+    other = {"other": marking_server(tmp_path / "other")}
+    project.disciplines.update("docs", mcp_servers=other)  # the person edits another discipline's servers
+    refused = ralph_desk(*dry_run)
+    assert refused.returncode != 0
+    assert cloned in refused.stderr and "ralph-desk trust" in refused.stderr, refused.stderr
