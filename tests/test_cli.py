@@ -23,6 +23,7 @@ from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services import reports
 from ralph_desk.services.container import Services
+from tests.support.trusted import trust_copy
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,6 +46,7 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo(demo_template: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "tidewater"
     shutil.copytree(demo_template, copy)
+    trust_copy(copy)
     return copy
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ralph_desk.domain.records import Discipline
@@ -23,10 +23,13 @@ class Untrusted:
     command: str  # the exact program (agent_bin), command line (agent_command) or server commands, as shown
     fingerprint: str
     part: str = trust.PROGRAMS  # which of the project's trusted settings this is
+    source: str = ".ralph/config.json"  # the file that named it, as the person reads it
+    also: tuple[Untrusted, ...] = ()  # more that the same start would run, shown and allowed with it
 
     def allow(self, root: Path) -> None:
-        """Remember that the person allowed it for the project at `root`."""
-        trust.record(root, self.fingerprint, self.part)
+        """Remember that the person allowed it (and what came `also`) for the project at `root`."""
+        for found in (self, *self.also):
+            trust.record(root, found.fingerprint, found.part)
 
 
 class UntrustedCommandError(ProjectError):
@@ -63,7 +66,16 @@ def untrusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) ->
     if print_ is None or trust.is_trusted(paths.root, print_, trust.SERVERS):
         return None
     shown = "; ".join(trust.shown_command(entry) for entry in trust.server_commands(listed))
-    return Untrusted("mcp_servers", shown, print_, trust.SERVERS)
+    return Untrusted("mcp_servers", shown, print_, trust.SERVERS, source=".ralph/db/ralph.db")
+
+
+def untrusted_start(
+    paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings, disciplines: Iterable[Discipline]
+) -> Untrusted | None:
+    """Everything a start with `settings` would run without leave (the config's program, the servers)."""
+    checks = (untrusted(paths, config, settings), untrusted_servers(paths, disciplines))
+    found = [item for item in checks if item is not None]
+    return replace(found[0], also=tuple(found[1:])) if found else None
 
 
 def require_trusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) -> None:

@@ -22,6 +22,7 @@ from ralph_desk.gui.controller import Controller
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
+from tests.support.trusted import trust_copy
 
 # Offscreen Qt says this about every top-level window; it is not a problem of the window.
 OFFSCREEN_NOISE = "This plugin does not support"
@@ -55,6 +56,7 @@ def project(tmp_path: Path, demo_template: Path) -> Path:
     """A fresh copy of the demo project for one test."""
     root = tmp_path / "demo"
     shutil.copytree(demo_template, root)
+    trust_copy(root)
     return root
 
 

@@ -17,7 +17,7 @@ from ralph_desk.project.config import command_fingerprint
 from ralph_desk.services.container import Services
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 from tests.gui.test_rehearsal_loop import start_dialog
-from tests.loop.test_trust import cloned_command
+from tests.loop.test_trust import cloned_command, cloned_server
 
 __all__ = ["embedded", "loop_window", "qt_loop"]
 
@@ -37,6 +37,7 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     assert services.tasks.next_runnable(limit=1)
     marker = tmp_path / "marker"
     command = cloned_command(services.paths, marker)
+    cloned_server(services.paths, tmp_path / "server", "frontend")
     pane = loop_window.loop
     runs_before = services.sessions.list_loop_runs(limit=100)
 
@@ -46,6 +47,10 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     assert dialog.warning is not None
     warning = dialog.warning.text()
     assert "came with the project folder" in warning and shlex.join(command) in warning
+    # The database came with the folder too: its stdio server is named with the command.
+    servers = trust.server_commands(services.disciplines.list())
+    assert servers and "(.ralph/db/ralph.db, mcp_servers)" in warning
+    assert all(trust.shown_command(entry) in warning for entry in servers)
     dialog.reject()
     assert not marker.exists() and not wiring(loop_window).running
     assert services.sessions.list_loop_runs(limit=100) == runs_before

@@ -14,6 +14,7 @@ from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
 from tests.gui.test_tasks import shown_ids
+from tests.support.trusted import trust_copy
 
 NOT_UTF8 = "CAST(X'41EDA08042FF' AS TEXT)"
 
@@ -23,6 +24,7 @@ def project(tmp_path: Path, demo_template: Path) -> Path:
     """The demo project with one task title and one feature description that are not UTF-8."""
     root = tmp_path / "demo"
     shutil.copytree(demo_template, root)
+    trust_copy(root)
     connection = sqlite3.connect(ProjectPaths.at(root).db_file)
     try:
         connection.execute(f"UPDATE tasks SET title = {NOT_UTF8} WHERE id = (SELECT MAX(id) FROM tasks)")

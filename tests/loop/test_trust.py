@@ -159,12 +159,12 @@ def marking_server(marker: Path) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(script), str(marker)]}
 
 
-def cloned_server(paths: ProjectPaths, marker: Path) -> str:
+def cloned_server(paths: ProjectPaths, marker: Path, discipline: str = "backend") -> str:
     """Write a discipline's stdio server into the database as a cloned repository brings it (raw SQL)."""
     servers = {"marks": marking_server(marker)}
     with sqlite3.connect(paths.db_file) as connection:
         connection.execute(
-            "UPDATE disciplines SET mcp_servers = ? WHERE name = 'backend'", (json.dumps(servers),)
+            "UPDATE disciplines SET mcp_servers = ? WHERE name = ?", (json.dumps(servers), discipline)
         )
     connection.close()
     return str(marker)

@@ -35,7 +35,7 @@ from ralph_desk.loop.preview import SessionPreview, preview_next_session
 from ralph_desk.loop.replay import TranscriptTail, replay
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.loop.start_summary import summarise_start
-from ralph_desk.loop.trust_check import Untrusted, untrusted, untrusted_servers
+from ralph_desk.loop.trust_check import Untrusted, untrusted_start
 from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
 from ralph_desk.services.container import Services
 
@@ -343,9 +343,7 @@ class LoopWiring(QObject):
             return
         paths = self.services.paths
         try:
-            found = untrusted(paths, read_config(paths), settings) or untrusted_servers(
-                paths, self.services.disciplines.list()
-            )
+            found = untrusted_start(paths, read_config(paths), settings, self.services.disciplines.list())
         except ProjectError as error:
             self.actions.fail(f"Could not start the loop: {error}")
             return
