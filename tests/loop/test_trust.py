@@ -170,6 +170,7 @@ def cloned_server(paths: ProjectPaths, marker: Path, discipline: str = "backend"
     return str(marker)
 
 
+@pytest.mark.sqlite_only  # a clone brings the SQLite file; the test writes it as one would
 def test_run_refuses_a_server_command_the_cloned_database_names_until_trusted(
     project: Services, tmp_path: Path, trust_file: Path
 ) -> None:
@@ -193,6 +194,7 @@ def test_run_refuses_a_server_command_the_cloned_database_names_until_trusted(
     assert marker.read_text() == "ran"  # the agent started the allowed server
 
 
+@pytest.mark.sqlite_only  # a clone brings the SQLite file; the test writes it as one would
 def test_a_server_added_through_ralph_desk_is_trusted_but_an_edit_leaves_a_cloned_one_untrusted(
     project: Services, tmp_path: Path, trust_file: Path
 ) -> None:
