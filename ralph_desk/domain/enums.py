@@ -30,7 +30,10 @@ class Priority(StrEnum):
     @property
     def rank(self) -> int:
         """Sort weight: higher is more urgent."""
-        return list(Priority).index(self)
+        return _PRIORITY_RANK[self]
+
+
+_PRIORITY_RANK = {priority: rank for rank, priority in enumerate(Priority)}
 
 
 class TaskOrigin(StrEnum):

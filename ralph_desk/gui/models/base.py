@@ -167,7 +167,9 @@ class RecordTableModel(QAbstractTableModel, Generic[T]):
         if not 0 <= column < len(self.columns):
             return
         self._sort = (column, order)
-        self._reorder(self._sorted(list(self._items)))
+        ordered = self._sorted(list(self._items))
+        if any(new is not old for new, old in zip(ordered, self._items, strict=True)):
+            self._reorder(ordered)
 
     # --- internals ----------------------------------------------------------------------------
 
