@@ -79,6 +79,8 @@ class Worker(QObject):
         super().__init__(parent)
         self.runner = runner
         self.pending = 0
+        self.held = 0
+        """Reads promised but not handed over yet (a paced read waiting for its turn)."""
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-worker")
         self._done: queue.SimpleQueue[_Outcome[Any]] = queue.SimpleQueue()
         self._requests: dict[int, _Request[Any]] = {}
@@ -90,8 +92,18 @@ class Worker(QObject):
 
     @property
     def idle(self) -> bool:
-        """Whether no operation is waiting, running or undelivered."""
-        return self.pending == 0
+        """Whether no operation is promised, waiting, running or undelivered."""
+        return self.pending == 0 and self.held == 0
+
+    def hold(self) -> None:
+        """Promise an operation that will be handed over later: the worker is not idle until then."""
+        self.held += 1
+
+    def release(self) -> None:
+        """The promised operation was handed over (or will not be)."""
+        self.held -= 1
+        if self.idle:
+            self.sig_idle.emit()
 
     def submit(
         self,
@@ -129,17 +141,19 @@ class Worker(QObject):
             pool.shutdown(wait=wait)
 
     def _deliver(self) -> None:
-        while self._pool is not None:
+        # One outcome a tick: a paint or a click waits for at most one pane's update, not for all.
+        if self._pool is not None:
             try:
                 outcome = self._done.get_nowait()
             except queue.Empty:
-                break
+                return
             self.pending -= 1
             self._droppable.pop(outcome.ticket, None)
             self._hand_over(self._requests.pop(outcome.ticket), outcome)
         if self.pending == 0 or self._pool is None:
             self._timer.stop()
-            self.sig_idle.emit()
+            if self.idle or self._pool is None:
+                self.sig_idle.emit()
 
     def _hand_over(self, request: _Request[Any], outcome: _Outcome[Any]) -> None:
         if outcome.error is not None:

@@ -374,8 +374,9 @@ def test_ten_thousand_tasks_load_filter_and_sort(
         assert total == services.project.progress()["total"] > SCALE
         assert pane.proxy.rowCount() == len([t for t in pane.model.items if t.status is TaskStatus.PENDING])
         # The speed is bench/window_open.py's to measure; here, that each step did its work.
-        shown = [pane.model.record(pane.proxy.mapToSource(pane.proxy.index(row, 0)).row()) for row in range(pane.proxy.rowCount())]
-        shown_ranks = [task.priority.rank for task in shown]
+        proxy = pane.proxy
+        rows = [proxy.mapToSource(proxy.index(row, 0)).row() for row in range(proxy.rowCount())]
+        shown_ranks = [pane.model.record(row).priority.rank for row in rows]
         assert shown_ranks == sorted(shown_ranks, reverse=True)
     finally:
         window.close()

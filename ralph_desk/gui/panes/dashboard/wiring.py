@@ -9,6 +9,7 @@ from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.domain.totals import ProjectTotals
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
+from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.dashboard.pane import (
     RECENT_SESSIONS,
     SPEND_SESSIONS,
@@ -18,6 +19,9 @@ from ralph_desk.gui.panes.dashboard.pane import (
 )
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
+
+READ_SPACING_MS = 1000
+"""A person reads the figures, not each change: at most one read a second while a loop runs."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +46,14 @@ class DashboardWiring:
         self.worker = worker
         self.directory = directory
         self.stale = True
+        """Something changed since the last read (read when shown)."""
         self.visible = False
-        self.reading = False
+        self.reads = ReadPacer(worker, self._start_read, READ_SPACING_MS)
+
+    @property
+    def reading(self) -> bool:
+        """Whether a read is under way or due."""
+        return self.reads.waiting
 
     def set_visible(self, visible: bool) -> None:
         """The pane was shown or hidden; a stale pane is read when shown."""
@@ -59,16 +69,16 @@ class DashboardWiring:
                 self.refresh()
 
     def refresh(self) -> None:
-        """Read every figure on the worker (one read at a time: a change meanwhile reads again after)."""
-        if self.reading:
-            return
-        self.reading = True
+        """Read every figure on the worker (one read at a time, at most one a second)."""
+        self.reads.request()
+
+    def _start_read(self) -> None:
         self.stale = False
         self.worker.submit("read the dashboard", self._read, self._show, self._read_failed)
 
     def _read_failed(self) -> None:
-        self.reading = False
         self.stale = True
+        self.reads.finished()
 
     def _read(self) -> _Read:
         services = self.services
@@ -82,11 +92,9 @@ class DashboardWiring:
         return self.directory.title(task_id) if task_id else ""
 
     def _show(self, read: _Read) -> None:
-        self.reading = False
         recent = [
             RecentSession(session, self._title(session.task_id), signals) for session, signals in read.recent
         ]
         spend = [HistoryRow(session, self._title(session.task_id)) for session in read.spend]
         self.pane.show_data(DashboardData(read.totals, recent, spend))
-        if self.stale and self.visible:
-            self.refresh()
+        self.reads.finished()

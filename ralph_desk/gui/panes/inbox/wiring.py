@@ -17,6 +17,7 @@ from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.signals import FlagItem
 from ralph_desk.gui.notify import Notifier
+from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.answered import AnsweredItem
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog
 from ralph_desk.gui.panes.inbox.flags import FlagFilters
@@ -34,6 +35,9 @@ TOPICS = frozenset({"inbox", "signals", "tasks", "features"})
 SIGNAL_TOPICS = frozenset({"signals", "inbox"})
 MAX_SINGLE_READS = 50
 ANSWERED_SHOWN = 50
+READ_SPACING_MS = 500
+SIGNAL_READ_SPACING_MS = 250
+"""Changed flags are put in place at most four times a second, however fast agents flag."""
 
 CountsListener = Callable[[int, int, int, int], None]
 
@@ -95,8 +99,10 @@ class InboxWiring:
         self.edit_dialog: EditSuggestionDialog | None = None
         self.task_dialog: TaskDialog | None = None
         self._features: list[str] = []
-        self.reading = False
-        self.stale = False
+        self.reads = ReadPacer(worker, self._start_read, READ_SPACING_MS)
+        self.signal_reads = ReadPacer(worker, self._start_signal_read, SIGNAL_READ_SPACING_MS)
+        self._touched: set[int] = set()
+        """Signals changed since the last read of changed signals began."""
         pane.sig_answer_requested.connect(self.answer)
         pane.sig_approve_requested.connect(self.approve)
         pane.sig_edit_requested.connect(self.edit)
@@ -110,12 +116,16 @@ class InboxWiring:
 
     # --- reading ------------------------------------------------------------------------------
 
+    @property
+    def reading(self) -> bool:
+        """Whether a read of the whole pane is under way or due."""
+        return self.reads.waiting
+
     def refresh(self) -> None:
-        """Read everything the pane shows, on the worker (a change meanwhile reads again after)."""
-        if self.reading:
-            self.stale = True
-            return
-        self.reading, self.stale = True, False
+        """Read everything the pane shows, on the worker (one read at a time, spaced out)."""
+        self.reads.request()
+
+    def _start_read(self) -> None:
         filters = self.pane.flags.filters()
         self.worker.submit("read the inbox", lambda: self._read(filters), self._show, self._read_failed)
 
@@ -144,11 +154,21 @@ class InboxWiring:
         if touched_tasks & self._shown_tasks():
             self.refresh()
             return
+        self._touched |= touched
+        self.signal_reads.request()
+
+    def _start_signal_read(self) -> None:
+        touched, self._touched = self._touched, set()
+        if self.reading or len(touched) > MAX_SINGLE_READS:
+            self.signal_reads.finished()
+            self.refresh()  # the whole pane is read anyway: it shows these too
+            return
         filters = self.pane.flags.filters()
         self.worker.submit(
             "read the changed signals",
             lambda: (self.services.inbox.signals(touched), self.services.inbox.counts()),
             lambda read: self._merge(touched, filters, *read),
+            self.signal_reads.finished,
         )
 
     def _failed(self, task_id: int) -> bool:
@@ -167,6 +187,7 @@ class InboxWiring:
         self, touched: set[int], filters: FlagFilters, signals: list[Signal], counts: dict[str, int]
     ) -> None:
         """Put changed flags in place; anything else the inbox shows changed: read the pane again."""
+        self.signal_reads.finished()
         if any(signal.verb is not Verb.FLAG for signal in signals) or filters != self.pane.flags.filters():
             self.refresh()
             return
@@ -209,10 +230,9 @@ class InboxWiring:
         )
 
     def _read_failed(self) -> None:
-        self.reading = False
+        self.reads.finished()
 
     def _show(self, read: _InboxRead) -> None:
-        self.reading = False
         lists = (read.questions, read.suggestions, read.flags, read.failed, read.answered)
         self.runner.left_out("read the inbox", [error for items in lists for error in errors_of(items)])
         if read.features != self._features:
@@ -231,8 +251,7 @@ class InboxWiring:
         self.pane.suggestions.show_items([self._suggestion(suggestion) for suggestion in read.suggestions])
         self.pane.flags.show_items([self._flag(flag) for flag in read.flags], read.counts.get("flags", 0))
         self._publish(read.counts)
-        if self.stale:
-            self.refresh()
+        self.reads.finished()
 
     def _question(self, question: Question) -> QuestionItem:
         summary = self.directory.get(question.ask.task_id)

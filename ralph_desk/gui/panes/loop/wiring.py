@@ -23,6 +23,7 @@ from ralph_desk.gui.dialogs.stop_loop import StopChoice, StopLoopBox, ask_when_t
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.models.stream import line_of
+from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.loop.running import RunningSession, RunningSessions, SessionFigures
 from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, phase_of
@@ -42,6 +43,7 @@ from ralph_desk.services.container import Services
 log = logging.getLogger("ralph_desk.gui.loop")
 
 HISTORY_LIMIT = 200
+HISTORY_SPACING_MS = 500
 STOP_WAIT_S = 15.0
 WAKE_TOPICS = frozenset({"tasks", "signals", "inbox"})
 HISTORY_TOPICS = frozenset({"sessions", "tasks"})
@@ -120,8 +122,7 @@ class LoopWiring(QObject):
         self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
         self._may_close = False
         self._after_session = False  # the person chose to stop once the current session ends
-        self._reading_history = False
-        self._history_stale = False  # a change came while the history was being read
+        self.history_reads = ReadPacer(worker, self._start_history_read, HISTORY_SPACING_MS)
         pane.sig_start_requested.connect(self.start)
         pane.sig_pause_requested.connect(self.pause)
         pane.sig_resume_requested.connect(self.resume)
@@ -155,27 +156,21 @@ class LoopWiring(QObject):
         self._show(self.view)
 
     def refresh_history(self) -> None:
-        """Read the latest sessions on the worker (a change meanwhile reads again after)."""
-        if self._reading_history:
-            self._history_stale = True
-            return
-        self._reading_history, self._history_stale = True, False
+        """Read the latest sessions on the worker (one read at a time, spaced out)."""
+        self.history_reads.request()
+
+    def _start_history_read(self) -> None:
         sessions = self.services.sessions  # the worker's thread must not touch this QObject
         self.worker.submit(
             "read the session history",
             lambda: sessions.list(limit=HISTORY_LIMIT),
             self._show_history,
-            self._history_failed,
+            self.history_reads.finished,
         )
-
-    def _history_failed(self) -> None:
-        self._reading_history = False
 
     def _show_history(self, sessions: list[AgentSession]) -> None:
         """Show the sessions read; while none is live, the newest one's stream is shown again."""
-        self._reading_history = False
-        if self._history_stale:
-            self.refresh_history()
+        self.history_reads.finished()
         rows = [HistoryRow(session, self._title(session.task_id)) for session in sessions]
         self.pane.history.show_rows(rows)
         if not self.running and not self.pane.stream.model.lines:

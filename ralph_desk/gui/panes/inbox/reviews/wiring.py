@@ -11,6 +11,7 @@ from ralph_desk.domain.enums import DiffSide, TaskStatus
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
+from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
@@ -24,6 +25,7 @@ from ralph_desk.store.reviews import TOPIC as COMMENT_TOPIC
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
 
 WINDOW_WAIT_S = 5.0
+READ_SPACING_MS = 500
 """How long the window's worker waits for the merge turn; then the approval waits queued for its holder."""
 MERGE_QUEUED = (
     "Task #{task_id} is approved and queued: another merge is under way (another process or the loop), "
@@ -71,8 +73,9 @@ class ReviewsWiring:
         self.worker = worker
         self.runner = worker.runner
         self.on_count = on_count
-        self.reading = False
-        self.stale = False
+        self.reads = ReadPacer(worker, self._start_read, READ_SPACING_MS)
+        self._force = False
+        """A read asked for must read every review again (and see whether the project is a git repository)."""
         self.version: Version | None = None
         """The tasks in review shown, each with its last change."""
         view.sig_diff_requested.connect(self.read_diff)
@@ -92,10 +95,16 @@ class ReviewsWiring:
         Unless `force`d, the reviews (git work for each task) are read only when the tasks in review
         or their last change differ from those shown.
         """
-        if self.reading:
-            self.stale = True
-            return
-        self.reading, self.stale = True, False
+        self._force = self._force or force
+        self.reads.request()
+
+    @property
+    def reading(self) -> bool:
+        """Whether a read is under way or due."""
+        return self.reads.waiting
+
+    def _start_read(self) -> None:
+        force, self._force = self._force, False
         known = None if force else self.version
         if force:
             self.worker.submit(
@@ -141,18 +150,16 @@ class ReviewsWiring:
         )
 
     def _read_failed(self) -> None:
-        self.reading = False
+        self.reads.finished()
 
     def _show(self, read: tuple[Version, Listing[ReviewEntry]] | None) -> None:
-        self.reading = False
         if read is not None:
             self.version, entries = read
             self.worker.runner.left_out("read the reviews", entries.errors)
             self.view.show_items(entries)
             if self.on_count is not None:
                 self.on_count(len(entries))
-        if self.stale:
-            self.refresh(force=False)
+        self.reads.finished()
 
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
