@@ -6,7 +6,8 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer
 
-CHECK_MS = 100
+CHECK_MS = 25
+"""Often enough that each young collection stays small (a few thousand objects, a few ms)."""
 RESCAN_EVERY = 20
 """Full collections between two that scan the whole heap again (frozen survivors included)."""
 

@@ -86,9 +86,15 @@ def _first(unit: UnitOfWork, statement: Select[Any]) -> Signal | None:
     return found[0] if found else None
 
 
+# Made once: an alias made per query is a fresh set of column objects, cyclic garbage for the collector.
+_LATER = aliased(TaskSignalRow, name="later_signal")
+_SIGNAL_TASK = aliased(TaskRow, name="signal_task")
+_SIGNAL_TASK_FEATURE = aliased(FeatureRow, name="signal_task_feature")
+
+
 def _not_followed_by_done() -> ColumnElement[bool]:
     """True for signals of a task that has no `done` after them (they still matter for its next session)."""
-    later = aliased(TaskSignalRow)
+    later = _LATER
     return ~exists().where(
         later.task_id == TaskSignalRow.task_id,
         later.verb == Verb.DONE.value,
@@ -252,8 +258,7 @@ def learnings(
 
 def _of_feature(statement: Select[TaskSignalRow], feature: str) -> Select[TaskSignalRow]:
     """Limit to signals of tasks in a feature (by the task's feature, not a suggestion's)."""
-    task = aliased(TaskRow)
-    task_feature = aliased(FeatureRow)
+    task, task_feature = _SIGNAL_TASK, _SIGNAL_TASK_FEATURE
     return (
         statement.join(task, task.id == TaskSignalRow.task_id)
         .join(task_feature, task_feature.id == task.feature_id)

@@ -492,10 +492,13 @@ def remove_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> boo
     return True
 
 
+_BLOCKER = aliased(TaskRow, name="blocker")  # made once: a fresh alias per query is garbage to collect
+
+
 def _runnable(limit: int, *columns: Any, skip: Collection[int] = ()) -> Select[Any]:
     """`columns` of the pending tasks whose every dependency is done (but `skip`): most urgent first,
     then oldest."""
-    blocker = aliased(TaskRow)
+    blocker = _BLOCKER
     unmet = (
         select(TaskDependencyRow.task_id)
         .join(blocker, blocker.id == TaskDependencyRow.depends_on_id)
