@@ -127,11 +127,15 @@ class Tile(CardFrame):
         """Show a figure and a note under it."""
         self.value.setText(value)
         self.note.setText(note)
-        self.icon.setPixmap(icons.pixmap(self._icon_name, TILE_ICON, color or theme.accent()))
+        shown = color or theme.accent()
+        if shown != self._color:  # a new pixmap lays the tile out again: only when its colour changed
+            self._color = shown
+            self.icon.setPixmap(icons.pixmap(self._icon_name, TILE_ICON, shown))
 
     def refresh_style(self) -> None:
         """Redraw the icon in the current palette."""
-        self.icon.setPixmap(icons.pixmap(self._icon_name, TILE_ICON, theme.accent()))
+        self._color = theme.accent()
+        self.icon.setPixmap(icons.pixmap(self._icon_name, TILE_ICON, self._color))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         """Report a click."""
