@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -336,44 +335,24 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
     assert scroll.value() == position
 
 
-def test_ten_thousand_tasks_load_filter_and_sort(
-    qtbot: QtBot, project: Path, settings: QSettings, capsys: object
-) -> None:
+def test_ten_thousand_tasks_load_filter_and_sort(qtbot: QtBot, project: Path, settings: QSettings) -> None:
+    """What each step does at scale; how fast is bench/window_open.py's to measure."""
     add_tasks(project, SCALE)
     services = Services.open(ProjectPaths.at(project))
     try:
-        started = time.perf_counter()
         window = build_window(services, settings=settings, use_tray=False, live=False)
-        built = time.perf_counter() - started
         qtbot.addWidget(window)
         pane = window.tasks
-        loaded = controller(window).tasks.load_seconds
-        read = controller(window).tasks.read_seconds
         window.show_pane("tasks")
         window.show()
         qtbot.waitExposed(window)
-        shown = time.perf_counter() - started
 
-        started = time.perf_counter()
         pane.filters.choose(pane.filters.status, "pending")
-        filtered = time.perf_counter() - started
-        started = time.perf_counter()
         pane.table.sortByColumn(PRIORITY, Qt.SortOrder.AscendingOrder)
-        sorted_in = time.perf_counter() - started
-        started = time.perf_counter()
         controller(window).tasks.refresh()
-        reloaded = time.perf_counter() - started
 
-        total = pane.model.rowCount()
-        print(
-            f"\n{total} tasks: table loaded in {loaded:.3f} s ({read:.3f} s of it reading the summaries; "
-            f"window built in {built:.3f} s, shown in "
-            f"{shown:.3f} s); filter {filtered * 1000:.0f} ms; sort {sorted_in * 1000:.0f} ms; "
-            f"full re-read {reloaded:.3f} s"
-        )
-        assert total == services.project.progress()["total"] > SCALE
+        assert pane.model.rowCount() == services.project.progress()["total"] > SCALE
         assert pane.proxy.rowCount() == len([t for t in pane.model.items if t.status is TaskStatus.PENDING])
-        # The speed is bench/window_open.py's to measure; here, that each step did its work.
         proxy = pane.proxy
         rows = [proxy.mapToSource(proxy.index(row, 0)).row() for row in range(proxy.rowCount())]
         shown_ranks = [pane.model.record(row).priority.rank for row in rows]
