@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
-from PySide6.QtGui import QMouseEvent, QPalette
+from PySide6.QtGui import QColor, QMouseEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -104,6 +104,7 @@ class Tile(CardFrame):
     def __init__(self, icon_name: str, caption: str, tip: str = "", clickable: bool = False) -> None:
         super().__init__()
         self._icon_name = icon_name
+        self._color: QColor | None = None
         self.icon = QLabel()
         self.caption = label(caption, name="muted")
         self.value = label("—", name="tileValue")
