@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QTimer
 
 if TYPE_CHECKING:
     from ralph_desk.gui.worker import Worker
+
+T = TypeVar("T")
 
 
 class ReadPacer:
@@ -51,6 +53,17 @@ class ReadPacer:
                 self._timer.start(max(1, int(remaining_ms + 0.5)))
             return
         self._start()
+
+    def then(self, show: Callable[[T], None]) -> Callable[[T], None]:
+        """`show` a read's result, then tell the pacer the read is over (also when showing fails)."""
+
+        def show_and_finish(result: T) -> None:
+            try:
+                show(result)
+            finally:
+                self.finished()
+
+        return show_and_finish
 
     def finished(self) -> None:
         """The read was shown (or failed): start the one asked for meanwhile, if any."""

@@ -27,6 +27,7 @@ class Reads:
         self.gate = threading.Event()
         self.gate.set()
         self.fail = False
+        self.show_fails = False
         self.pacer = ReadPacer(worker, self.start, spacing_ms)
 
     def start(self) -> None:
@@ -39,11 +40,12 @@ class Reads:
                 raise OSError("the database went away")
             return number
 
-        self.worker.submit("read the test pane", read, self.show, self.pacer.finished)
+        self.worker.submit("read the test pane", read, self.pacer.then(self.show), self.pacer.finished)
 
     def show(self, number: int) -> None:
         self.shown.append(number)
-        self.pacer.finished()
+        if self.show_fails:
+            raise RuntimeError("the pane could not show the read")
 
 
 @pytest.fixture
@@ -98,6 +100,20 @@ def test_a_failed_read_lets_the_next_ask_read_again(qtbot: QtBot, worker: Worker
     reads.fail = False
     reads.pacer.request()
     qtbot.waitUntil(lambda: reads.shown == [2], timeout=WAIT_MS)
+
+
+def test_a_read_whose_showing_fails_does_not_stop_the_reads_after_it(qtbot: QtBot, worker: Worker) -> None:
+    reads = Reads(worker, spacing_ms=0)
+    reads.show_fails = True
+    with qtbot.captureExceptions() as raised:
+        reads.pacer.request()
+        qtbot.waitUntil(lambda: worker.idle, timeout=WAIT_MS)
+    assert [str(error) for _, error, _ in raised] == ["the pane could not show the read"]
+    assert not reads.pacer.waiting
+
+    reads.show_fails = False
+    reads.pacer.request()
+    qtbot.waitUntil(lambda: reads.shown == [1, 2], timeout=WAIT_MS)
 
 
 def test_the_worker_hands_over_one_outcome_a_turn_of_the_event_loop(qtbot: QtBot, worker: Worker) -> None:

@@ -74,7 +74,7 @@ class DashboardWiring:
 
     def _start_read(self) -> None:
         self.stale = False
-        self.worker.submit("read the dashboard", self._read, self._show, self._read_failed)
+        self.worker.submit("read the dashboard", self._read, self.reads.then(self._show), self._read_failed)
 
     def _read_failed(self) -> None:
         self.stale = True
@@ -97,4 +97,3 @@ class DashboardWiring:
         ]
         spend = [HistoryRow(session, self._title(session.task_id)) for session in read.spend]
         self.pane.show_data(DashboardData(read.totals, recent, spend))
-        self.reads.finished()

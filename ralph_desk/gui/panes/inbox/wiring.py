@@ -127,7 +127,9 @@ class InboxWiring:
 
     def _start_read(self) -> None:
         filters = self.pane.flags.filters()
-        self.worker.submit("read the inbox", lambda: self._read(filters), self._show, self._read_failed)
+        self.worker.submit(
+            "read the inbox", lambda: self._read(filters), self.reads.then(self._show), self._read_failed
+        )
 
     def on_changes(self, changes: list[Change]) -> None:
         """Re-read what the changes touched: only the flags when only flags changed, else the pane."""
@@ -167,7 +169,7 @@ class InboxWiring:
         self.worker.submit(
             "read the changed signals",
             lambda: (self.services.inbox.signals(touched), self.services.inbox.counts()),
-            lambda read: self._merge(touched, filters, *read),
+            self.signal_reads.then(lambda read: self._merge(touched, filters, *read)),
             self.signal_reads.finished,
         )
 
@@ -187,7 +189,6 @@ class InboxWiring:
         self, touched: set[int], filters: FlagFilters, signals: list[Signal], counts: dict[str, int]
     ) -> None:
         """Put changed flags in place; anything else the inbox shows changed: read the pane again."""
-        self.signal_reads.finished()
         if any(signal.verb is not Verb.FLAG for signal in signals) or filters != self.pane.flags.filters():
             self.refresh()
             return
@@ -251,7 +252,6 @@ class InboxWiring:
         self.pane.suggestions.show_items([self._suggestion(suggestion) for suggestion in read.suggestions])
         self.pane.flags.show_items([self._flag(flag) for flag in read.flags], read.counts.get("flags", 0))
         self._publish(read.counts)
-        self.reads.finished()
 
     def _question(self, question: Question) -> QuestionItem:
         summary = self.directory.get(question.ask.task_id)

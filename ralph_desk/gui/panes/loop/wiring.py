@@ -164,13 +164,12 @@ class LoopWiring(QObject):
         self.worker.submit(
             "read the session history",
             lambda: sessions.list(limit=HISTORY_LIMIT),
-            self._show_history,
+            self.history_reads.then(self._show_history),
             self.history_reads.finished,
         )
 
     def _show_history(self, sessions: list[AgentSession]) -> None:
         """Show the sessions read; while none is live, the newest one's stream is shown again."""
-        self.history_reads.finished()
         rows = [HistoryRow(session, self._title(session.task_id)) for session in sessions]
         self.pane.history.show_rows(rows)
         if not self.running and not self.pane.stream.model.lines:

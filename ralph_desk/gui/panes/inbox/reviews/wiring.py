@@ -112,7 +112,9 @@ class ReviewsWiring:
                 self.services.workspaces.is_git,
                 self.view.show_git,
             )
-        self.worker.submit("read the reviews", lambda: self._read(known), self._show, self._read_failed)
+        self.worker.submit(
+            "read the reviews", lambda: self._read(known), self.reads.then(self._show), self._read_failed
+        )
 
     def on_changes(self, changes: list[Change]) -> None:
         """Tasks changed: read the list again; comments on the task shown changed: read them again."""
@@ -159,7 +161,6 @@ class ReviewsWiring:
             self.view.show_items(entries)
             if self.on_count is not None:
                 self.on_count(len(entries))
-        self.reads.finished()
 
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
