@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, QTimer
 
 CHECK_MS = 25
 """Often enough that each young collection stays small (a few thousand objects, a few ms)."""
-RESCAN_EVERY = 20
+RESCAN_EVERY = 80  # with checks every 25 ms: a whole-heap rescan as seldom as at 20 × 100 ms
 """Full collections between two that scan the whole heap again (frozen survivors included)."""
 
 

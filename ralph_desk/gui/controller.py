@@ -101,7 +101,7 @@ class Controller(QObject):
     def refresh_all(self) -> None:
         """Read everything every pane shows."""
         self.tasks.refresh()
-        self.inbox.refresh()
+        self.inbox.refresh(now=True)
         self.reviews.refresh()
         self.dashboard.stale = True
         self.dashboard.set_visible(self.window.current_pane == "dashboard")

@@ -31,6 +31,8 @@ class ReadPacer:
         self.stale = False
         """Asked for while a read was under way or spaced out: read once more."""
         self._last_start = -float("inf")
+        self._now = False
+        """A person asked (Refresh): the next read does not wait for the spacing."""
         self._timer = QTimer(worker)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._start_due)
@@ -40,12 +42,15 @@ class ReadPacer:
         """Whether a read is under way or asked for and not started yet."""
         return self.reading or self.stale
 
-    def request(self) -> None:
-        """Read now, or as soon as the read under way is shown and the spacing has passed."""
+    def request(self, now: bool = False) -> None:
+        """Read now, or once the read under way is shown and the spacing has passed (`now`: no spacing)."""
+        self._now = self._now or now
         if self.reading:
             self.stale = True
             return
-        remaining_ms = (self._last_start + self.spacing_ms / 1000 - time.monotonic()) * 1000
+        remaining_ms = (
+            0.0 if self._now else (self._last_start + self.spacing_ms / 1000 - time.monotonic()) * 1000
+        )
         if remaining_ms > 0:
             self.stale = True
             if not self._timer.isActive():
@@ -72,14 +77,22 @@ class ReadPacer:
             self.request()
 
     def _start_due(self) -> None:
-        if self.stale and not self.reading:
-            self._start()  # handed over before the hold is released: the worker never looks idle between
-        self._worker.release()
+        try:
+            if self.stale and not self.reading:
+                self._start()
+        finally:
+            self._worker.release()  # after the read was handed over: the worker never looks idle between
 
     def _start(self) -> None:
-        if self._timer.isActive():
-            self._timer.stop()
-            self._worker.release()
-        self.reading, self.stale = True, False
+        held = self._timer.isActive()
+        self._timer.stop()
+        self.reading, self.stale, self._now = True, False, False
         self._last_start = time.monotonic()
-        self._start_read()
+        try:
+            self._start_read()
+        except BaseException:
+            self.reading = False  # nothing was handed over: the next ask reads
+            raise
+        finally:
+            if held:
+                self._worker.release()

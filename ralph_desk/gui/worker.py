@@ -142,18 +142,20 @@ class Worker(QObject):
 
     def _deliver(self) -> None:
         # One outcome a tick: a paint or a click waits for at most one pane's update, not for all.
-        if self._pool is not None:
-            try:
-                outcome = self._done.get_nowait()
-            except queue.Empty:
-                return
-            self.pending -= 1
-            self._droppable.pop(outcome.ticket, None)
-            self._hand_over(self._requests.pop(outcome.ticket), outcome)
-        if self.pending == 0 or self._pool is None:
-            self._timer.stop()
-            if self.idle or self._pool is None:
-                self.sig_idle.emit()
+        try:
+            outcome = self._done.get_nowait() if self._pool is not None else None
+        except queue.Empty:
+            outcome = None
+        try:
+            if outcome is not None:
+                self.pending -= 1
+                self._droppable.pop(outcome.ticket, None)
+                self._hand_over(self._requests.pop(outcome.ticket), outcome)
+        finally:  # also when a pane's handler raised: the timer must not tick on for nothing
+            if self.pending == 0 or self._pool is None:
+                self._timer.stop()
+                if self.idle or self._pool is None:
+                    self.sig_idle.emit()
 
     def _hand_over(self, request: _Request[Any], outcome: _Outcome[Any]) -> None:
         if outcome.error is not None:

@@ -14,7 +14,8 @@ from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.worker import Worker
 
-WAIT_MS = 5000
+WAIT_MS = 10_000
+SPACING_MS = 3000  # longer than a read's round trip on a busy machine: the second ask must wait
 
 
 class Reads:
@@ -74,7 +75,7 @@ def test_asks_while_a_read_is_under_way_make_one_more_read_after_it(qtbot: QtBot
 def test_asks_within_the_spacing_wait_for_it_and_the_worker_is_not_idle_meanwhile(
     qtbot: QtBot, worker: Worker
 ) -> None:
-    reads = Reads(worker, spacing_ms=300)
+    reads = Reads(worker, spacing_ms=SPACING_MS)
     reads.pacer.request()
     qtbot.waitUntil(lambda: reads.shown == [1], timeout=WAIT_MS)
 
@@ -87,6 +88,41 @@ def test_asks_within_the_spacing_wait_for_it_and_the_worker_is_not_idle_meanwhil
 
     assert reads.shown == [1, 2]
     assert worker.idle
+
+
+def test_an_ask_made_now_does_not_wait_for_the_spacing(qtbot: QtBot, worker: Worker) -> None:
+    reads = Reads(worker, spacing_ms=SPACING_MS)
+    reads.pacer.request()
+    qtbot.waitUntil(lambda: reads.shown == [1], timeout=WAIT_MS)
+    reads.pacer.request()
+    assert reads.started == 1
+
+    reads.pacer.request(now=True)  # a person pressed Refresh
+
+    assert reads.started == 2
+    qtbot.waitUntil(lambda: worker.idle, timeout=WAIT_MS)
+    assert reads.shown == [1, 2]
+
+
+def test_a_read_that_cannot_start_leaves_the_next_ask_free_to_read(qtbot: QtBot, worker: Worker) -> None:
+    reads = Reads(worker, spacing_ms=0)
+    starts = 0
+
+    def start_or_fail() -> None:
+        nonlocal starts
+        starts += 1
+        if starts == 1:
+            raise RuntimeError("the pane was closed")
+        reads.start()
+
+    pacer = ReadPacer(worker, start_or_fail, 0)
+    reads.pacer = pacer
+    with pytest.raises(RuntimeError):
+        pacer.request()
+    assert not pacer.waiting and worker.idle
+
+    pacer.request()
+    qtbot.waitUntil(lambda: reads.shown == [1], timeout=WAIT_MS)
 
 
 def test_a_failed_read_lets_the_next_ask_read_again(qtbot: QtBot, worker: Worker) -> None:
@@ -114,6 +150,16 @@ def test_a_read_whose_showing_fails_does_not_stop_the_reads_after_it(qtbot: QtBo
     reads.show_fails = False
     reads.pacer.request()
     qtbot.waitUntil(lambda: reads.shown == [1, 2], timeout=WAIT_MS)
+
+
+def test_a_handler_that_raises_does_not_keep_the_worker_busy(qtbot: QtBot, worker: Worker) -> None:
+    def show(_result: int) -> None:
+        raise RuntimeError("the pane could not show the read")
+
+    with qtbot.captureExceptions() as raised, qtbot.waitSignal(worker.sig_idle, timeout=WAIT_MS):
+        worker.submit("read", lambda: 1, show)
+    assert len(raised) == 1
+    assert worker.idle
 
 
 def test_the_worker_hands_over_one_outcome_a_turn_of_the_event_loop(qtbot: QtBot, worker: Worker) -> None:

@@ -59,7 +59,7 @@ class DashboardWiring:
         """The pane was shown or hidden; a stale pane is read when shown."""
         self.visible = visible
         if visible and self.stale:
-            self.refresh()
+            self.refresh(now=True)  # a person opened the pane
 
     def on_changes(self, changes: list[Change]) -> None:
         """Note that the figures are stale; read them now if the pane is shown."""
@@ -68,9 +68,9 @@ class DashboardWiring:
             if self.visible:
                 self.refresh()
 
-    def refresh(self) -> None:
-        """Read every figure on the worker (one read at a time, at most one a second)."""
-        self.reads.request()
+    def refresh(self, now: bool = False) -> None:
+        """Read every figure on the worker (one read at a time, at most one a second unless `now`)."""
+        self.reads.request(now)
 
     def _start_read(self) -> None:
         self.stale = False

@@ -121,9 +121,9 @@ class InboxWiring:
         """Whether a read of the whole pane is under way or due."""
         return self.reads.waiting
 
-    def refresh(self) -> None:
-        """Read everything the pane shows, on the worker (one read at a time, spaced out)."""
-        self.reads.request()
+    def refresh(self, now: bool = False) -> None:
+        """Read everything the pane shows, on the worker (one read at a time, spaced out unless `now`)."""
+        self.reads.request(now)
 
     def _start_read(self) -> None:
         filters = self.pane.flags.filters()
@@ -170,8 +170,12 @@ class InboxWiring:
             "read the changed signals",
             lambda: (self.services.inbox.signals(touched), self.services.inbox.counts()),
             self.signal_reads.then(lambda read: self._merge(touched, filters, *read)),
-            self.signal_reads.finished,
+            lambda: self._signal_read_failed(touched),
         )
+
+    def _signal_read_failed(self, touched: set[int]) -> None:
+        self._touched |= touched  # read with the next change
+        self.signal_reads.finished()
 
     def _failed(self, task_id: int) -> bool:
         summary = self.directory.get(task_id)
@@ -208,7 +212,7 @@ class InboxWiring:
 
     def refresh_flags(self) -> None:
         """Read the flags again (the filters changed)."""
-        self.refresh()
+        self.refresh(now=True)
 
     def _read(self, filters: FlagFilters) -> _InboxRead:
         inbox = self.services.inbox

@@ -96,7 +96,7 @@ class ReviewsWiring:
         or their last change differ from those shown.
         """
         self._force = self._force or force
-        self.reads.request()
+        self.reads.request(now=force)
 
     @property
     def reading(self) -> bool:
