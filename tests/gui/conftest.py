@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
@@ -43,6 +44,15 @@ def gui_thread_collection(qapp: object) -> Iterator[None]:
     yield
     collector.stop()
     collector.deleteLater()
+
+
+@pytest.fixture
+def fusion(qapp: QApplication) -> Iterator[None]:
+    """The Fusion style, as the app sets it (for tests that measure what a person sees)."""
+    before = qapp.style().name()
+    qapp.setStyle("Fusion")
+    yield
+    qapp.setStyle(before)
 
 
 @pytest.fixture(scope="session")

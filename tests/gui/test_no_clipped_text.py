@@ -37,17 +37,10 @@ from ralph_desk.loop.start_summary import summarise_start
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
 
+pytestmark = pytest.mark.usefixtures("fusion")
+
 SIZES = (QSize(1024, 640), QSize(1280, 720), QSize(1920, 1080))
 SELECTED_TASK = 5
-
-
-@pytest.fixture(autouse=True)
-def fusion(qapp: QApplication) -> Iterator[None]:
-    """The Fusion style, as the app sets it."""
-    before = qapp.style().name()
-    qapp.setStyle("Fusion")
-    yield
-    qapp.setStyle(before)
 
 
 def views(window: MainWindow) -> Iterator[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -17,21 +16,14 @@ from ralph_desk.gui.panes.loop.running import RunningRow, also_running
 from ralph_desk.gui.panes.loop.state import Phase
 from tests.gui.conftest import settle
 
+pytestmark = pytest.mark.usefixtures("fusion")
+
 SMALL = QSize(1024, 640)
 TITLE = "Keyboard navigation along the tide curve, with the cursor announced to screen readers"
 ERROR = (
     "Could not start the loop: another loop runs on this project (pid 4242, started 14:05). Stop it first, "
     "or open its window; nothing was changed."
 )
-
-
-@pytest.fixture(autouse=True)
-def fusion(qapp: QApplication) -> Iterator[None]:
-    """The Fusion style, as the app sets it."""
-    before = qapp.style().name()
-    qapp.setStyle("Fusion")
-    yield
-    qapp.setStyle(before)
 
 
 def _rows() -> list[RunningRow]:

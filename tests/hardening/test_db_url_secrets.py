@@ -16,13 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
 
 from ralph_desk.project import ProjectPaths, init_project
 from tests.hardening.support import INIT_PARAMS
 from tests.postgres import server
+from tests.support.cli import ralph_desk_process
 from tests.support.jsonrpc import tool_call
 from tests.support.stdio_wire import StdioWire
 
@@ -35,31 +34,13 @@ def ralph_desk(*argv: str, env: dict[str, str] | None = None) -> subprocess.Comp
     environment = {
         key: value for key, value in os.environ.items() if key not in ("RALPH_DB_URL", "PGPASSWORD")
     }
-    return subprocess.run(
-        [sys.executable, "-m", "ralph_desk", *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**environment, **(env or {})},
-    )
+    return ralph_desk_process(*argv, env={**environment, **(env or {})}, timeout=120)
 
 
 def private_file(path: Path, text: str, mode: int = 0o600) -> Path:
     path.write_text(text + "\n", encoding="utf-8")
     path.chmod(mode)
     return path
-
-
-def as_admin(statement: str) -> None:
-    admin = server.admin_url()
-    assert admin is not None
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    try:
-        with engine.connect() as connection:
-            connection.execute(text(statement))
-    finally:
-        engine.dispose()
 
 
 @pytest.fixture
@@ -70,13 +51,13 @@ def pg_url() -> Iterator[str]:
         pytest.skip(f"set {server.ADMIN_URL_ENV} to reach a PostgreSQL server (.ci/postgres starts one)")
     url = server.create_database()
     role = f"{make_url(url).database}_owner"
-    as_admin(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{PASSWORD}'")
-    as_admin(f'ALTER DATABASE "{make_url(url).database}" OWNER TO "{role}"')
+    server.run_as_admin(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{PASSWORD}'")
+    server.run_as_admin(f'ALTER DATABASE "{make_url(url).database}" OWNER TO "{role}"')
     try:
         yield make_url(url).set(username=role, password=PASSWORD).render_as_string(hide_password=False)
     finally:
         server.drop_database(url)
-        as_admin(f'DROP ROLE IF EXISTS "{role}"')
+        server.run_as_admin(f'DROP ROLE IF EXISTS "{role}"')
 
 
 def without_password(url: str) -> str:

@@ -17,20 +17,11 @@ from ralph_desk.loop.headless import EXIT_WAITING
 from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, session, stand_in, verb
+from tests.support.cli import ralph_desk_process
 
 pytestmark = [pytest.mark.slow]
 
 RUN_TIMEOUT_S = 180
-
-
-def ralph_desk(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ralph_desk", *args],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def ask_then_finish(question: str) -> list[Any]:
@@ -47,7 +38,7 @@ def ask_then_finish(question: str) -> list[Any]:
 def test_run_on_a_project_whose_tasks_are_all_done_exits_0_saying_all_done(project: Services) -> None:
     task = project.tasks.create("core", "backend", "Finished long ago")
     project.tasks.set_status(task.id, TaskStatus.DONE.value)
-    run = ralph_desk("run", "--root", str(project.paths.root), *stand_in().cli)
+    run = ralph_desk_process("run", "--root", str(project.paths.root), *stand_in().cli)
     assert run.returncode == 0, run.stderr
     assert "all done" in run.stdout
     assert project.sessions.list() == []
@@ -59,7 +50,7 @@ def test_run_with_a_question_waiting_exits_naming_it_and_how_to_answer(
     task = project.tasks.create("core", "backend", "Wind speeds")
     start_api(**{heading(task.id): ask_then_finish("Knots or km/h?")})
     logs = project.paths.root.parent / "run-logs"
-    run = ralph_desk("run", "--root", str(project.paths.root), *agent.cli, "--log-dir", str(logs))
+    run = ralph_desk_process("run", "--root", str(project.paths.root), *agent.cli, "--log-dir", str(logs))
     assert run.returncode == EXIT_WAITING, run.stdout + run.stderr
     (ask,) = project.inbox.asks()
     (log_file,) = logs.glob("*_run.log")
@@ -70,7 +61,7 @@ def test_run_with_a_question_waiting_exits_naming_it_and_how_to_answer(
     ]
     assert "Knots or km/h?" in run.stdout
     assert f"ralph-desk answer --root {project.paths.root} {ask.id} TEXT" in run.stdout
-    as_json = ralph_desk("run", "--root", str(project.paths.root), *agent.cli, "--json")
+    as_json = ralph_desk_process("run", "--root", str(project.paths.root), *agent.cli, "--json")
     finished = json.loads(as_json.stdout.strip().splitlines()[-1])
     assert as_json.returncode == EXIT_WAITING and finished["allDone"] is False
     assert any(f"question #{ask.id}" in line for line in finished["waitingFor"])
@@ -93,7 +84,7 @@ def test_run_with_wait_picks_up_an_answer_given_from_another_process(
             if event.get("event") == "loop_state" and event.get("text") == LoopState.WAITING.value:
                 break
         (ask,) = project.inbox.asks()
-        answered = ralph_desk("answer", "--root", root, str(ask.id), "knots")
+        answered = ralph_desk_process("answer", "--root", root, str(ask.id), "knots")
         assert answered.returncode == 0, answered.stderr
         for line in loop.stdout:
             event = json.loads(line)
@@ -115,7 +106,7 @@ def test_run_with_work_in_review_exits_naming_it_and_the_review_commands(
     update_config(project.paths, review_gate=True)
     task = project.tasks.create("core", "backend", "Tide table")
     start_api(**{heading(task.id): session(verb("done", summary="table parsed"))})
-    run = ralph_desk("run", "--root", str(project.paths.root), *stand_in().cli)
+    run = ralph_desk_process("run", "--root", str(project.paths.root), *stand_in().cli)
     assert run.returncode == EXIT_WAITING, run.stdout + run.stderr
     assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
     assert f"task #{task.id} waits for review: Tide table" in run.stdout and "review approve" in run.stdout
@@ -159,7 +150,7 @@ def test_run_with_only_another_runners_task_left_exits_0_saying_it_runs_elsewher
         assert first.stdout is not None
         assert any(json.loads(line).get("event") == "session_started" for line in first.stdout)
         other = second_checkout(project, tmp_path / "machine-b")
-        second = ralph_desk("run", "--root", str(other), "--db-url", project.db.url, *agent, "--json")
+        second = ralph_desk_process("run", "--root", str(other), "--db-url", project.db.url, *agent, "--json")
         let_go(gate)  # the first task's agent
         for line in first.stdout:
             if json.loads(line).get("event") == "session_started":

@@ -25,6 +25,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S, this_host
 from ralph_desk.store.schema import LoopRunRow, TaskRow
 from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, run_loop, session, settings, verb
+from tests.support.cli import ralph_desk_process
 from tests.support.fake_model_api import Hang, Text
 
 pytestmark = pytest.mark.slow
@@ -295,21 +296,13 @@ def test_an_opus_review_runs_after_every_n_tasks_done_in_a_feature(
     assert "mcp__ralph__get_project_progress" in offered and "mcp__ralph__done" not in offered
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ralph_desk", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 def test_the_understand_session_writes_the_codebase_map_read_only(
     agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     start_api([Text("# Codebase map\n\nOne README, nothing else yet.")])
-    run = run_cli("session", "--root", str(project.paths.root), "--recipe", "understand", *agent.cli)
+    run = ralph_desk_process(
+        "session", "--root", str(project.paths.root), "--recipe", "understand", *agent.cli
+    )
     assert run.returncode == 0, run.stderr
     assert project.paths.codebase_map.read_text().startswith("# Codebase map")
     (recorded,) = project.sessions.list()
@@ -318,7 +311,7 @@ def test_the_understand_session_writes_the_codebase_map_read_only(
 
 def test_cli_dry_run_shows_tasks_prompt_and_config_and_starts_nothing(project: Services) -> None:
     task = project.tasks.create("core", "backend", "Dry run target")
-    run = run_cli("run", "--root", str(project.paths.root), "--dry-run", "--json")
+    run = ralph_desk_process("run", "--root", str(project.paths.root), "--dry-run", "--json")
     assert run.returncode == 0, run.stderr
     document = json.loads(run.stdout)
     assert [t["id"] for t in document["tasksToAttempt"]] == [task.id]
@@ -343,7 +336,9 @@ def test_cli_run_works_through_the_queue_headless(
 ) -> None:
     task = project.tasks.create("core", "backend", "Headless job")
     start_api(**{heading(task.id): session(verb("done", summary="headless"))})
-    run = run_cli("run", "--root", str(project.paths.root), *agent.cli, "--exit-when-idle", "--json")
+    run = ralph_desk_process(
+        "run", "--root", str(project.paths.root), *agent.cli, "--exit-when-idle", "--json"
+    )
     assert run.returncode == 0, run.stderr
     finished = json.loads(run.stdout.strip().splitlines()[-1])
     assert finished["event"] == "finished" and finished["completed"] == 1
@@ -378,7 +373,7 @@ def test_the_app_killed_mid_loop_leaves_a_task_the_next_start_recovers(
         if loop.poll() is None:
             loop.kill()
     api.release()  # the orphaned agent gets its answer and exits on its own
-    run = run_cli("run", "--root", str(project.paths.root), *agent.cli, "--exit-when-idle")
+    run = ralph_desk_process("run", "--root", str(project.paths.root), *agent.cli, "--exit-when-idle")
     assert run.returncode == 0, run.stderr
     assert project.tasks.get(task.id).status is TaskStatus.DONE
     assert project.tasks.get(task.id).stuck_count == 0

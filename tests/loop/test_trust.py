@@ -6,7 +6,6 @@ import json
 import os
 import sqlite3
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,21 +18,12 @@ from ralph_desk.project import ProjectError, ProjectPaths, read_config, update_c
 from ralph_desk.project.trust import TRUST_FILE_ENV
 from ralph_desk.services.container import Services
 from tests.loop.conftest import stand_in
+from tests.support.cli import ralph_desk_process
 from tests.support.ide import call
 from tests.support.stdio_wire import mcp_command
 
 RUN_TIMEOUT_S = 180
 MARKS = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('ran')"
-
-
-def ralph_desk(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ralph_desk", *args],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def cloned_command(paths: ProjectPaths, marker: Path) -> list[str]:
@@ -61,22 +51,22 @@ def test_run_refuses_a_cloned_command_until_trusted_and_again_once_it_changes(
     marker = tmp_path / "marker"
     cloned_command(project.paths, marker)
 
-    refused = ralph_desk("run", "--root", root, "--max-iterations", "1")
+    refused = ralph_desk_process("run", "--root", root, "--max-iterations", "1")
     assert refused.returncode != 0
     assert str(marker) in refused.stderr and "ralph-desk trust" in refused.stderr, refused.stderr
     assert not marker.exists()
 
-    allowed = ralph_desk("trust", "--root", root)
+    allowed = ralph_desk_process("trust", "--root", root)
     assert allowed.returncode == 0, allowed.stderr
     assert str(marker) in allowed.stdout
     assert stat.S_IMODE(trust_file.stat().st_mode) == 0o600
-    ran = ralph_desk("run", "--root", root, "--max-iterations", "1")
+    ran = ralph_desk_process("run", "--root", root, "--max-iterations", "1")
     assert "ralph-desk trust" not in ran.stderr, ran.stderr
     assert marker.read_text() == "ran"
 
     changed = tmp_path / "changed"
     cloned_command(project.paths, changed)  # as a `git pull` would change it
-    again = ralph_desk("run", "--root", root, "--max-iterations", "1")
+    again = ralph_desk_process("run", "--root", root, "--max-iterations", "1")
     assert again.returncode != 0
     assert str(changed) in again.stderr and "ralph-desk trust" in again.stderr, again.stderr
     assert not changed.exists()
@@ -88,16 +78,16 @@ def test_a_command_written_through_ralph_desk_is_trusted_but_saving_another_key_
     root = str(project.paths.root)
     cloned_command(project.paths, tmp_path / "marker")
     update_config(project.paths, max_turns=9)  # the person saved another setting: the clone's command stays
-    refused = ralph_desk("run", "--root", root, "--max-iterations", "1", "--dry-run")
+    refused = ralph_desk_process("run", "--root", root, "--max-iterations", "1", "--dry-run")
     assert refused.returncode != 0 and "ralph-desk trust" in refused.stderr
     mine = [sys.executable, "-c", MARKS, str(tmp_path / "mine"), "{prompt_file}"]
     update_config(project.paths, agent_command=mine)  # the person named it
     assert read_config(project.paths).agent_command == tuple(mine)
-    assert "ralph-desk trust" not in ralph_desk("run", "--root", root, "--dry-run").stderr
+    assert "ralph-desk trust" not in ralph_desk_process("run", "--root", root, "--dry-run").stderr
 
 
 def test_trust_on_a_project_naming_no_program_records_nothing(project: Services, trust_file: Path) -> None:
-    shown = ralph_desk("trust", "--root", str(project.paths.root))
+    shown = ralph_desk_process("trust", "--root", str(project.paths.root))
     assert shown.returncode == 0, shown.stderr
     assert "nothing to trust" in shown.stdout
     assert not trust_file.exists()
@@ -180,16 +170,16 @@ def test_run_refuses_a_server_command_the_cloned_database_names_until_trusted(
     cloned_server(project.paths, marker)
     run = ("run", "--root", root, "--max-iterations", "1", *stand_in().cli)
 
-    refused = ralph_desk(*run)
+    refused = ralph_desk_process(*run)
     assert refused.returncode != 0
     assert str(marker) in refused.stderr and "ralph-desk trust" in refused.stderr, refused.stderr
     assert "mcp_servers" in refused.stderr and str(project.paths.db_file) in refused.stderr
     assert not marker.exists()
 
-    allowed = ralph_desk("trust", "--root", root)
+    allowed = ralph_desk_process("trust", "--root", root)
     assert allowed.returncode == 0, allowed.stderr
     assert "mcp server:" in allowed.stdout and str(marker) in allowed.stdout
-    ran = ralph_desk(*run)
+    ran = ralph_desk_process(*run)
     assert "ralph-desk trust" not in ran.stderr, ran.stderr
     assert marker.read_text() == "ran"  # the agent started the allowed server
 
@@ -201,12 +191,12 @@ def test_a_server_added_through_ralph_desk_is_trusted_but_an_edit_leaves_a_clone
     dry_run = ("run", "--root", str(project.paths.root), "--dry-run", *stand_in().cli)
     mine = {"mine": marking_server(tmp_path / "mine")}
     project.disciplines.update("docs", mcp_servers=mine, display_name="Docs")
-    shown = ralph_desk(*dry_run)
+    shown = ralph_desk_process(*dry_run)
     assert shown.returncode == 0 and "ralph-desk trust" not in shown.stderr, shown.stderr
 
     cloned = cloned_server(project.paths, tmp_path / "cloned")
     other = {"other": marking_server(tmp_path / "other")}
     project.disciplines.update("docs", mcp_servers=other)  # the person edits another discipline's servers
-    refused = ralph_desk(*dry_run)
+    refused = ralph_desk_process(*dry_run)
     assert refused.returncode != 0
     assert cloned in refused.stderr and "ralph-desk trust" in refused.stderr, refused.stderr

@@ -26,7 +26,8 @@ def url_of(database: str) -> str:
     return make_url(admin).set(database=database).render_as_string(hide_password=False)
 
 
-def _run(statement: str) -> None:
+def run_as_admin(statement: str) -> None:
+    """Run one statement on the server's admin connection (autocommit)."""
     admin = admin_url()
     assert admin is not None, f"{ADMIN_URL_ENV} is not set"
     engine = create_engine(admin, isolation_level="AUTOCOMMIT", poolclass=NullPool)
@@ -41,7 +42,7 @@ def create_database(template: str | None = None) -> str:
     """A new database with a unique name (a copy of `template`, else empty); returns its URL."""
     name = f"{PREFIX}{uuid.uuid4().hex[:16]}"
     copy = f' TEMPLATE "{template}" STRATEGY FILE_COPY' if template else ""
-    _run(f'CREATE DATABASE "{name}"{copy}')
+    run_as_admin(f'CREATE DATABASE "{name}"{copy}')
     return url_of(name)
 
 
@@ -49,4 +50,4 @@ def drop_database(url: str) -> None:
     """Drop a database made by `create_database`, closing whatever connections are left to it."""
     name = make_url(url).database
     assert name is not None and name.startswith(PREFIX), f"not a test database: {name!r}"
-    _run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    run_as_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
