@@ -16,7 +16,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import CommentDraft
 from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.loop.test_parallel import meet
-from tests.loop.test_runner_lifecycle import run_cli
+from tests.support.cli import ralph_desk_process
 from tests.support.fake_model_api import Hang, Text, ToolCalls, Turn
 from tests.support.git_repo import fsck_ok, git
 
@@ -211,7 +211,7 @@ def test_the_app_killed_mid_session_keeps_the_agents_work_on_the_branch_and_the_
     api.release()  # the orphaned agent gets its answer and exits on its own
     assert written.read_text() == "KEPT = True\n" and fsck_ok(root)
 
-    run = run_cli("run", "--root", str(root), *agent.cli, "--exit-when-idle")
+    run = ralph_desk_process("run", "--root", str(root), *agent.cli, "--exit-when-idle")
 
     assert run.returncode == 3, run.stderr  # nothing runnable: the work waits for a person
     assert "review" in run.stdout
