@@ -16,6 +16,7 @@ from filelock import FileLock, Timeout
 
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services.errors import ConflictError
+from ralph_desk.vcs import merging
 
 LOCK_NAME = "merge.lock"
 WAIT_S = 600.0
@@ -35,6 +36,14 @@ class MergeBusyError(MergeTurnError):
 def _thread_lock(root: Path) -> threading.Lock:
     with _THREADS_LOCK:
         return _THREADS.setdefault(root, threading.Lock())
+
+
+def _put_right(paths: ProjectPaths) -> None:
+    """Whoever takes the turn first puts right a checkout that a merge killed midway left half moved."""
+    try:
+        merging.recover_interrupted(paths.root)
+    except merging.MergeRefusedError as error:
+        raise MergeTurnError(str(error)) from None
 
 
 @contextmanager
@@ -63,6 +72,7 @@ def merge_turn(paths: ProjectPaths, wait_s: float = WAIT_S) -> Iterator[None]:
         except OSError as error:  # the link was made between the check and the open
             raise MergeTurnError(f"the merge lock {path} cannot be taken: {error}") from None
         try:
+            _put_right(paths)
             yield
         finally:
             lock.release(force=True)

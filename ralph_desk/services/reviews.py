@@ -292,8 +292,11 @@ class ReviewService:
         text = f"Merge task #{task.id}: {task.title}\n\n{self._done_summary(task.id) or ''}".rstrip() + (
             f"\n\nRalph-Task: {task.id}\n"
         )
+        tip = self.workspaces.head(worktree)
+        if tip is None:
+            raise ReviewError(f"task #{task.id} was not merged: its branch {worktree.branch!r} is gone")
         try:
-            result = merging.merge(self.workspaces.root, worktree.base, worktree.branch, strategy, text)
+            result = merging.merge(self.workspaces.root, worktree.base, tip, strategy, text)
         except merging.MergeRefusedError as error:
             raise ReviewError(f"task #{task.id} was not merged: {error}") from None
         except GitError as error:

@@ -1,20 +1,28 @@
-"""Merging a task branch into the base without a working tree: nothing is ever half-merged.
+"""Merging an approved commit into the base without a working tree: nothing is ever half-merged.
 
 The merge is computed with `git merge-tree --write-tree` (objects only), the new base commit is
 written with `commit-tree`, and the base branch moves with one compare-and-swap `update-ref`: a
-crash leaves it before or after, never between. When the base branch is checked out somewhere (the
-person's own checkout), that checkout's index and files are brought along with `read-tree -m -u`,
-which refuses — before anything moves — when it would overwrite an uncommitted change.
+crash leaves it before or after, never between. When the base branch is in the hands of a checkout
+(the person's own), the merge is refused while git is in the middle of something there, or when it
+would replace a file git does not track (an ignored `.env` too); otherwise the checkout's index and
+files are brought along with `read-tree -m -u`, which refuses — before anything moves — when it
+would overwrite an uncommitted change. A journal written first lets the next merge turn put the
+checkout right if the process is killed between moving the checkout and moving the branch.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph_desk.domain.enums import MergeStrategy
+from ralph_desk.vcs import merge_journal, tree_changes, untracked
+from ralph_desk.vcs.checkout_state import Checkout, holding, in_progress
+from ralph_desk.vcs.merge_journal import Journal, JournalError
 from ralph_desk.vcs.run import GitError, agent_identity, is_ancestor, out, rev, run
-from ralph_desk.vcs.worktrees import checkouts
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class MergeRefusedError(RuntimeError):
@@ -32,13 +40,20 @@ class MergeResult:
     reason: str | None = None
 
 
-def merge(repo: Path, base: str, branch: str, strategy: MergeStrategy, text: str) -> MergeResult:
-    """Merge `branch` into `base` by `strategy`; conflicts leave every branch and checkout as it was."""
-    old = rev(repo, f"refs/heads/{base}")
-    tip = rev(repo, f"refs/heads/{branch}")
-    if old is None or tip is None:
-        missing = base if old is None else branch
-        raise MergeRefusedError(f"the branch {missing!r} does not exist")
+def merge(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str) -> MergeResult:
+    """Merge the approved `commit` (its full object id) into `base` by `strategy`; conflicts and refusals
+    leave every branch and checkout as it was."""
+    if not _OID.fullmatch(commit):
+        raise MergeRefusedError(f"{commit!r} is not a full commit id (40 or 64 lowercase hex digits)")
+    recover_interrupted(repo)
+    ref = f"refs/heads/{base}"
+    old = rev(repo, ref)
+    if old is None:
+        raise MergeRefusedError(f"the branch {base!r} does not exist")
+    tip = rev(repo, commit)
+    if tip != commit:
+        raise MergeRefusedError(f"the commit {commit} does not exist in {repo}")
+    checkout = _checkout(repo, base)
     if is_ancestor(repo, tip, old):
         return MergeResult(True, base, old)
     new = _new_commit(repo, old, tip, strategy, text)
@@ -46,17 +61,58 @@ def merge(repo: Path, base: str, branch: str, strategy: MergeStrategy, text: str
         return new
     if new == old:
         return MergeResult(True, base, old)
-    checkout = checkouts(repo).get(base)
-    if checkout is not None:
-        _follow(checkout, old, new, dry_run=True)
-        _follow(checkout, old, new)
-    try:
-        run(repo, "update-ref", "-m", f"ralph-desk: merge {branch}", f"refs/heads/{base}", new, old)
-    except GitError:
-        if checkout is not None:
-            _follow(checkout, new, old)  # the base moved meanwhile: the checkout goes back where it was
-        raise
+    if checkout is None:
+        run(repo, "update-ref", "-m", f"ralph-desk: merge {commit}", ref, new, old)
+        return MergeResult(True, base, new)
+    _move_with(repo, checkout, ref, old, new, commit)
     return MergeResult(True, base, new)
+
+
+def recover_interrupted(repo: Path) -> str | None:
+    """Put right the checkout a merge killed midway left (see merge_journal); what was done, if anything."""
+    try:
+        return merge_journal.recover(repo)
+    except (JournalError, GitError, OSError) as error:
+        raise MergeRefusedError(
+            f"an interrupted merge could not be put right: {error} — nothing merges until it is"
+        ) from None
+
+
+def _checkout(repo: Path, base: str) -> Checkout | None:
+    """The checkout holding `base`, refused while git is in the middle of something there."""
+    try:
+        checkout = holding(repo, base)
+    except OSError as error:
+        raise MergeRefusedError(f"the checkout of {base!r} cannot be read: {error}") from None
+    busy = None if checkout is None else in_progress(checkout)
+    if busy is not None:
+        raise MergeRefusedError(busy)
+    return checkout
+
+
+def _move_with(repo: Path, checkout: Checkout, ref: str, old: str, new: str, commit: str) -> None:
+    """Move `ref` from `old` to `new` with the checkout's index and files, journalled in between."""
+    folder = checkout.folder
+    changes = tree_changes.between(repo, old, new)
+    in_the_way = untracked.in_the_way(folder, changes)
+    if in_the_way:
+        raise MergeRefusedError(
+            f"the merge would overwrite uncommitted changes in {folder}, files git does not track: "
+            f"{untracked.described(folder, in_the_way)} — move them elsewhere (or commit them), "
+            "then approve again"
+        )
+    _follow(folder, old, new, dry_run=True)
+    try:
+        merge_journal.write(repo, Journal(folder, ref, old, new, changes))
+    except (OSError, JournalError) as error:
+        raise MergeRefusedError(f"the merge journal cannot be written: {error}") from None
+    try:
+        _follow(folder, old, new)
+        run(repo, "update-ref", "-m", f"ralph-desk: merge {commit}", ref, new, old)
+    except (MergeRefusedError, GitError):
+        recover_interrupted(repo)  # the branch did not move: the checkout goes back where it was
+        raise
+    merge_journal.clear(repo)
 
 
 def _new_commit(repo: Path, old: str, tip: str, strategy: MergeStrategy, text: str) -> str | MergeResult:

@@ -245,7 +245,9 @@ def test_a_squash_that_landed_before_its_process_died_is_recorded_not_merged_twi
     worktree = desk.workspaces.existing(task.id)
     assert worktree is not None
     text = f"Merge task #{task.id}: Moon phases\n\nRalph-Task: {task.id}\n"
-    merging.merge(root, worktree.base, worktree.branch, MergeStrategy.SQUASH, text)  # then the crash
+    tip = desk.workspaces.head(worktree)
+    assert tip is not None
+    merging.merge(root, worktree.base, tip, MergeStrategy.SQUASH, text)  # then the crash
     with desk.db.write() as unit:
         queue.enqueue(unit, task.id, f"{this_host()}:{root}")
 
