@@ -1,5 +1,6 @@
 """A process killed in the middle of a merge or a commit leaves a sound repository, a base branch either
-before or after the merge, and work that resumes: each test kills a real process at a git step."""
+before or after the merge, a person's checkout either as it was or fully merged (never a staged half, once
+the next merge turn has put it right), and work that resumes: each test kills a real process at a git step."""
 
 from __future__ import annotations
 
@@ -17,21 +18,27 @@ import pytest
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.services.container import Services
+from ralph_desk.services.merge_queue import merge_turn
 from tests.support.git_repo import fsck_ok, git
 from tests.support.review_project import open_review_project
 
 REACH_TIMEOUT_S = 120.0
 # A `git` that runs the real one, except at the step named by RALPH_TEST_STOP_AT: there it says so in a
 # file and blocks (before the step, or after it with RALPH_TEST_AFTER) until the test kills it; a dry
-# run (`read-tree -n`) passes. RALPH_TEST_LOCK leaves the index lock a git killed mid-commit leaves.
+# run (`read-tree -n`) passes. RALPH_TEST_LOCK leaves the index lock a git killed mid-commit leaves;
+# RALPH_TEST_HALF runs the step and then puts the old index back, as a git killed after writing the
+# files and before writing the index leaves them.
 WRAPPER = """#!/bin/sh
 dry=""
 for word in "$@"; do [ "$word" = "-n" ] && dry=1; done
 for word in "$@"; do
   if [ "$word" = "$RALPH_TEST_STOP_AT" ] && [ -z "$dry" ]; then
     lock="$(REAL_GIT rev-parse --path-format=absolute --git-path index.lock)"
-    if [ -n "$RALPH_TEST_LOCK" ]; then : > "$lock"; fi
-    if [ -n "$RALPH_TEST_AFTER" ]; then REAL_GIT "$@"; fi
+    index="$(REAL_GIT rev-parse --path-format=absolute --git-path index)"
+    if [ -n "$RALPH_TEST_HALF" ]; then cp "$index" "$index.before"; fi
+    if [ -n "$RALPH_TEST_AFTER" ] || [ -n "$RALPH_TEST_HALF" ]; then REAL_GIT "$@"; fi
+    if [ -n "$RALPH_TEST_HALF" ]; then mv "$index.before" "$index"; fi
+    if [ -n "$RALPH_TEST_LOCK" ] || [ -n "$RALPH_TEST_HALF" ]; then : > "$lock"; fi
     : > "$RALPH_TEST_READY"
     exec tail -f /dev/null
   fi
@@ -43,7 +50,6 @@ OPEN = (
     "from ralph_desk.services.container import Services; from ralph_desk.project import ProjectPaths; "
     "s = Services.open(ProjectPaths.at({root!r})); "
 )
-APPROVE = OPEN + "s.reviews.approve({task})"
 COMMIT = (
     OPEN + "s.workspaces.commit_session(s.workspaces.existing({task}), 'Greet', 's-2', 'done', 'again', True)"
 )
@@ -61,13 +67,26 @@ def _in_review(desk: Services) -> int:
     worktree = desk.workspaces.prepare(task.id, task.title)
     assert worktree is not None
     (worktree.path / "app.py").write_text("new\n")
+    (worktree.path / "docs").mkdir()
+    (worktree.path / "docs" / "greeting.txt").write_text("hello\n")  # a file (and a folder) the merge adds
     desk.workspaces.commit_session(worktree, task.title, "s-1", "done", "Greeted.", True)
     desk.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
     return task.id
 
 
-def _kill_at(tmp_path: Path, code: str, step: str, after: bool = False, lock: bool = False) -> None:
-    """Run `code` in a new Python process, wait until its git reaches `step`, and kill the whole group."""
+def _approve_process(root: Path, task_id: int) -> list[str]:
+    """`ralph-desk review approve`, as the person runs it."""
+    return [sys.executable, "-m", "ralph_desk", "review", "approve", str(task_id), "--root", str(root)]
+
+
+def _python_process(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def _kill_at(
+    tmp_path: Path, command: list[str], step: str, after: bool = False, lock: bool = False, half: bool = False
+) -> None:
+    """Run `command`, wait until its git reaches `step`, and kill its whole process group."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     real = shutil.which("git")
@@ -83,9 +102,10 @@ def _kill_at(tmp_path: Path, code: str, step: str, after: bool = False, lock: bo
         "RALPH_TEST_READY": str(ready),
         "RALPH_TEST_AFTER": "1" if after else "",
         "RALPH_TEST_LOCK": "1" if lock else "",
+        "RALPH_TEST_HALF": "1" if half else "",
     }
     process = subprocess.Popen(
-        [sys.executable, "-c", code], env=env, stderr=subprocess.PIPE, start_new_session=True
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
     )
     deadline = time.monotonic() + REACH_TIMEOUT_S
     try:
@@ -105,38 +125,63 @@ def _kill_at(tmp_path: Path, code: str, step: str, after: bool = False, lock: bo
 
 
 @pytest.mark.parametrize(
-    ("step", "after"),
+    ("step", "after", "half"),
     [
-        ("merge-tree", False),
-        ("commit-tree", True),
-        ("read-tree", False),
-        ("update-ref", False),
-        ("update-ref", True),
+        ("merge-tree", False, False),
+        ("commit-tree", False, False),
+        ("commit-tree", True, False),
+        ("read-tree", False, False),
+        ("read-tree", False, True),
+        ("read-tree", True, False),
+        ("update-ref", False, False),
+        ("update-ref", True, False),
     ],
-    ids=["computing", "commit-written", "moving-checkout", "before-ref", "after-ref"],
+    ids=[
+        "computing",
+        "before-commit",
+        "commit-written",
+        "before-checkout-moves",
+        "files-written-index-not",
+        "checkout-moved",
+        "before-ref",
+        "after-ref",
+    ],
 )
-def test_a_merge_killed_at_any_step_leaves_a_sound_repository_and_approves_on_retry(
-    desk: Services, tmp_path: Path, step: str, after: bool
+def test_a_merge_killed_at_any_step_leaves_the_checkout_as_it_was_or_fully_merged_and_approves_on_retry(
+    desk: Services, tmp_path: Path, step: str, after: bool, half: bool
 ) -> None:
     task_id = _in_review(desk)
     root = desk.paths.root
     (root / "notes.txt").write_text("the person's unsaved notes\n")
     before = git(root, "rev-parse", "main")
+    status = _status(root)
 
-    _kill_at(tmp_path, APPROVE.format(root=str(root), task=task_id), step, after=after)
+    _kill_at(tmp_path, _approve_process(root, task_id), step, after=after, half=half)
+    with merge_turn(desk.paths):  # the next merge turn puts right what the killed one left
+        pass
 
     assert fsck_ok(root)
     base = git(root, "rev-parse", "main")
-    assert base == before or git(root, "show", "main:app.py") == "new"
-    assert git(root, "show", f"{base}:app.py") in ("old", "new")
+    merged = base != before
+    assert git(root, "show", f"{base}:app.py") == ("new" if merged else "old")
+    assert _status(root) == status  # exactly as before, or fully merged: nothing half-staged, nothing left
+    assert git(root, "diff", "--cached", "--name-only") == ""
+    assert (root / "app.py").read_text() == ("new\n" if merged else "old\n")
+    assert (root / "docs" / "greeting.txt").exists() == merged
     assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"
+    assert not (root / ".git" / "index.lock").exists()
+    assert not (root / ".ralph" / "merge-journal.json").exists()
     assert desk.tasks.get(task_id).status is TaskStatus.IN_REVIEW
 
     assert desk.reviews.approve(task_id).status == TaskStatus.DONE.value
     assert git(root, "show", "main:app.py") == "new" and (root / "app.py").read_text() == "new\n"
-    assert git(root, "status", "--porcelain", "--", "app.py") == ""
+    assert _status(root) == status
     assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"
     assert fsck_ok(root)
+
+
+def _status(root: Path) -> str:
+    return git(root, "status", "--porcelain", "--untracked-files=all")
 
 
 @pytest.mark.parametrize(
@@ -150,9 +195,8 @@ def test_a_session_commit_killed_midway_leaves_the_work_to_commit_again(
     assert worktree is not None
     (worktree.path / "app.py").write_text("newer\n")
 
-    _kill_at(
-        tmp_path, COMMIT.format(root=str(desk.paths.root), task=task_id), "commit", after=after, lock=lock
-    )
+    code = COMMIT.format(root=str(desk.paths.root), task=task_id)
+    _kill_at(tmp_path, _python_process(code), "commit", after=after, lock=lock)
 
     assert fsck_ok(desk.paths.root)
     resumed = desk.workspaces.prepare(task_id, "Greet")  # the next session's start
