@@ -55,11 +55,22 @@ def own_gitdir(folder: Path) -> Path:
 
 def holding(repo: Path, base: str) -> Checkout | None:
     """The checkout that has `base` in hand (checked out, or being rebased or bisected), if any."""
+    return _find(repo, base, detached_too=True)
+
+
+def checked_out(repo: Path, base: str) -> Checkout | None:
+    """The checkout whose HEAD is on `base`, if any."""
+    return _find(repo, base, detached_too=False)
+
+
+def _find(repo: Path, base: str, detached_too: bool) -> Checkout | None:
     ref = f"refs/heads/{base}"
     for folder, branch in _listed(repo):
         if not folder.is_dir():  # a checkout whose folder is gone (git calls it prunable): nothing to harm
             continue
-        if branch == ref or (branch == "" and _branch_in_hand(own_gitdir(folder)) in (ref, base)):
+        if branch == ref or (
+            detached_too and branch == "" and _branch_in_hand(own_gitdir(folder)) in (ref, base)
+        ):
             return Checkout(folder, own_gitdir(folder))
     return None
 

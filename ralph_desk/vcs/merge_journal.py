@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ralph_desk.vcs.checkout_state import own_gitdir
+from ralph_desk.vcs.checkout_state import checked_out
 from ralph_desk.vcs.run import GitError, rev, run
 from ralph_desk.vcs.tree_changes import Change
 
@@ -116,23 +116,20 @@ def recover(repo: Path) -> str | None:
 
 
 def _put_right(repo: Path, journal: Journal) -> str:
-    folder = journal.checkout
-    if not (folder / ".git").exists():
-        return f"the checkout {folder} is gone; nothing to put right"
-    try:
-        own_gitdir(folder).joinpath("index.lock").unlink(missing_ok=True)  # left by the git killed in it
-    except OSError as error:
-        raise JournalError(f"the index lock of {folder} cannot be cleared: {error}") from None
+    base = journal.ref.removeprefix("refs/heads/")
+    checkout = checked_out(repo, base)
+    if checkout is None or checkout.folder != journal.checkout:
+        return f"{journal.checkout} no longer has {base!r} checked out; left as it is"
+    checkout.gitdir.joinpath("index.lock").unlink(missing_ok=True)  # left by the git killed in it
     target = rev(repo, journal.ref)
-    head = run(folder, "symbolic-ref", "--quiet", "HEAD", ok_codes=(0, 1)).stdout.strip()
-    if head != journal.ref or target not in (journal.old, journal.new):
+    if target not in (journal.old, journal.new):
         return (
-            f"{journal.ref} or the checkout {folder} moved on since the merge was interrupted; "
-            "left as it is (`git status` there shows what it holds)"
+            f"{base!r} moved on since the merge into it was interrupted; {journal.checkout} is left as it is "
+            "(`git status` there shows what it holds)"
         )
-    _restore(folder, journal, target)
+    _restore(checkout.folder, journal, target)
     way = "rolled back to" if target == journal.old else "brought forward to"
-    return f"the checkout {folder} was {way} {target} at {len(journal.changes)} path(s) the merge changed"
+    return f"the checkout {checkout.folder} was {way} {target} at the {len(journal.changes)} path(s) merged"
 
 
 def _restore(folder: Path, journal: Journal, target: str) -> None:

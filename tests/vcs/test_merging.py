@@ -13,6 +13,7 @@ import pytest
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.services.container import Services
+from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from tests.support.git_repo import GIT, commit_all, git
 from tests.support.review_project import open_review_project
@@ -172,3 +173,17 @@ def test_an_untracked_file_in_the_way_of_what_the_branch_adds_is_refused_naming_
     assert (root / in_the_way).read_text() == "the person's draft\n"
     assert git(root, "rev-parse", "refs/heads/main") == before
     assert git(root, "status", "--porcelain") == status
+
+
+def test_a_merge_journal_that_is_not_ours_stops_the_merge_turn_saying_what_to_do(desk: Services) -> None:
+    root = desk.paths.root
+    task_id = _in_review(desk, {"app.py": "new\n"})
+    (root / ".ralph" / "merge-journal.json").write_text('{"checkout": "/", "changes": "nonsense"}')
+    before = git(root, "rev-parse", "refs/heads/main")
+
+    with pytest.raises(MergeTurnError, match=r"merge-journal\.json cannot be read .*then remove it"):
+        desk.reviews.approve(task_id)
+
+    assert git(root, "rev-parse", "refs/heads/main") == before
+    (root / ".ralph" / "merge-journal.json").unlink()
+    assert desk.reviews.approve(task_id).status == TaskStatus.DONE.value
