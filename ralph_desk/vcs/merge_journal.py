@@ -111,7 +111,7 @@ def recover(repo: Path) -> str | None:
         return None
     done = _put_right(repo, journal)
     clear(repo)
-    log.warning("an interrupted merge was put right: %s", done)
+    log.warning("a merge interrupted midway was found: %s", done)
     return done
 
 
@@ -159,7 +159,13 @@ def _restore(folder: Path, journal: Journal, target: str) -> None:
 def _remove_written(folder: Path, path: str, written: str | None) -> None:
     """Remove the file at `path` when it holds exactly the blob `written` (the merge's, nobody else's)."""
     place = folder / path
-    if place.is_symlink() or not place.is_file():
+    if any(
+        part.is_symlink()
+        for part in (place, *place.parents)
+        if part.is_relative_to(folder) and part != folder
+    ):
+        return  # never through a link: what it leads to is not the merge's
+    if not place.is_file():
         return
     try:
         found = run(folder, "hash-object", "--", path).stdout.strip()

@@ -41,8 +41,7 @@ class MergeResult:
 
 
 def merge(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str) -> MergeResult:
-    """Merge the approved `commit` (its full object id) into `base` by `strategy`; conflicts and refusals
-    leave every branch and checkout as it was."""
+    """Merge the approved `commit` (a full object id) into `base` by `strategy`; a conflict moves nothing."""
     if not _OID.fullmatch(commit):
         raise MergeRefusedError(f"{commit!r} is not a full commit id (40 or 64 lowercase hex digits)")
     recover_interrupted(repo)
