@@ -616,18 +616,20 @@ def test_opening_an_older_project_adds_the_ignore_lines_its_gitignore_lacks(proj
     gitignore.write_text(OLD_GITIGNORE + "\nmine/\n")  # written before `*.lock`, and the person's own line
     subprocess.run(["git", "init", "-q", str(project.root)], check=True)
     (project.ralph / "merge.lock").write_text("")
+    (project.ralph / "merge-journal.json").write_text("{}")
 
     Services.open(project).close()
 
     lines = gitignore.read_text().splitlines()
-    assert lines[:6] == [*OLD_GITIGNORE.splitlines(), "mine/"] and lines[6:] == ["*.lock"]  # nothing lost
+    assert lines[:6] == [*OLD_GITIGNORE.splitlines(), "mine/"]  # nothing lost
+    assert lines[6:] == ["*.lock", "merge-journal.json"]
     status = subprocess.run(
         ["git", "-C", str(project.root), "status", "--porcelain", "--untracked-files=all", "--", ".ralph"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert "merge.lock" not in status and ".gitignore" in status
+    assert "merge.lock" not in status and "merge-journal" not in status and ".gitignore" in status
     Services.open(project).close()
     assert gitignore.read_text().count("*.lock") == 1  # once
 

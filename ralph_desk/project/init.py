@@ -24,11 +24,12 @@ logs/
 mcp/sessions/
 worktrees/
 *.lock
+merge-journal.json
 """
 
 
 def complete_gitignore(paths: ProjectPaths) -> list[str]:
-    """Add to `.ralph/.gitignore` the lines an older ralph-desk did not write (`*.lock`); the lines added.
+    """Add to `.ralph/.gitignore` the lines an older ralph-desk did not write (`*.lock`, `merge-journal.json`); the lines added.
 
     A missing file is left for `validate` to name; a link in its place is refused, never followed.
     """
