@@ -38,8 +38,9 @@ class Releases(logging.Handler):
         self.seen = asyncio.Event()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.getMessage().startswith("MCP session ") and "released" in record.getMessage():
-            self.sessions.append(str(record.args[0]))  # type: ignore[index]
+        said = record.getMessage()
+        if said.startswith("MCP session ") and "released" in said and isinstance(record.args, tuple):
+            self.sessions.append(str(record.args[0]))
             self.seen.set()
 
 
