@@ -606,13 +606,12 @@ def _configure_migrate(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_migrate(args: argparse.Namespace) -> int:
-    from ralph_desk.project.private_files import read_private_line
     from ralph_desk.store import transfer
 
     if (args.target is None) == (args.target_file is None):
         raise UsageError("give the database to fill once: --to URL or --to-file FILE")
     if args.target_file is not None:
-        args.target = read_private_line(Path(args.target_file), "the database URL")
+        args.target = _url_from_file(Path(args.target_file))
     source = args.source or ProjectPaths.at(_root(args)).db_url(args.db_url)
     print(f"Copying {transfer.shown(source)}\n     to {transfer.shown(args.target)}", flush=True)
     try:
@@ -965,10 +964,22 @@ def _looks_like_a_path(argument: str) -> bool:
     return any(mark in argument for mark in ("/", "\\", os.sep)) or argument.startswith((".", "~"))
 
 
+def _url_from_file(path: Path) -> str:
+    """The database URL in an owner-only file; a line that is not one is refused, never shown."""
+    from ralph_desk.project.private_files import read_private_line
+    from ralph_desk.store.urls import URL_EXAMPLES, looks_like_url
+
+    url = read_private_line(path, "the database URL")
+    if not looks_like_url(url):
+        raise UsageError(
+            f"{path}: its line is not a database URL (not shown: it may be a secret); "
+            f"allowed: one line such as {URL_EXAMPLES}"
+        )
+    return url
+
+
 def _read_db_url(args: argparse.Namespace) -> None:
     """Take `--db-url-file`'s URL as `--db-url`; warn about a password given on the command line."""
-    from ralph_desk.project.private_files import read_private_line
-
     given_file = getattr(args, "db_url_file", None)
     if given_file is not None and getattr(args, "db_url", None):
         raise UsageError("give the database URL once: --db-url or --db-url-file, not both")
@@ -982,7 +993,7 @@ def _read_db_url(args: argparse.Namespace) -> None:
                 "PGPASSWORD / ~/.pgpass instead\n"
             )
     if given_file is not None:
-        args.db_url = read_private_line(Path(given_file), "the database URL")
+        args.db_url = _url_from_file(Path(given_file))
 
 
 def _masked(message: str, arguments: Sequence[str]) -> str:

@@ -180,3 +180,29 @@ def test_changes_without_a_comment_or_an_unsent_one_is_refused(
     assert code == 2 and "at least one comment saying what to change" in err
     code, _, err = run(capsys, "review", "changes", "1", "--old", "--root", str(project))
     assert code == 2 and "a --comment for --file, --line or --old" in err
+
+
+@pytest.mark.parametrize("action", ["comment", "changes"])
+@pytest.mark.parametrize("line", [str(2**63), str(2**64), str(2**31)])
+def test_a_line_number_the_database_cannot_hold_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], project: Path, action: str, line: str
+) -> None:
+    root = ("--root", str(project))
+    code, _, err = run(
+        capsys, "review", action, "1", "--comment", "x", "--file", "app.py", "--line", line, *root
+    )
+
+    assert code == 2, err
+    assert f"invalid line: {line}; allowed: a whole number from 1 to {2**31 - 1}" in err
+    assert "Overflow" not in err and "Traceback" not in err
+    code, out, _ = run(capsys, "review", "show", "1", *root)
+    assert code == 0 and "comment #" not in out  # nothing was kept
+
+
+def test_a_nul_in_a_comment_is_refused_naming_it(capsys: pytest.CaptureFixture[str], project: Path) -> None:
+    root = ("--root", str(project))
+    code, _, err = run(capsys, "review", "comment", "1", "--comment", "keep\x00this", *root)
+
+    assert code == 2 and "NUL character" in err, err
+    code, out, _ = run(capsys, "review", "show", "1", *root)
+    assert code == 0 and "comment #" not in out

@@ -41,7 +41,7 @@ class UntrustedCommandError(ProjectError):
             f"{source} names the program to run ({found.setting}): {found.command} — "
             f"it came with the project folder and this computer has not allowed it, so nothing was run. "
             f"Check it, then allow it with `{TRUST_HINT} --root {shlex.quote(str(paths.root))}` "
-            f"(asked again whenever the command changes)"
+            f"(asked again whenever the command or a value of its env changes)"
         )
         self.untrusted = found
 
@@ -129,7 +129,7 @@ def trust_config(paths: ProjectPaths, disciplines: Iterable[Discipline] = ()) ->
         [
             f"Trusted for {paths.root} (kept in {where}):",
             *named,
-            "ralph-desk asks again if these settings change.",
+            "ralph-desk asks again if these settings (or a server's env values) change.",
         ]
     )
 

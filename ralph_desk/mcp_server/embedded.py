@@ -11,7 +11,7 @@ from ralph_desk.domain.session import SessionContext, safe_file_stem
 from ralph_desk.mcp_server.auth import SessionTokens
 from ralph_desk.mcp_server.binding import LoopControl
 from ralph_desk.mcp_server.calllog import in_project
-from ralph_desk.mcp_server.hosting import HttpHost
+from ralph_desk.mcp_server.hosting import SESSION_IDLE_S, HttpHost
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services.container import Services
@@ -37,12 +37,13 @@ class EmbeddedMcp:
         host: str = "127.0.0.1",
         port: int = 0,
         call_log: Path | None = None,
+        session_idle_s: float = SESSION_IDLE_S,
     ):
         self.services = services
         self.tokens = SessionTokens()
         self.call_log = call_log or in_project(services.paths, "embedded")
         self.server = build_server(services, loop=loop, call_log=self.call_log)
-        self.host = HttpHost(self.server, self.tokens, host=host, port=port)
+        self.host = HttpHost(self.server, self.tokens, host=host, port=port, session_idle_s=session_idle_s)
 
     @property
     def url(self) -> str:

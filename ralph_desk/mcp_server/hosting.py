@@ -15,6 +15,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.auth import BearerGate, SessionTokens
+from ralph_desk.mcp_server.idle_sessions import IdleSessions
 from ralph_desk.mcp_server.origins import HeaderGate, accepted_names
 from ralph_desk.mcp_server.server import CONTEXT_STATE_KEY
 from ralph_desk.mcp_server.text_gate import TextGate
@@ -27,6 +28,9 @@ JSON_RESPONSES = True
 here. The spec requires clients to accept both (Claude Code, the Inspector and the SDK client are
 tested with it). Only the per-request back-channel goes — progress, logs or requests sent while a
 tool runs, which no tool here uses; `list_changed` still goes out on the GET stream."""
+SESSION_IDLE_S = 30 * 60.0
+"""A session no client message reached for this long is released (its id then answers 404, and the
+client opens a new one): the SDK's default, and ours for a session that only holds its GET stream."""
 
 
 class _QuietUvicorn(uvicorn.Server):
@@ -45,13 +49,22 @@ NO_SDK_HEADER_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=
 class HttpHost:
     """The MCP server over Streamable HTTP as a task in the running asyncio loop, behind a bearer gate."""
 
-    def __init__(self, server: MCPServer, tokens: SessionTokens, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        server: MCPServer,
+        tokens: SessionTokens,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        session_idle_s: float = SESSION_IDLE_S,
+    ):
         self.server = server
         self.tokens = tokens
         self.host = host
         self.port = port
+        self.session_idle_s = session_idle_s
         self._uvicorn: _QuietUvicorn | None = None
         self._task: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
@@ -79,8 +92,10 @@ class HttpHost:
             transport_security=NO_SDK_HEADER_CHECK,
             host=self.host,
             json_response=JSON_RESPONSES,
+            session_idle_timeout=self.session_idle_s,
         )
-        bearer = BearerGate(TextGate(app), self.tokens, CONTEXT_STATE_KEY)
+        idle = IdleSessions(app, MCP_PATH, self.session_idle_s)
+        bearer = BearerGate(TextGate(idle), self.tokens, CONTEXT_STATE_KEY)
         gated: Any = HeaderGate(bearer, accepted_names(self.host))
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         # IPPROTO_TCP matters: asyncio sets TCP_NODELAY only then; without it each call stalls ~40 ms.
@@ -102,12 +117,18 @@ class HttpHost:
                 raise RuntimeError("the MCP HTTP server exited while starting")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(started.wait(), timeout=0.01)
+        self._sweeper = asyncio.create_task(idle.run(), name="ralph-mcp-idle-sessions")
         log.info("MCP server listening on %s", self.url)
 
     async def stop(self) -> None:
         """Close live sessions, then stop serving."""
         if self._uvicorn is None or self._task is None:
             return
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
         manager = self.server.session_manager
         # Live sessions keep a GET stream open, which would hold uvicorn's graceful shutdown.
         for transport in list(getattr(manager, "_server_instances", {}).values()):

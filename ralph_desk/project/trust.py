@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ralph_desk.domain.records import Discipline
-from ralph_desk.project import contained
+from ralph_desk.domain.records import Discipline, McpServerSpec
+from ralph_desk.project import contained, trust_key
 from ralph_desk.project.errors import ProjectError
 
 TRUST_FILE_ENV = "RALPH_DESK_TRUST_FILE"  # another place for the trust file (tests, a portable setup)
@@ -43,29 +43,60 @@ def _key(root: Path, part: str = PROGRAMS) -> str:
     return str(root.resolve()) + (f"#{part}" if part else "")
 
 
-def server_commands(disciplines: Iterable[Discipline]) -> list[dict[str, Any]]:
-    """Each distinct stdio server program the disciplines start: command, args and env names (not values,
-    which are secrets). A URL server starts no local program, so it is not here."""
-    found = {
-        fingerprint(entry): entry
-        for discipline in disciplines
-        for spec in discipline.mcp_servers
-        if spec.command is not None
-        for entry in [{"command": spec.command, "args": list(spec.args), "env": sorted(spec.env)}]
+# Env variables a loader, shell or interpreter reads at start to run more code (named in the prompt).
+CODE_RUNNING_NAMES = frozenset(
+    {
+        *("BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "IFS", "PATH"),
+        *("NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB"),
+        *("PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONINSPECT"),
+        *("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "DOTNET_STARTUP_HOOKS"),
+        *("LUA_INIT", "LUA_PATH", "GCONV_PATH", "EDITOR", "VISUAL", "PAGER", "BROWSER", "SSH_ASKPASS"),
     }
+)
+CODE_RUNNING_PREFIXES = ("LD_", "DYLD_", "GIT_", "NPM_CONFIG_", "BUN_", "DENO_", "UV_", "PIP_")
+# The servers' fingerprint since env values count (v2). A record made before, from env names alone,
+# never matches it: such a project is asked about once again rather than trusted with unknown values.
+SERVERS_VERSION = "command+args+env-hmac-sha256"
+
+
+def runs_code(name: str) -> bool:
+    """Whether the env variable `name` is one a loader, shell or interpreter reads to run other code."""
+    upper = name.upper()  # Windows reads env names whatever their case
+    return upper in CODE_RUNNING_NAMES or upper.startswith(CODE_RUNNING_PREFIXES)
+
+
+def server_commands(disciplines: Iterable[Discipline]) -> list[dict[str, Any]]:
+    """Each distinct stdio server program the disciplines start: command, args, and each env name with a
+    keyed hash of its value (never the value: it may be a secret). A URL server starts no local program,
+    so it is not here."""
+    specs = [spec for discipline in disciplines for spec in discipline.mcp_servers]
+    specs = [spec for spec in specs if spec.command is not None]
+    secret = trust_key.secret(trust_file()) if any(spec.env for spec in specs) else b""
+    found = {fingerprint(entry): entry for entry in (_server_entry(spec, secret) for spec in specs)}
     return [found[key] for key in sorted(found)]
+
+
+def _server_entry(spec: McpServerSpec, secret: bytes) -> dict[str, Any]:
+    hashes = {name: trust_key.keyed_hash(secret, value) for name, value in sorted(spec.env.items())}
+    return {"command": spec.command, "args": list(spec.args), "env": hashes}
 
 
 def servers_fingerprint(disciplines: Iterable[Discipline]) -> str | None:
     """The fingerprint of the stdio server programs the disciplines start; None when they start none."""
     commands = server_commands(disciplines)
-    return fingerprint({SERVERS: commands}) if commands else None
+    return fingerprint({SERVERS: commands, "version": SERVERS_VERSION}) if commands else None
 
 
 def shown_command(entry: Mapping[str, Any]) -> str:
-    """A stdio server's program as the person reads it: its command line, with the env names it is given."""
+    """A stdio server's program as the person reads it: its command line, with the env names it is given
+    and, by name, those that can make it run other code."""
     line = shlex.join([entry["command"], *entry["args"]])
-    return f"{line} (env: {', '.join(entry['env'])})" if entry["env"] else line
+    names = sorted(entry["env"])
+    if not names:
+        return line
+    risky = [name for name in names if runs_code(name)]
+    warned = f"; {', '.join(risky)} can make it run other code" if risky else ""
+    return f"{line} (env: {', '.join(names)}{warned})"
 
 
 def _read(path: Path) -> dict[str, str]:

@@ -447,20 +447,21 @@ def _positive(name: str, value: int) -> int:
 
 def _checked(draft: CommentDraft) -> CommentDraft:
     """A comment with text, a relative file path inside the project, and a line only with a file."""
-    body = (draft.body or "").strip()
+    body = draft.body.strip() if isinstance(draft.body, str) else ""
     if not body or len(body) > BODY_LIMIT:
         raise InvalidValueError("comment", draft.body, f"a text of 1 to {BODY_LIMIT} characters")
+    check.text("comment", body)  # README: NUL or a lone surrogate is refused, naming the field
     file = draft.file.strip() if draft.file else None
     if file is not None:
+        check.text("file", file)
         path = PurePosixPath(file.replace("\\", "/"))
-        if path.is_absolute() or ".." in path.parts or "\x00" in file:
+        if path.is_absolute() or ".." in path.parts:
             raise InvalidValueError("file", draft.file, "a path relative to the project, without '..'")
         file = str(path)
     if draft.line is not None:
         if file is None:
             raise InvalidValueError("line", draft.line, "a line only together with a file")
-        if isinstance(draft.line, bool) or not isinstance(draft.line, int) or draft.line < 1:
-            raise InvalidValueError("line", draft.line, "a whole number ≥ 1")
+        check.positive_int("line", draft.line)  # a bound the database's integer holds (2**63 would not)
     sides = [side.value for side in DiffSide]
     if draft.side not in sides:
         raise InvalidValueError("side", draft.side, f"one of {', '.join(sides)}")

@@ -9,9 +9,13 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
+from ralph_desk.gui.dialogs.start_loop import StartLoopDialog
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.state import Phase
 from ralph_desk.gui.panes.loop.wiring import start_confirmed_key
+from ralph_desk.loop.model import LoopSettings
+from ralph_desk.loop.start_summary import summarise_start
+from ralph_desk.loop.trust_check import untrusted_servers
 from ralph_desk.project import read_config, trust
 from ralph_desk.project.config import command_fingerprint
 from ralph_desk.services.container import Services
@@ -74,3 +78,24 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     assert dialog.warning is not None and str(changed) in dialog.warning.text()
     dialog.reject()
     assert not changed.exists()
+
+
+@pytest.mark.sqlite_only  # a clone brings the SQLite file; the test writes it as one would
+def test_start_names_a_loader_variable_a_server_is_given_and_never_its_value(
+    qtbot: QtBot, services: Services, tmp_path: Path
+) -> None:
+    cloned_server(services.paths, tmp_path / "server", "frontend", env={"LD_PRELOAD": "/opt/hook/x.so"})
+    found = untrusted_servers(services.paths, services.disciplines.list())
+    assert found is not None
+
+    dialog = StartLoopDialog(
+        summarise_start(services, LoopSettings(agent="rehearsal"), services.paths.root),
+        lambda _: None,
+        None,
+        found,
+    )
+    qtbot.addWidget(dialog)
+
+    assert dialog.warning is not None and dialog.start_button.text() == "Trust and start"
+    assert "(env: LD_PRELOAD; LD_PRELOAD can make it run other code)" in dialog.warning.text()
+    assert "/opt/hook" not in dialog.warning.text()

@@ -29,12 +29,14 @@ PASSWORD = "s3cret-Pw-9f2c"
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/PID/cmdline")
 
 
-def ralph_desk(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def ralph_desk(
+    *argv: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """`ralph-desk ARGV` as a process, with no database URL from the test's environment."""
     environment = {
         key: value for key, value in os.environ.items() if key not in ("RALPH_DB_URL", "PGPASSWORD")
     }
-    return ralph_desk_process(*argv, env={**environment, **(env or {})}, timeout=120)
+    return ralph_desk_process(*argv, env={**environment, **(env or {})}, timeout=timeout)
 
 
 def private_file(path: Path, text: str, mode: int = 0o600) -> Path:
@@ -119,6 +121,34 @@ def test_a_url_file_others_may_read_is_refused_naming_the_fix(tmp_path: Path) ->
     assert PASSWORD not in refused.stderr + refused.stdout
     both = ralph_desk("status", "--root", str(paths.root), "--db-url-file", str(url_file), "--db-url", "x")
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_a_url_file_that_is_a_fifo_a_device_or_too_big_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    paths = init_project(tmp_path / "harbour", title="Harbour")
+    fifo = tmp_path / "db-url-fifo"
+    os.mkfifo(fifo, 0o600)  # nobody writes it: reading would wait for ever
+    big = private_file(
+        tmp_path / "db-url-big", f"postgresql+psycopg://ralph:{PASSWORD}@h/x?" + "a" * 1_000_000
+    )
+    for given, said in ((fifo, "is a FIFO"), (Path("/dev/zero"), "is a device"), (big, "is over 4096 bytes")):
+        refused = ralph_desk("status", "--root", str(paths.root), "--db-url-file", str(given), timeout=60)
+        assert refused.returncode == 2, refused.stderr
+        assert f"{given}: {said}" in refused.stderr and "allowed:" in refused.stderr, refused.stderr
+        assert PASSWORD not in refused.stdout + refused.stderr
+
+
+@pytest.mark.parametrize("command", ["status", "migrate"])
+def test_a_url_file_whose_line_is_not_a_url_is_refused_without_showing_the_line(
+    tmp_path: Path, command: str
+) -> None:
+    paths = init_project(tmp_path / "harbour", title="Harbour")
+    url_file = private_file(tmp_path / "db-url", PASSWORD)  # the password alone, saved in the wrong file
+    option = "--db-url-file" if command == "status" else "--to-file"
+    refused = ralph_desk(command, "--root", str(paths.root), option, str(url_file))
+    assert refused.returncode == 2, refused.stderr
+    assert f"{url_file}: its line is not a database URL" in refused.stderr, refused.stderr
+    assert "postgresql+psycopg://" in refused.stderr  # what is allowed
+    assert PASSWORD not in refused.stdout + refused.stderr
 
 
 def test_libpq_finds_the_password_when_the_url_has_none(tmp_path: Path, pg_url: str) -> None:

@@ -14,7 +14,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from ralph_desk.loop.settings import load_settings
-from ralph_desk.project import ProjectError, ProjectPaths, read_config, update_config
+from ralph_desk.loop.trust_check import untrusted_servers
+from ralph_desk.project import ProjectError, ProjectPaths, read_config, trust, update_config
 from ralph_desk.project.trust import TRUST_FILE_ENV
 from ralph_desk.services.container import Services
 from tests.loop.conftest import stand_in
@@ -149,9 +150,11 @@ def marking_server(marker: Path) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(script), str(marker)]}
 
 
-def cloned_server(paths: ProjectPaths, marker: Path, discipline: str = "backend") -> str:
+def cloned_server(
+    paths: ProjectPaths, marker: Path, discipline: str = "backend", env: dict[str, str] | None = None
+) -> str:
     """Write a discipline's stdio server into the database as a cloned repository brings it (raw SQL)."""
-    servers = {"marks": marking_server(marker)}
+    servers = {"marks": {**marking_server(marker), **({"env": env} if env else {})}}
     with sqlite3.connect(paths.db_file) as connection:
         connection.execute(
             "UPDATE disciplines SET mcp_servers = ? WHERE name = ?", (json.dumps(servers), discipline)
@@ -200,3 +203,48 @@ def test_a_server_added_through_ralph_desk_is_trusted_but_an_edit_leaves_a_clone
     refused = ralph_desk_process(*dry_run)
     assert refused.returncode != 0
     assert cloned in refused.stderr and "ralph-desk trust" in refused.stderr, refused.stderr
+
+
+@pytest.mark.sqlite_only  # a clone (or a `git pull`) brings the SQLite file; the test writes it as one would
+def test_a_changed_env_value_of_an_allowed_server_is_asked_about_again_naming_bash_env(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    dry_run = ("run", "--root", str(project.paths.root), "--dry-run", *stand_in().cli)
+    secret = "tok-9f2c-never-shown"
+    marker = tmp_path / "marker"
+    cloned_server(project.paths, marker, env={"BASH_ENV": str(tmp_path / "plain.sh"), "API_TOKEN": secret})
+    allowed = ralph_desk_process("trust", "--root", str(project.paths.root))
+    assert allowed.returncode == 0, allowed.stderr
+    assert "(env: API_TOKEN, BASH_ENV; BASH_ENV can make it run other code)" in allowed.stdout, allowed.stdout
+    assert ralph_desk_process(*dry_run).returncode == 0
+
+    hostile = str(tmp_path / "runs-anything.sh")
+    cloned_server(project.paths, marker, env={"BASH_ENV": hostile, "API_TOKEN": secret})  # same names
+    refused = ralph_desk_process(*dry_run)
+    assert refused.returncode != 0 and "ralph-desk trust" in refused.stderr, refused.stderr
+    assert "BASH_ENV can make it run other code" in refused.stderr, refused.stderr
+    assert hostile not in refused.stderr and secret not in refused.stderr  # names only, never a value
+    again = ralph_desk_process("trust", "--root", str(project.paths.root))
+    assert again.returncode == 0 and ralph_desk_process(*dry_run).returncode == 0, again.stderr
+
+    key_file = trust_file.with_suffix(".key")
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    key = key_file.read_text(encoding="ascii").strip()
+    kept = trust_file.read_text(encoding="utf-8")
+    assert secret not in kept and hostile not in kept and "plain.sh" not in kept and key not in kept
+    for shown in (allowed, refused, again):
+        assert key not in shown.stdout + shown.stderr and secret not in shown.stdout + shown.stderr
+
+
+@pytest.mark.sqlite_only  # a clone brings the SQLite file; the test writes it as one would
+def test_a_server_allowed_before_env_values_counted_is_asked_about_once_again(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    cloned_server(project.paths, tmp_path / "marker", env={"ENV": "x"})
+    spec = project.disciplines.get("backend").mcp_servers[0]
+    # The record an earlier ralph-desk made: the command, args and env names only.
+    names_only = [{"command": spec.command, "args": list(spec.args), "env": sorted(spec.env)}]
+    trust.record(project.paths.root, trust.fingerprint({trust.SERVERS: names_only}), trust.SERVERS)
+
+    found = untrusted_servers(project.paths, project.disciplines.list())
+    assert found is not None and "ENV can make it run other code" in found.command
