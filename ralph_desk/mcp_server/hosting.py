@@ -28,9 +28,10 @@ JSON_RESPONSES = True
 here. The spec requires clients to accept both (Claude Code, the Inspector and the SDK client are
 tested with it). Only the per-request back-channel goes — progress, logs or requests sent while a
 tool runs, which no tool here uses; `list_changed` still goes out on the GET stream."""
-SESSION_IDLE_S = 30 * 60.0
+SESSION_IDLE_S = 6 * 3600.0
 """A session no client message reached for this long is released (its id then answers 404, and the
-client opens a new one): the SDK's default, and ours for a session that only holds its GET stream."""
+client opens a new one). Far longer than the SDK's 30 minutes: an agent may think for longer than that
+between two calls (session_timeout_s can be hours), and its closing verb must still reach its session."""
 
 
 class _QuietUvicorn(uvicorn.Server):
