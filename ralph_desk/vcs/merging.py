@@ -32,13 +32,14 @@ class MergeResult:
     reason: str | None = None
 
 
-def merge(repo: Path, base: str, branch: str, strategy: MergeStrategy, text: str) -> MergeResult:
-    """Merge `branch` into `base` by `strategy`; conflicts leave every branch and checkout as it was."""
+def merge(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str) -> MergeResult:
+    """Merge exactly `commit` (an object id) into `base` by `strategy`; conflicts leave every branch and
+    checkout as it was."""
     old = rev(repo, f"refs/heads/{base}")
-    tip = rev(repo, f"refs/heads/{branch}")
+    tip = rev(repo, commit)
     if old is None or tip is None:
-        missing = base if old is None else branch
-        raise MergeRefusedError(f"the branch {missing!r} does not exist")
+        missing = f"the branch {base!r}" if old is None else f"the commit {commit}"
+        raise MergeRefusedError(f"{missing} does not exist")
     if is_ancestor(repo, tip, old):
         return MergeResult(True, base, old)
     new = _new_commit(repo, old, tip, strategy, text)
@@ -51,7 +52,7 @@ def merge(repo: Path, base: str, branch: str, strategy: MergeStrategy, text: str
         _follow(checkout, old, new, dry_run=True)
         _follow(checkout, old, new)
     try:
-        run(repo, "update-ref", "-m", f"ralph-desk: merge {branch}", f"refs/heads/{base}", new, old)
+        run(repo, "update-ref", "-m", f"ralph-desk: merge {tip}", f"refs/heads/{base}", new, old)
     except GitError:
         if checkout is not None:
             _follow(checkout, new, old)  # the base moved meanwhile: the checkout goes back where it was
