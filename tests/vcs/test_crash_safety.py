@@ -18,7 +18,7 @@ import pytest
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.services.container import Services
 from tests.support.git_repo import fsck_ok, git
-from tests.support.review_project import open_review_project
+from tests.support.review_project import open_review_project, read_tip
 
 REACH_TIMEOUT_S = 120.0
 # A `git` that runs the real one, except at the step named by RALPH_TEST_STOP_AT: there it says so in a
@@ -43,7 +43,7 @@ OPEN = (
     "from ralph_desk.services.container import Services; from ralph_desk.project import ProjectPaths; "
     "s = Services.open(ProjectPaths.at({root!r})); "
 )
-APPROVE = OPEN + "s.reviews.approve({task})"
+APPROVE = OPEN + "s.reviews.approve({task}, {commit!r})"
 COMMIT = (
     OPEN + "s.workspaces.commit_session(s.workspaces.existing({task}), 'Greet', 's-2', 'done', 'again', True)"
 )
@@ -123,7 +123,8 @@ def test_a_merge_killed_at_any_step_leaves_a_sound_repository_and_approves_on_re
     (root / "notes.txt").write_text("the person's unsaved notes\n")
     before = git(root, "rev-parse", "main")
 
-    _kill_at(tmp_path, APPROVE.format(root=str(root), task=task_id), step, after=after)
+    tip = read_tip(desk, task_id)
+    _kill_at(tmp_path, APPROVE.format(root=str(root), task=task_id, commit=tip), step, after=after)
 
     assert fsck_ok(root)
     base = git(root, "rev-parse", "main")
@@ -132,7 +133,7 @@ def test_a_merge_killed_at_any_step_leaves_a_sound_repository_and_approves_on_re
     assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"
     assert desk.tasks.get(task_id).status is TaskStatus.IN_REVIEW
 
-    assert desk.reviews.approve(task_id).status == TaskStatus.DONE.value
+    assert desk.reviews.approve(task_id, tip).status == TaskStatus.DONE.value
     assert git(root, "show", "main:app.py") == "new" and (root / "app.py").read_text() == "new\n"
     assert git(root, "status", "--porcelain", "--", "app.py") == ""
     assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"
