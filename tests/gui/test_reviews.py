@@ -180,6 +180,29 @@ def test_approving_after_the_branch_moved_merges_nothing_and_shows_the_new_diff_
     assert git(project, "show", "main:src/sneaky.py") == "STEAL = True\n"
 
 
+def test_a_branch_changing_the_project_s_rules_is_flagged_above_its_diff_and_not_merged(
+    qtbot: QtBot, window: MainWindow, services: Services, project: Path, in_review: int
+) -> None:
+    worktree = services.workspaces.existing(in_review)
+    assert worktree is not None
+    (worktree.path / ".ralph" / "config.json").write_text('{"review_gate": false}\n')
+    git(worktree.path, "add", "-f", ".ralph/config.json")
+    git(worktree.path, "commit", "-q", "-m", "no more reviews")
+    view = reviews_tab(window)
+    wait_for_diff(qtbot, view, in_review)
+    qtbot.waitUntil(lambda: view.detail.rules.isVisible(), timeout=WAIT_MS)
+    assert ".ralph/config.json" in view.detail.rules.text()
+    base = git(project, "rev-parse", "main")
+
+    qtbot.mouseClick(view.detail.approve, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(
+        lambda: "remove those changes from the branch" in window.message_bar.text, timeout=WAIT_MS
+    )
+    assert git(project, "rev-parse", "main") == base
+    assert services.tasks.get(in_review).status is TaskStatus.IN_REVIEW
+
+
 def test_a_merge_that_would_conflict_is_refused_in_the_window_and_the_task_goes_back(
     qtbot: QtBot, window: MainWindow, services: Services, project: Path, in_review: int
 ) -> None:

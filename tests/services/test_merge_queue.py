@@ -272,3 +272,35 @@ def test_work_done_with_the_gate_off_whose_loop_stopped_before_its_merge_merges_
     assert run.returncode == 0, run.stdout + run.stderr
     assert desk.tasks.get(task.id).status is TaskStatus.DONE
     assert _tasks_on_base(root) == [task.id]
+
+
+def test_an_approval_whose_branch_moved_before_its_merge_turn_is_refused_and_the_task_stays_in_review(
+    desk: Services,
+) -> None:
+    root = desk.paths.root
+    task = _in_review(desk, "Buoy list", {"buoys.txt": "red\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+    outcomes: dict[int, object] = {}
+
+    with merge_turn(desk.paths):  # another merge holds the turn while the branch moves on
+        thread = approve_in_window(desk, task.id, outcomes)
+        wait_until(lambda: queued(desk, task.id), f"task #{task.id}'s approval")
+        (worktree.path / "buoys.txt").write_text("red\nskull and crossbones\n")
+        git(worktree.path, "commit", "-qam", "after the approval")
+    thread.join(WAIT_S)
+
+    refused = outcomes[task.id]
+    assert isinstance(
+        refused, ReviewError
+    ) and "the branch moved since it was approved: review it again" in str(refused)
+    assert _tasks_on_base(root) == [] and not (root / "buoys.txt").exists()
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    state = desk.reviews.merge_state(task.id)
+    assert state is not None and state.startswith(
+        "approved, not merged: the branch moved since it was approved"
+    )
+
+    again = desk.reviews.approve(task.id, read_tip(desk, task.id))  # the person reads the new diff, approves
+    assert again.status == TaskStatus.DONE.value
+    assert git(root, "show", "main:buoys.txt") == "red\nskull and crossbones"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from ralph_desk.domain.records import Task
 from ralph_desk.project import init_project, update_config, validate_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
-from ralph_desk.services.reviews import CommentDraft, ReviewError
-from tests.support.git_repo import fsck_ok, git
+from ralph_desk.services.reviews import CommentDraft, ReviewError, ReviewMovedError
+from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
 from tests.support.review_project import open_review_project, read_tip
 
 START = {"app.py": "def greet():\n    return 'hello'\n", "notes.txt": "one\ntwo\nthree\n"}
@@ -326,3 +327,119 @@ def test_a_dependent_task_waits_until_its_dependency_is_merged(desk: Services) -
     assert second.id not in [task.id for task in desk.tasks.next_runnable(limit=10)]
     desk.reviews.approve(first.id, read_tip(desk, first.id))
     assert second.id in [task.id for task in desk.tasks.next_runnable(limit=10)]
+
+
+# --- pinned to commits (issue 26: the diff shown is the commit merged; a branch cannot change the rules) ---
+
+
+def _commit_in(worktree: Path, message: str) -> str:
+    """Commit everything in a task's worktree as its agent would (`.ralph/` too), the new tip."""
+    git(worktree, "add", "-A", "-f", "--", ".")
+    git(worktree, "commit", "-qm", message)
+    return git(worktree, "rev-parse", "HEAD")
+
+
+def test_the_diff_is_pinned_to_the_merge_base_and_the_tip_it_was_read_between(desk: Services) -> None:
+    task = _work(desk, "Greet loudly", {"app.py": "loud\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+
+    read = desk.reviews.diff(task.id)
+
+    assert read.pin is not None and read.rules_changed == ()
+    assert read.pin.tip == git(desk.paths.root, "rev-parse", f"refs/heads/{worktree.branch}")
+    assert read.pin.base == git(desk.paths.root, "rev-parse", "refs/heads/main")
+    assert desk.reviews.get(task.id).pin == read.pin
+
+
+def test_approving_a_commit_the_branch_moved_past_raises_naming_its_tip_and_queues_nothing(
+    desk: Services,
+) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    read = read_tip(desk, task.id)
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+    (worktree.path / "extra.py").write_text("unseen\n")
+    moved = _commit_in(worktree.path, "after the read")
+    base = git(desk.paths.root, "rev-parse", "main")
+
+    with pytest.raises(ReviewMovedError) as raised:
+        desk.reviews.approve(task.id, read)
+
+    assert (raised.value.tip, raised.value.approved) == (moved, read)
+    assert f"it is at {moved} now, not {read}" in str(raised.value)
+    assert git(desk.paths.root, "rev-parse", "main") == base and desk.reviews.queued(task.id) is None
+    with pytest.raises(ReviewMovedError, match="needs the commit whose diff you read"):
+        desk.reviews.approve(task.id, None)
+    assert desk.reviews.approve(task.id, moved.upper()).status == TaskStatus.DONE.value
+
+
+@pytest.mark.parametrize("commit", ["HEAD", "main", "abc1234", "-p", "0" * 39, ""])
+def test_approve_takes_only_a_full_commit_id(desk: Services, commit: str) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+
+    with pytest.raises(InvalidValueError, match=r"the full commit id \(40 hex digits\)"):
+        desk.reviews.approve(task.id, commit)
+    assert desk.reviews.queued(task.id) is None
+
+
+def _change_rules(worktree: Path, prefix: str, how: str) -> None:
+    """What a task branch does to the project's `.ralph/` (at `prefix` in the repository)."""
+    rules = worktree / prefix / ".ralph"
+    if how == "config":
+        (rules / "config.json").write_text('{"review_gate": false}\n')
+    elif how == "link":
+        git(worktree, "rm", "-rq", "--cached", f"{prefix}.ralph")
+        shutil.rmtree(rules)
+        rules.symlink_to("/tmp")
+    else:
+        (rules / "state.json").write_text("{}\n")
+
+
+@pytest.mark.parametrize("how", ["config", "link", "new state file"])
+def test_a_branch_that_changes_ralph_is_flagged_in_its_review_and_its_approval_refused(
+    desk: Services, how: str
+) -> None:
+    root = desk.paths.root
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+    config = (root / ".ralph" / "config.json").read_text()
+    _change_rules(worktree.path, "", how)
+    tip = _commit_in(worktree.path, "change the rules")
+    base = git(root, "rev-parse", "main")
+
+    flagged = desk.reviews.get(task.id).rules_changed
+    assert flagged and all(path == ".ralph" or path.startswith(".ralph/") for path in flagged)
+    assert desk.reviews.diff(task.id).rules_changed == flagged
+    with pytest.raises(ReviewError, match="remove those changes from the branch") as raised:
+        desk.reviews.approve(task.id, tip)
+
+    assert flagged[0] in str(raised.value)
+    assert git(root, "rev-parse", "main") == base and (root / ".ralph" / "config.json").read_text() == config
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW and desk.reviews.queued(task.id) is None
+
+
+def test_in_a_project_below_the_top_of_its_repository_its_own_ralph_folder_is_guarded(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "# repo\n", "harbour/README.md": "# harbour\n"})
+    paths = init_project(repo / "harbour", title="Below the top")
+    commit_all(repo, "ralph-desk project")
+    services = Services.open(paths)
+    try:
+        services.features.create("core", "Core")
+        services.disciplines.create("backend", "Backend", "server", "#336699")
+        task = services.tasks.create("core", "backend", "Chart")
+        worktree = services.workspaces.prepare(task.id, task.title)
+        assert worktree is not None
+        (worktree.path / "harbour" / "chart.txt").write_text("chart\n")
+        (worktree.path / ".ralph").mkdir()  # a folder of that name above the project: not its rules
+        (worktree.path / ".ralph" / "notes.txt").write_text("top\n")
+        _change_rules(worktree.path, "harbour/", "config")
+        tip = _commit_in(worktree.path, "chart, and the rules")
+        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+
+        assert services.reviews.get(task.id).rules_changed == ("harbour/.ralph/config.json",)
+        with pytest.raises(ReviewError, match=r"harbour/\.ralph/config\.json"):
+            services.reviews.approve(task.id, tip)
+    finally:
+        services.close()
