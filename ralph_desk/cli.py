@@ -734,8 +734,13 @@ def _configure_review(parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="show a task's review and diff", parents=[common])
     show.add_argument("task_id", metavar="ID", type=int)
     show.add_argument("--session", metavar="S", help="one session's diff: its id, or its number (1 = first)")
-    approve = actions.add_parser("approve", help="merge the task's branch into the base", parents=[common])
+    approve = actions.add_parser(
+        "approve", help="merge the commit whose diff you read (see `show`) into the base", parents=[common]
+    )
     approve.add_argument("task_id", metavar="ID", type=int)
+    approve.add_argument(
+        "--commit", metavar="OID", help="the commit `review show ID` printed: exactly this one merges"
+    )
     changes = actions.add_parser(
         "changes", help="send the task back with its unsent comments (and this one)", parents=[common]
     )
@@ -790,12 +795,14 @@ def _run_review(args: argparse.Namespace) -> int:
             code = _review_out(args, items, _review_list_lines(items))
             return _left_out(items.errors) or code
         if args.action == "show":
-            item = reviews.get(args.task_id)
             session = int(args.session) if args.session and args.session.isdigit() else args.session
             diff = reviews.diff(args.task_id, session)
-            return _review_out(args, {"review": item, "diff": diff}, [*_review_show_lines(item), "", diff])
+            item = reviews.get(args.task_id)
+            shown = {"review": item, "diff": diff.text, "pin": diff.pin, "rules_changed": diff.rules_changed}
+            pinned = _review_pin_lines(item.task.id, diff, whole=session is None)
+            return _review_out(args, shown, [*_review_show_lines(item), *pinned, "", diff.text])
         if args.action == "approve":
-            result = reviews.approve(args.task_id)
+            result = _approve_reviewed(reviews, args.task_id, args.commit)
         elif args.action == "changes":
             side = DiffSide.OLD if args.old else DiffSide.NEW
             if args.comment is None and (args.file or args.line is not None or args.old):
@@ -809,6 +816,44 @@ def _run_review(args: argparse.Namespace) -> int:
     _review_out(args, result, [f"Task #{result.task_id}: {result.message} (now {result.status})"])
     not_merged = args.action == "approve" and result.status != TaskStatus.DONE.value
     return EXIT_FAILURE if result.conflicts or not_merged else EXIT_OK
+
+
+def _approve_reviewed(reviews: Any, task_id: int, commit: str | None) -> Any:
+    """Approve the commit given; without one, or when the branch moved, say how to read and approve it."""
+    from ralph_desk.services.reviews import ReviewMovedError
+
+    try:
+        return reviews.approve(task_id, commit)
+    except ReviewMovedError as error:
+        if error.tip is None:
+            raise
+        read = f"{PROG} review show {task_id}"
+        if commit is None:
+            raise UsageError(
+                f"review approve needs --commit, the commit whose diff you read, so that nothing you did not "
+                f"see merges. Read the diff with `{read}`; it prints the command, now "
+                f"`{PROG} review approve {task_id} --commit {error.tip}`"
+            ) from None
+        raise CommandFailed(
+            f"task #{task_id} was not merged: its branch moved since you read its diff (it is at {error.tip} "
+            f"now, not {commit}). Read the new diff with `{read}` and approve that"
+        ) from None
+
+
+def _review_pin_lines(task_id: int, diff: Any, whole: bool) -> list[str]:
+    """The commit the diff shows and the command that merges exactly it; the rule files flagged."""
+    lines = []
+    if diff.rules_changed:
+        lines.append(
+            "  FLAGGED: the branch changes the project's rules under .ralph/ — approval is refused until "
+            f"they are removed from the branch: {', '.join(diff.rules_changed)}"
+        )
+    if diff.pin is not None and whole:
+        lines.append(f"  commit {diff.pin.tip} (diff from {diff.pin.base})")
+        lines.append(f"  approve exactly this diff: {PROG} review approve {task_id} --commit {diff.pin.tip}")
+    elif diff.pin is not None:
+        lines.append(f"  session diff {diff.pin.base}..{diff.pin.tip}")
+    return lines
 
 
 def _review_out(args: argparse.Namespace, value: Any, lines: list[str]) -> int:

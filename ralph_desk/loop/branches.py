@@ -68,15 +68,19 @@ def gate(services: Services, work: SessionWork, plan: SessionPlan, decision: Dec
     return replace(decision, status=TaskStatus.IN_REVIEW)
 
 
-def after_review_gate(services: Services, plan: SessionPlan, decision: Decision) -> TaskStatus:
-    """Mark the sent-back comments answered; with the gate off (or skipped), merge now. The task's status."""
+def after_review_gate(
+    services: Services, plan: SessionPlan, decision: Decision, committed: SessionCommit | None = None
+) -> TaskStatus:
+    """Mark the sent-back comments answered; with the gate off (or skipped), merge now the tip the session
+    just committed (`committed.after`), nothing the branch holds after it. The task's status."""
     if plan.task is None or decision.status is not TaskStatus.IN_REVIEW:
         return decision.status
     services.reviews.addressed(plan.task.id, plan.session_id)
     if services.reviews.gate_applies(plan.task.discipline):
         return TaskStatus.IN_REVIEW
     try:
-        return TaskStatus(services.reviews.approve(plan.task.id).status)
+        tip = committed.after if committed is not None else None
+        return TaskStatus(services.reviews.approve(plan.task.id, tip).status)
     except (ReviewError, MergeTurnError) as error:  # its approval stays queued for the next turn
         log.warning("task #%s stays in review: %s", plan.task.id, error)
         return TaskStatus.IN_REVIEW
@@ -92,7 +96,7 @@ def reviewer_session(services: Services, plan: SessionPlan) -> tuple[SessionPlan
     if plan.task is None or not services.workspaces.config().reviewer_agent:
         return None
     task = services.tasks.get(plan.task.id)
-    diff = services.reviews.diff(task.id) if task.status is TaskStatus.IN_REVIEW else ""
+    diff = services.reviews.diff(task.id).text if task.status is TaskStatus.IN_REVIEW else ""
     if not diff:
         return None
     shown = diff if len(diff) <= DIFF_LIMIT else diff[:DIFF_LIMIT] + "\n… (the diff goes on)"

@@ -519,7 +519,9 @@ class LoopRunner:
                     services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
             elif result.decision is not None and plan.task is not None:
                 async with self._git:
-                    await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision)
+                    await asyncio.to_thread(
+                        branches.after_review_gate, services, plan, result.decision, committed
+                    )
         except BaseException as error:  # the session still ends, recorded and announced; the error goes on
             await self._end_abruptly(plan, transcript, summary, exit_code, error)
             raise

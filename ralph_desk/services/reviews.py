@@ -22,7 +22,15 @@ from ralph_desk.domain.enums import (
 )
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Task
-from ralph_desk.domain.reviews import HUMAN, QueuedMerge, ReviewComment, ReviewItem, ReviewResult
+from ralph_desk.domain.reviews import (
+    HUMAN,
+    QueuedMerge,
+    ReviewComment,
+    ReviewDiff,
+    ReviewItem,
+    ReviewPin,
+    ReviewResult,
+)
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.merge_queue import WAIT_S, merge_turn
@@ -65,6 +73,31 @@ class ReviewError(ConflictError):
     """A review decision that cannot be carried out now; nothing was changed."""
 
 
+class ReviewMovedError(ReviewError):
+    """The task branch is not at the commit approved (it moved since its diff was read); nothing merged."""
+
+    def __init__(self, task_id: int, approved: str | None, tip: str | None) -> None:
+        if tip is None:
+            now = "its branch is gone"
+        elif approved is None:
+            now = f"approving it needs the commit whose diff you read; its branch is at {tip}"
+        else:
+            now = f"its branch moved since its diff was read: it is at {tip} now, not {approved}"
+        super().__init__(
+            f"task #{task_id} was not approved: {now}; nothing was merged — read its diff again, approve that"
+        )
+        self.task_id = task_id
+        self.approved = approved
+        self.tip = tip
+
+
+MOVED = "the branch moved since it was approved: review it again"
+RULES = (
+    "the task branch changes the project's rules under .ralph/ ({paths}); a task branch may not change "
+    "them: remove those changes from the branch (restore them as on the base), then approve again"
+)
+
+
 class ReviewService:
     """List the tasks in review, show their diffs, keep comments, and approve, send back or discard them."""
 
@@ -91,7 +124,7 @@ class ReviewService:
         for summary in sorted(summaries, key=lambda task: task.updated_at):
             try:
                 items.append(self.get(summary.id))
-            except StoreDataError as error:
+            except (StoreDataError, ReviewError) as error:
                 errors.append(ItemError("task", summary.id, str(error)))
         return Listing(items, errors)
 
@@ -99,6 +132,7 @@ class ReviewService:
         """One task's review: the agent's summary, its sessions (oldest first), branch, base and comments."""
         task = self.tasks.get(task_id)
         worktree = self._worktree(task.id)
+        pinned = self._pin(worktree) if worktree else None
         return ReviewItem(
             task=mapping.summary_of(task),
             summary=self._done_summary(task.id),
@@ -108,24 +142,33 @@ class ReviewService:
             worktree=str(worktree.path) if worktree else None,
             comments=tuple(self.comments(task.id)),
             merge=self.merge_state(task.id),
+            pin=pinned,
+            rules_changed=self._rules(pinned) if pinned else (),
         )
 
-    def diff(self, task_id: int, session_id: int | str | None = None) -> str:
-        """The unified diff of the task branch against its base, or of one session's commit.
+    def diff(self, task_id: int, session_id: int | str | None = None) -> ReviewDiff:
+        """The unified diff of the task branch against its base, or of one session's commit, with the
+        commits it was read between (for the whole task: the tip that approving it merges) and the paths
+        under `.ralph/` the branch changes.
 
         `session_id` is a session's id, or its number among the task's sessions (1 = the first).
         """
         task = self.tasks.get(task_id)
+        worktree = self._worktree(task.id)
+        pinned = self._pin(worktree) if worktree else None
+        rules = self._rules(pinned) if pinned else ()
         if session_id is not None:
             session = self._session(task.id, session_id)
-            if not session.head_before or not session.head_after or session.head_before == session.head_after:
-                return ""
             before, after = session.head_before, session.head_after
-            return self._git(lambda: diffs.between(self.workspaces.root, before, after))
-        worktree = self._worktree(task.id)
-        if worktree is None:
-            return ""
-        return self._git(lambda: diffs.of_branch(self.workspaces.root, worktree.base, worktree.branch))
+            if not before or not after or before == after:
+                return ReviewDiff("", rules_changed=rules)
+            if not diffs.is_oid(before) or not diffs.is_oid(after):
+                raise ReviewError(f"session {session.id} records commits that are not object ids: no diff")
+            text = self._git(lambda: diffs.between(self.workspaces.root, before, after))
+            return ReviewDiff(text, ReviewPin(before, after), rules)
+        if pinned is None:
+            return ReviewDiff("")
+        return ReviewDiff(self._git(lambda: diffs.of_pin(self.workspaces.root, pinned)), pinned, rules)
 
     def comments(self, task_id: int) -> builtins.list[ReviewComment]:
         """A task's review comments, oldest first."""
@@ -181,17 +224,26 @@ class ReviewService:
             )
         return comment
 
-    def approve(self, task_id: int, wait_s: float = WAIT_S) -> ReviewResult:
-        """Queue the task's merge (the approval is recorded first), then merge the queue in approval order.
+    def approve(self, task_id: int, commit: str | None, wait_s: float = WAIT_S) -> ReviewResult:
+        """Approve exactly `commit`, the tip of the diff the person read (None only for a task without a
+        branch): queue its merge (the approval is recorded first), then merge the queue in approval order.
 
-        Every process sharing the checkout merges from the one queue in the database, one at a time
-        (services/merge_queue.py); an approval another process merged meanwhile reports what became of it.
-        A merge refused (uncommitted changes in the way) raises ReviewError and stays noted on the task;
-        a turn not had within `wait_s` raises MergeBusyError, the approval still queued for the holder.
+        A branch no longer at `commit` raises ReviewMovedError (with its tip now) and one that changes the
+        project's `.ralph/` raises ReviewError; nothing is queued then. Every process sharing the checkout
+        merges from the one queue in the database, one at a time (services/merge_queue.py); an approval
+        another process merged meanwhile reports what became of it. A merge refused (uncommitted changes in
+        the way, the branch moved since) raises ReviewError and stays noted on the task; a turn not had
+        within `wait_s` raises MergeBusyError, the approval still queued for the holder.
         """
         task = self._in_review(task_id)
+        approved = _commit(commit)
+        worktree = self._worktree(task.id)
+        if worktree is not None:
+            self._check_approvable(task.id, self._pin(worktree), approved)
+        elif approved is not None:
+            raise ReviewError(f"task #{task.id} has no branch to merge; approve it without a commit")
         with self.db.write() as unit:
-            queue.enqueue(unit, task.id, self._checkout())
+            queue.enqueue(unit, task.id, self._checkout(), approved)
         outcomes = self.merge_queued(wait_s)
         outcome = outcomes.get(task.id)
         if outcome is None:
@@ -218,7 +270,7 @@ class ReviewService:
                 head = next((entry for entry in waiting if entry.task_id not in outcomes), None)
                 if head is None:
                     return outcomes
-                outcomes[head.task_id] = self._merge_turn(head.task_id)
+                outcomes[head.task_id] = self._merge_turn(head)
 
     def queue_ungated(self) -> builtins.list[int]:
         """Queue the tasks in review that wait for no person (the gate is off for them) and have no approval
@@ -227,10 +279,12 @@ class ReviewService:
         for task in self.tasks.list(status=TaskStatus.IN_REVIEW.value):
             if self.gate_applies(task.discipline) or self.queued(task.id) is not None:
                 continue
-            if self._worktree(task.id) is None:  # another machine's task: its branch is not here
+            worktree = self._worktree(task.id)
+            if worktree is None:  # another machine's task: its branch is not here
                 continue
+            tip = self._pin(worktree).tip  # no person reads it: the tip now, checked again at its turn
             with self.db.write() as unit:
-                queue.enqueue(unit, task.id, self._checkout())
+                queue.enqueue(unit, task.id, self._checkout(), tip)
             found.append(task.id)
         return found
 
@@ -250,15 +304,15 @@ class ReviewService:
             return f"approved, not merged: {entry.refused}"
         return f"approved: merges after {ahead} other approval(s)" if ahead else "approved: merging next"
 
-    def _merge_turn(self, task_id: int) -> ReviewResult | ReviewError:
-        """Merge one queued task (its turn held): merged, sent back on conflict, or refused (kept, noted)."""
-        task = self.tasks.get(task_id)
+    def _merge_turn(self, entry: QueuedMerge) -> ReviewResult | ReviewError:
+        """Merge one queued approval (its turn held): merged, sent back on conflict, or refused and noted."""
+        task = self.tasks.get(entry.task_id)
         if task.status is not TaskStatus.IN_REVIEW:  # sent back or discarded since its approval
             with self.db.write() as unit:
                 queue.remove(unit, task.id)
             return ReviewError(f"task #{task.id} is {task.status.value} now; its approval was dropped")
         try:
-            return self._approve(task)
+            return self._approve(task, entry.commit)
         except ReviewError as error:
             with self.db.write() as unit:
                 queue.refuse(unit, task.id, str(error).removeprefix(f"task #{task.id} was not merged: "))
@@ -281,8 +335,10 @@ class ReviewService:
         """This checkout among the processes sharing the database: its host and folder."""
         return f"{this_host()}:{self.workspaces.root.resolve()}"
 
-    def _approve(self, task: Task) -> ReviewResult:
+    def _approve(self, task: Task, commit: str | None) -> ReviewResult:
         worktree = self._worktree(task.id)
+        if worktree is None and commit is not None:
+            raise ReviewError(f"task #{task.id} was not merged: {MOVED} (its branch is gone)")
         if worktree is None:
             with self.db.write() as unit:
                 self.tasks.set_status(task.id, TaskStatus.DONE.value)
@@ -292,11 +348,13 @@ class ReviewService:
         text = f"Merge task #{task.id}: {task.title}\n\n{self._done_summary(task.id) or ''}".rstrip() + (
             f"\n\nRalph-Task: {task.id}\n"
         )
-        tip = self.workspaces.head(worktree)
-        if tip is None:
-            raise ReviewError(f"task #{task.id} was not merged: its branch {worktree.branch!r} is gone")
+        pinned = self._pin(worktree)
         try:
-            result = merging.merge(self.workspaces.root, worktree.base, tip, strategy, text)
+            self._check_approvable(task.id, pinned, commit)
+        except ReviewMovedError:
+            raise ReviewError(f"task #{task.id} was not merged: {MOVED} (it is at {pinned.tip})") from None
+        try:  # the commit approved (checked to be the tip), by its id: never a name that can move
+            result = merging.merge(self.workspaces.root, worktree.base, pinned.tip, strategy, text)
         except merging.MergeRefusedError as error:
             raise ReviewError(f"task #{task.id} was not merged: {error}") from None
         except GitError as error:
@@ -397,6 +455,28 @@ class ReviewService:
             queue.remove(unit, task.id)
         return ReviewResult(task.id, TaskStatus.PENDING.value, conflicts=result.conflicts, message=what)
 
+    def _pin(self, worktree: TaskWorktree) -> ReviewPin:
+        """The task branch's commits now: where it left the base, and its tip."""
+        try:
+            return diffs.pin(self.workspaces.root, worktree.base, worktree.branch)
+        except GitError as error:
+            raise ReviewError(f"task #{worktree.task_id}: git failed: {error}") from None
+
+    def _rules(self, pinned: ReviewPin) -> tuple[str, ...]:
+        """The paths under the project's `.ralph/` that the pinned branch changes."""
+        try:
+            return diffs.rules_changed(self.workspaces.root, pinned)
+        except GitError as error:
+            raise ReviewError(f"git failed: {error}") from None
+
+    def _check_approvable(self, task_id: int, pinned: ReviewPin, commit: str | None) -> None:
+        """Refuse an approval of a commit that is not the branch's tip, or of a branch changing `.ralph/`."""
+        if commit != pinned.tip:
+            raise ReviewMovedError(task_id, commit, pinned.tip)
+        rules = self._rules(pinned)
+        if rules:
+            raise ReviewError(f"task #{task_id} was not merged: {RULES.format(paths=', '.join(rules))}")
+
     def _worktree(self, task_id: int) -> TaskWorktree | None:
         try:
             return self.workspaces.existing(task_id)
@@ -432,6 +512,18 @@ class ReviewService:
             return call()
         except GitError as error:
             raise ReviewError(f"git failed: {error}") from None
+
+
+def _commit(value: str | None) -> str | None:
+    """A commit as approved: a full object id (hex), or None."""
+    if value is None:
+        return None
+    commit = value.strip().lower() if isinstance(value, str) else value
+    if not isinstance(commit, str) or not diffs.is_oid(commit):
+        raise InvalidValueError(
+            "commit", value, "the full commit id (40 hex digits) that `ralph-desk review show` prints"
+        )
+    return commit
 
 
 def _task_id(value: int) -> int:

@@ -198,6 +198,7 @@ def queued_merge(row: MergeQueueRow) -> QueuedMerge:
         checkout=row.checkout,
         approved_at=row.approved_at,
         refused=row.refused,
+        commit=row.approved_commit,
     )
 
 

@@ -12,10 +12,11 @@ from ralph_desk.store.schema import MergeQueueRow
 TOPIC = "merges"
 
 
-def enqueue(unit: UnitOfWork, task_id: int, checkout: str) -> QueuedMerge:
-    """Queue an approved task at the end (a task approved again after a refusal goes to the end too)."""
+def enqueue(unit: UnitOfWork, task_id: int, checkout: str, commit: str | None) -> QueuedMerge:
+    """Queue the approval of `commit` (None: a task without a branch) at the end; a task approved again
+    after a refusal goes to the end too."""
     unit.execute(delete(MergeQueueRow).where(MergeQueueRow.task_id == task_id))
-    row = MergeQueueRow(task_id=task_id, checkout=checkout)
+    row = MergeQueueRow(task_id=task_id, checkout=checkout, approved_commit=commit)
     unit.session.add(row)
     unit.session.flush()
     unit.touch(TOPIC, task_id)

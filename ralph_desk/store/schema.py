@@ -316,6 +316,8 @@ class MergeQueueRow(Base):
     checkout: Mapped[str] = mapped_column(String(1200), index=True)
     approved_at: Mapped[datetime] = mapped_column(default=utcnow)
     refused: Mapped[str | None] = mapped_column(Text)
+    # The object id the person approved: the merge takes exactly it, never the branch's tip of the moment.
+    approved_commit: Mapped[str | None] = mapped_column(String(64))
 
 
 class LoopRunRow(Base):

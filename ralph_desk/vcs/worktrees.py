@@ -44,9 +44,9 @@ def branch_for(task_id: int, title: str) -> str:
 
 def task_branches(repo: Path) -> dict[int, str]:
     """Every task branch in the repository, by task id."""
-    listing = out(repo, "for-each-ref", "--format=%(refname:short)", f"refs/heads/{BRANCH_PREFIX}")
+    listing = out(repo, "for-each-ref", "--format=%(refname)", f"refs/heads/{BRANCH_PREFIX}")
     found: dict[int, str] = {}
-    for name in listing.splitlines():
+    for name in (line.removeprefix("refs/heads/") for line in listing.splitlines()):
         match = re.fullmatch(rf"{re.escape(BRANCH_PREFIX)}(\d+)-[a-z0-9-]+", name)
         if match:
             found.setdefault(int(match.group(1)), name)

@@ -152,6 +152,57 @@ def test_approve_and_merge_puts_the_work_on_the_base_and_the_task_leaves_the_tab
     assert "merged" in window.message_bar.text
 
 
+def test_approving_after_the_branch_moved_merges_nothing_and_shows_the_new_diff_to_approve_again(
+    qtbot: QtBot, window: MainWindow, services: Services, project: Path, in_review: int
+) -> None:
+    view = reviews_tab(window)
+    diff = wait_for_diff(qtbot, view, in_review)
+    assert "src/sneaky.py" not in files_listed(diff)
+    worktree = services.workspaces.existing(in_review)
+    assert worktree is not None
+    (worktree.path / "src" / "sneaky.py").write_text("STEAL = True\n")  # while the person reads the diff
+    git(worktree.path, "add", "-A")
+    git(worktree.path, "commit", "-q", "-m", "one more thing")
+    base = git(project, "rev-parse", "main")
+
+    qtbot.mouseClick(view.detail.approve, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: "src/sneaky.py" in files_listed(diff), timeout=WAIT_MS)
+    assert "The work changed since you opened it; here is the new diff" in view.detail.moved.text()
+    assert view.detail.moved.isVisible() and "was not merged" in window.message_bar.text
+    assert git(project, "rev-parse", "main") == base and not (project / "src" / "sneaky.py").exists()
+    assert services.tasks.get(in_review).status is TaskStatus.IN_REVIEW
+    assert services.reviews.queued(in_review) is None
+
+    qtbot.mouseClick(view.detail.approve, Qt.MouseButton.LeftButton)  # seen now: approved again
+
+    qtbot.waitUntil(lambda: services.tasks.get(in_review).status is TaskStatus.DONE, timeout=WAIT_MS)
+    assert git(project, "show", "main:src/sneaky.py") == "STEAL = True\n"
+
+
+def test_a_branch_changing_the_project_s_rules_is_flagged_above_its_diff_and_not_merged(
+    qtbot: QtBot, window: MainWindow, services: Services, project: Path, in_review: int
+) -> None:
+    worktree = services.workspaces.existing(in_review)
+    assert worktree is not None
+    (worktree.path / ".ralph" / "config.json").write_text('{"review_gate": false}\n')
+    git(worktree.path, "add", "-f", ".ralph/config.json")
+    git(worktree.path, "commit", "-q", "-m", "no more reviews")
+    view = reviews_tab(window)
+    wait_for_diff(qtbot, view, in_review)
+    qtbot.waitUntil(lambda: view.detail.rules.isVisible(), timeout=WAIT_MS)
+    assert ".ralph/config.json" in view.detail.rules.text()
+    base = git(project, "rev-parse", "main")
+
+    qtbot.mouseClick(view.detail.approve, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(
+        lambda: "remove those changes from the branch" in window.message_bar.text, timeout=WAIT_MS
+    )
+    assert git(project, "rev-parse", "main") == base
+    assert services.tasks.get(in_review).status is TaskStatus.IN_REVIEW
+
+
 def test_a_merge_that_would_conflict_is_refused_in_the_window_and_the_task_goes_back(
     qtbot: QtBot, window: MainWindow, services: Services, project: Path, in_review: int
 ) -> None:

@@ -415,11 +415,68 @@ def test_a_comment_written_on_a_line_is_asked_for_on_the_task(
     assert asked.args == [7, "tides.py", 11, "Explain", "new"]
 
 
-def test_approve_and_merge_is_asked_for_the_task_shown(qtbot: QtBot, reviews: ReviewsView) -> None:
+TIP = "1" * 40
+NEWER = "2" * 40
+
+
+def test_approve_and_merge_is_asked_for_the_commit_of_the_whole_diff_shown(
+    qtbot: QtBot, reviews: ReviewsView, files: list[FileDiff]
+) -> None:
     reviews.show_items([entry()])
+    reviews.show_diff(7, files, [], tip=TIP)
+    reviews.detail.session.setCurrentIndex(2)  # one session's diff: the approval stays that of the whole
+    reviews.show_diff(7, files[:1], [])
+
     with qtbot.waitSignal(reviews.sig_approve_requested, timeout=WAIT_MS) as asked:
         qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
-    assert asked.args == [7]
+    assert asked.args == [7, TIP]
+
+
+def test_approve_before_the_diff_is_shown_asks_nothing_and_says_so(
+    qtbot: QtBot, reviews: ReviewsView
+) -> None:
+    reviews.show_items([entry()])
+    with qtbot.assertNotEmitted(reviews.sig_approve_requested):
+        qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
+    assert reviews.detail.status.text() == "The diff is still being read: approve once it is shown."
+
+
+def test_a_branch_that_moved_is_said_and_its_whole_diff_asked_again_with_a_new_pin(
+    qtbot: QtBot, reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    reviews.show_items([entry()])
+    reviews.show_diff(7, files, [], tip=TIP)
+    reviews.detail.session.setCurrentIndex(1)
+
+    with qtbot.waitSignal(reviews.sig_diff_requested, timeout=WAIT_MS) as asked:
+        reviews.show_moved(7)
+
+    assert asked.args == [7, ""] and reviews.detail.session.currentIndex() == 0
+    assert (
+        reviews.detail.moved.isVisible()
+        and "The work changed since you opened it" in reviews.detail.moved.text()
+    )
+    with qtbot.assertNotEmitted(reviews.sig_approve_requested):  # nothing until the new diff is shown
+        qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
+    reviews.show_diff(7, files, [], tip=NEWER)
+    with qtbot.waitSignal(reviews.sig_approve_requested, timeout=WAIT_MS) as approved:
+        qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
+    assert approved.args == [7, NEWER] and not reviews.detail.moved.isVisible()
+
+
+def test_changes_to_the_project_s_rules_are_flagged_above_the_diff(
+    reviews: ReviewsView, files: list[FileDiff]
+) -> None:
+    reviews.show_items([entry()])
+    reviews.show_diff(7, files, [], tip=TIP, rules=(".ralph/config.json",))
+
+    assert reviews.detail.rules.isVisible()
+    assert (
+        ".ralph/config.json" in reviews.detail.rules.text()
+        and "approving is refused" in reviews.detail.rules.text()
+    )
+    reviews.show_diff(7, files, [], tip=TIP)
+    assert not reviews.detail.rules.isVisible()
 
 
 def test_request_changes_needs_a_comment_or_a_message_and_sends_the_message(

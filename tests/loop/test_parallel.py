@@ -30,6 +30,7 @@ from tests.loop.conftest import StartApi, heading, run_loop, session, settings, 
 from tests.support import stand_in_agent
 from tests.support.fake_model_api import Hang, HttpError, Turn
 from tests.support.git_repo import fsck_ok, git
+from tests.support.review_project import read_tip
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +90,10 @@ def test_eight_tasks_run_four_at_a_time_each_once_and_merge_linearly_after_appro
     assert sessions == Counter(task.id for task in tasks)  # each task ran once
     assert [project.tasks.get(task.id).status for task in tasks] == [TaskStatus.IN_REVIEW] * len(tasks)
 
-    approvals = [threading.Thread(target=project.reviews.approve, args=(task.id,)) for task in tasks]
+    approvals = [
+        threading.Thread(target=project.reviews.approve, args=(task.id, read_tip(project, task.id)))
+        for task in tasks
+    ]
     for thread in approvals:
         thread.start()
     for thread in approvals:

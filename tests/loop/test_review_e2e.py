@@ -19,6 +19,7 @@ from tests.loop.test_parallel import meet
 from tests.support.cli import ralph_desk_process
 from tests.support.fake_model_api import Hang, Text, ToolCalls, Turn
 from tests.support.git_repo import fsck_ok, git
+from tests.support.review_project import read_tip
 
 REVIEW_MARKER = "## REVIEW from the human"
 
@@ -85,14 +86,14 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     assert project.reviews.requested(first.id) == []
 
     # Approve: the base branch holds the work, the task is done, its worktree is gone.
-    merged = project.reviews.approve(first.id)
+    merged = project.reviews.approve(first.id, read_tip(project, first.id))
     assert merged.status == TaskStatus.DONE.value and project.tasks.get(first.id).status is TaskStatus.DONE
     assert git(root, "show", f"{base}:tide.py") == "HIGH = 2  # metres\nLOW = 0"
     assert not one.path.exists()
 
     # The second task now conflicts: the merge is aborted, the base untouched, the task back with a flag.
     base_after_first = git(root, "rev-parse", base)
-    refused = project.reviews.approve(second.id)
+    refused = project.reviews.approve(second.id, read_tip(project, second.id))
     assert (refused.status, refused.conflicts) == (TaskStatus.PENDING.value, ("tide.py",))
     assert git(root, "rev-parse", base) == base_after_first
     assert project.tasks.get(second.id).status is TaskStatus.PENDING
@@ -105,7 +106,7 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     start_api(**{heading(second.id): edit(two.path / "tide.py", conflict, "HIGH = 3  # metres\n", "merged")})
     run_loop(project, settings(agent))
     assert "conflict markers" in project.paths.mcp_dir.joinpath("prompt.md").read_text()
-    assert project.reviews.approve(second.id).status == TaskStatus.DONE.value
+    assert project.reviews.approve(second.id, read_tip(project, second.id)).status == TaskStatus.DONE.value
     assert git(root, "show", f"{base}:tide.py") == "HIGH = 3  # metres\nLOW = 0"
     assert fsck_ok(root)
 

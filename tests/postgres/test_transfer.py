@@ -83,7 +83,7 @@ def demo(tmp_path: Path) -> Iterator[ProjectPaths]:
         services.comments.add(task.id, "human", "0.1 + 0.2 is not 0.3\ttab")
         services.reviews.add_comment(task.id, "Line 3: say why ✓", file="src/tide.py", line=3)
         with services.db.write() as unit:  # an approval another checkout has still to merge
-            merge_queue.enqueue(unit, task.id, "machine-b:/home/ana/tidewater ✓")
+            merge_queue.enqueue(unit, task.id, "machine-b:/home/ana/tidewater ✓", "5" * 40)
         services.signals.record(task.id, "s-edge", "ask", question="Blocking?", blocking=False)
         services.signals.record(task.id, "s-edge", "flag", what="No answer", severity="info", category="bug")
         session = services.sessions.start_session(

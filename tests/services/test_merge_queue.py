@@ -26,7 +26,7 @@ from ralph_desk.services.sessions import this_host
 from ralph_desk.store import merge_queue as queue
 from ralph_desk.vcs import merging
 from tests.support.git_repo import fsck_ok, git
-from tests.support.review_project import open_review_project
+from tests.support.review_project import open_review_project, read_tip
 
 WAIT_S = 120
 RUN = (sys.executable, "-m", "ralph_desk", "run")
@@ -56,8 +56,9 @@ def _in_review(desk: Services, title: str, edits: dict[str, str | bytes | None])
 
 
 def approve_in_terminal(desk: Services, task_id: int) -> subprocess.Popen[str]:
-    """`ralph-desk review approve ID`, as a person types it in a terminal beside the window."""
+    """`ralph-desk review approve ID --commit OID`, as a person types it in a terminal beside the window."""
     command = [sys.executable, "-m", "ralph_desk", "review", "approve", str(task_id)]
+    command += ["--commit", str(read_tip(desk, task_id))]
     command += ["--root", str(desk.paths.root), "--db-url", desk.db.url]
     return subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True
@@ -81,7 +82,7 @@ def approve_in_window(desk: Services, task_id: int, outcomes: dict[int, object])
 
     def approve() -> None:
         try:
-            outcomes[task_id] = desk.reviews.approve(task_id)
+            outcomes[task_id] = desk.reviews.approve(task_id, read_tip(desk, task_id))
         except ReviewError as error:
             outcomes[task_id] = error
 
@@ -211,8 +212,8 @@ def test_a_merge_refused_for_uncommitted_changes_stays_in_review_saying_why_and_
     (root / "chart.txt").write_text("the person's own draft\n")  # uncommitted, in the way of the merge
 
     with pytest.raises(ReviewError, match="uncommitted changes"):
-        desk.reviews.approve(blocked.id)
-    merged = desk.reviews.approve(free.id)
+        desk.reviews.approve(blocked.id, read_tip(desk, blocked.id))
+    merged = desk.reviews.approve(free.id, read_tip(desk, free.id))
 
     assert merged.status == TaskStatus.DONE.value
     assert desk.tasks.get(blocked.id).status is TaskStatus.IN_REVIEW
@@ -233,7 +234,7 @@ def test_a_merge_refused_for_uncommitted_changes_stays_in_review_saying_why_and_
     assert waiting.startswith(f"task #{blocked.id} was approved but not merged: the merge would overwrite")
 
     (root / "chart.txt").unlink()  # the person moves the draft away and approves again
-    again = desk.reviews.approve(blocked.id)
+    again = desk.reviews.approve(blocked.id, read_tip(desk, blocked.id))
     assert again.status == TaskStatus.DONE.value and desk.reviews.merge_state(blocked.id) is None
     assert _tasks_on_base(root) == [free.id, blocked.id]
 
@@ -245,11 +246,11 @@ def test_a_squash_that_landed_before_its_process_died_is_recorded_not_merged_twi
     worktree = desk.workspaces.existing(task.id)
     assert worktree is not None
     text = f"Merge task #{task.id}: Moon phases\n\nRalph-Task: {task.id}\n"
-    tip = desk.workspaces.head(worktree)
+    tip = read_tip(desk, task.id)
     assert tip is not None
     merging.merge(root, worktree.base, tip, MergeStrategy.SQUASH, text)  # then the crash
     with desk.db.write() as unit:
-        queue.enqueue(unit, task.id, f"{this_host()}:{root}")
+        queue.enqueue(unit, task.id, f"{this_host()}:{root}", tip)
 
     desk.reviews.merge_queued()
 
@@ -271,3 +272,35 @@ def test_work_done_with_the_gate_off_whose_loop_stopped_before_its_merge_merges_
     assert run.returncode == 0, run.stdout + run.stderr
     assert desk.tasks.get(task.id).status is TaskStatus.DONE
     assert _tasks_on_base(root) == [task.id]
+
+
+def test_an_approval_whose_branch_moved_before_its_merge_turn_is_refused_and_the_task_stays_in_review(
+    desk: Services,
+) -> None:
+    root = desk.paths.root
+    task = _in_review(desk, "Buoy list", {"buoys.txt": "red\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+    outcomes: dict[int, object] = {}
+
+    with merge_turn(desk.paths):  # another merge holds the turn while the branch moves on
+        thread = approve_in_window(desk, task.id, outcomes)
+        wait_until(lambda: queued(desk, task.id), f"task #{task.id}'s approval")
+        (worktree.path / "buoys.txt").write_text("red\nskull and crossbones\n")
+        git(worktree.path, "commit", "-qam", "after the approval")
+    thread.join(WAIT_S)
+
+    refused = outcomes[task.id]
+    assert isinstance(
+        refused, ReviewError
+    ) and "the branch moved since it was approved: review it again" in str(refused)
+    assert _tasks_on_base(root) == [] and not (root / "buoys.txt").exists()
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    state = desk.reviews.merge_state(task.id)
+    assert state is not None and state.startswith(
+        "approved, not merged: the branch moved since it was approved"
+    )
+
+    again = desk.reviews.approve(task.id, read_tip(desk, task.id))  # the person reads the new diff, approves
+    assert again.status == TaskStatus.DONE.value
+    assert git(root, "show", "main:buoys.txt") == "red\nskull and crossbones"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,9 +13,9 @@ from ralph_desk.domain.records import Task
 from ralph_desk.project import init_project, update_config, validate_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
-from ralph_desk.services.reviews import CommentDraft, ReviewError
-from tests.support.git_repo import fsck_ok, git
-from tests.support.review_project import open_review_project
+from ralph_desk.services.reviews import CommentDraft, ReviewError, ReviewMovedError
+from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
+from tests.support.review_project import open_review_project, read_tip
 
 START = {"app.py": "def greet():\n    return 'hello'\n", "notes.txt": "one\ntwo\nthree\n"}
 
@@ -58,11 +59,11 @@ def test_a_task_in_review_is_listed_with_its_summary_session_branch_and_base(des
 def test_the_diff_shows_the_branch_against_the_base_and_one_session_alike(desk: Services) -> None:
     task = _work(desk, "Greet loudly", {"app.py": "def greet():\n    return 'HELLO'\n"})
 
-    whole = desk.reviews.diff(task.id)
+    whole = desk.reviews.diff(task.id).text
 
     assert "-    return 'hello'\n+    return 'HELLO'" in whole
-    assert desk.reviews.diff(task.id, 1) == whole
-    assert desk.reviews.diff(task.id, f"s-{task.id}") == whole
+    assert desk.reviews.diff(task.id, 1).text == whole
+    assert desk.reviews.diff(task.id, f"s-{task.id}").text == whole
 
 
 def test_the_diff_marks_binary_files_and_finds_renames(desk: Services) -> None:
@@ -73,7 +74,7 @@ def test_the_diff_marks_binary_files_and_finds_renames(desk: Services) -> None:
     (worktree.path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
     desk.workspaces.commit_session(worktree, task.title, "s-9", "done", "Moved.", allowed=True)
 
-    text = desk.reviews.diff(task.id)
+    text = desk.reviews.diff(task.id).text
 
     assert "rename from notes.txt\nrename to docs.txt" in text
     assert "Binary files /dev/null and b/logo.png differ" in text
@@ -91,7 +92,7 @@ def test_approve_merges_the_branch_into_the_base_and_removes_the_worktree(desk: 
     worktree = desk.workspaces.existing(task.id)
     assert worktree is not None
 
-    result = desk.reviews.approve(task.id)
+    result = desk.reviews.approve(task.id, read_tip(desk, task.id))
 
     assert result.status == TaskStatus.DONE.value
     assert desk.tasks.get(task.id).status is TaskStatus.DONE
@@ -108,7 +109,7 @@ def test_each_merge_strategy_puts_the_work_on_the_base(desk: Services, strategy:
     update_config(desk.paths, merge_strategy=strategy)
     task = _work(desk, "Greet", {"app.py": "new\n"})
 
-    desk.reviews.approve(task.id)
+    desk.reviews.approve(task.id, read_tip(desk, task.id))
 
     parents = git(desk.paths.root, "log", "-1", "--format=%P", "main").split()
     assert len(parents) == (2 if strategy == "merge" else 1)
@@ -118,10 +119,10 @@ def test_each_merge_strategy_puts_the_work_on_the_base(desk: Services, strategy:
 def test_a_conflicting_merge_is_aborted_and_the_task_returns_to_its_agent_with_a_flag(desk: Services) -> None:
     first = _work(desk, "Greet loudly", {"app.py": "loud\n"})
     second = _work(desk, "Greet softly", {"app.py": "soft\n"})
-    desk.reviews.approve(first.id)
+    desk.reviews.approve(first.id, read_tip(desk, first.id))
     base_before = git(desk.paths.root, "rev-parse", "main")
 
-    result = desk.reviews.approve(second.id)
+    result = desk.reviews.approve(second.id, read_tip(desk, second.id))
 
     assert (result.status, result.conflicts) == (TaskStatus.PENDING.value, ("app.py",))
     assert git(desk.paths.root, "rev-parse", "main") == base_before
@@ -144,7 +145,7 @@ def test_a_merge_that_would_overwrite_uncommitted_changes_is_refused_and_changes
     base_before = git(desk.paths.root, "rev-parse", "main")
 
     with pytest.raises(ReviewError, match="uncommitted changes"):
-        desk.reviews.approve(task.id)
+        desk.reviews.approve(task.id, read_tip(desk, task.id))
     with pytest.raises(ReviewError, match=r"is decided \(approved\)"):  # approved, waiting to merge
         desk.reviews.delete_comment(comment.id)
 
@@ -157,7 +158,7 @@ def test_uncommitted_changes_in_other_files_survive_a_merge(desk: Services) -> N
     task = _work(desk, "Greet", {"app.py": "new\n"})
     (desk.paths.root / "notes.txt").write_text("the person's unsaved notes\n")
 
-    desk.reviews.approve(task.id)
+    desk.reviews.approve(task.id, read_tip(desk, task.id))
 
     assert (desk.paths.root / "notes.txt").read_text() == "the person's unsaved notes\n"
     assert (desk.paths.root / "app.py").read_text() == "new\n"
@@ -258,7 +259,7 @@ def test_comments_cannot_be_changed_once_sent_written_by_an_agent_or_the_review_
 
     other = _work(desk, "Shout", {"notes.txt": "ONE\n"})
     late = desk.reviews.add_comment(other.id, "Nice", file="notes.txt", line=1)
-    desk.reviews.approve(other.id)
+    desk.reviews.approve(other.id, read_tip(desk, other.id))
     with pytest.raises(ReviewError, match=r"review of task #\d+ is decided \(done\)"):
         desk.reviews.edit_comment(late.id, "Nicer")
     assert [c.body for c in desk.reviews.comments(other.id)] == ["Nice"]
@@ -283,7 +284,7 @@ def test_only_work_in_review_can_be_approved(desk: Services) -> None:
     task = desk.tasks.create("core", "backend", "Not yet")
 
     with pytest.raises(ReviewError, match="pending, not in_review"):
-        desk.reviews.approve(task.id)
+        desk.reviews.approve(task.id, read_tip(desk, task.id))
 
 
 def test_a_project_without_git_has_no_workspaces_and_approves_without_merging(tmp_path: Path) -> None:
@@ -295,8 +296,8 @@ def test_a_project_without_git_has_no_workspaces_and_approves_without_merging(tm
         task = services.tasks.create("core", "backend", "Anything")
         assert services.workspaces.prepare(task.id, task.title) is None
         services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
-        assert services.reviews.diff(task.id) == ""
-        assert services.reviews.approve(task.id).status == TaskStatus.DONE.value
+        assert services.reviews.diff(task.id).text == ""
+        assert services.reviews.approve(task.id, None).status == TaskStatus.DONE.value
     finally:
         services.close()
 
@@ -324,5 +325,121 @@ def test_a_dependent_task_waits_until_its_dependency_is_merged(desk: Services) -
     second = desk.tasks.create("core", "backend", "Greet twice", depends_on=[first.id])
 
     assert second.id not in [task.id for task in desk.tasks.next_runnable(limit=10)]
-    desk.reviews.approve(first.id)
+    desk.reviews.approve(first.id, read_tip(desk, first.id))
     assert second.id in [task.id for task in desk.tasks.next_runnable(limit=10)]
+
+
+# --- pinned to commits (issue 26: the diff shown is the commit merged; a branch cannot change the rules) ---
+
+
+def _commit_in(worktree: Path, message: str) -> str:
+    """Commit everything in a task's worktree as its agent would (`.ralph/` too), the new tip."""
+    git(worktree, "add", "-A", "-f", "--", ".")
+    git(worktree, "commit", "-qm", message)
+    return git(worktree, "rev-parse", "HEAD")
+
+
+def test_the_diff_is_pinned_to_the_merge_base_and_the_tip_it_was_read_between(desk: Services) -> None:
+    task = _work(desk, "Greet loudly", {"app.py": "loud\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+
+    read = desk.reviews.diff(task.id)
+
+    assert read.pin is not None and read.rules_changed == ()
+    assert read.pin.tip == git(desk.paths.root, "rev-parse", f"refs/heads/{worktree.branch}")
+    assert read.pin.base == git(desk.paths.root, "rev-parse", "refs/heads/main")
+    assert desk.reviews.get(task.id).pin == read.pin
+
+
+def test_approving_a_commit_the_branch_moved_past_raises_naming_its_tip_and_queues_nothing(
+    desk: Services,
+) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    read = read_tip(desk, task.id)
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+    (worktree.path / "extra.py").write_text("unseen\n")
+    moved = _commit_in(worktree.path, "after the read")
+    base = git(desk.paths.root, "rev-parse", "main")
+
+    with pytest.raises(ReviewMovedError) as raised:
+        desk.reviews.approve(task.id, read)
+
+    assert (raised.value.tip, raised.value.approved) == (moved, read)
+    assert f"it is at {moved} now, not {read}" in str(raised.value)
+    assert git(desk.paths.root, "rev-parse", "main") == base and desk.reviews.queued(task.id) is None
+    with pytest.raises(ReviewMovedError, match="needs the commit whose diff you read"):
+        desk.reviews.approve(task.id, None)
+    assert desk.reviews.approve(task.id, moved.upper()).status == TaskStatus.DONE.value
+
+
+@pytest.mark.parametrize("commit", ["HEAD", "main", "abc1234", "-p", "0" * 39, ""])
+def test_approve_takes_only_a_full_commit_id(desk: Services, commit: str) -> None:
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+
+    with pytest.raises(InvalidValueError, match=r"the full commit id \(40 hex digits\)"):
+        desk.reviews.approve(task.id, commit)
+    assert desk.reviews.queued(task.id) is None
+
+
+def _change_rules(worktree: Path, prefix: str, how: str) -> None:
+    """What a task branch does to the project's `.ralph/` (at `prefix` in the repository)."""
+    rules = worktree / prefix / ".ralph"
+    if how == "config":
+        (rules / "config.json").write_text('{"review_gate": false}\n')
+    elif how == "link":
+        git(worktree, "rm", "-rq", "--cached", f"{prefix}.ralph")
+        shutil.rmtree(rules)
+        rules.symlink_to("/tmp")
+    else:
+        (rules / "state.json").write_text("{}\n")
+
+
+@pytest.mark.parametrize("how", ["config", "link", "new state file"])
+def test_a_branch_that_changes_ralph_is_flagged_in_its_review_and_its_approval_refused(
+    desk: Services, how: str
+) -> None:
+    root = desk.paths.root
+    task = _work(desk, "Greet", {"app.py": "new\n"})
+    worktree = desk.workspaces.existing(task.id)
+    assert worktree is not None
+    config = (root / ".ralph" / "config.json").read_text()
+    _change_rules(worktree.path, "", how)
+    tip = _commit_in(worktree.path, "change the rules")
+    base = git(root, "rev-parse", "main")
+
+    flagged = desk.reviews.get(task.id).rules_changed
+    assert flagged and all(path == ".ralph" or path.startswith(".ralph/") for path in flagged)
+    assert desk.reviews.diff(task.id).rules_changed == flagged
+    with pytest.raises(ReviewError, match="remove those changes from the branch") as raised:
+        desk.reviews.approve(task.id, tip)
+
+    assert flagged[0] in str(raised.value)
+    assert git(root, "rev-parse", "main") == base and (root / ".ralph" / "config.json").read_text() == config
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW and desk.reviews.queued(task.id) is None
+
+
+def test_in_a_project_below_the_top_of_its_repository_its_own_ralph_folder_is_guarded(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "# repo\n", "harbour/README.md": "# harbour\n"})
+    paths = init_project(repo / "harbour", title="Below the top")
+    commit_all(repo, "ralph-desk project")
+    services = Services.open(paths)
+    try:
+        services.features.create("core", "Core")
+        services.disciplines.create("backend", "Backend", "server", "#336699")
+        task = services.tasks.create("core", "backend", "Chart")
+        worktree = services.workspaces.prepare(task.id, task.title)
+        assert worktree is not None
+        (worktree.path / "harbour" / "chart.txt").write_text("chart\n")
+        (worktree.path / ".ralph").mkdir()  # a folder of that name above the project: not its rules
+        (worktree.path / ".ralph" / "notes.txt").write_text("top\n")
+        _change_rules(worktree.path, "harbour/", "config")
+        tip = _commit_in(worktree.path, "chart, and the rules")
+        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+
+        assert services.reviews.get(task.id).rules_changed == ("harbour/.ralph/config.json",)
+        with pytest.raises(ReviewError, match=r"harbour/\.ralph/config\.json"):
+            services.reviews.approve(task.id, tip)
+    finally:
+        services.close()

@@ -8,7 +8,7 @@ from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 from tests.support.git_repo import commit_all, make_repo
 
-__all__ = ["open_review_project"]
+__all__ = ["open_review_project", "read_tip"]
 
 
 def open_review_project(root: Path, files: dict[str, str], title: str) -> Services:
@@ -21,3 +21,9 @@ def open_review_project(root: Path, files: dict[str, str], title: str) -> Servic
     services.features.create("core", "Core")
     services.disciplines.create("backend", "Backend", "server", "#336699")
     return services
+
+
+def read_tip(services: Services, task_id: int) -> str | None:
+    """Read a task's whole diff as a person does; the commit it shows (what approving it merges)."""
+    pinned = services.reviews.diff(task_id).pin
+    return pinned.tip if pinned is not None else None

@@ -20,7 +20,7 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import merge_turn
 from tests.support.git_repo import fsck_ok, git
-from tests.support.review_project import open_review_project
+from tests.support.review_project import open_review_project, read_tip
 
 REACH_TIMEOUT_S = 120.0
 # A `git` that runs the real one, except at the step named by RALPH_TEST_STOP_AT: there it says so in a
@@ -74,9 +74,10 @@ def _in_review(desk: Services) -> int:
     return task.id
 
 
-def _approve_process(root: Path, task_id: int) -> list[str]:
-    """`ralph-desk review approve`, as the person runs it."""
-    return [sys.executable, "-m", "ralph_desk", "review", "approve", str(task_id), "--root", str(root)]
+def _approve_process(root: Path, task_id: int, commit: str) -> list[str]:
+    """`ralph-desk review approve --commit`, as the person runs it after reading the diff."""
+    command = ["review", "approve", str(task_id), "--commit", commit, "--root", str(root)]
+    return [sys.executable, "-m", "ralph_desk", *command]
 
 
 def _python_process(code: str) -> list[str]:
@@ -156,7 +157,8 @@ def test_a_merge_killed_at_any_step_leaves_the_checkout_as_it_was_or_fully_merge
     before = git(root, "rev-parse", "main")
     status = _status(root)
 
-    _kill_at(tmp_path, _approve_process(root, task_id), step, after=after, half=half)
+    tip = read_tip(desk, task_id)
+    _kill_at(tmp_path, _approve_process(root, task_id, tip), step, after=after, half=half)
     with merge_turn(desk.paths):  # the next merge turn puts right what the killed one left
         pass
 
@@ -173,7 +175,7 @@ def test_a_merge_killed_at_any_step_leaves_the_checkout_as_it_was_or_fully_merge
     assert not (root / ".ralph" / "merge-journal.json").exists()
     assert desk.tasks.get(task_id).status is TaskStatus.IN_REVIEW
 
-    assert desk.reviews.approve(task_id).status == TaskStatus.DONE.value
+    assert desk.reviews.approve(task_id, tip).status == TaskStatus.DONE.value
     assert git(root, "show", "main:app.py") == "new" and (root / "app.py").read_text() == "new\n"
     assert _status(root) == status
     assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"

@@ -32,6 +32,11 @@ NOTHING_TO_REVIEW = (
     "When an agent calls <b>done</b>, its task waits here in review with the diff of its branch. "
     "Approve to merge it into the base, request changes with comments on lines, or discard it."
 )
+MOVED = (
+    "<b>The work changed since you opened it; here is the new diff.</b> Nothing was merged: "
+    "read it, then approve again to merge it."
+)
+NOT_READ = "The diff is still being read: approve once it is shown."
 NOT_GIT = (
     "This project is not a git repository, so agents edit its folder directly and <b>done</b> is done "
     "at once. As a git repository, each task works on a branch of its own and waits here for review. "
@@ -105,6 +110,10 @@ class ReviewDetail(QWidget):
         self.notes.hide()
         self.merge = label(wrap=True, selectable=True)
         self.merge.hide()
+        self.rules = label(wrap=True, selectable=True)
+        self.rules.hide()
+        self.moved = label(wrap=True, selectable=True)
+        self.moved.hide()
         self.session = QComboBox()
         self.session.setToolTip("The diff of the whole task against its base, or of one session's commit")
         self.approve = button(
@@ -134,6 +143,8 @@ class ReviewDetail(QWidget):
         layout.setSpacing(6)
         layout.addLayout(heading)
         layout.addWidget(self.summary)
+        layout.addWidget(self.moved)
+        layout.addWidget(self.rules)
         layout.addWidget(self.merge)
         layout.addWidget(self.signals)
         layout.addWidget(self.notes)
@@ -165,6 +176,19 @@ class ReviewDetail(QWidget):
         found = self.session.findData(chosen)
         self.session.setCurrentIndex(max(0, found))
         self.session.blockSignals(False)
+
+    def show_rules(self, paths: Sequence[str]) -> None:
+        """Flag the files of the project's rules (`.ralph/`) that the branch changes: approval is refused."""
+        self.rules.setVisible(bool(paths))
+        self.rules.setText(
+            f"<b style='color:{theme.severity_color('warning').name()}'>"
+            "⚠ This branch changes the project's rules (.ralph/):</b> "
+            + escape(", ".join(paths))
+            + ". A task branch may not change them: approving is refused until those changes are removed "
+            "from the branch (request changes to have its agent restore them)."
+            if paths
+            else ""
+        )
 
     def show_notes(self, comments: Sequence[LineComment]) -> None:
         """Show the comments on the whole task (those on files and lines are in the diff)."""
@@ -205,8 +229,8 @@ class ReviewsView(QWidget):
     """Give this task's unsent comment (by id) this text."""
     sig_comment_delete_requested = Signal(int, int)
     """Delete this task's unsent comment (by id)."""
-    sig_approve_requested = Signal(int)
-    """Merge this task's branch into its base."""
+    sig_approve_requested = Signal(int, str)
+    """Merge into its base exactly this commit of this task (the tip of the diff shown; empty: no branch)."""
     sig_changes_requested = Signal(int, str)
     """Send this task back to pending with its line comments and this message (may be empty)."""
     sig_discard_requested = Signal(int, bool)
@@ -227,6 +251,8 @@ class ReviewsView(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.detail = ReviewDetail()
         self.comments: list[LineComment] = []
+        self.pin: str | None = None
+        """The tip commit of the current task's whole diff last shown: what Approve & merge merges."""
         self.dialog: RequestChangesDialog | DiscardDialog | None = None
         self.empty = EmptyState(
             "merge",
@@ -303,6 +329,9 @@ class ReviewsView(QWidget):
 
     def _choose(self, row: int) -> None:
         """Show a task's account and ask for its diff (of the whole task)."""
+        self.pin = None
+        self.detail.moved.hide()
+        self.detail.show_rules(())
         self.detail.show_entry(self.model.record(row))
         self._ask_diff()
 
@@ -312,10 +341,19 @@ class ReviewsView(QWidget):
         files: Sequence[FileDiff],
         comments: Sequence[LineComment],
         laid_out: DiffLayout | None = None,
+        tip: str | None = None,
+        rules: Sequence[str] = (),
     ) -> None:
-        """Show a task's diff with its comments (ignored when another task is shown meanwhile)."""
+        """Show a task's diff with its comments (ignored when another task is shown meanwhile).
+
+        `tip` is the commit a whole-task diff was read at: approving merges exactly it. `rules` are the paths
+        under `.ralph/` the branch changes, flagged.
+        """
         if self.current is None or self.current.task_id != task_id:
             return
+        if tip is not None:
+            self.pin = tip
+        self.detail.show_rules(rules)
         self.comments = list(comments)
         self.detail.status.setText("")
         self.detail.show_notes(comments)
@@ -328,6 +366,18 @@ class ReviewsView(QWidget):
         self.comments = list(comments)
         self.detail.show_notes(comments)
         self.detail.diff.set_comments(comments)
+
+    def show_moved(self, task_id: int) -> None:
+        """Say the task's branch moved since its diff was shown, and read its whole diff again."""
+        if self.current is None or self.current.task_id != task_id:
+            return
+        self.pin = None
+        self.detail.moved.setText(MOVED)
+        self.detail.moved.show()
+        self.detail.session.blockSignals(True)
+        self.detail.session.setCurrentIndex(max(0, self.detail.session.findData(WHOLE_TASK)))
+        self.detail.session.blockSignals(False)
+        self._ask_diff()
 
     def show_failure(self, text: str) -> None:
         """Say that reading the diff failed."""
@@ -353,8 +403,14 @@ class ReviewsView(QWidget):
             self.sig_comment_delete_requested.emit(self.current.task_id, comment_id)
 
     def _approve(self) -> None:
-        if self.current is not None:
-            self.sig_approve_requested.emit(self.current.task_id)
+        entry = self.current
+        if entry is None:
+            return
+        if entry.branch and self.pin is None:
+            self.detail.status.setText(NOT_READ)
+            return
+        self.detail.moved.hide()
+        self.sig_approve_requested.emit(entry.task_id, self.pin or "")
 
     def _ask_changes(self) -> None:
         entry = self.current

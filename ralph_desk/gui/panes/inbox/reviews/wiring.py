@@ -18,7 +18,7 @@ from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
 from ralph_desk.gui.worker import Worker
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeBusyError
-from ralph_desk.services.reviews import ReviewService
+from ralph_desk.services.reviews import ReviewMovedError, ReviewService
 from ralph_desk.store.merge_queue import TOPIC as MERGE_TOPIC  # an approval queued, merged or refused
 from ralph_desk.store.reviews import TOPIC as COMMENT_TOPIC
 
@@ -44,6 +44,10 @@ class DiffRead:
     files: list[FileDiff]
     comments: list[LineComment]
     laid_out: DiffLayout
+    tip: str | None = None
+    """The commit a whole-task diff was read at (what approving it merges); None for one session's."""
+    rules: tuple[str, ...] = ()
+    """The paths under `.ralph/` the branch changes (flagged)."""
 
 
 def line_comment(comment: ReviewComment) -> LineComment:
@@ -168,18 +172,22 @@ class ReviewsWiring:
         self.worker.submit(
             f"read the diff of task #{task_id}",
             lambda: self._read_diff(task_id, session_id or None, split),
-            lambda read: self.view.show_diff(read.task_id, read.files, read.comments, read.laid_out),
+            lambda read: self.view.show_diff(
+                read.task_id, read.files, read.comments, read.laid_out, read.tip, read.rules
+            ),
             lambda: self.view.show_failure("The diff could not be read."),
         )
 
     def _read_diff(self, task_id: int, session_id: str | None, split: bool) -> DiffRead:
         """Read, parse and lay out a diff off the GUI thread (for a big one that takes a while)."""
         reviews = self.services.reviews
-        files = parse_diff(reviews.diff(task_id, session_id))
+        read = reviews.diff(task_id, session_id)
+        files = parse_diff(read.text)
         for diff in files:
             highlight.lexer_for(diff.path)  # found before the first paint
         comments = [line_comment(comment) for comment in reviews.comments(task_id)]
-        return DiffRead(task_id, files, comments, layout(files, comments, split))
+        tip = read.pin.tip if read.pin is not None and session_id is None else None
+        return DiffRead(task_id, files, comments, layout(files, comments, split), tip, read.rules_changed)
 
     def read_comments(self, task_id: int) -> None:
         """Read a task's comments again and show them on its diff."""
@@ -215,15 +223,18 @@ class ReviewsWiring:
             lambda _: self.read_comments(task_id),
         )
 
-    def approve(self, task_id: int) -> None:
-        """Merge the task's branch into its base (or send it back when the merge would conflict).
+    def approve(self, task_id: int, commit: str) -> None:
+        """Merge exactly `commit`, the tip of the diff shown, into the base (or send the task back when the
+        merge would conflict); a branch that moved since is shown again with its new diff, nothing merged.
 
         The worker waits for the merge turn only briefly: while another process merges, the approval
         stays queued (recorded first) and that process merges it in turn; the worker goes on to reads.
         """
         reviews = self.services.reviews
         self.worker.submit(
-            f"approve and merge task #{task_id}", lambda: _approve_or_queue(reviews, task_id), self._decided
+            f"approve and merge task #{task_id}",
+            lambda: _approve_or_queue(reviews, task_id, commit or None),
+            self._decided,
         )
 
     def request_changes(self, task_id: int, message: str) -> None:
@@ -254,8 +265,11 @@ class ReviewsWiring:
             f"The project is a git repository now, on branch {branch}: each task works on its own branch."
         )
 
-    def _decided(self, result: ReviewResult | int) -> None:
-        if isinstance(result, int):
+    def _decided(self, result: ReviewResult | ReviewMovedError | int) -> None:
+        if isinstance(result, ReviewMovedError):
+            self.view.show_moved(result.task_id)
+            self.runner.fail(f"Task #{result.task_id} was not merged: the work changed since you opened it.")
+        elif isinstance(result, int):
             self.runner.sig_succeeded.emit(MERGE_QUEUED.format(task_id=result))
         elif result.conflicts:
             self.runner.fail(f"Task #{result.task_id} was not merged: {result.message}")
@@ -263,9 +277,16 @@ class ReviewsWiring:
             self.runner.sig_succeeded.emit(f"Task #{result.task_id}: {result.message} ({result.status}).")
 
 
-def _approve_or_queue(reviews: ReviewService, task_id: int) -> ReviewResult | int:
-    """On the worker: approve and merge; the task's id when its approval waits queued behind another merge."""
+def _approve_or_queue(
+    reviews: ReviewService, task_id: int, commit: str | None
+) -> ReviewResult | ReviewMovedError | int:
+    """On the worker: approve and merge `commit`; the task's id when its approval waits queued behind another
+    merge; the refusal when the branch moved since its diff was read (its new diff is to be shown)."""
     try:
-        return reviews.approve(task_id, WINDOW_WAIT_S)
+        return reviews.approve(task_id, commit, WINDOW_WAIT_S)
     except MergeBusyError:
         return task_id
+    except ReviewMovedError as moved:
+        if moved.tip is None:  # the branch is gone: nothing new to show
+            raise
+        return moved
