@@ -16,7 +16,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from tests.support.git_repo import GIT, commit_all, git
-from tests.support.review_project import open_review_project
+from tests.support.review_project import open_review_project, read_tip
 
 
 @pytest.fixture
@@ -107,13 +107,13 @@ def test_an_approval_while_the_checkout_is_in_the_middle_of_a_git_operation_is_r
     before, status = git(root, "rev-parse", "refs/heads/main"), git(root, "status", "--porcelain")
 
     with pytest.raises(ReviewError, match=f"{re.escape(what)} in {re.escape(str(root))}.*{re.escape(abort)}"):
-        desk.reviews.approve(task_id)
+        desk.reviews.approve(task_id, read_tip(desk, task_id))
 
     assert git(root, "rev-parse", "refs/heads/main") == before
     assert git(root, "status", "--porcelain") == status
     assert desk.tasks.get(task_id).status is TaskStatus.IN_REVIEW
     git(root, *abort.split()[1:])
-    assert desk.reviews.approve(task_id).status == TaskStatus.DONE.value
+    assert desk.reviews.approve(task_id, read_tip(desk, task_id)).status == TaskStatus.DONE.value
     assert git(root, "show", "main:app.py") == "new" and (root / "app.py").read_text() == "new\n"
 
 
@@ -130,7 +130,7 @@ def test_a_merge_in_progress_where_a_linked_worktree_holds_the_base_is_refused_n
     before = git(root, "rev-parse", "refs/heads/main")
 
     with pytest.raises(ReviewError, match=f"a merge is in progress in {re.escape(str(linked))}"):
-        desk.reviews.approve(task_id)
+        desk.reviews.approve(task_id, read_tip(desk, task_id))
 
     assert git(root, "rev-parse", "refs/heads/main") == before
     assert (linked / ".git").is_file() and "UU notes.txt" in git(linked, "status", "--porcelain")
@@ -146,7 +146,7 @@ def test_an_ignored_env_file_the_branch_adds_is_never_overwritten(desk: Services
     status = git(root, "status", "--porcelain", "--ignored", "--", ".env", "app.py")
 
     with pytest.raises(ReviewError, match=r"files git does not track: \.env \(ignored\) — move them"):
-        desk.reviews.approve(task_id)
+        desk.reviews.approve(task_id, read_tip(desk, task_id))
 
     assert (root / ".env").read_text() == "SECRET=the person's own\n"
     assert git(root, "rev-parse", "refs/heads/main") == before
@@ -168,7 +168,7 @@ def test_an_untracked_file_in_the_way_of_what_the_branch_adds_is_refused_naming_
     with pytest.raises(
         ReviewError, match=rf"files git does not track: {re.escape(in_the_way)} \(untracked\)"
     ):
-        desk.reviews.approve(task_id)
+        desk.reviews.approve(task_id, read_tip(desk, task_id))
 
     assert (root / in_the_way).read_text() == "the person's draft\n"
     assert git(root, "rev-parse", "refs/heads/main") == before
@@ -182,8 +182,8 @@ def test_a_merge_journal_that_is_not_ours_stops_the_merge_turn_saying_what_to_do
     before = git(root, "rev-parse", "refs/heads/main")
 
     with pytest.raises(MergeTurnError, match=r"merge-journal\.json cannot be read .*then remove it"):
-        desk.reviews.approve(task_id)
+        desk.reviews.approve(task_id, read_tip(desk, task_id))
 
     assert git(root, "rev-parse", "refs/heads/main") == before
     (root / ".ralph" / "merge-journal.json").unlink()
-    assert desk.reviews.approve(task_id).status == TaskStatus.DONE.value
+    assert desk.reviews.approve(task_id, read_tip(desk, task_id)).status == TaskStatus.DONE.value
