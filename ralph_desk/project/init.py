@@ -29,7 +29,7 @@ merge-journal.json
 
 
 def complete_gitignore(paths: ProjectPaths) -> list[str]:
-    """Add to `.ralph/.gitignore` the lines an older ralph-desk did not write (`*.lock`, `merge-journal.json`); the lines added.
+    """Add to `.ralph/.gitignore` the lines an older ralph-desk did not write; the lines added.
 
     A missing file is left for `validate` to name; a link in its place is refused, never followed.
     """
