@@ -17,6 +17,8 @@ from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import create_db_engine
+from ralph_desk.store.urls import is_sqlite
+from tests.postgres import server
 from tests.support.cli import ralph_desk_process
 from tests.support.git_repo import commit_all, git, make_repo
 from tests.support.review_project import open_review_project
@@ -60,7 +62,9 @@ def test_a_new_task_given_a_deleted_tasks_id_gets_a_fresh_branch_and_its_discard
     desk.tasks.set_status(new.id, TaskStatus.IN_REVIEW.value)
     assert fresh.ref != old_tree.ref and fresh.ref.startswith(old_tree.ref + "-")
     assert git(root, "merge-base", fresh.ref, "refs/heads/main") == git(root, "rev-parse", "refs/heads/main")
-    assert "tides.txt" not in git(root, "ls-tree", "--name-only", fresh.ref)  # from the base, not the old work
+    assert "tides.txt" not in git(
+        root, "ls-tree", "--name-only", fresh.ref
+    )  # from the base, not the old work
 
     discarded = in_terminal(desk, "review", "discard", str(new.id))
 
@@ -72,11 +76,14 @@ def test_a_new_task_given_a_deleted_tasks_id_gets_a_fresh_branch_and_its_discard
 
 def test_two_projects_in_one_repository_keep_to_their_own_branches_and_worktrees(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"a/README.md": "# A\n", "b/README.md": "# B\n"})
-    for folder in ("a", "b"):
-        made = ralph_desk_process("init", str(repo / folder), "--title", f"Project {folder}")
+    a_paths, b_paths = ProjectPaths.at(repo / "a"), ProjectPaths.at(repo / "b")
+    # Each project has a database of its own (on PostgreSQL, B gets a second one).
+    b_url = None if is_sqlite(a_paths.db_url()) else server.create_database()
+    for paths, url in ((a_paths, None), (b_paths, b_url)):
+        made = ralph_desk_process("init", str(paths.root), *(("--db-url", url) if url else ()))
         assert made.returncode == 0, made.stderr
     commit_all(repo, "two ralph-desk projects")
-    first, second = (Services.open(ProjectPaths.at(repo / folder)) for folder in ("a", "b"))
+    first, second = Services.open(a_paths), Services.open(b_paths, b_url)
     try:
         for services in (first, second):
             services.features.create("core", "Core")
@@ -105,6 +112,8 @@ def test_two_projects_in_one_repository_keep_to_their_own_branches_and_worktrees
     finally:
         first.close()
         second.close()
+        if b_url is not None:
+            server.drop_database(b_url)
 
 
 def test_tags_named_like_the_base_or_the_task_branch_never_stand_in_for_them(desk: Services) -> None:
