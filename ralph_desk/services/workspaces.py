@@ -18,7 +18,7 @@ from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.services.sessions import this_host
 from ralph_desk.store import branches
-from ralph_desk.store.database import Database
+from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
 from ralph_desk.vcs import commits, initialise, worktrees
 from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
@@ -196,6 +196,16 @@ class WorkspaceService:
             return []
         return [told for retired in swept if (told := _told(retired, base))]
 
+    def _record_adopted(self, unit: UnitOfWork, found: dict[int, str]) -> None:
+        """Record the adopted branches that no record took meanwhile."""
+        held = {branch.ref for branch in branches.in_checkout(unit, self.checkout)}
+        for task_id, ref in found.items():
+            if ref not in held and branches.of_task(unit, self.checkout, task_id) is None:
+                branches.record(unit, self.checkout, task_id, ref)
+                log.info(
+                    "adopted the branch %s of task #%s (made before branches were recorded)", ref, task_id
+                )
+
     def _claims(self, live_ids: set[int]) -> worktrees.Claims:
         """The recorded branches here: those of tasks in `live_ids`, and those of every other (gone) task."""
         with self.db.read() as unit:
@@ -238,17 +248,12 @@ class WorkspaceService:
                 )
                 if ref is not None:
                     found[task.task_id] = ref
-        with self.db.write() as unit:
-            if branches.mark_adopted(unit, self.checkout):
-                held = {branch.ref for branch in branches.in_checkout(unit, self.checkout)}
-                for task_id, ref in found.items():
-                    if ref not in held and branches.of_task(unit, self.checkout, task_id) is None:
-                        branches.record(unit, self.checkout, task_id, ref)
-                        log.info(
-                            "adopted the branch %s of task #%s (made before branches were recorded)",
-                            ref,
-                            task_id,
-                        )
+        try:
+            with self.db.write() as unit:
+                if branches.mark_adopted(unit, self.checkout):
+                    self._record_adopted(unit, found)
+        except StoreError:  # a read-only database: the next process that can write adopts them
+            log.warning("could not record the task branches of %s", self.root, exc_info=True)
         self._adopted = True
 
 

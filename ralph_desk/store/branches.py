@@ -91,6 +91,7 @@ def unrecorded(unit: UnitOfWork, checkout: str) -> list[UnrecordedTask]:
             .order_by(AgentSessionRow.started_at.desc(), AgentSessionRow.id.desc())
             .limit(1)
         ).first()
-        if newest is not None:
-            found.append(UnrecordedTask(task_id, newest[0] or newest[1]))
+        commit = newest[0] or newest[1] if newest is not None else None
+        if commit:
+            found.append(UnrecordedTask(task_id, commit))
     return found
