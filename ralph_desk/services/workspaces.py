@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ralph_desk.domain.branches import HEADS, TaskBranch
+from ralph_desk.domain.branches import HEADS, TaskBranch, is_task_ref
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
@@ -86,10 +86,15 @@ class WorkspaceService:
         return f"{this_host()}:{self.root.resolve()}"
 
     def branch_of(self, task_id: int) -> TaskBranch | None:
-        """The branch the records give this very task here (never one found by its name)."""
+        """The branch the records give this very task here (never one found by its name); None when the
+        recorded value is not a task branch ref (it is never handed to git)."""
         self._adopt_once()
         with self.db.read() as unit:
-            return branches.of_task(unit, self.checkout, task_id)
+            held = branches.of_task(unit, self.checkout, task_id)
+        if held is not None and not is_task_ref(held.ref):
+            log.warning("task #%s: its recorded branch %r is not a task branch ref", task_id, held.ref)
+            return None
+        return held
 
     def existing(self, task_id: int) -> TaskWorktree | None:
         """A task's branch and worktree path if it has a branch (nothing is made)."""

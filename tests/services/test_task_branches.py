@@ -193,3 +193,40 @@ def test_a_project_from_before_the_records_keeps_its_task_in_review_and_adopts_n
     assert approved.returncode == 0, approved.stderr
     assert git(root, "show", "refs/heads/main:tides.txt") == "high 2"
     assert tip(root, in_review.ref) is None and tip(root, gone_tree.ref) == gone_tip
+
+
+def test_after_the_upgrade_each_project_in_one_repository_adopts_only_the_branch_holding_its_own_work(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"a/README.md": "# A\n", "b/README.md": "# B\n"})
+    a_paths, b_paths = ProjectPaths.at(repo / "a"), ProjectPaths.at(repo / "b")
+    b_url = None if is_sqlite(a_paths.db_url()) else server.create_database()
+    for paths, url in ((a_paths, None), (b_paths, b_url)):
+        made = ralph_desk_process("init", str(paths.root), *(("--db-url", url) if url else ()))
+        assert made.returncode == 0, made.stderr
+    commit_all(repo, "two ralph-desk projects")
+    trees = []
+    for paths, url, name in ((a_paths, None, "a"), (b_paths, b_url, "b")):
+        services = Services.open(paths, url)
+        try:
+            services.features.create("core", "Core")
+            services.disciplines.create("backend", "Backend", "server", "#336699")
+            task = services.tasks.create("core", "backend", "Write the parser")
+            trees.append(put_in_review(services, task.id, ({f"{name}/parser.py": f"{name} = 1\n"}, "parsed")))
+            url = services.db.url
+        finally:
+            services.close()
+        downgrade_to_0007(url)  # as if both were made by an older ralph-desk
+    a_tree, b_tree = trees
+    assert (a_tree.task_id, b_tree.task_id) == (1, 1) and b_tree.ref == a_tree.ref + "-2"
+
+    try:
+        for paths, url, tree, other in ((b_paths, b_url, b_tree, "a"), (a_paths, None, a_tree, "b")):
+            shown = ralph_desk_process(
+                "review", "show", "1", "--root", str(paths.root), *(("--db-url", url) if url else ())
+            )
+            assert shown.returncode == 0, shown.stderr
+            assert tree.branch in shown.stdout and f"{other}/parser.py" not in shown.stdout
+    finally:
+        if b_url is not None:
+            server.drop_database(b_url)
