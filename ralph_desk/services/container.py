@@ -121,7 +121,7 @@ class Services:
     def workspaces(self) -> WorkspaceService:
         from ralph_desk.services.workspaces import WorkspaceService
 
-        return WorkspaceService(self.paths)
+        return WorkspaceService(self.paths, self.db)
 
     @cached_property
     def reviews(self) -> ReviewService:

@@ -22,9 +22,14 @@ class RetiringService:
 
     def delete_task(self, task_id: int) -> str | None:
         """Delete a task (refused while others depend on it), then retire its worktree; what became of it."""
+        try:  # read first: once the task is gone, no record is its
+            held = self.workspaces.branch_of(task_id)
+        except (GitError, ProjectError):
+            log.warning("could not read the branch of task #%s", task_id, exc_info=True)
+            held = None
         self.tasks.delete(task_id)
         try:
-            return self.workspaces.retire(task_id)
+            return self.workspaces.retire(held)
         except (GitError, ProjectError) as error:
             log.warning("could not remove the worktree of deleted task #%s", task_id, exc_info=True)
             return f"its worktree could not be removed ({error}); the next loop start tries again"

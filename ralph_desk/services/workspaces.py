@@ -9,11 +9,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+from ralph_desk.domain.branches import HEADS, TaskBranch, is_task_ref
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
+from ralph_desk.services.sessions import this_host
+from ralph_desk.store import branches
+from ralph_desk.store.database import Database, UnitOfWork
+from ralph_desk.store.errors import StoreError
 from ralph_desk.vcs import commits, initialise, worktrees
 from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
@@ -33,8 +39,10 @@ class SessionCommit:
 class WorkspaceService:
     """The git side of a project: is it one, which base branch, and each task's worktree."""
 
-    def __init__(self, paths: ProjectPaths) -> None:
+    def __init__(self, paths: ProjectPaths, db: Database) -> None:
         self.paths = paths
+        self.db = db
+        self._adopted = False
 
     @property
     def root(self) -> Path:
@@ -72,23 +80,59 @@ class WorkspaceService:
         except GitError:
             return None
 
+    @cached_property
+    def checkout(self) -> str:
+        """This checkout among the processes sharing the database: its host and folder."""
+        return f"{this_host()}:{self.root.resolve()}"
+
+    def branch_of(self, task_id: int) -> TaskBranch | None:
+        """The branch the records give this very task here (never one found by its name); None when the
+        recorded value is not a task branch ref (it is never handed to git)."""
+        self._adopt_once()
+        with self.db.read() as unit:
+            held = branches.of_task(unit, self.checkout, task_id)
+        if held is not None and not is_task_ref(held.ref):
+            log.warning("task #%s: its recorded branch %r is not a task branch ref", task_id, held.ref)
+            return None
+        return held
+
     def existing(self, task_id: int) -> TaskWorktree | None:
         """A task's branch and worktree path if it has a branch (nothing is made)."""
         base = self.base_branch()
         if base is None:
             return None
-        branch = worktrees.find_branch(self.root, task_id)
-        if branch is None:
+        held = self.branch_of(task_id)
+        if held is None or rev(self.root, held.ref) is None:
             return None
-        path = worktrees.checkouts(self.root).get(branch)
-        return TaskWorktree(task_id, path or self.worktrees_dir / branch.removeprefix("ralph/"), branch, base)
+        path = worktrees.checkouts(self.root).get(held.branch)
+        return TaskWorktree(
+            task_id, path or self.worktrees_dir / worktrees.folder_name(held.ref), held.branch, base
+        )
 
     def prepare(self, task_id: int, title: str) -> TaskWorktree | None:
-        """The task's worktree, made or repaired; None outside git (the session works in the project)."""
+        """The task's worktree, made or repaired; None outside git (the session works in the project).
+
+        A task without a branch gets a new one from the base, under a name no branch has yet."""
         base = self.base_branch()
         if base is None:
             return None
-        return worktrees.ensure(self.root, self.worktrees_dir, task_id, title, base)
+        worktrees_dir = self.worktrees_dir
+        held = self.branch_of(task_id)
+        if held is not None and rev(self.root, held.ref) is not None:
+            return worktrees.ensure(self.root, worktrees_dir, task_id, held.ref, base)
+        with self.db.write() as unit:
+            if held is not None:  # the person deleted it: the task starts again from the base
+                branches.forget(unit, self.checkout, held.ref)
+            taken = {branch.ref for branch in branches.in_checkout(unit, self.checkout)}
+        ref = worktrees.free_ref(self.root, worktrees_dir, task_id, title, taken)
+        made = worktrees.create(self.root, ref, HEADS + base)
+        try:
+            with self.db.write() as unit:
+                branches.record(unit, self.checkout, task_id, ref)
+        except StoreError:
+            worktrees.delete_ref(self.root, ref, made)
+            raise
+        return worktrees.ensure(self.root, worktrees_dir, task_id, ref, base)
 
     def commit_session(
         self,
@@ -119,31 +163,103 @@ class WorkspaceService:
 
     def head(self, worktree: TaskWorktree) -> str | None:
         """The commit the task branch stands on."""
-        return rev(self.root, f"refs/heads/{worktree.branch}")
+        return rev(self.root, worktree.ref)
 
     def remove(self, task_id: int) -> None:
-        """Remove a task's worktree and branch (merged or discarded work)."""
-        if self.is_git():
-            worktrees.remove(self.root, self.worktrees_dir, task_id)
+        """Remove a task's worktree and branch (merged or discarded work): only the branch recorded as its."""
+        if not self.is_git():
+            return
+        held = self.branch_of(task_id)
+        if held is not None and worktrees.remove(self.root, self.worktrees_dir, held.ref):
+            with self.db.write() as unit:
+                branches.forget(unit, self.checkout, held.ref)
 
-    def retire(self, task_id: int) -> str | None:
-        """Remove a deleted task's worktree, and its branch unless it holds unmerged work; what was done."""
+    def retire(self, held: TaskBranch | None) -> str | None:
+        """Remove a deleted task's worktree (`held`, read before the deletion), and its branch unless it
+        holds unmerged work; what was done."""
         base = self.base_branch()
-        if base is None:
+        if base is None or held is None:
             return None
-        return _told(worktrees.retire(self.root, self.worktrees_dir, task_id, base), base)
+        retired = worktrees.retire(self.root, self.worktrees_dir, held.task_id, held.ref, base)
+        if not retired.branch_kept:
+            with self.db.write() as unit:
+                branches.forget(unit, self.checkout, held.ref)
+        return _told(retired, base)
 
     def sweep(self, owned: Callable[[], set[int]]) -> list[str]:
-        """Retire the worktrees no task in `owned()` owns, remove folders git does not know; what was done."""
+        """Retire the worktrees the records give to tasks not in `owned()`, remove folders git does not know;
+        what was done. A worktree of another project in the same repository is never touched."""
         base = self.base_branch()
         if base is None:
             return []
         try:
-            swept = worktrees.sweep(self.root, self.worktrees_dir, owned, base)
+            self._adopt_once()
+            swept = worktrees.sweep(self.root, self.worktrees_dir, lambda: self._claims(owned()), base)
+            self._forget_gone()
         except (GitError, ProjectError, OSError):
             log.warning("could not clean the worktrees of %s", self.root, exc_info=True)
             return []
         return [told for retired in swept if (told := _told(retired, base))]
+
+    def _record_adopted(self, unit: UnitOfWork, found: dict[int, str]) -> None:
+        """Record the adopted branches that no record took meanwhile."""
+        held = {branch.ref for branch in branches.in_checkout(unit, self.checkout)}
+        for task_id, ref in found.items():
+            if ref not in held and branches.of_task(unit, self.checkout, task_id) is None:
+                branches.record(unit, self.checkout, task_id, ref)
+                log.info(
+                    "adopted the branch %s of task #%s (made before branches were recorded)", ref, task_id
+                )
+
+    def _claims(self, live_ids: set[int]) -> worktrees.Claims:
+        """The recorded branches here: those of tasks in `live_ids`, and those of every other (gone) task."""
+        with self.db.read() as unit:
+            held = branches.in_checkout(unit, self.checkout)
+        live = frozenset(branch.ref for branch in held if branch.alive and branch.task_id in live_ids)
+        return worktrees.Claims(
+            live, {branch.ref: branch.task_id for branch in held if branch.ref not in live}
+        )
+
+    def _forget_gone(self) -> None:
+        """Drop the records of gone tasks whose branches are no longer in the repository."""
+        present = set(worktrees.task_refs(self.root))
+        with self.db.write() as unit:
+            for branch in branches.in_checkout(unit, self.checkout):
+                if not branch.alive and branch.ref not in present:
+                    branches.forget(unit, self.checkout, branch.ref)
+
+    def _adopt_once(self) -> None:
+        """Record, once per checkout, the branches an older ralph-desk made for tasks still open.
+
+        A branch is adopted only for a task that has no record, when its name has the task's id, it holds
+        the commit of the task's newest session, no record holds it, no other checkout or project has it
+        checked out, and no other branch of that task fits as well. Anything else stays unrecorded."""
+        if self._adopted or not self.is_git():
+            return
+        with self.db.read() as unit:
+            if branches.adopted(unit, self.checkout):
+                self._adopted = True
+                return
+            waiting = branches.unrecorded(unit, self.checkout)
+            held = {branch.ref for branch in branches.in_checkout(unit, self.checkout)}
+        found: dict[int, str] = {}
+        if waiting:
+            refs = worktrees.task_refs(self.root)
+            worktrees_dir = self.worktrees_dir
+            for task in waiting:
+                taken = held | set(found.values())
+                ref = worktrees.legacy_branch(
+                    self.root, worktrees_dir, task.task_id, task.commit, refs, taken
+                )
+                if ref is not None:
+                    found[task.task_id] = ref
+        try:
+            with self.db.write() as unit:
+                if branches.mark_adopted(unit, self.checkout):
+                    self._record_adopted(unit, found)
+        except StoreError:  # a read-only database: the next process that can write adopts them
+            log.warning("could not record the task branches of %s", self.root, exc_info=True)
+        self._adopted = True
 
 
 def _told(retired: worktrees.Retired, base: str) -> str | None:

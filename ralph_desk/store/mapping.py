@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ralph_desk.domain.branches import TaskBranch
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagResolution,
@@ -38,6 +39,7 @@ from ralph_desk.store.schema import (
     MergeQueueRow,
     ProjectRow,
     ReviewCommentRow,
+    TaskBranchRow,
 )
 
 
@@ -199,6 +201,18 @@ def queued_merge(row: MergeQueueRow) -> QueuedMerge:
         approved_at=row.approved_at,
         refused=row.refused,
         commit=row.approved_commit,
+    )
+
+
+def task_branch(row: TaskBranchRow, alive: bool) -> TaskBranch:
+    """A task branch record from its row; `alive` when the task that made it is still there."""
+    return TaskBranch(
+        id=row.id,
+        task_id=row.task_id,
+        task_created_at=row.task_created_at,
+        checkout=row.checkout,
+        ref=row.ref,
+        alive=alive,
     )
 
 

@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -318,6 +319,35 @@ class MergeQueueRow(Base):
     refused: Mapped[str | None] = mapped_column(Text)
     # The object id the person approved: the merge takes exactly it, never the branch's tip of the moment.
     approved_commit: Mapped[str | None] = mapped_column(String(64))
+
+
+class TaskBranchRow(Base):
+    """A task branch the desk made, by its full ref, in one checkout; the task by its id and creation time."""
+
+    __tablename__ = "task_branches"
+    __table_args__ = (
+        UniqueConstraint("checkout", "ref"),
+        Index("ix_task_branches_task", "task_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # No foreign key: the record outlives its task (a kept branch stays held), and the creation time
+    # tells the task that made it from a later one given the same id.
+    task_id: Mapped[int] = mapped_column(Integer)
+    task_created_at: Mapped[datetime] = mapped_column()
+    # The checkout (host and folder) whose repository holds the ref, as the merge queue names it.
+    checkout: Mapped[str] = mapped_column(String(1200))
+    ref: Mapped[str] = mapped_column(String(600))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class BranchAdoptionRow(Base):
+    """A checkout whose task branches from before the records were adopted (once) into them."""
+
+    __tablename__ = "branch_adoptions"
+
+    checkout: Mapped[str] = mapped_column(String(1200), primary_key=True)
+    adopted_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class LoopRunRow(Base):

@@ -1,24 +1,31 @@
-"""A worktree and a branch per task: `.ralph/worktrees/<id>-<slug>` on branch `ralph/<id>-<slug>`."""
+"""A worktree and a branch per task: `.ralph/worktrees/<id>-<slug>` on `refs/heads/ralph/<id>-<slug>`.
+
+Which branch is whose is the caller's record (the database), never a name matched by prefix: these
+functions take full refs, make only refs that do not exist, and delete only with the value they expect.
+"""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
 import shutil
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ralph_desk.domain.branches import BRANCH_PREFIX, HEADS, TASK_REF, is_task_ref
 from ralph_desk.vcs import commits
 from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
 
 log = logging.getLogger("ralph_desk.vcs")
 
-BRANCH_PREFIX = "ralph/"
 SLUG_LIMIT = 40
+TASK_REFS = HEADS + BRANCH_PREFIX
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,16 @@ class TaskWorktree:
     branch: str
     base: str
 
+    @property
+    def ref(self) -> str:
+        """The task branch's full ref (`refs/heads/ralph/…`): what git is given, never the short name."""
+        return HEADS + self.branch
+
+    @property
+    def base_ref(self) -> str:
+        """The base branch's full ref (`refs/heads/<base>`), which no tag can shadow."""
+        return HEADS + self.base
+
 
 def slug(title: str) -> str:
     """A branch-safe short form of a title (`Add the login form` → `add-the-login-form`)."""
@@ -38,57 +55,98 @@ def slug(title: str) -> str:
 
 
 def branch_for(task_id: int, title: str) -> str:
-    """The branch a new task worktree gets."""
+    """The short name a new task branch is first offered (`ralph/<id>-<slug>`)."""
     return f"{BRANCH_PREFIX}{task_id}-{slug(title)}"
 
 
-def task_branches(repo: Path) -> dict[int, str]:
-    """Every task branch in the repository, by task id."""
-    listing = out(repo, "for-each-ref", "--format=%(refname)", f"refs/heads/{BRANCH_PREFIX}")
-    found: dict[int, str] = {}
-    for name in (line.removeprefix("refs/heads/") for line in listing.splitlines()):
-        match = re.fullmatch(rf"{re.escape(BRANCH_PREFIX)}(\d+)-[a-z0-9-]+", name)
-        if match:
-            found.setdefault(int(match.group(1)), name)
-    return found
+def folder_name(ref: str) -> str:
+    """The folder under `.ralph/worktrees` of a task ref's worktree (`<id>-<slug>`)."""
+    return ref.removeprefix(TASK_REFS)
 
 
-def find_branch(repo: Path, task_id: int) -> str | None:
-    """The branch of a task, if it has one."""
-    return task_branches(repo).get(task_id)
+def task_refs(repo: Path) -> list[str]:
+    """Every ref under `refs/heads/ralph/` that has the shape of a task branch (whoever made it)."""
+    listing = out(repo, "for-each-ref", "--format=%(refname)", TASK_REFS)
+    return [ref for ref in listing.splitlines() if is_task_ref(ref)]
+
+
+def free_ref(repo: Path, worktrees_dir: Path, task_id: int, title: str, taken: Iterable[str]) -> str:
+    """A full ref for a new task branch that no branch, record (`taken`) or worktree folder has already:
+    `refs/heads/ralph/<id>-<slug>`, else the same with `-2`, `-3`…"""
+    existing = set(out(repo, "for-each-ref", "--format=%(refname)", TASK_REFS).splitlines())
+    held = set(taken)
+    first = HEADS + branch_for(task_id, title)
+    for number in itertools.count(1):
+        ref = first if number == 1 else f"{first}-{number}"
+        clash = ref in existing or ref in held or any(name.startswith(ref + "/") for name in existing)
+        if not clash and not os.path.lexists(worktrees_dir / folder_name(ref)):
+            return ref
+    raise AssertionError("unreachable")
+
+
+def create(repo: Path, ref: str, base_ref: str) -> str:
+    """Make the task branch `ref` at the commit `base_ref` is on; its commit. GitError if `ref` exists
+    already (an existing branch is never adopted) or the base is gone."""
+    _check_task_ref(ref)
+    oid = rev(repo, base_ref)
+    if oid is None:
+        raise GitError(("rev-parse", base_ref), 1, f"the base branch {base_ref} does not exist")
+    run(repo, "update-ref", "-m", "ralph-desk: task branch", "--end-of-options", ref, oid, "0" * len(oid))
+    return oid
+
+
+def delete_ref(repo: Path, ref: str, expected: str) -> None:
+    """Delete the task branch `ref` if it is still at `expected` (GitError when it moved: nothing deleted)."""
+    _check_task_ref(ref)
+    run(repo, "update-ref", "-d", "--end-of-options", ref, expected)
 
 
 def checkouts(repo: Path) -> dict[str, Path]:
     """The folder each checked-out branch lives in (the person's checkout and every worktree)."""
+    return {branch: path for path, branch in _registered(repo).items() if branch is not None}
+
+
+def _registered(repo: Path) -> dict[Path, str | None]:
+    """Every folder git knows as a worktree of `repo`, with the branch checked out there (None: detached)."""
     listing = out(repo, "worktree", "list", "--porcelain")
-    found: dict[str, Path] = {}
+    found: dict[Path, str | None] = {}
     path: Path | None = None
     for line in listing.splitlines():
         if line.startswith("worktree "):
             path = Path(line.removeprefix("worktree "))
-        elif line.startswith("branch refs/heads/") and path is not None:
-            found[line.removeprefix("branch refs/heads/")] = path
+            found[path] = None
+        elif line.startswith("branch " + HEADS) and path is not None:
+            found[path] = line.removeprefix("branch " + HEADS)
     return found
 
 
-def ensure(repo: Path, worktrees_dir: Path, task_id: int, title: str, base: str) -> TaskWorktree:
-    """The task's worktree, made (branch from the existing `base`) or repaired; GitError if git refuses."""
-    found = find_branch(repo, task_id)
-    branch = found or branch_for(task_id, title)
-    path = worktrees_dir / branch.removeprefix(BRANCH_PREFIX)
-    if found is not None:
-        if checkouts(repo).get(branch) == path and (path / ".git").is_file():
-            _clear_stale_lock(path)
-            return TaskWorktree(task_id, path, branch, base)
-        run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
-    if path.exists():
-        shutil.rmtree(path)  # a leftover folder git no longer knows: its work is on the branch
+def ensure(repo: Path, worktrees_dir: Path, task_id: int, ref: str, base: str) -> TaskWorktree:
+    """The worktree of the task branch `ref` (which must exist), made or repaired; GitError if git refuses."""
+    _check_task_ref(ref)
+    if rev(repo, ref) is None:
+        raise GitError(("rev-parse", ref), 1, f"the task branch {ref} does not exist")
+    branch = ref.removeprefix(HEADS)
+    path = worktrees_dir / folder_name(ref)
+    if _registered(repo).get(path) == branch and (path / ".git").is_file():
+        _clear_stale_lock(path)
+        return TaskWorktree(task_id, path, branch, base)
+    run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
+    if path.exists():  # a leftover folder, or one on another head: the task's work is on its branch
+        run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
+        if path.exists():
+            shutil.rmtree(path)
+        run(repo, "worktree", "prune")
     worktrees_dir.mkdir(parents=True, exist_ok=True)
-    if found is not None:
-        run(repo, "worktree", "add", "--quiet", str(path), branch)
-    else:
-        run(repo, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+    # `worktree add` takes no full ref for a branch to check out (it would detach); given the short name
+    # of a branch that exists, it checks out `refs/heads/<name>` itself, whatever tag has the same name.
+    run(repo, "worktree", "add", "--quiet", str(path), branch)
     return TaskWorktree(task_id, path, branch, base)
+
+
+def _check_task_ref(ref: str) -> None:
+    """Refuse a ref that is not a task branch's full ref (a database value is never handed to git raw)."""
+    if not is_task_ref(ref):
+        raise GitError(("update-ref", ref), 2, f"{ref!r} is not a task branch ref ({TASK_REF.pattern})")
 
 
 def _clear_stale_lock(path: Path) -> None:
@@ -99,48 +157,76 @@ def _clear_stale_lock(path: Path) -> None:
         (gitdir if gitdir.is_absolute() else path / gitdir).joinpath("index.lock").unlink(missing_ok=True)
 
 
-def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = True) -> None:
-    """Remove a task's worktree (its folder and git's record of it) and, unless told not to, its branch."""
-    branch = find_branch(repo, task_id)
-    if branch is None:
-        return
+def remove(repo: Path, worktrees_dir: Path, ref: str, delete_branch: bool = True) -> bool:
+    """Remove the worktree of task branch `ref` (its folder and git's record of it) and, unless told not to,
+    the ref itself, only at the commit it is on now; whether the ref is gone.
+
+    A branch checked out outside `worktrees_dir` (the person's own checkout) keeps its ref."""
+    _check_task_ref(ref)
+    branch = ref.removeprefix(HEADS)
     path = checkouts(repo).get(branch)
     if path is not None and path.is_relative_to(worktrees_dir):
         run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
         if path.exists():
             shutil.rmtree(path)
     run(repo, "worktree", "prune")
-    if delete_branch:
-        run(repo, "branch", "-D", "--quiet", branch)
+    tip = rev(repo, ref)
+    if tip is None:
+        return True
+    if not delete_branch:
+        return False
+    elsewhere = checkouts(repo).get(branch)
+    if elsewhere is not None:
+        log.warning("kept the branch %s: it is checked out in %s", ref, elsewhere)
+        return False
+    delete_ref(repo, ref, tip)
+    return True
 
 
-def stale(repo: Path, worktrees_dir: Path, live_task_ids: set[int] | None = None) -> list[Path]:
-    """Folders under `worktrees_dir` that git does not know as worktrees, or that no live task owns.
-
-    With `live_task_ids` None, only git decides (no database at hand).
-    """
+def stale(repo: Path, worktrees_dir: Path) -> list[Path]:
+    """Folders under `worktrees_dir` that git does not know as worktrees."""
     if not worktrees_dir.is_dir():
         return []
-    known = {path.resolve() for path in checkouts(repo).values()}
-    found: list[Path] = []
-    for folder in sorted(worktrees_dir.iterdir()):
-        match = re.match(r"(\d+)-", folder.name)
-        orphan = live_task_ids is not None and (match is None or int(match.group(1)) not in live_task_ids)
-        if folder.resolve() not in known or orphan:
-            found.append(folder)
-    return found
+    known = {path.resolve() for path in _registered(repo)}
+    return [folder for folder in sorted(worktrees_dir.iterdir()) if folder.resolve() not in known]
 
 
-def repair(repo: Path, worktrees_dir: Path, live_task_ids: set[int] | None = None) -> list[Path]:
-    """Remove stale worktree folders (their branches stay) and git's records of vanished ones; the folders."""
+def repair(repo: Path, worktrees_dir: Path) -> list[Path]:
+    """Remove worktree folders git does not know (their branches stay) and git's records of vanished ones."""
     run(repo, "worktree", "prune")
-    removed = stale(repo, worktrees_dir, live_task_ids)
+    removed = stale(repo, worktrees_dir)
     for folder in removed:
         run(repo, "worktree", "remove", "--force", "--force", str(folder), ok_codes=(0, 128))
         if folder.exists():
             shutil.rmtree(folder)
     run(repo, "worktree", "prune")
     return removed
+
+
+def legacy_branch(
+    repo: Path, worktrees_dir: Path, task_id: int, commit: str, refs: Iterable[str], held: set[str]
+) -> str | None:
+    """The branch an older ralph-desk made for task `task_id`, told by its name and by holding `commit` (the
+    task's newest session's): not held by a record, not checked out outside this project's worktrees, and
+    the only one that fits (None when none or several do)."""
+    if _OID.fullmatch(commit) is None:
+        return None
+    where = checkouts(repo)
+    fitting: list[str] = []
+    for ref in refs:
+        match = TASK_REF.fullmatch(ref)
+        if match is None or int(match.group(1)) != task_id or ref in held:
+            continue
+        at = where.get(ref.removeprefix(HEADS))
+        if at is not None and at != worktrees_dir / folder_name(ref):
+            continue  # another project's (or the person's) checkout has it
+        tip = rev(repo, ref)
+        try:
+            if tip is not None and is_ancestor(repo, commit, tip):
+                fitting.append(ref)
+        except GitError:
+            continue  # the commit is not in this repository
+    return fitting[0] if len(fitting) == 1 else None
 
 
 LEFTOVER = "ralph-desk: work left uncommitted in the worktree of task #{task_id}, kept on its branch\n"
@@ -155,9 +241,9 @@ class Retired:
     branch_kept: bool
 
 
-def holds_unmerged_work(repo: Path, base: str, branch: str) -> bool:
-    """Whether merging `branch` into `base` would change the base (work not on it yet, squashed or not)."""
-    old, tip = rev(repo, f"refs/heads/{base}"), rev(repo, f"refs/heads/{branch}")
+def holds_unmerged_work(repo: Path, base_ref: str, ref: str) -> bool:
+    """Whether merging `ref` into `base_ref` would change the base (work not on it yet, squashed or not)."""
+    old, tip = rev(repo, base_ref), rev(repo, ref)
     if tip is None:
         return False
     if old is None:
@@ -169,32 +255,43 @@ def holds_unmerged_work(repo: Path, base: str, branch: str) -> bool:
     return result.returncode == 1 or merged_tree != out(repo, "rev-parse", f"{old}^{{tree}}")
 
 
-def retire(repo: Path, worktrees_dir: Path, task_id: int, base: str) -> Retired:
-    """Take a task's worktree away without losing work: what was left uncommitted is committed on its branch
-    first, and the branch is deleted only when all its work is on `base` (else it is kept)."""
-    branch = find_branch(repo, task_id)
-    if branch is None:
+def retire(repo: Path, worktrees_dir: Path, task_id: int, ref: str, base: str) -> Retired:
+    """Take the worktree of a gone task's branch `ref` away without losing work: what was left uncommitted
+    is committed on the branch first, and the branch is deleted only when all its work is on `base`."""
+    _check_task_ref(ref)
+    branch = ref.removeprefix(HEADS)
+    if rev(repo, ref) is None:
         return Retired(None, None, False)
     folder = checkouts(repo).get(branch)
     if folder is not None and folder.is_relative_to(worktrees_dir) and (folder / ".git").is_file():
         commits.commit_all(folder, LEFTOVER.format(task_id=task_id))
     else:
         folder = None
-    kept = holds_unmerged_work(repo, base, branch)
-    remove(repo, worktrees_dir, task_id, delete_branch=not kept)
-    return Retired(folder, branch, kept)
+    kept = holds_unmerged_work(repo, HEADS + base, ref)
+    gone = remove(repo, worktrees_dir, ref, delete_branch=not kept)
+    return Retired(folder, branch, not gone)
 
 
-def sweep(repo: Path, worktrees_dir: Path, owned: Callable[[], set[int]], base: str) -> list[Retired]:
-    """Retire the worktrees under `worktrees_dir` that no task in `owned()` owns, and remove folders git does
-    not know; links are removed themselves, never followed. `owned` is asked after the folders are listed, so
-    a task made meanwhile is never taken for a stale one."""
+@dataclass(frozen=True)
+class Claims:
+    """What the records say of the task branches in this checkout: refs whose tasks live (their worktrees
+    stay) and refs of tasks that are gone, with the id each task had."""
+
+    live: frozenset[str] = frozenset()
+    gone: Mapping[str, int] = field(default_factory=dict)
+
+
+def sweep(repo: Path, worktrees_dir: Path, claims: Callable[[], Claims], base: str) -> list[Retired]:
+    """Retire the worktrees under `worktrees_dir` whose branches the records give to gone tasks, and remove
+    folders git does not know; links are removed themselves, never followed. A worktree no record claims
+    is left alone. `claims` is asked after the folders are listed, so a task made meanwhile is never taken
+    for a gone one."""
     if not worktrees_dir.is_dir() or worktrees_dir.is_symlink():
         return []
     entries = sorted(os.scandir(worktrees_dir), key=lambda entry: entry.name)
-    live = owned()
+    claimed = claims()
     run(repo, "worktree", "prune")
-    known = {path: branch for branch, path in checkouts(repo).items()}
+    known = _registered(repo)
     swept: list[Retired] = []
     for entry in entries:
         path = Path(entry.path)
@@ -204,15 +301,17 @@ def sweep(repo: Path, worktrees_dir: Path, owned: Callable[[], set[int]], base: 
             continue
         if not entry.is_dir(follow_symlinks=False):
             continue
-        match = re.match(r"(\d+)-", entry.name)
-        task_id = int(match.group(1)) if match else None
         if path not in known:
             shutil.rmtree(path)  # git no longer knows it (a crash, a hand-made change): no branch is its
             swept.append(Retired(path, None, False))
-        elif task_id is not None and task_id not in live and known[path] == find_branch(repo, task_id):
-            try:
-                swept.append(retire(repo, worktrees_dir, task_id, base))
-            except GitError:
-                log.warning("could not retire the worktree %s", path, exc_info=True)
+            continue
+        branch = known[path]
+        ref = HEADS + branch if branch is not None else None
+        if ref is None or ref in claimed.live or ref not in claimed.gone:
+            continue
+        try:
+            swept.append(retire(repo, worktrees_dir, claimed.gone[ref], ref, base))
+        except GitError:
+            log.warning("could not retire the worktree %s", path, exc_info=True)
     run(repo, "worktree", "prune")
     return swept

@@ -14,9 +14,9 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError
 from ralph_desk.vcs.initialise import make_repository
-from ralph_desk.vcs.worktrees import find_branch
 from tests.gui.conftest import controller
 from tests.support.demo_rows import task_id
+from tests.support.git_repo import git
 
 WAIT_MS = 3000
 
@@ -93,4 +93,5 @@ def test_deleting_a_task_removes_its_worktree_and_says_its_branch_with_unmerged_
 
     qtbot.waitUntil(lambda: "kept the branch" in window.message_bar.text, timeout=WAIT_MS)
     assert f"kept the branch {worktree.branch}: it holds work not on main" in window.message_bar.text
-    assert not worktree.path.exists() and find_branch(project, doomed) == worktree.branch
+    assert not worktree.path.exists()
+    assert git(project, "for-each-ref", "--format=%(refname)", worktree.ref) == worktree.ref

@@ -26,7 +26,6 @@ from ralph_desk.loop.model import LoopSettings
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.project import ProjectPaths, contained, init_project, validate_project
 from ralph_desk.services.container import Services
-from ralph_desk.services.workspaces import WorkspaceService
 from tests.hardening.support import Seeded, live_clients, refusal_text
 from tests.support.stdio_wire import mcp_command
 
@@ -354,7 +353,8 @@ def test_worktrees_are_never_made_or_removed_through_a_link(tmp_path: Path, home
     (precious / "keep.txt").write_text(SECRET)
     before = untouched(home)
     plant(paths.worktrees_dir, home)
-    workspaces = WorkspaceService(paths)
+    services = Services.open(paths)
+    workspaces = services.workspaces
     with pytest.raises(contained.LinkRefusedError, match=str(paths.worktrees_dir)):
         workspaces.prepare(1, "Write the parser")
     assert workspaces.sweep(set) == []  # a linked worktrees folder is refused, never followed
@@ -365,6 +365,7 @@ def test_worktrees_are_never_made_or_removed_through_a_link(tmp_path: Path, home
     link = plant(paths.worktrees_dir / "2-link", precious)
     assert workspaces.sweep(set) == [f"removed the stale worktree folder {link}"]
     assert not link.is_symlink() and untouched(home) == before
+    services.close()
 
 
 def test_a_recorded_transcript_path_is_opened_only_inside_logs(

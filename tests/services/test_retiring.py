@@ -14,7 +14,6 @@ import pytest
 from ralph_desk.demo_review import put_in_review
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ConflictError
-from ralph_desk.vcs.worktrees import find_branch
 from tests.support.git_repo import git
 from tests.support.review_project import open_review_project
 
@@ -24,6 +23,11 @@ def desk(tmp_path: Path) -> Iterator[Services]:
     services = open_review_project(tmp_path / "repo", {"README.md": "# tides\n"}, "Retiring")
     yield services
     services.close()
+
+
+def has_branch(root: Path, branch: str) -> bool:
+    """Whether `refs/heads/<branch>` exists in the repository."""
+    return git(root, "for-each-ref", "--format=%(refname)", f"refs/heads/{branch}") == f"refs/heads/{branch}"
 
 
 def delete_in_terminal(desk: Services, task_id: int) -> subprocess.CompletedProcess[str]:
@@ -51,7 +55,7 @@ def test_deleting_a_task_with_unmerged_work_removes_its_worktree_and_keeps_its_b
     assert deleted.returncode == 0, deleted.stderr
     assert f"kept the branch {worktree.branch}: it holds work not on main" in deleted.stdout
     assert not worktree.path.exists()
-    assert find_branch(root, task.id) == worktree.branch
+    assert has_branch(root, worktree.branch)
     assert git(root, "show", f"{worktree.branch}:tides.txt") == "high 2"
     assert git(root, "show", f"{worktree.branch}:notes.txt") == "left uncommitted"  # nothing lost
     assert str(worktree.path) not in git(root, "worktree", "list")
@@ -69,7 +73,7 @@ def test_deleting_a_task_whose_branch_holds_nothing_new_removes_the_worktree_and
     told = desk.retiring.delete_task(task.id)
 
     assert told == f"removed the branch {worktree.branch} (all its work is on main)"
-    assert not worktree.path.exists() and find_branch(root, task.id) is None
+    assert not worktree.path.exists() and not has_branch(root, worktree.branch)
 
 
 def test_a_refused_deletion_leaves_the_worktree_and_branch_alone(desk: Services) -> None:
@@ -81,7 +85,7 @@ def test_a_refused_deletion_leaves_the_worktree_and_branch_alone(desk: Services)
     with pytest.raises(ConflictError, match="depended on"):
         desk.retiring.delete_task(task.id)
 
-    assert worktree.path.is_dir() and find_branch(desk.paths.root, task.id) == worktree.branch
+    assert worktree.path.is_dir() and has_branch(desk.paths.root, worktree.branch)
 
 
 def test_the_sweep_retires_worktrees_of_gone_tasks_and_forgotten_folders_and_never_follows_a_link(
@@ -131,4 +135,4 @@ def test_the_sweep_leaves_the_worktree_of_a_task_whose_row_does_not_read(desk: S
     assert desk.retiring.sweep() == []
 
     assert (tree.path / "draft.txt").read_text() == "the agent's draft\n"
-    assert find_branch(desk.paths.root, task.id) == tree.branch
+    assert has_branch(desk.paths.root, tree.branch)

@@ -1,7 +1,7 @@
 """An approval keeps the commit the person approved: exactly that commit merges at its turn.
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 """
 
 from collections.abc import Sequence
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | Sequence[str] | None = "0007"
+down_revision: str | Sequence[str] | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
