@@ -189,7 +189,10 @@ def test_a_project_from_before_the_records_keeps_its_task_in_review_and_adopts_n
         assert tip(root, gone_tree.ref) == gone_tip
     finally:
         desk.close()
-    approved = ralph_desk_process("review", "approve", str(reviewed.id), "--root", str(root), "--db-url", url)
+    shown_tip = tip(root, in_review.ref)
+    assert shown_tip is not None and shown_tip in shown.stdout  # the commit the person read
+    command = ("review", "approve", str(reviewed.id), "--commit", shown_tip, "--root", str(root))
+    approved = ralph_desk_process(*command, "--db-url", url)
     assert approved.returncode == 0, approved.stderr
     assert git(root, "show", "refs/heads/main:tides.txt") == "high 2"
     assert tip(root, in_review.ref) is None and tip(root, gone_tree.ref) == gone_tip
