@@ -1,7 +1,8 @@
 """Where a task's sessions work in a git project: its worktree and branch, and a commit per session.
 
-A project outside git (or in a repository without a commit, or whose base branch is gone) has no
-workspaces: its sessions run in the project folder as before, and no gate applies.
+A project outside git (or in a repository without a commit) has no workspaces: its sessions run in the
+project folder as before, and no gate applies. A git project whose base branch is not there has none
+either, and runs no task (`base_problem` says why): never in the person's own checkout.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from pathlib import Path
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
-from ralph_desk.vcs import commits, initialise, worktrees
-from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
+from ralph_desk.vcs import bases, commits, initialise, soundness, worktrees
+from ralph_desk.vcs.run import GitError, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -28,6 +29,10 @@ class SessionCommit:
     before: str | None
     after: str | None
     stashed: bool = False
+
+
+class NoBaseBranchError(ProjectError):
+    """A git project whose base branch is not there: its tasks would have no branch to start from."""
 
 
 class WorkspaceService:
@@ -64,13 +69,19 @@ class WorkspaceService:
     def base_branch(self) -> str | None:
         """The branch tasks start from and merge into: config `base_branch`, else the one checked out.
 
-        None outside git, in a repository without a commit, or when the branch does not exist.
+        None outside git, in a repository without a commit, or when there is no such branch (`base_problem`).
         """
-        try:
-            base = self.config().base_branch or current_branch(self.root)
-            return base if base is not None and rev(self.root, f"refs/heads/{base}") is not None else None
-        except GitError:
-            return None
+        return bases.base_of(self.root, self.config().base_branch).branch
+
+    def base_problem(self) -> str | None:
+        """Why a git project has no base branch (a misspelt `base_branch`, a detached HEAD), with the fix."""
+        return bases.base_of(self.root, self.config().base_branch).problem
+
+    def require_base(self) -> None:
+        """Raise `NoBaseBranchError` when a git project has no base branch: no task may run then."""
+        problem = self.base_problem()
+        if problem is not None:
+            raise NoBaseBranchError(problem)
 
     def existing(self, task_id: int) -> TaskWorktree | None:
         """A task's branch and worktree path if it has a branch (nothing is made)."""
@@ -116,6 +127,13 @@ class WorkspaceService:
     def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
         """Bring the task branch up to date with its base; the files left with conflict markers."""
         return commits.catch_up(worktree.path, worktree.base)
+
+    def damage(self, worktree: TaskWorktree) -> str | None:
+        """What became of a task's worktree under its agent (deleted, its `.git` broken); None when sound."""
+        try:
+            return soundness.damage(self.root, worktree.path)
+        except GitError as error:
+            return f"could not be checked ({error})"
 
     def head(self, worktree: TaskWorktree) -> str | None:
         """The commit the task branch stands on."""

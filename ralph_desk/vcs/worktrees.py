@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.vcs import commits
+from ralph_desk.vcs import commits, soundness
 from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -76,13 +76,15 @@ def ensure(repo: Path, worktrees_dir: Path, task_id: int, title: str, base: str)
     found = find_branch(repo, task_id)
     branch = found or branch_for(task_id, title)
     path = worktrees_dir / branch.removeprefix(BRANCH_PREFIX)
+    if found is not None and checkouts(repo).get(branch) == path and soundness.mend(repo, path):
+        _clear_stale_lock(path)
+        return TaskWorktree(task_id, path, branch, base)
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)  # a leftover (or wrecked) folder git no longer knows: its work is on the branch
     if found is not None:
-        if checkouts(repo).get(branch) == path and (path / ".git").is_file():
-            _clear_stale_lock(path)
-            return TaskWorktree(task_id, path, branch, base)
         run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
-    if path.exists():
-        shutil.rmtree(path)  # a leftover folder git no longer knows: its work is on the branch
     worktrees_dir.mkdir(parents=True, exist_ok=True)
     if found is not None:
         run(repo, "worktree", "add", "--quiet", str(path), branch)
