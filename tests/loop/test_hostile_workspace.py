@@ -1,5 +1,5 @@
-"""The loop survives its agent: a session whose agent wrecks its own worktree, or whose task is deleted while it
-runs, ends with its reason recorded, its task back to `pending` (flagged), and the loop and every sibling
+"""The loop survives its agent: a session whose agent wrecks its own worktree, or whose task is deleted while
+it runs, ends with its reason recorded, its task back to `pending` (flagged), and the loop and every sibling
 session go on. The hostile agent is a shell that does the damage in its worktree, then runs the stand-in."""
 
 from __future__ import annotations
@@ -168,7 +168,9 @@ def test_a_task_deleted_while_its_session_runs_ends_that_session_and_the_loop_go
 
     assert status.state is LoopState.COMPLETED, status.stop_reason
     assert no_tracebacks(caplog.records) == []
-    ended = [s for s in project.sessions.list(limit=50) if s.error and "deleted while its session ran" in s.error]
+    ended = [
+        s for s in project.sessions.list(limit=50) if s.error and "deleted while its session ran" in s.error
+    ]
     assert len(ended) == 1 and ended[0].outcome == SessionOutcome.STOPPED.value
     assert f"task #{doomed.id}" in (ended[0].error or "")
     assert project.tasks.get(after.id).status is TaskStatus.IN_REVIEW
