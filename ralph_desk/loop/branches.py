@@ -38,10 +38,9 @@ def prepare(services: Services, plan: SessionPlan, project_root: Path) -> Sessio
         return SessionWork(project_root)
     worktree = services.workspaces.prepare(plan.task.id, plan.task.title)
     if worktree is None:
-        if services.workspaces.is_git():
-            raise NoBaseBranchError(
-                services.workspaces.base_problem() or "the base branch changed; start again"
-            )
+        services.workspaces.require_base()
+        if services.workspaces.is_git():  # the base came back meanwhile: prepare again, never the checkout
+            raise NoBaseBranchError("the base branch changed while the session was prepared; start again")
         return SessionWork(project_root)
     conflicts = services.workspaces.catch_up(worktree)
     if conflicts:

@@ -50,6 +50,7 @@ from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
+from ralph_desk.services.workspaces import NoBaseBranchError
 
 T = TypeVar("T")
 log = logging.getLogger("ralph_desk.loop")
@@ -246,6 +247,10 @@ class LoopRunner:
             self.status = LoopStatus(loop_run_id=run.id)
             self._set_state(LoopState.RUNNING)
             await self._iterate()
+        except NoBaseBranchError as error:  # the base branch went away while the loop ran
+            log.error("the loop stopped: %s", error)
+            self._set_state(LoopState.FAILED, f"the loop stopped: {error}")
+            raise
         except Exception as error:
             log.exception("the loop failed")
             self._set_state(LoopState.FAILED, f"the loop failed: {error}")
@@ -807,7 +812,10 @@ class LoopRunner:
 
     def _abandon(self, plan: SessionPlan, transcript: Transcript, error: BaseException) -> None:
         """A session that failed before its agent started: its task goes back to the queue, uncounted."""
-        log.exception("session %s could not be prepared", plan.session_id)
+        if isinstance(error, NoBaseBranchError):  # the project's state, said in full: no traceback to read
+            log.error("session %s could not be prepared: %s", plan.session_id, error)
+        else:
+            log.exception("session %s could not be prepared", plan.session_id)
         transcript.note(f"the session could not be prepared: {error}")
         transcript.close(outcome=SessionOutcome.STOPPED.value, error=str(error))
         if plan.task is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.vcs.run import GitError, current_branch, is_repository, out
+from ralph_desk.vcs.run import GitError, current_branch, out, run
 from ralph_desk.vcs.worktrees import BRANCH_PREFIX
 
 HEADS = "refs/heads/"
@@ -27,10 +27,12 @@ class Base:
 
 def base_of(root: Path, configured: str | None) -> Base:
     """The base of the repository at `root`: `configured` (base_branch), else the branch checked out."""
-    if not is_repository(root):
-        return Base(None)
     try:
+        if not _in_work_tree(root):
+            return Base(None)
         branches = _branches(root)
+        if not branches:
+            return Base(None)  # a repository without a commit yet
         checked_out = current_branch(root)
     except GitError as error:
         return Base(None, f"git cannot tell the branches of this repository: {error}")
@@ -43,14 +45,26 @@ def base_of(root: Path, configured: str | None) -> Base:
             f"task can start from it; name an existing branch in base_branch "
             f"({_choices(branches, checked_out)}), or set it to null to use the branch checked out",
         )
-    if checked_out is not None and checked_out in branches:
+    if checked_out in branches:
         return Base(checked_out)
+    where = (
+        "no branch is checked out (a detached HEAD)"
+        if checked_out is None
+        else f"the branch checked out, {checked_out!r}, has no commit"
+    )
     return Base(
         None,
-        "no base_branch is set in .ralph/config.json and no branch is checked out (a detached HEAD), so "
-        "tasks have no branch to start from; check out a branch (`git switch BRANCH`), or name one in "
-        f"base_branch ({_choices(branches, None)})",
+        f"no base_branch is set in .ralph/config.json and {where}, so tasks have no branch to start from; "
+        f"check out a branch (`git switch BRANCH`), or name one in base_branch ({_choices(branches, None)})",
     )
+
+
+def _in_work_tree(root: Path) -> bool:
+    """Whether `root` is inside a git work tree (with or without a commit)."""
+    if not root.is_dir():
+        return False
+    found = run(root, "rev-parse", "--is-inside-work-tree", ok_codes=None)
+    return found.returncode == 0 and found.stdout.strip() == "true"
 
 
 def _branches(root: Path) -> list[str]:

@@ -13,7 +13,7 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.project import ProjectPaths, opening_problems, update_config, validate_project
 from ralph_desk.services.container import Services
 from ralph_desk.services.workspaces import NoBaseBranchError
-from tests.loop.conftest import StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.loop.conftest import STAND_IN_WORDS, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.support.cli import ralph_desk_process
 from tests.support.git_repo import git, make_repo
 
@@ -98,3 +98,29 @@ def test_the_loop_on_a_detached_head_refuses_to_start_and_never_runs_an_agent_in
     assert api.served(heading(task.id)) == 0
     assert project.sessions.list() == []
     assert project.tasks.get(task.id).status is TaskStatus.PENDING
+
+
+def test_a_base_branch_deleted_while_the_loop_runs_stops_it_before_any_task_runs_in_the_checkout(
+    project: Services, start_api: StartApi, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = project.paths.root
+    base = checked_out(root)
+    first = project.tasks.create("core", "backend", "Delete the base", priority="high")
+    second = project.tasks.create("core", "backend", "Anything after")
+    api = start_api(
+        **{
+            heading(first.id): session(verb("done", summary="done")),
+            heading(second.id): session(verb("done", summary="done in the checkout")),
+        }
+    )
+    hostile = f'git update-ref -d refs/heads/{base}; exec "$0" -I "$1" "$2" "$3"'
+    words = ["sh", "-c", hostile, *STAND_IN_WORDS]
+
+    with pytest.raises(NoBaseBranchError, match=f"base_branch '{base}' in .ralph/config.json is not a branch"):
+        run_loop(project, settings(stand_in(), agent_command=shlex.join(words)))
+
+    assert api.served(heading(second.id)) == 0  # never run in the person's checkout
+    assert project.tasks.get(second.id).status is TaskStatus.PENDING
+    assert [record.getMessage() for record in caplog.records if record.exc_info] == []
+    (run,) = project.sessions.list_loop_runs()
+    assert run.state == "failed" and f"base_branch '{base}'" in (run.stop_reason or "")
