@@ -61,7 +61,7 @@ def validate_project(root: str | os.PathLike[str], db_url: str | None = None) ->
     with suppress(contained.LinkRefusedError):
         problems.extend(_database_problems(paths.db_url(db_url), read_only))
     problems.extend(_worktree_problems(paths))
-    problems.extend(_base_branch_problems(paths))
+    problems.extend(base_branch_problems(paths))
     return problems
 
 
@@ -135,7 +135,7 @@ def _worktree_problems(paths: ProjectPaths) -> list[Problem]:
     return [Problem(folder, message) for folder in found]
 
 
-def _base_branch_problems(paths: ProjectPaths) -> list[Problem]:
+def base_branch_problems(paths: ProjectPaths) -> list[Problem]:
     """A git project whose base branch is not there (a misspelt base_branch, a detached HEAD)."""
     from ralph_desk.vcs import bases
 

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.loop.control import LoopController
 from ralph_desk.project import ProjectPaths, opening_problems, update_config, validate_project
 from ralph_desk.services.container import Services
+from ralph_desk.services.errors import ControlError
 from ralph_desk.services.workspaces import NoBaseBranchError
 from tests.loop.conftest import STAND_IN_WORDS, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.support.cli import ralph_desk_process
@@ -54,6 +56,7 @@ def test_validate_refuses_a_project_made_on_a_detached_head_saying_to_check_out_
     git(root, "checkout", "-q", "--detach")
     made = ralph_desk_process("init", str(root))
     assert made.returncode == 0, made.stderr
+    assert "warning: no base_branch is set in .ralph/config.json and no branch is checked out" in made.stderr
 
     validated = ralph_desk_process("validate", str(root))
 
@@ -116,7 +119,7 @@ def test_a_base_branch_deleted_while_the_loop_runs_stops_it_before_any_task_runs
     hostile = f'git update-ref -d refs/heads/{base}; exec "$0" -I "$1" "$2" "$3"'
     words = ["sh", "-c", hostile, *STAND_IN_WORDS]
 
-    with pytest.raises(NoBaseBranchError, match=f"base_branch '{base}' in .ralph/config.json is not a branch"):
+    with pytest.raises(NoBaseBranchError, match=f"base_branch '{base}' in .ralph/config.json is not"):
         run_loop(project, settings(stand_in(), agent_command=shlex.join(words)))
 
     assert api.served(heading(second.id)) == 0  # never run in the person's checkout
@@ -124,3 +127,16 @@ def test_a_base_branch_deleted_while_the_loop_runs_stops_it_before_any_task_runs
     assert [record.getMessage() for record in caplog.records if record.exc_info] == []
     (run,) = project.sessions.list_loop_runs()
     assert run.state == "failed" and f"base_branch '{base}'" in (run.stop_reason or "")
+
+
+def test_ralph_run_from_an_ide_refuses_a_misspelt_base_branch_at_once(project: Services) -> None:
+    project.tasks.create("core", "backend", "Anything")
+    update_config(project.paths, base_branch="mian")
+
+    with pytest.raises(ControlError) as refused:
+        LoopController(project).run(max_iterations=None, dry_run=False, agent="command", allow_edits=True)
+
+    assert refused.value.code == "invalid_argument"
+    assert refused.value.details["reason"] == "no_base_branch"
+    assert "base_branch 'mian' in .ralph/config.json is not a branch" in refused.value.message
+    assert project.sessions.list_loop_runs() == []

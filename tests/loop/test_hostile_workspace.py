@@ -29,12 +29,14 @@ WRECKS = {
     "deleted": 'rm -rf "$PWD"',
     "worktree-removed": "git worktree remove --force .",
     "dot-git-garbage": "echo garbage > .git",
+    "dot-git-deleted": "rm -f .git",  # git in the folder would find the person's own repository above it
     "record-deleted": 'rm -rf "$(git rev-parse --absolute-git-dir)"',
 }
 SAID = {
     "deleted": "was deleted",
     "worktree-removed": "was deleted",
     "dot-git-garbage": "has a .git file that no longer points to its record",
+    "dot-git-deleted": "lost its .git file",
     "record-deleted": "is no longer known to git",
 }
 
