@@ -47,7 +47,7 @@ def _record(repo: Path, dot_git: Path) -> Path | None:
     wanted = dot_git.absolute().resolve()
     for record in records.iterdir():
         gitdir = _read(record / "gitdir")
-        if gitdir is not None and Path(gitdir).resolve() == wanted:
+        if gitdir is not None and (record / gitdir).resolve() == wanted:  # relative paths: to the record
             return record.resolve()
     return None
 
