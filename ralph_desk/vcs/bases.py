@@ -61,8 +61,9 @@ def base_of(root: Path, configured: str | None) -> Base:
 
 def _in_work_tree(root: Path) -> bool:
     """Whether `root` is inside a git work tree (with or without a commit)."""
-    if not root.is_dir():
-        return False
+    absolute = root.absolute()
+    if not root.is_dir() or not any((folder / ".git").exists() for folder in (absolute, *absolute.parents)):
+        return False  # a plain folder: told from the folders, without running git
     found = run(root, "rev-parse", "--is-inside-work-tree", ok_codes=None)
     return found.returncode == 0 and found.stdout.strip() == "true"
 
