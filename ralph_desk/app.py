@@ -36,7 +36,14 @@ from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.settings import SYSTEM, DeskSettings
 from ralph_desk.gui.theme import ThemeWatcher
 from ralph_desk.gui.worker import Worker
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, is_read_only, validate_project
+from ralph_desk.project import (
+    ProjectError,
+    ProjectPaths,
+    init_project,
+    is_read_only,
+    opening_problems,
+    validate_project,
+)
 from ralph_desk.services.container import Services
 
 if TYPE_CHECKING:
@@ -351,7 +358,7 @@ def ready_project(root: Path, db_url: str | None = None) -> ProjectPaths | None:
             _critical(f"Could not create a project in {paths.root}", str(error))
             return None
         log.info("initialised %s", paths.ralph)
-    problems = validate_project(paths.root, db_url)
+    problems = opening_problems(validate_project(paths.root, db_url))
     if is_read_only(problems):
         log.error("%s is read-only", paths.ralph)
         _critical(f"{paths.root} is read-only", str(problems[0]))

@@ -33,6 +33,7 @@ from ralph_desk.project import (
     init_project,
     validate_project,
 )
+from ralph_desk.project.checks import base_branch_problems
 
 PROG = "ralph-desk"
 EXIT_OK = 0
@@ -176,6 +177,8 @@ def _run_init(args: argparse.Namespace) -> int:
         print("Kept the database, progress.txt, learnings.txt and logs.")
     else:
         print(f"Created {paths.ralph}")
+    for problem in base_branch_problems(paths):  # the project opens, but no task can start yet
+        sys.stderr.write(f"{PROG}: warning: {problem.message}\n")
     return EXIT_OK
 
 

@@ -27,7 +27,7 @@ from ralph_desk.gui.undo import PendingActions
 from ralph_desk.gui.widgets.undo_toast import UndoToast
 from ralph_desk.gui.worker import Worker
 from ralph_desk.mcp_server.clients import ralph_command
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, opening_problems, validate_project
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.gui")
@@ -143,7 +143,7 @@ class Controller(QObject):
                 return
             if self.runner.run(f"create a project in {paths.root}", lambda: init_project(paths.root)) is None:
                 return
-        problems = validate_project(paths.root)
+        problems = opening_problems(validate_project(paths.root))
         if problems:
             self.runner.fail(f"Could not open {paths.root}: {problems[0]}")
             return

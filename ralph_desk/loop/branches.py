@@ -8,14 +8,15 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ralph_desk.domain.enums import CLOSING_VERBS, Recipe, TaskStatus
+from ralph_desk.domain.enums import CLOSING_VERBS, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision
 from ralph_desk.loop.model import SessionPlan
 from ralph_desk.loop.planner import plan_recipe_session
 from ralph_desk.services.container import Services
+from ralph_desk.services.errors import NotFoundError
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
-from ralph_desk.services.workspaces import SessionCommit
+from ralph_desk.services.workspaces import NoBaseBranchError, SessionCommit
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.loop")
@@ -30,11 +31,16 @@ class SessionWork:
 
 
 def prepare(services: Services, plan: SessionPlan, project_root: Path) -> SessionWork:
-    """The session's working folder: its task's worktree (made or repaired), else the project folder."""
+    """The session's working folder: its task's worktree (made or repaired), else (outside git, or no task)
+    the project folder. `NoBaseBranchError` in a git project without its base branch: a task never works
+    in the person's own checkout."""
     if plan.task is None:
         return SessionWork(project_root)
     worktree = services.workspaces.prepare(plan.task.id, plan.task.title)
     if worktree is None:
+        services.workspaces.require_base()
+        if services.workspaces.is_git():  # the base came back meanwhile: prepare again, never the checkout
+            raise NoBaseBranchError("the base branch changed while the session was prepared; start again")
         return SessionWork(project_root)
     conflicts = services.workspaces.catch_up(worktree)
     if conflicts:
@@ -47,6 +53,73 @@ def prepare(services: Services, plan: SessionPlan, project_root: Path) -> Sessio
             plan.task.id, None, "flag", what=what, severity="blocking", category="overlap"
         )
     return SessionWork(worktree.path, worktree)
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A session whose place of work went away under it: why, and whether its task went too."""
+
+    reason: str
+    task_deleted: bool = False
+
+
+def lost(services: Services, work: SessionWork, plan: SessionPlan) -> Lost | None:
+    """Whether the session's task was deleted, or its worktree wrecked (deleted, removed, its `.git` broken),
+    while its agent ran; None when both are there as they were."""
+    if plan.task is None:
+        return None
+    if deleted_meanwhile(services, plan):
+        return deleted(plan)
+    if work.worktree is None:
+        return None
+    damage = services.workspaces.damage(work.worktree)
+    if damage is None:
+        return None
+    path, root = work.worktree.path, services.paths.root
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    return Lost(
+        f"the task's worktree {shown} {damage} while the session ran, so nothing left in it was committed; "
+        f"the work committed before stays on {work.worktree.branch}, and the next session gets the worktree "
+        "again from that branch"
+    )
+
+
+def deleted(plan: SessionPlan) -> Lost:
+    """The session of a task deleted while it ran."""
+    task_id = plan.task.id if plan.task is not None else None
+    return Lost(f"task #{task_id} was deleted while its session ran; nothing was committed for it", True)
+
+
+def deleted_meanwhile(services: Services, plan: SessionPlan) -> bool:
+    """Whether the session's task is no longer in the database."""
+    if plan.task is None:
+        return False
+    try:
+        services.tasks.get(plan.task.id)
+    except NotFoundError:
+        return True
+    return False
+
+
+def flag_lost(services: Services, plan: SessionPlan, lost: Lost) -> None:
+    """Flag the task whose worktree its agent wrecked (a person should know: the agent did it)."""
+    assert plan.task is not None
+    services.signals.record(
+        plan.task.id, None, "flag", what=lost.reason, severity="warning", category="security"
+    )
+
+
+def requeue(decision: Decision, lost: Lost) -> Decision:
+    """A session whose worktree was wrecked finishes nothing: `done` goes back to `pending`."""
+    reasons = (*decision.reasons, lost.reason)
+    if decision.status not in (TaskStatus.DONE, TaskStatus.IN_REVIEW):
+        return replace(decision, reasons=reasons)
+    return replace(decision, status=TaskStatus.PENDING, outcome=SessionOutcome.REQUEUED, reasons=reasons)
+
+
+def tip(services: Services, work: SessionWork) -> str | None:
+    """The commit the session's task branch stands on (None outside git)."""
+    return services.workspaces.head(work.worktree) if work.worktree is not None else None
 
 
 def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bool) -> SessionCommit | None:

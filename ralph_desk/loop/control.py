@@ -306,6 +306,11 @@ class LoopController:
             raise ControlError("invalid_argument", str(error), self._refusal("ralph_run", error)) from None
         if dry_run:
             return self._preview(services, settings)
+        try:
+            services.workspaces.require_base()
+        except ProjectError as error:
+            details = self._details("ralph_run", reason="no_base_branch")
+            raise ControlError("invalid_argument", str(error), details) from None
         make_issuer = self._issuer("ralph_run")
         self._refuse_while_running("ralph_run", "ralph_status follows it, ralph_stop ends it")
         self._check_no_loop_elsewhere("ralph_run")

@@ -50,6 +50,7 @@ from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
+from ralph_desk.services.workspaces import NoBaseBranchError
 
 T = TypeVar("T")
 log = logging.getLogger("ralph_desk.loop")
@@ -78,6 +79,15 @@ class SessionResult:
     changed_files: list[str] = field(default_factory=list)
     timed_out: bool = False
     stopped: bool = False
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """How a session ended once its agent had: the result, the task branch's tip, why its work was lost."""
+
+    result: SessionResult
+    head_after: str | None
+    lost: str | None = None
 
 
 @dataclass
@@ -210,6 +220,8 @@ class LoopRunner:
         """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
         self._require_trusted_servers()
         self.adapter.check_available(self.settings)
+        # A git project's tasks work on branches of its base: without one, nothing runs (not in the checkout).
+        await asyncio.to_thread(self.services.workspaces.require_base)
         self._lock.acquire()
         self._state_writer = ThreadPoolExecutor(1, thread_name_prefix="ralph-loop-state")
         run_id: int | None = None
@@ -235,6 +247,10 @@ class LoopRunner:
             self.status = LoopStatus(loop_run_id=run.id)
             self._set_state(LoopState.RUNNING)
             await self._iterate()
+        except NoBaseBranchError as error:  # the base branch went away while the loop ran
+            log.error("the loop stopped: %s", error)
+            self._set_state(LoopState.FAILED, f"the loop stopped: {error}")
+            raise
         except Exception as error:
             log.exception("the loop failed")
             self._set_state(LoopState.FAILED, f"the loop failed: {error}")
@@ -491,40 +507,37 @@ class LoopRunner:
             if plan.recipe is Recipe.UNDERSTAND and summary.result_text and not summary.is_error:
                 # The understand run is read-only: the agent returns the map, the loop writes it.
                 self._save_map(summary.result_text, summary, transcript)
-            git_after = await asyncio.to_thread(git.state, root)
-            changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
-            escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
-            if escaped:
-                await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
-            # The commit comes before the decision: a crash between them leaves the work on the task branch.
             async with self._git:
-                committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
-            result = await asyncio.to_thread(
-                self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
-            )
-            stashed = (
-                committed.stashed
-                if committed is not None
-                else read_only
-                and bool(changed)
-                and await asyncio.to_thread(
-                    git.stash_changes,
-                    root,
-                    f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
+                lost = await _through(branches.lost, services, work, plan)
+            if lost is None:
+                ending = await self._conclude(
+                    plan,
+                    summary,
+                    exit_code,
+                    timed_out,
+                    work,
+                    git_before,
+                    fingerprint_before,
+                    read_only,
+                    transcript,
                 )
+            else:
+                ending = await _through(self._conclude_lost, plan, summary, exit_code, timed_out, work, lost)
+        except Exception as error:
+            if not await _through(self._task_gone, plan):
+                await self._end_abruptly(plan, transcript, summary, exit_code, error)
+                raise
+            # Deleted while its session ran (the window, a tool, another desk): what failed was the lookup.
+            ending = await _through(
+                self._conclude_lost, plan, summary, exit_code, timed_out, work, branches.deleted(plan)
             )
-            if stashed:
-                result.outcome = SessionOutcome.REJECTED
-                if plan.task and result.decision and result.decision.status in FINISHED:
-                    services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
-            elif result.decision is not None and plan.task is not None:
-                async with self._git:
-                    await asyncio.to_thread(
-                        branches.after_review_gate, services, plan, result.decision, committed
-                    )
         except BaseException as error:  # the session still ends, recorded and announced; the error goes on
             await self._end_abruptly(plan, transcript, summary, exit_code, error)
             raise
+        result = ending.result
+        if ending.lost is not None:
+            log.warning("session %s: %s", plan.session_id, ending.lost)
+            transcript.note(ending.lost)
         decision = result.decision
         closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
         self.status.cost_usd += summary.cost_usd
@@ -539,9 +552,9 @@ class LoopRunner:
                 exit_code,
                 outcome,
                 closing_verb=closing_verb,
-                changed_files=changed,
-                head_after=committed.after if committed is not None else git_after.head,
-                error=summary.error or ("timed out" if timed_out else None),
+                changed_files=result.changed_files,
+                head_after=ending.head_after,
+                error=ending.lost or summary.error or ("timed out" if timed_out else None),
             )
 
         try:
@@ -555,6 +568,88 @@ class LoopRunner:
                 self.status.failed += 1
         self.results.append(result)
         return result
+
+    async def _conclude(
+        self,
+        plan: SessionPlan,
+        summary: StreamSummary,
+        exit_code: int | None,
+        timed_out: bool,
+        work: branches.SessionWork,
+        git_before: git.GitState,
+        fingerprint_before: str | None,
+        read_only: bool,
+        transcript: Transcript,
+    ) -> _Ending:
+        """After the agent: what it changed, its commit on the task branch, the decision, the review gate."""
+        services, settings, root = self.services, self.settings, work.root
+        git_after = await asyncio.to_thread(git.state, root)
+        changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
+        escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
+        if escaped:
+            await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
+        # The commit comes before the decision: a crash between them leaves the work on the task branch.
+        async with self._git:
+            committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
+        result = await asyncio.to_thread(
+            self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
+        )
+        stashed = (
+            committed.stashed
+            if committed is not None
+            else read_only
+            and bool(changed)
+            and await asyncio.to_thread(
+                git.stash_changes,
+                root,
+                f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
+            )
+        )
+        if stashed:
+            result.outcome = SessionOutcome.REJECTED
+            if plan.task and result.decision and result.decision.status in FINISHED:
+                services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+        elif result.decision is not None and plan.task is not None:
+            async with self._git:
+                await asyncio.to_thread(
+                    branches.after_review_gate, services, plan, result.decision, committed
+                )
+        return _Ending(result, committed.after if committed is not None else git_after.head)
+
+    def _conclude_lost(
+        self,
+        plan: SessionPlan,
+        summary: StreamSummary,
+        exit_code: int | None,
+        timed_out: bool,
+        work: branches.SessionWork,
+        lost: branches.Lost,
+    ) -> _Ending:
+        """Off the event loop: a session whose task was deleted, or whose worktree was wrecked, under it.
+
+        Nothing is committed. A deleted task's session only ends; a wrecked worktree is flagged, and its
+        task goes back to `pending` (a `done` finished nothing a person could review).
+        """
+        stopped = self._stop_requested
+        if lost.task_deleted or plan.task is None:
+            return _Ending(
+                SessionResult(plan, summary, exit_code, None, SessionOutcome.STOPPED, [], timed_out, stopped),
+                None,
+                lost.reason,
+            )
+        branches.flag_lost(self.services, plan, lost)
+        result = self._post_process(plan, summary, exit_code, timed_out, [], None, work, lost)
+        return _Ending(result, branches.tip(self.services, work), lost.reason)
+
+    def _task_gone(self, plan: SessionPlan) -> bool:
+        """Whether the session's task was deleted (a failed lookup says nothing: False)."""
+        try:
+            return branches.deleted_meanwhile(self.services, plan)
+        except Exception as error:
+            log.warning(
+                "could not tell whether the task of session %s still exists: %s", plan.session_id, error
+            )
+            return False
 
     def _ended(
         self,
@@ -719,7 +814,10 @@ class LoopRunner:
 
     def _abandon(self, plan: SessionPlan, transcript: Transcript, error: BaseException) -> None:
         """A session that failed before its agent started: its task goes back to the queue, uncounted."""
-        log.exception("session %s could not be prepared", plan.session_id)
+        if isinstance(error, NoBaseBranchError):  # the project's state, said in full: no traceback to read
+            log.error("session %s could not be prepared: %s", plan.session_id, error)
+        else:
+            log.exception("session %s could not be prepared", plan.session_id)
         transcript.note(f"the session could not be prepared: {error}")
         transcript.close(outcome=SessionOutcome.STOPPED.value, error=str(error))
         if plan.task is not None:
@@ -739,6 +837,7 @@ class LoopRunner:
         changed: list[str],
         fingerprint_before: str | None,
         work: branches.SessionWork,
+        lost: branches.Lost | None = None,
     ) -> SessionResult:
         if plan.task is None:
             return SessionResult(plan, summary, exit_code, None, SessionOutcome.DONE, changed, timed_out)
@@ -758,6 +857,8 @@ class LoopRunner:
             stagnant=stagnant,
         )
         decision = branches.gate(self.services, work, plan, decision)
+        if lost is not None:
+            decision = branches.requeue(decision, lost)
         apply_decision(self.services, plan.task.id, plan.session_id, decision)
         return SessionResult(
             plan,

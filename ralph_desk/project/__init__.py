@@ -2,7 +2,7 @@
 (checks) and creating it (init). The names callers need are re-exported here."""
 
 from ralph_desk.project import contained
-from ralph_desk.project.checks import is_read_only, validate_project
+from ralph_desk.project.checks import is_read_only, opening_problems, validate_project
 from ralph_desk.project.config import (
     AGENTS,
     CONFIG_VERSION,
@@ -36,6 +36,7 @@ __all__ = [
     "default_config",
     "init_project",
     "is_read_only",
+    "opening_problems",
     "read_config",
     "remove_project",
     "update_config",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.project import contained
-from ralph_desk.project.config import config_problems
-from ralph_desk.project.errors import Problem
+from ralph_desk.project.config import config_problems, read_config
+from ralph_desk.project.errors import Problem, ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
 LINK_PROBLEM = (
@@ -61,7 +61,13 @@ def validate_project(root: str | os.PathLike[str], db_url: str | None = None) ->
     with suppress(contained.LinkRefusedError):
         problems.extend(_database_problems(paths.db_url(db_url), read_only))
     problems.extend(_worktree_problems(paths))
+    problems.extend(base_branch_problems(paths))
     return problems
+
+
+def opening_problems(problems: Sequence[Problem]) -> list[Problem]:
+    """The problems that keep the project from opening (not those that only refuse a loop start)."""
+    return [problem for problem in problems if problem.blocks_opening]
 
 
 def writable(folder: Path) -> bool:
@@ -127,6 +133,18 @@ def _worktree_problems(paths: ProjectPaths) -> list[Problem]:
         return [Problem(paths.worktrees_dir, f"git cannot list the worktrees: {error}")]
     message = "a stale task worktree (git no longer knows it); `ralph-desk init --force` removes it"
     return [Problem(folder, message) for folder in found]
+
+
+def base_branch_problems(paths: ProjectPaths) -> list[Problem]:
+    """A git project whose base branch is not there (a misspelt base_branch, a detached HEAD)."""
+    from ralph_desk.vcs import bases
+
+    try:
+        configured = read_config(paths).base_branch
+    except ProjectError:
+        return []  # config.json's own problems are listed already
+    problem = bases.base_of(paths.root, configured).problem
+    return [Problem(paths.config_file, problem, blocks_opening=False)] if problem else []
 
 
 def _config_file_problems(paths: ProjectPaths) -> list[Problem]:

@@ -20,6 +20,7 @@ class Problem:
 
     path: Path | str  # a file or folder, or a database URL (its password hidden)
     message: str
+    blocks_opening: bool = True  # False: the window opens (to fix it there); only a loop start is refused
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"

@@ -1,7 +1,8 @@
 """Where a task's sessions work in a git project: its worktree and branch, and a commit per session.
 
-A project outside git (or in a repository without a commit, or whose base branch is gone) has no
-workspaces: its sessions run in the project folder as before, and no gate applies.
+A project outside git (or in a repository without a commit) has no workspaces: its sessions run in the
+project folder as before, and no gate applies. A git project whose base branch is not there has none
+either, and runs no task (`base_problem` says why): never in the person's own checkout.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from ralph_desk.services.sessions import this_host
 from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
-from ralph_desk.vcs import commits, initialise, worktrees
-from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
+from ralph_desk.vcs import bases, commits, initialise, soundness, worktrees
+from ralph_desk.vcs.run import GitError, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -34,6 +35,10 @@ class SessionCommit:
     before: str | None
     after: str | None
     stashed: bool = False
+
+
+class NoBaseBranchError(ProjectError):
+    """A git project whose base branch is not there: its tasks would have no branch to start from."""
 
 
 class WorkspaceService:
@@ -72,13 +77,19 @@ class WorkspaceService:
     def base_branch(self) -> str | None:
         """The branch tasks start from and merge into: config `base_branch`, else the one checked out.
 
-        None outside git, in a repository without a commit, or when the branch does not exist.
+        None outside git, in a repository without a commit, or when there is no such branch (`base_problem`).
         """
-        try:
-            base = self.config().base_branch or current_branch(self.root)
-            return base if base is not None and rev(self.root, f"refs/heads/{base}") is not None else None
-        except GitError:
-            return None
+        return bases.base_of(self.root, self.config().base_branch).branch
+
+    def base_problem(self) -> str | None:
+        """Why a git project has no base branch (a misspelt `base_branch`, a detached HEAD), with the fix."""
+        return bases.base_of(self.root, self.config().base_branch).problem
+
+    def require_base(self) -> None:
+        """Raise `NoBaseBranchError` when a git project has no base branch: no task may run then."""
+        problem = self.base_problem()
+        if problem is not None:
+            raise NoBaseBranchError(problem)
 
     @cached_property
     def checkout(self) -> str:
@@ -160,6 +171,13 @@ class WorkspaceService:
     def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
         """Bring the task branch up to date with its base; the files left with conflict markers."""
         return commits.catch_up(worktree.path, worktree.base)
+
+    def damage(self, worktree: TaskWorktree) -> str | None:
+        """What became of a task's worktree under its agent (deleted, its `.git` broken); None when sound."""
+        try:
+            return soundness.damage(self.root, worktree.path)
+        except GitError as error:
+            return f"could not be checked ({error})"
 
     def head(self, worktree: TaskWorktree) -> str | None:
         """The commit the task branch stands on."""

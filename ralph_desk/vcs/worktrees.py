@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph_desk.domain.branches import BRANCH_PREFIX, HEADS, TASK_REF, is_task_ref
-from ralph_desk.vcs import commits
+from ralph_desk.vcs import commits, soundness
 from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -127,11 +127,13 @@ def ensure(repo: Path, worktrees_dir: Path, task_id: int, ref: str, base: str) -
         raise GitError(("rev-parse", ref), 1, f"the task branch {ref} does not exist")
     branch = ref.removeprefix(HEADS)
     path = worktrees_dir / folder_name(ref)
-    if _registered(repo).get(path) == branch and (path / ".git").is_file():
+    if _registered(repo).get(path) == branch and soundness.mend(repo, path):
         _clear_stale_lock(path)
         return TaskWorktree(task_id, path, branch, base)
     run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
-    if path.exists():  # a leftover folder, or one on another head: the task's work is on its branch
+    if path.is_symlink() or path.is_file():
+        path.unlink()  # a link is removed itself, never followed
+    elif path.exists():  # a leftover, wrecked or other-head folder: the task's work is on its branch
         run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
         if path.exists():
             shutil.rmtree(path)

@@ -123,7 +123,7 @@ def test_the_migrations_build_exactly_what_the_schema_describes(url: str) -> Non
 
 
 def test_the_revisions_form_one_line_from_0001_to_head() -> None:
-    assert migrate.known_revisions() == {"0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009"}
+    assert migrate.known_revisions() == {f"{number:04d}" for number in range(1, 10)}
     assert migrate.head_revision() == "0009"
 
 

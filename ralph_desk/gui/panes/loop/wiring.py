@@ -39,6 +39,7 @@ from ralph_desk.loop.start_summary import summarise_start
 from ralph_desk.loop.trust_check import Untrusted, untrusted_start
 from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
 from ralph_desk.services.container import Services
+from ralph_desk.services.workspaces import NoBaseBranchError
 
 log = logging.getLogger("ralph_desk.gui.loop")
 
@@ -317,7 +318,7 @@ class LoopWiring(QObject):
         if self.pane.settings.dirty and not self.save_settings(self.pane.settings.changes()):
             return
         settings = self.settings()
-        if settings is None:
+        if settings is None or not self.actions.run("start the loop", self._base_ready):
             return
         try:
             adapter_for(settings).check_available(settings)
@@ -355,6 +356,11 @@ class LoopWiring(QObject):
             self.start_dialog = dialog
             dialog.open()
 
+    def _base_ready(self) -> bool:
+        """True when tasks may run; `NoBaseBranchError` (shown) in a git project without its base branch."""
+        self.services.workspaces.require_base()
+        return True
+
     def _confirmed(self, settings: LoopSettings, remember: bool, found: Untrusted | None = None) -> None:
         """The person agreed to start (maybe not to be asked again); the program shown to them is trusted."""
         root = self.services.paths.root
@@ -387,7 +393,7 @@ class LoopWiring(QObject):
         """Run the loop to its end; a refusal or failure is shown in the window."""
         try:
             await runner.run()
-        except (LoopAlreadyRunningError, AgentUnavailableError) as error:
+        except (LoopAlreadyRunningError, AgentUnavailableError, NoBaseBranchError) as error:
             self.actions.fail(f"Could not start the loop: {error}")
         except Exception as error:  # the top of the loop's task: show it, the runner logged the traceback
             self.actions.fail(f"The loop stopped with an error: {type(error).__name__}: {error}")
