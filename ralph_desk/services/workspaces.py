@@ -14,7 +14,7 @@ from pathlib import Path
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
-from ralph_desk.vcs import commits, initialise, worktrees
+from ralph_desk.vcs import commits, initialise, worktree_git, worktrees
 from ralph_desk.vcs.run import GitError, current_branch, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
@@ -28,6 +28,8 @@ class SessionCommit:
     before: str | None
     after: str | None
     stashed: bool = False
+    head_was: str | None = None  # where the agent had moved the worktree's HEAD (now back on the task ref)
+    left_out: tuple[str, ...] = ()  # nested repositories kept out of the commit
 
 
 class WorkspaceService:
@@ -99,32 +101,36 @@ class WorkspaceService:
         summary: str | None,
         allowed: bool,
     ) -> SessionCommit:
-        """Commit what the session left on the task branch, or (edits not allowed) put it aside in a stash."""
+        """Commit what the session left on the task branch, or (edits not allowed) put it aside in a stash.
+
+        Only the task's ref moves; WorktreeIntegrityError (nothing committed) when the worktree's `.git` no
+        longer points at the repository that made it, or its branch is gone.
+        """
+        checkout = worktree_git.checkout_of(self.root, worktree.path)
+        ref = f"refs/heads/{worktree.branch}"
         if not allowed:
             note = f"ralph-desk: session {session_id} made edits while edits were not allowed"
-            stashed = commits.stash_all(worktree.path, note)
-            head = commits.head(worktree.path)
-            return SessionCommit(head, head, stashed)
+            stashed, head_was = commits.stash_all(checkout, ref, note)
+            tip = commits.tip_of(checkout, ref)
+            return SessionCommit(tip, tip, stashed, head_was)
         text = commits.message(worktree.task_id, title, verb, summary, session_id)
-        made = commits.commit_all(worktree.path, text)
-        if made is None:
-            head = commits.head(worktree.path)
-            return SessionCommit(head, head)
-        after, before = made
-        return SessionCommit(before, after)
+        made = commits.commit_to(checkout, ref, text)
+        return SessionCommit(made.before, made.after, False, made.head_was, made.left_out)
 
     def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
         """Bring the task branch up to date with its base; the files left with conflict markers."""
-        return commits.catch_up(worktree.path, worktree.base)
+        checkout = worktree_git.checkout_of(self.root, worktree.path)
+        return commits.catch_up(checkout, f"refs/heads/{worktree.branch}", worktree.base)
 
     def head(self, worktree: TaskWorktree) -> str | None:
         """The commit the task branch stands on."""
         return rev(self.root, f"refs/heads/{worktree.branch}")
 
-    def remove(self, task_id: int) -> None:
-        """Remove a task's worktree and branch (merged or discarded work)."""
+    def remove(self, task_id: int) -> tuple[str, ...]:
+        """Remove a task's worktree and branch (merged or discarded work); nested repositories that kept them."""
         if self.is_git():
-            worktrees.remove(self.root, self.worktrees_dir, task_id)
+            return worktrees.remove(self.root, self.worktrees_dir, task_id)
+        return ()
 
     def retire(self, task_id: int) -> str | None:
         """Remove a deleted task's worktree, and its branch unless it holds unmerged work; what was done."""
@@ -150,6 +156,11 @@ def _told(retired: worktrees.Retired, base: str) -> str | None:
     """One sentence on a retired worktree: its branch removed, or kept because it holds unmerged work."""
     if retired.branch is None:
         return f"removed the stale worktree folder {retired.folder}" if retired.folder else None
+    if retired.nested:
+        return (
+            f"kept the worktree {retired.folder} and the branch {retired.branch}: it holds repositories of "
+            f"their own that no commit holds ({', '.join(retired.nested)}); move them out, then retire it again"
+        )
     if retired.branch_kept:
         return (
             f"kept the branch {retired.branch}: it holds work not on {base} "

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.vcs import commits
+from ralph_desk.vcs import commits, worktree_git
 from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -99,19 +99,55 @@ def _clear_stale_lock(path: Path) -> None:
         (gitdir if gitdir.is_absolute() else path / gitdir).joinpath("index.lock").unlink(missing_ok=True)
 
 
-def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = True) -> None:
-    """Remove a task's worktree (its folder and git's record of it) and, unless told not to, its branch."""
+def remove(repo: Path, worktrees_dir: Path, task_id: int, delete_branch: bool = True) -> tuple[str, ...]:
+    """Remove a task's worktree (its folder and git's record of it) and, unless told not to, its branch.
+
+    A worktree holding a repository of its own that no commit holds is kept, with its branch (deleting it
+    would lose that repository's only copy): those folders are returned, and logged.
+    """
     branch = find_branch(repo, task_id)
     if branch is None:
-        return
+        return ()
     path = checkouts(repo).get(branch)
     if path is not None and path.is_relative_to(worktrees_dir):
+        nested = nested_repositories(repo, path)
+        if nested:
+            log.warning(
+                "kept the worktree %s and its branch %s: it holds repositories no commit holds: %s",
+                path,
+                branch,
+                ", ".join(nested),
+            )
+            return nested
         run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
         if path.exists():
             shutil.rmtree(path)
     run(repo, "worktree", "prune")
     if delete_branch:
         run(repo, "branch", "-D", "--quiet", branch)
+    return ()
+
+
+def nested_repositories(repo: Path, path: Path) -> tuple[str, ...]:
+    """The folders of a worktree that hold a git repository of their own and are not committed."""
+    try:
+        checkout = worktree_git.checkout_of(repo, path)
+    except worktree_git.WorktreeIntegrityError:
+        return _nested_on_disk(path)
+    return commits.nested_repositories(checkout, {})
+
+
+def _nested_on_disk(path: Path) -> tuple[str, ...]:
+    """Folders below `path` holding a `.git` (its own `.git` aside), found without git."""
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(path):
+        here = Path(folder)
+        if here != path and (".git" in subfolders or ".git" in files):
+            found.append(here.relative_to(path).as_posix())
+            subfolders.clear()
+        elif here == path:
+            subfolders[:] = [name for name in subfolders if name != ".git"]
+    return tuple(sorted(found))
 
 
 def stale(repo: Path, worktrees_dir: Path, live_task_ids: set[int] | None = None) -> list[Path]:
@@ -153,6 +189,7 @@ class Retired:
     folder: Path | None
     branch: str | None
     branch_kept: bool
+    nested: tuple[str, ...] = ()  # repositories of its own the folder holds: folder and branch were kept
 
 
 def holds_unmerged_work(repo: Path, base: str, branch: str) -> bool:
@@ -177,12 +214,16 @@ def retire(repo: Path, worktrees_dir: Path, task_id: int, base: str) -> Retired:
         return Retired(None, None, False)
     folder = checkouts(repo).get(branch)
     if folder is not None and folder.is_relative_to(worktrees_dir) and (folder / ".git").is_file():
-        commits.commit_all(folder, LEFTOVER.format(task_id=task_id))
+        try:
+            checkout = worktree_git.checkout_of(repo, folder)
+            commits.commit_to(checkout, f"refs/heads/{branch}", LEFTOVER.format(task_id=task_id))
+        except worktree_git.WorktreeIntegrityError:
+            log.warning("the worktree %s was tampered with: what it holds was not committed", folder)
     else:
         folder = None
     kept = holds_unmerged_work(repo, base, branch)
-    remove(repo, worktrees_dir, task_id, delete_branch=not kept)
-    return Retired(folder, branch, kept)
+    nested = remove(repo, worktrees_dir, task_id, delete_branch=not kept)
+    return Retired(folder, branch, kept or bool(nested), nested)
 
 
 def sweep(repo: Path, worktrees_dir: Path, owned: Callable[[], set[int]], base: str) -> list[Retired]:

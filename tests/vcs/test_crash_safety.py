@@ -151,7 +151,7 @@ def test_a_session_commit_killed_midway_leaves_the_work_to_commit_again(
     (worktree.path / "app.py").write_text("newer\n")
 
     _kill_at(
-        tmp_path, COMMIT.format(root=str(desk.paths.root), task=task_id), "commit", after=after, lock=lock
+        tmp_path, COMMIT.format(root=str(desk.paths.root), task=task_id), "update-ref", after=after, lock=lock
     )
 
     assert fsck_ok(desk.paths.root)
