@@ -537,7 +537,7 @@ class LoopRunner:
                 exit_code,
                 outcome,
                 closing_verb=closing_verb,
-                changed_files=changed,
+                changed_files=git.recordable(changed),
                 head_after=committed.after if committed is not None else git_after.head,
                 error=summary.error or ("timed out" if timed_out else None),
             )

@@ -7,16 +7,14 @@ The commit is made from the worktree's files in a temporary index that starts fr
 
 from __future__ import annotations
 
-import logging
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.vcs.names import branch_ref, object_id, task_ref
-from ralph_desk.vcs.run import Checkout, GitError, agent_identity, is_ancestor, out, rev, run
+from ralph_desk.vcs.run import Checkout, agent_identity, is_ancestor, out, rev, run
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
-
-log = logging.getLogger("ralph_desk.vcs")
 
 SUBJECT_LIMIT = 72
 BODY_LIMIT = 2000
@@ -88,21 +86,33 @@ def commit_to(checkout: Checkout, ref: str, text: str) -> Committed:
     tip = tip_of(checkout, ref)
     head_was = head_elsewhere(checkout, ref)
     merging = merge_head(checkout) if head_was is None else None
-    with tempfile.TemporaryDirectory(prefix="ralph-desk-index-") as folder:
-        index = {"GIT_INDEX_FILE": str(Path(folder) / INDEX_NAME)}
-        run(checkout, "read-tree", tip, env=index)
-        nested = nested_repositories(checkout, index)
+    # Beside the worktree's own index, so that it can take that index's place in one rename.
+    with tempfile.TemporaryDirectory(prefix="ralph-desk-index-", dir=checkout.git_dir) as folder:
+        index = Path(folder) / INDEX_NAME
+        env = {"GIT_INDEX_FILE": str(index)}
+        run(checkout, "read-tree", tip, env=env)
+        nested = nested_repositories(checkout, env)
         skipped = tuple(f":(exclude,literal){path}" for path in nested)
-        run(checkout, "add", "--all", "--", *PATHSPEC, *skipped, env=index)
-        tree = object_id(run(checkout, "write-tree", env=index).stdout.strip())
-    new = tip
-    if merging is not None or tree != out(checkout, "rev-parse", f"{tip}^{{tree}}"):
-        parents = ("-p", tip, *(("-p", merging) if merging else ()))
-        made = run(checkout, "commit-tree", tree, *parents, "-F", "-", env=agent_identity(), stdin=text)
-        new = object_id(made.stdout.strip())
-        run(checkout, "update-ref", "-m", "ralph-desk: session commit", ref, new, tip)
-    settle(checkout, ref, new, head_was is not None, merging is not None)
+        run(checkout, "add", "--all", "--", *PATHSPEC, *skipped, env=env)
+        tree = object_id(run(checkout, "write-tree", env=env).stdout.strip())
+        new = tip
+        if merging is not None or tree != out(checkout, "rev-parse", f"{tip}^{{tree}}"):
+            parents = ("-p", tip, *(("-p", merging) if merging else ()))
+            made = run(checkout, "commit-tree", tree, *parents, "-F", "-", env=agent_identity(), stdin=text)
+            new = object_id(made.stdout.strip())
+            run(checkout, "update-ref", "-m", "ralph-desk: session commit", ref, new, tip)
+        if head_was is not None:
+            put_head_back(checkout, ref)
+        # The temporary index holds exactly the new commit, with the files' stat facts: the worktree's now.
+        os.replace(index, checkout.git_dir / INDEX_NAME)
+    if merging is not None:
+        run(checkout, "merge", "--quit")
     return Committed(tip, new, head_was, nested)
+
+
+def put_head_back(checkout: Checkout, ref: str) -> None:
+    """Point the worktree's HEAD at the task ref again."""
+    run(checkout, "symbolic-ref", "-m", "ralph-desk: HEAD back on the task branch", "HEAD", ref)
 
 
 def nested_repositories(checkout: Checkout, index: dict[str, str]) -> tuple[str, ...]:
@@ -113,18 +123,6 @@ def nested_repositories(checkout: Checkout, index: dict[str, str]) -> tuple[str,
     return tuple(path.rstrip("/") for path in listing.split("\0") if path.endswith("/"))
 
 
-def settle(checkout: Checkout, ref: str, commit: str, move_head: bool, end_merge: bool) -> None:
-    """Put HEAD back on the task ref, end a concluded merge, and make the worktree's index match `commit`."""
-    if move_head:
-        run(checkout, "symbolic-ref", "-m", "ralph-desk: HEAD back on the task branch", "HEAD", ref)
-    if end_merge:
-        run(checkout, "merge", "--quit")
-    try:
-        run(checkout, "read-tree", "--reset", commit)
-    except GitError:  # the work is committed; a stale index lock only leaves the status to refresh
-        log.warning("could not refresh the index of %s", checkout.work_tree, exc_info=True)
-
-
 def stash_all(checkout: Checkout, ref: str, text: str) -> tuple[bool, str | None]:
     """Put every uncommitted change (untracked files too) aside in a stash named `text`.
 
@@ -132,7 +130,9 @@ def stash_all(checkout: Checkout, ref: str, text: str) -> tuple[bool, str | None
     """
     head_was = head_elsewhere(checkout, ref)
     if head_was is not None:
-        settle(checkout, ref, tip_of(checkout, ref), True, False)
+        put_head_back(checkout, ref)
+        run(checkout, "read-tree", "--reset", tip_of(checkout, ref))
+        run(checkout, "update-index", "-q", "--refresh", ok_codes=(0, 1))
     if not has_changes(checkout):
         return False, head_was
     run(checkout, "stash", "push", "--quiet", "--include-untracked", "-m", text, "--", *PATHSPEC)
