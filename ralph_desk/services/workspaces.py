@@ -127,7 +127,7 @@ class WorkspaceService:
         return rev(self.root, f"refs/heads/{worktree.branch}")
 
     def remove(self, task_id: int) -> tuple[str, ...]:
-        """Remove a task's worktree and branch (merged or discarded work); nested repositories that kept them."""
+        """Remove a task's worktree and branch (merged or discarded work); what kept them."""
         if self.is_git():
             return worktrees.remove(self.root, self.worktrees_dir, task_id)
         return ()
@@ -158,8 +158,9 @@ def _told(retired: worktrees.Retired, base: str) -> str | None:
         return f"removed the stale worktree folder {retired.folder}" if retired.folder else None
     if retired.nested:
         return (
-            f"kept the worktree {retired.folder} and the branch {retired.branch}: it holds repositories of "
-            f"their own that no commit holds ({', '.join(retired.nested)}); move them out, then retire it again"
+            f"kept the worktree {retired.folder} and the branch {retired.branch}: it holds repositories "
+            f"of their own that no commit holds ({', '.join(retired.nested)}); move them out, then retire it "
+            "again"
         )
     if retired.branch_kept:
         return (

@@ -54,7 +54,9 @@ FIXED_ENV: Mapping[str, str] = {
     "GIT_SEQUENCE_EDITOR": ":",
     "GIT_TERMINAL_PROMPT": "0",
 }
-KEPT_ENV = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES"})
+KEPT_ENV = frozenset(
+    {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES"}
+)
 
 MERGE_FILE = "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B"
 _DRIVER_KEY = re.compile(
@@ -145,7 +147,7 @@ def _neutral(section: str, name: str) -> list[tuple[str, str]]:
 def _config_entries(
     cwd: Path, location: tuple[str, ...], args: tuple[str, ...]
 ) -> list[tuple[Path | None, str, str]]:
-    """`(file, key, value)` per entry `git config` lists (file None for the command line or standard input)."""
+    """`(file, key, value)` per entry `git config` lists (file None: the command line, standard input)."""
     env = base_environment()
     env["GIT_CONFIG_COUNT"] = "0"
     try:
@@ -180,8 +182,12 @@ def _candidates(cwd: Path, location: tuple[str, ...]) -> list[Path]:
     home = Path.home()
     xdg = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
     found = [Path("/etc/gitconfig"), home / ".gitconfig", Path(xdg) / "git" / "config", cwd / ".git"]
-    found += [Path(os.environ[name]) for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if name in os.environ]
-    git_dir = next((word.removeprefix("--git-dir=") for word in location if word.startswith("--git-dir=")), None)
+    found += [
+        Path(os.environ[name]) for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if name in os.environ
+    ]
+    git_dir = next(
+        (word.removeprefix("--git-dir=") for word in location if word.startswith("--git-dir=")), None
+    )
     folder = Path(git_dir) if git_dir is not None else cwd / ".git"
     found += [folder / "config", folder / "config.worktree", folder / "commondir"]
     return found

@@ -25,7 +25,7 @@ def branch_ref(ref: str) -> str:
 
 
 def task_ref(ref: str) -> str:
-    """`ref` as a full task branch ref (`refs/heads/ralph/…`) that git's ref rules allow; ValueError otherwise."""
+    """`ref` as a full task branch ref (`refs/heads/ralph/…`) git's ref rules allow; ValueError otherwise."""
     return _checked(ref, TASK_REF_PREFIX, "task branch")
 
 

@@ -27,7 +27,7 @@ def common_dir(repo: Path) -> Path:
 
 
 def checkout_of(repo: Path, worktree: Path) -> Checkout:
-    """`worktree` reached through `repo`'s record of it; WorktreeIntegrityError when its `.git` was tampered with."""
+    """`worktree` through `repo`'s record of it; WorktreeIntegrityError when its `.git` was tampered with."""
     registry = common_dir(repo) / "worktrees"
     own = _real(worktree)
     record = next((entry for entry in _entries(registry) if _points_back(entry, own)), None)

@@ -56,11 +56,11 @@ def test_a_worktree_whose_git_was_swapped_for_one_with_fsmonitor_is_flagged_and_
     tip = git(root, "rev-parse", f"refs/heads/{worktree.branch}")
     evil = tmp_path / "evil"
     script = evil / "monitor.sh"
+    folder, monitor, pointer = (shlex.quote(str(path)) for path in (evil, script, evil / ".git"))
     damage = (
-        f"git init -q {shlex.quote(str(evil))} && printf %s {shlex.quote(MARKING)} > {shlex.quote(str(script))} "
-        f"&& chmod +x {shlex.quote(str(script))} "
-        f"&& git -C {shlex.quote(str(evil))} config core.fsmonitor {shlex.quote(str(script))} "
-        f"&& printf 'gitdir: %s\\n' {shlex.quote(str(evil / '.git'))} > .git && echo work > planted.txt"
+        f"git init -q {folder} && printf %s {shlex.quote(MARKING)} > {monitor} && chmod +x {monitor} "
+        f"&& git -C {folder} config core.fsmonitor {monitor} "
+        f"&& printf 'gitdir: %s\\n' {pointer} > .git && echo work > planted.txt"
     )
 
     run_loop(project, settings(stand_in(), agent_command=hostile(damage)))
@@ -131,6 +131,8 @@ def test_a_huge_or_oddly_named_session_is_committed_and_the_task_reaches_review(
     run_loop(project, settings(stand_in(), agent_command=hostile(damage)))
 
     assert project.tasks.get(worktree.task_id).status is TaskStatus.IN_REVIEW
-    names = git(root, "-c", "core.quotePath=true", "ls-tree", "-r", "--name-only", f"refs/heads/{worktree.branch}")
+    names = git(
+        root, "-c", "core.quotePath=true", "ls-tree", "-r", "--name-only", f"refs/heads/{worktree.branch}"
+    )
     assert committed in {name.strip('"') for name in names.splitlines()}
     assert git(worktree.path, "status", "--porcelain", "--", ".", ":(exclude).ralph") == ""

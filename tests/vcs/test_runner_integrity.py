@@ -143,8 +143,16 @@ def test_object_ids_and_full_refs_are_checked_before_git_sees_them() -> None:
             object_id(bad)
     assert task_ref("refs/heads/ralph/7-greet") == "refs/heads/ralph/7-greet"
     assert branch_ref("refs/heads/main") == "refs/heads/main"
-    for bad in ("ralph/7-greet", "-refs/heads/ralph/x", "refs/heads/ralph/a..b", "refs/heads/ralph/x.lock",
-                "refs/heads/ralph/a b", "refs/heads/ralph/x^", "refs/heads/ralph/", "refs/heads/ralph/@{1}"):
+    for bad in (
+        "ralph/7-greet",
+        "-refs/heads/ralph/x",
+        "refs/heads/ralph/a..b",
+        "refs/heads/ralph/x.lock",
+        "refs/heads/ralph/a b",
+        "refs/heads/ralph/x^",
+        "refs/heads/ralph/",
+        "refs/heads/ralph/@{1}",
+    ):
         with pytest.raises(ValueError, match="ref"):
             task_ref(bad)
 
