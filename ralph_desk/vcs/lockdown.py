@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -70,6 +71,7 @@ _INCLUDE_KEY = re.compile(r"include(?:if\..*)?\.path", re.S)
 class _Listed:
     stamps: tuple[tuple[str, tuple[int, ...] | None], ...]
     settings: tuple[tuple[str, str], ...]
+    complete: bool  # False when git could not list it (never cached: the call itself likely fails too)
 
 
 _cache: dict[tuple[str, ...], _Listed] = {}
@@ -101,8 +103,9 @@ def _neutralised(cwd: Path, location: tuple[str, ...]) -> tuple[tuple[str, str],
     if known is not None and all(_stamp(Path(path)) == stamp for path, stamp in known.stamps):
         return known.settings
     listed = _list(cwd, location)
-    with _cache_lock:
-        _cache[cache_key] = listed
+    if listed.complete:
+        with _cache_lock:
+            _cache[cache_key] = listed
     return listed.settings
 
 
@@ -112,9 +115,11 @@ def _list(cwd: Path, location: tuple[str, ...]) -> _Listed:
     names: set[tuple[str, str]] = set()
     pending: list[tuple[str, ...]] = [("config", "--list", "--null", "--show-origin", "--includes")]
     seen_includes: set[Path] = set()
+    complete = True
     while pending:
         entries = _config_entries(cwd, location, pending.pop())
-        for origin, key, value in entries:
+        complete = complete and entries is not None
+        for origin, key, value in entries or ():
             if origin is not None:
                 files.add(origin)
             match = _DRIVER_KEY.fullmatch(key)
@@ -131,7 +136,7 @@ def _list(cwd: Path, location: tuple[str, ...]) -> _Listed:
     for section, name in sorted(names):
         settings.extend(_neutral(section, name))
     stamps = tuple((str(path), _stamp(path)) for path in sorted(files))
-    return _Listed(stamps, tuple(settings))
+    return _Listed(stamps, tuple(settings), complete)
 
 
 def _neutral(section: str, name: str) -> list[tuple[str, str]]:
@@ -146,7 +151,7 @@ def _neutral(section: str, name: str) -> list[tuple[str, str]]:
 
 def _config_entries(
     cwd: Path, location: tuple[str, ...], args: tuple[str, ...]
-) -> list[tuple[Path | None, str, str]]:
+) -> list[tuple[Path | None, str, str]] | None:
     """`(file, key, value)` per entry `git config` lists (file None: the command line, standard input)."""
     env = base_environment()
     env["GIT_CONFIG_COUNT"] = "0"
@@ -160,7 +165,9 @@ def _config_entries(
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return []
+        return None
+    if result.returncode != 0:
+        return None
     fields = os.fsdecode(result.stdout).split("\0")
     found: list[tuple[Path | None, str, str]] = []
     for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
@@ -198,4 +205,6 @@ def _stamp(path: Path) -> tuple[int, ...] | None:
         facts = path.lstat()
     except OSError:
         return None
+    if stat.S_ISDIR(facts.st_mode):
+        return (facts.st_ino,)  # a git folder changes with every index write; only its swap matters here
     return (facts.st_ino, facts.st_mtime_ns, facts.st_ctime_ns, facts.st_size)

@@ -179,3 +179,31 @@ def test_inherited_git_variables_do_not_redirect_the_desk(
     monkeypatch.delenv("GIT_INDEX_FILE")
     assert git(desk.paths.root, "show", f"{made.after}:work.txt") == "mine"
     assert not (tmp_path / "index").exists()
+
+
+def test_a_filter_defined_later_in_an_included_file_or_under_a_condition_is_neutralised_too(
+    desk: Services, tmp_path: Path
+) -> None:
+    root = desk.paths.root
+    marker = tmp_path / "MARKER"
+    script = tmp_path / "mark.sh"
+    script.write_text(MARKING.format(marker=marker))
+    script.chmod(0o755)
+    later, conditional = tmp_path / "later.cfg", tmp_path / "conditional.cfg"
+    later.write_text("")
+    conditional.write_text(f'[filter "when"]\n\tclean = {script}\n\trequired = true\n')
+    git(root, "config", "include.path", str(later))
+    git(root, "config", "includeIf.onbranch:ralph/**.path", str(conditional))
+    worktree = _task(desk, "Greet")
+    (worktree.path / ".gitattributes").write_text("*.py filter=later\n*.txt filter=when\n")
+    loop_git.state(worktree.path)
+    desk.workspaces.commit_session(worktree, "Greet", "s-1", "done", "greeted", True)
+
+    later.write_text(f'[filter "later"]\n\tclean = {script}\n\trequired = true\n')
+    (worktree.path / "app.py").write_text("changed\n")
+    (worktree.path / "notes.txt").write_text("changed\n")
+    loop_git.state(worktree.path)
+    made = desk.workspaces.commit_session(worktree, "Greet", "s-2", "done", "again", True)
+
+    assert not marker.exists(), marker.read_text()
+    assert git(root, "show", f"{made.after}:app.py") == "changed"
