@@ -15,6 +15,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.vcs import diffs, merging
 from ralph_desk.vcs.names import branch_ref, object_id, task_ref
 from ralph_desk.vcs.run import rev, run
+from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 from tests.support.git_repo import git
 from tests.support.review_project import open_review_project
@@ -207,3 +208,45 @@ def test_a_filter_defined_later_in_an_included_file_or_under_a_condition_is_neut
 
     assert not marker.exists(), marker.read_text()
     assert git(root, "show", f"{made.after}:app.py") == "changed"
+
+
+def test_edits_not_allowed_are_stashed_through_the_worktree_git_and_a_moved_head_goes_back(
+    desk: Services,
+) -> None:
+    root = desk.paths.root
+    worktree = _task(desk, "Read only")
+    main_before = git(root, "rev-parse", "refs/heads/main")
+    tip = git(root, "rev-parse", f"refs/heads/{worktree.branch}")
+    git(worktree.path, "checkout", "-q", "--detach")
+    (worktree.path / "app.py").write_text("not allowed\n")
+
+    made = desk.workspaces.commit_session(worktree, "Read only", "s-1", None, None, False)
+
+    assert made.stashed and (made.before, made.after) == (tip, tip)
+    assert made.head_was is not None and "detached" in made.head_was
+    assert git(worktree.path, "symbolic-ref", "HEAD") == f"refs/heads/{worktree.branch}"
+    assert (worktree.path / "app.py").read_text() == "one\ntwo\nthree\n"
+    assert git(root, "rev-parse", "refs/heads/main") == main_before
+    assert "made edits while edits were not allowed" in git(root, "stash", "list")
+
+
+@pytest.mark.parametrize("swap", ["folder", "elsewhere", "missing"])
+def test_a_worktree_whose_git_was_swapped_is_refused_and_nothing_is_committed(
+    desk: Services, tmp_path: Path, swap: str
+) -> None:
+    root = desk.paths.root
+    worktree = _task(desk, "Swap")
+    tip = git(root, "rev-parse", f"refs/heads/{worktree.branch}")
+    dot_git = worktree.path / ".git"
+    dot_git.unlink()
+    if swap == "folder":
+        git(worktree.path, "init", "-q")
+    elif swap == "elsewhere":
+        git(tmp_path, "init", "-q", "other")
+        dot_git.write_text(f"gitdir: {tmp_path / 'other' / '.git'}\n")
+    (worktree.path / "work.txt").write_text("mine\n")
+
+    with pytest.raises(WorktreeIntegrityError, match="no longer belongs"):
+        desk.workspaces.commit_session(worktree, "Swap", "s-1", "done", "swapped", True)
+
+    assert git(root, "rev-parse", f"refs/heads/{worktree.branch}") == tip
