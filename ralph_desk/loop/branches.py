@@ -17,9 +17,12 @@ from ralph_desk.services.errors import NotFoundError
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.services.workspaces import NoBaseBranchError, SessionCommit
+from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.loop")
+
+MAX_NAMED = 10
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,11 @@ def prepare(services: Services, plan: SessionPlan, project_root: Path) -> Sessio
         if services.workspaces.is_git():  # the base came back meanwhile: prepare again, never the checkout
             raise NoBaseBranchError("the base branch changed while the session was prepared; start again")
         return SessionWork(project_root)
-    conflicts = services.workspaces.catch_up(worktree)
+    try:
+        conflicts = services.workspaces.catch_up(worktree)
+    except WorktreeIntegrityError as error:
+        _flag(services, plan.task.id, f"The base branch was not merged into this task's branch: {error}.")
+        return SessionWork(worktree.path, worktree)
     if conflicts:
         what = (
             f"The base branch {worktree.base!r} moved on and was merged into this task's branch; these files "
@@ -123,7 +130,11 @@ def tip(services: Services, work: SessionWork) -> str | None:
 
 
 def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bool) -> SessionCommit | None:
-    """Commit the session's work on its task branch (or stash it when edits were not allowed)."""
+    """Commit the session's work on its task branch (or stash it when edits were not allowed).
+
+    A worktree whose `.git` was tampered with is not committed; that, a HEAD the agent moved and a nested
+    repository left out of the commit each become a blocking flag on the task.
+    """
     if work.worktree is None or plan.task is None:
         return None
     signals = services.signals.for_session(plan.session_id)
@@ -131,7 +142,36 @@ def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bo
     verb = closing[-1].verb.value if closing else None
     said = (closing[-1].summary or closing[-1].remaining or closing[-1].reason) if closing else None
     task = plan.task
-    return services.workspaces.commit_session(work.worktree, task.title, plan.session_id, verb, said, allowed)
+    try:
+        made = services.workspaces.commit_session(
+            work.worktree, task.title, plan.session_id, verb, said, allowed
+        )
+    except WorktreeIntegrityError as error:
+        log.warning("session %s: its work was not committed: %s", plan.session_id, error)
+        _flag(services, task.id, f"This session's work was NOT committed: {error}.")
+        return None
+    branch = f"refs/heads/{work.worktree.branch}"
+    if made.head_was is not None:
+        _flag(
+            services,
+            task.id,
+            f"The agent moved HEAD to {made.head_was}; its work was committed to the task branch {branch}, "
+            "and HEAD is back on it. Work on the task branch only.",
+        )
+    if made.left_out:
+        shown = ", ".join(made.left_out[:MAX_NAMED]) + (" …" if len(made.left_out) > MAX_NAMED else "")
+        _flag(
+            services,
+            task.id,
+            f"These folders hold a git repository of their own and were left out of the commit (a gitlink "
+            f"would name a commit that exists nowhere else): {shown}. Their only copy is in the worktree "
+            f"{work.worktree.path}; it is kept until they are dealt with.",
+        )
+    return made
+
+
+def _flag(services: Services, task_id: int, what: str) -> None:
+    services.signals.record(task_id, None, "flag", what=what, severity="blocking", category="security")
 
 
 def gate(services: Services, work: SessionWork, plan: SessionPlan, decision: Decision) -> Decision:

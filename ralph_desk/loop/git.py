@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.loop import filetree
+from ralph_desk.services.sessions import MAX_CHANGED_FILES
 from ralph_desk.vcs.run import GitError, run
 
 
@@ -116,6 +117,15 @@ def changed_files(repo: Path, before: GitState, after: GitState) -> list[str]:
         path for path in after.dirty & before.dirty if after.content_of(path) != before.content_of(path)
     )
     return sorted(changed)
+
+
+def recordable(paths: Sequence[str]) -> list[str]:
+    """The changed paths as a session record keeps them: at most `MAX_CHANGED_FILES`, each as text UTF-8 can
+    store (a byte of a name that is not UTF-8 written `\\xNN`)."""
+    return [
+        path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        for path in paths[:MAX_CHANGED_FILES]
+    ]
 
 
 def stash_changes(repo: Path, message: str, paths: Sequence[str] | None = None) -> bool:

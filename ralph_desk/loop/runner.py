@@ -552,7 +552,7 @@ class LoopRunner:
                 exit_code,
                 outcome,
                 closing_verb=closing_verb,
-                changed_files=result.changed_files,
+                changed_files=git.recordable(result.changed_files),
                 head_after=ending.head_after,
                 error=ending.lost or summary.error or ("timed out" if timed_out else None),
             )

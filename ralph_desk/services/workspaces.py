@@ -21,7 +21,7 @@ from ralph_desk.services.sessions import this_host
 from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
-from ralph_desk.vcs import bases, commits, initialise, soundness, worktrees
+from ralph_desk.vcs import bases, commits, initialise, soundness, worktree_git, worktrees
 from ralph_desk.vcs.run import GitError, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
@@ -35,6 +35,8 @@ class SessionCommit:
     before: str | None
     after: str | None
     stashed: bool = False
+    head_was: str | None = None  # where the agent had moved the worktree's HEAD (now back on the task ref)
+    left_out: tuple[str, ...] = ()  # nested repositories kept out of the commit
 
 
 class NoBaseBranchError(ProjectError):
@@ -154,23 +156,26 @@ class WorkspaceService:
         summary: str | None,
         allowed: bool,
     ) -> SessionCommit:
-        """Commit what the session left on the task branch, or (edits not allowed) put it aside in a stash."""
+        """Commit what the session left on the task branch, or (edits not allowed) put it aside in a stash.
+
+        Only the task's ref moves; WorktreeIntegrityError (nothing committed) when the worktree's `.git` no
+        longer points at the repository that made it, or its branch is gone.
+        """
+        checkout = worktree_git.checkout_of(self.root, worktree.path)
+        ref = f"refs/heads/{worktree.branch}"
         if not allowed:
             note = f"ralph-desk: session {session_id} made edits while edits were not allowed"
-            stashed = commits.stash_all(worktree.path, note)
-            head = commits.head(worktree.path)
-            return SessionCommit(head, head, stashed)
+            stashed, head_was = commits.stash_all(checkout, ref, note)
+            tip = commits.tip_of(checkout, ref)
+            return SessionCommit(tip, tip, stashed, head_was)
         text = commits.message(worktree.task_id, title, verb, summary, session_id)
-        made = commits.commit_all(worktree.path, text)
-        if made is None:
-            head = commits.head(worktree.path)
-            return SessionCommit(head, head)
-        after, before = made
-        return SessionCommit(before, after)
+        made = commits.commit_to(checkout, ref, text)
+        return SessionCommit(made.before, made.after, False, made.head_was, made.left_out)
 
     def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
         """Bring the task branch up to date with its base; the files left with conflict markers."""
-        return commits.catch_up(worktree.path, worktree.base)
+        checkout = worktree_git.checkout_of(self.root, worktree.path)
+        return commits.catch_up(checkout, worktree.ref, worktree.base)
 
     def damage(self, worktree: TaskWorktree) -> str | None:
         """What became of a task's worktree under its agent (deleted, its `.git` broken); None when sound."""
@@ -183,14 +188,19 @@ class WorkspaceService:
         """The commit the task branch stands on."""
         return rev(self.root, worktree.ref)
 
-    def remove(self, task_id: int) -> None:
-        """Remove a task's worktree and branch (merged or discarded work): only the branch recorded as its."""
+    def remove(self, task_id: int) -> tuple[str, ...]:
+        """Remove a task's worktree and branch (merged or discarded work), only the branch recorded as its;
+        the nested repositories that kept them (none when both went)."""
         if not self.is_git():
-            return
+            return ()
         held = self.branch_of(task_id)
-        if held is not None and worktrees.remove(self.root, self.worktrees_dir, held.ref):
+        if held is None:
+            return ()
+        removed = worktrees.remove(self.root, self.worktrees_dir, held.ref)
+        if removed.ref_gone:
             with self.db.write() as unit:
                 branches.forget(unit, self.checkout, held.ref)
+        return removed.nested
 
     def retire(self, held: TaskBranch | None) -> str | None:
         """Remove a deleted task's worktree (`held`, read before the deletion), and its branch unless it
@@ -284,6 +294,12 @@ def _told(retired: worktrees.Retired, base: str) -> str | None:
     """One sentence on a retired worktree: its branch removed, or kept because it holds unmerged work."""
     if retired.branch is None:
         return f"removed the stale worktree folder {retired.folder}" if retired.folder else None
+    if retired.nested:
+        return (
+            f"kept the worktree {retired.folder} and the branch {retired.branch}: it holds repositories "
+            f"of their own that no commit holds ({', '.join(retired.nested)}); move them out, then retire it "
+            "again"
+        )
     if retired.branch_kept:
         return (
             f"kept the branch {retired.branch}: it holds work not on {base} "

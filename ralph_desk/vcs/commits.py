@@ -1,15 +1,36 @@
-"""A commit per session on the task branch: what the session left uncommitted, with trailers naming it."""
+"""A commit per session on the task branch: what the session left uncommitted, with trailers naming it.
+
+The commit is made from the worktree's files in a temporary index that starts from the task ref's tip
+(`commit-tree`), and only the task ref moves, from the tip it was read at (`update-ref <ref> <new>
+<tip>`): whatever the worktree's HEAD points at, no other ref is ever written.
+"""
 
 from __future__ import annotations
 
+import os
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from ralph_desk.vcs.run import agent_identity, is_ancestor, run
+from ralph_desk.vcs.names import branch_ref, object_id, task_ref
+from ralph_desk.vcs.run import Checkout, agent_identity, is_ancestor, out, rev, run
+from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 
 SUBJECT_LIMIT = 72
 BODY_LIMIT = 2000
 # The project's own state never goes onto a task branch.
 PATHSPEC = (".", ":(exclude).ralph")
+INDEX_NAME = "index"
+
+
+@dataclass(frozen=True)
+class Committed:
+    """One session's commit on the task ref: the tip before and after, and what the desk had to mend."""
+
+    before: str
+    after: str
+    head_was: str | None = None  # where the worktree's HEAD pointed, when not at the task ref
+    left_out: tuple[str, ...] = ()  # nested repositories, never committed as gitlinks
 
 
 def message(task_id: int, title: str, verb: str | None, summary: str | None, session_id: str) -> str:
@@ -24,62 +45,125 @@ def message(task_id: int, title: str, verb: str | None, summary: str | None, ses
     return "\n\n".join(parts) + "\n"
 
 
-def has_changes(worktree: Path) -> bool:
+def has_changes(checkout: Checkout) -> bool:
     """Whether the worktree holds anything uncommitted (outside `.ralph/`)."""
-    listing = run(worktree, "status", "--porcelain", "--untracked-files=all", "--", *PATHSPEC).stdout
+    listing = run(checkout, "status", "--porcelain", "--untracked-files=all", "--", *PATHSPEC).stdout
     return bool(listing.strip())
 
 
-def in_merge(worktree: Path) -> bool:
-    """Whether a merge is under way in the worktree (its conclusion is a merge commit)."""
-    return run(worktree, "rev-parse", "--verify", "--quiet", "MERGE_HEAD", ok_codes=(0, 1)).returncode == 0
+def merge_head(checkout: Checkout) -> str | None:
+    """The commit a merge under way in the worktree brings in (its conclusion is a merge commit), if any."""
+    found = run(checkout, "rev-parse", "--verify", "--quiet", "MERGE_HEAD", ok_codes=(0, 1)).stdout.strip()
+    return object_id(found) if found else None
 
 
-def commit_all(worktree: Path, text: str) -> tuple[str, str | None] | None:
-    """Commit everything uncommitted as the ralph-desk agent: (the new commit, its first parent), or None."""
-    if not has_changes(worktree) and not in_merge(worktree):
+def in_merge(checkout: Checkout) -> bool:
+    """Whether a merge is under way in the worktree."""
+    return merge_head(checkout) is not None
+
+
+def tip_of(checkout: Checkout, ref: str) -> str:
+    """The commit the task ref stands on; WorktreeIntegrityError when the branch is gone."""
+    tip = rev(checkout, task_ref(ref))
+    if tip is None:
+        raise WorktreeIntegrityError(f"the task branch {ref} no longer exists")
+    return tip
+
+
+def head_elsewhere(checkout: Checkout, ref: str) -> str | None:
+    """Where the worktree's HEAD points when it is not the task ref (a branch, or a detached commit)."""
+    named = run(checkout, "symbolic-ref", "--quiet", "HEAD", ok_codes=(0, 1)).stdout.strip()
+    if named == ref:
         return None
-    run(worktree, "add", "--all", "--", *PATHSPEC)
-    run(
-        worktree,
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "--allow-empty",
-        "-F",
-        "-",
-        env=agent_identity(),
-        stdin=text,
-    )
-    heads = run(worktree, "rev-parse", "HEAD", "HEAD^", ok_codes=(0, 128)).stdout.split()
-    return heads[0], heads[1] if len(heads) > 1 else None
+    if named:
+        return named
+    detached = run(checkout, "rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1)).stdout.strip()
+    return f"the detached commit {detached}" if detached else "nothing (HEAD was unreadable)"
 
 
-def head(worktree: Path) -> str | None:
-    """The commit the worktree stands on."""
-    result = run(worktree, "rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1))
-    return result.stdout.strip() or None
+def commit_to(checkout: Checkout, ref: str, text: str) -> Committed:
+    """Commit the worktree's files (outside `.ralph/`) on the task ref as the ralph-desk agent."""
+    tip = tip_of(checkout, ref)
+    head_was = head_elsewhere(checkout, ref)
+    merging = merge_head(checkout) if head_was is None else None
+    # Beside the worktree's own index, so that it can take that index's place in one rename.
+    with tempfile.TemporaryDirectory(prefix="ralph-desk-index-", dir=checkout.git_dir) as folder:
+        index = Path(folder) / INDEX_NAME
+        env = {"GIT_INDEX_FILE": str(index)}
+        run(checkout, "read-tree", tip, env=env)
+        nested = nested_repositories(checkout, env)
+        skipped = tuple(f":(exclude,literal){path}" for path in nested)
+        run(checkout, "add", "--all", "--", *PATHSPEC, *skipped, env=env)
+        tree = object_id(run(checkout, "write-tree", env=env).stdout.strip())
+        new = tip
+        if merging is not None or tree != out(checkout, "rev-parse", f"{tip}^{{tree}}"):
+            parents = ("-p", tip, *(("-p", merging) if merging else ()))
+            made = run(checkout, "commit-tree", tree, *parents, "-F", "-", env=agent_identity(), stdin=text)
+            new = object_id(made.stdout.strip())
+            run(checkout, "update-ref", "-m", "ralph-desk: session commit", ref, new, tip)
+        if head_was is not None:
+            put_head_back(checkout, ref)
+        # The temporary index holds exactly the new commit, with the files' stat facts: the worktree's now.
+        os.replace(index, checkout.git_dir / INDEX_NAME)
+    if merging is not None:
+        run(checkout, "merge", "--quit")
+    return Committed(tip, new, head_was, nested)
 
 
-def stash_all(worktree: Path, text: str) -> bool:
-    """Put every uncommitted change (untracked files too) aside in a stash named `text`; True if any was."""
-    if not has_changes(worktree):
-        return False
-    run(worktree, "stash", "push", "--quiet", "--include-untracked", "-m", text, "--", *PATHSPEC)
-    return True
+def put_head_back(checkout: Checkout, ref: str) -> None:
+    """Point the worktree's HEAD at the task ref again."""
+    run(checkout, "symbolic-ref", "-m", "ralph-desk: HEAD back on the task branch", "HEAD", ref)
 
 
-def catch_up(worktree: Path, base: str) -> tuple[str, ...]:
+def nested_repositories(checkout: Checkout, index: dict[str, str]) -> tuple[str, ...]:
+    """Untracked folders that hold a repository of their own (git would commit each as a gitlink)."""
+    listing = run(
+        checkout, "ls-files", "-z", "--others", "--exclude-standard", "--", *PATHSPEC, env=index
+    ).stdout
+    return tuple(path.rstrip("/") for path in listing.split("\0") if path.endswith("/"))
+
+
+def stash_all(checkout: Checkout, ref: str, text: str) -> tuple[bool, str | None]:
+    """Put every uncommitted change (untracked files too) aside in a stash named `text`.
+
+    (True if anything was put aside, where HEAD pointed when it was not the task ref.)
+    """
+    head_was = head_elsewhere(checkout, ref)
+    if head_was is not None:
+        put_head_back(checkout, ref)
+        run(checkout, "read-tree", "--reset", tip_of(checkout, ref))
+        run(checkout, "update-index", "-q", "--refresh", ok_codes=(0, 1))
+    if not has_changes(checkout):
+        return False, head_was
+    run(checkout, "stash", "push", "--quiet", "--include-untracked", "-m", text, "--", *PATHSPEC)
+    return True, head_was
+
+
+def catch_up(checkout: Checkout, ref: str, base: str) -> tuple[str, ...]:
     """Merge a base that moved on into the task branch; the files left with conflict markers, if any.
 
-    Nothing happens while the worktree has uncommitted work or a merge under way: the session's commit
-    concludes those first.
+    Nothing happens while the worktree has uncommitted work, a merge under way or a HEAD away from the
+    task ref: the session's commit concludes (or mends) those first.
     """
-    if is_ancestor(worktree, f"refs/heads/{base}", "HEAD") or in_merge(worktree) or has_changes(worktree):
+    base_ref = branch_ref(f"refs/heads/{base}")
+    base_tip = rev(checkout, base_ref)
+    tip = tip_of(checkout, ref)
+    if base_tip is None or is_ancestor(checkout, base_tip, tip):
         return ()
-    # By name, so that the conflict markers say which side is the base.
-    merged = run(worktree, "merge", "--no-edit", "--quiet", base, env=agent_identity(), ok_codes=(0, 1))
+    if head_elsewhere(checkout, ref) is not None or in_merge(checkout) or has_changes(checkout):
+        return ()
+    # By its full name (a tag cannot shadow it), so that the conflict markers say which side is the base.
+    merged = run(
+        checkout,
+        "merge",
+        "--no-edit",
+        "--quiet",
+        "--end-of-options",
+        base_ref,
+        env=agent_identity(),
+        ok_codes=(0, 1),
+    )
     if merged.returncode == 0:
         return ()
-    listing = run(worktree, "diff", "--name-only", "-z", "--diff-filter=U").stdout
+    listing = run(checkout, "diff", "--name-only", "-z", "--diff-filter=U").stdout
     return tuple(path for path in listing.split("\0") if path)

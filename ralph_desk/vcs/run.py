@@ -1,25 +1,37 @@
-"""Running `git`: one call shape, with hooks, signing and external diff programs switched off."""
+"""Running `git`: one call shape that runs no program a repository, a worktree or an agent configured.
+
+A task's worktree is reached through the repository that made it (`Checkout`: its own `--git-dir` and
+`--work-tree`), never by letting git discover whatever `<worktree>/.git` names now.
+"""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+
+from ralph_desk.vcs import lockdown
+from ralph_desk.vcs.names import object_id
 
 GIT_TIMEOUT_S = 120
 AGENT_NAME = "ralph-desk agent"
 AGENT_EMAIL = "agent@ralph-desk.invalid"
 
-# A project folder may be hostile: its hooks and its signing programs never run on our behalf.
-SAFE_OPTIONS = (
-    "-c",
-    f"core.hooksPath={os.devnull}",
-    "-c",
-    "commit.gpgSign=false",
-    "-c",
-    "core.quotePath=false",
-)
+
+@dataclass(frozen=True)
+class Checkout:
+    """A task worktree reached through the repository that made it: its git folder and its files."""
+
+    work_tree: Path
+    git_dir: Path
+
+    def location(self) -> tuple[str, ...]:
+        """The options that point git here, whatever `<work_tree>/.git` says."""
+        return (f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}")
+
+
+Where = Path | Checkout
 
 
 class GitError(RuntimeError):
@@ -34,25 +46,26 @@ class GitError(RuntimeError):
 
 
 def run(
-    repo: Path,
+    repo: Where,
     *args: str,
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
     ok_codes: tuple[int, ...] | None = (0,),
 ) -> subprocess.CompletedProcess[str]:
     """Run `git args` in `repo`; GitError unless its exit code is one of `ok_codes` (None: any, read it)."""
-    if not repo.is_dir():
-        raise GitError(args, 2, f"{repo}: no such folder")
+    cwd, location = (repo.work_tree, repo.location()) if isinstance(repo, Checkout) else (repo, ())
+    if not cwd.is_dir():
+        raise GitError(args, 2, f"{cwd}: no such folder")
     try:
         result = subprocess.run(
-            ["git", *SAFE_OPTIONS, *args],
-            cwd=repo,
+            ["git", *location, *args],
+            cwd=cwd,
             input=stdin,
             capture_output=True,
             encoding="utf-8",
             errors="surrogateescape",
             timeout=GIT_TIMEOUT_S,
-            env={**os.environ, **(env or {})},
+            env=lockdown.environment(cwd, location, env),
             check=False,
         )
     except FileNotFoundError:
@@ -64,7 +77,7 @@ def run(
     return result
 
 
-def out(repo: Path, *args: str) -> str:
+def out(repo: Where, *args: str) -> str:
     """The stripped standard output of `git args` (GitError when it fails)."""
     return run(repo, *args).stdout.strip()
 
@@ -87,18 +100,22 @@ def is_repository(path: Path) -> bool:
         return False
 
 
-def rev(repo: Path, name: str) -> str | None:
-    """The commit `name` points at, or None when there is none."""
-    result = run(repo, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", ok_codes=(0, 1))
-    return result.stdout.strip() or None
+def rev(repo: Where, name: str) -> str | None:
+    """The commit `name` (a full ref or an object id) points at, or None when there is none."""
+    result = run(
+        repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}", ok_codes=(0, 1)
+    )
+    found = result.stdout.strip()
+    return object_id(found) if found else None
 
 
-def is_ancestor(repo: Path, older: str, newer: str) -> bool:
+def is_ancestor(repo: Where, older: str, newer: str) -> bool:
     """Whether commit `older` is reachable from `newer`."""
-    return run(repo, "merge-base", "--is-ancestor", older, newer, ok_codes=(0, 1)).returncode == 0
+    found = run(repo, "merge-base", "--is-ancestor", "--end-of-options", older, newer, ok_codes=(0, 1))
+    return found.returncode == 0
 
 
-def current_branch(repo: Path) -> str | None:
+def current_branch(repo: Where) -> str | None:
     """The branch checked out in `repo` (None on a detached head)."""
     result = run(repo, "symbolic-ref", "--quiet", "--short", "HEAD", ok_codes=(0, 1))
     return result.stdout.strip() or None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph_desk.domain.branches import BRANCH_PREFIX, HEADS, TASK_REF, is_task_ref
-from ralph_desk.vcs import commits, soundness
+from ralph_desk.vcs import commits, soundness, worktree_git
 from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -159,30 +159,71 @@ def _clear_stale_lock(path: Path) -> None:
         (gitdir if gitdir.is_absolute() else path / gitdir).joinpath("index.lock").unlink(missing_ok=True)
 
 
-def remove(repo: Path, worktrees_dir: Path, ref: str, delete_branch: bool = True) -> bool:
-    """Remove the worktree of task branch `ref` (its folder and git's record of it) and, unless told not to,
-    the ref itself, only at the commit it is on now; whether the ref is gone.
+@dataclass(frozen=True)
+class Removed:
+    """What removing a task's worktree came to: whether its ref is gone, and the nested repositories that
+    kept the worktree and its branch (deleting them would lose those repositories' only copy)."""
 
-    A branch checked out outside `worktrees_dir` (the person's own checkout) keeps its ref."""
+    ref_gone: bool
+    nested: tuple[str, ...] = ()
+
+
+def remove(repo: Path, worktrees_dir: Path, ref: str, delete_branch: bool = True) -> Removed:
+    """Remove the worktree of task branch `ref` (its folder and git's record of it) and, unless told not to,
+    the ref itself, only at the commit it is on now.
+
+    A branch checked out outside `worktrees_dir` (the person's own checkout) keeps its ref; a worktree
+    holding a repository of its own that no commit holds is kept, with its branch, and logged."""
     _check_task_ref(ref)
     branch = ref.removeprefix(HEADS)
     path = checkouts(repo).get(branch)
     if path is not None and path.is_relative_to(worktrees_dir):
+        nested = nested_repositories(repo, path)
+        if nested:
+            log.warning(
+                "kept the worktree %s and its branch %s: it holds repositories no commit holds: %s",
+                path,
+                branch,
+                ", ".join(nested),
+            )
+            return Removed(False, nested)
         run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
         if path.exists():
             shutil.rmtree(path)
     run(repo, "worktree", "prune")
     tip = rev(repo, ref)
     if tip is None:
-        return True
+        return Removed(True)
     if not delete_branch:
-        return False
+        return Removed(False)
     elsewhere = checkouts(repo).get(branch)
     if elsewhere is not None:
         log.warning("kept the branch %s: it is checked out in %s", ref, elsewhere)
-        return False
+        return Removed(False)
     delete_ref(repo, ref, tip)
-    return True
+    return Removed(True)
+
+
+def nested_repositories(repo: Path, path: Path) -> tuple[str, ...]:
+    """The folders of a worktree that hold a git repository of their own and are not committed."""
+    try:
+        checkout = worktree_git.checkout_of(repo, path)
+    except worktree_git.WorktreeIntegrityError:
+        return _nested_on_disk(path)
+    return commits.nested_repositories(checkout, {})
+
+
+def _nested_on_disk(path: Path) -> tuple[str, ...]:
+    """Folders below `path` holding a `.git` (its own `.git` aside), found without git."""
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(path):
+        here = Path(folder)
+        if here != path and (".git" in subfolders or ".git" in files):
+            found.append(here.relative_to(path).as_posix())
+            subfolders.clear()
+        elif here == path:
+            subfolders[:] = [name for name in subfolders if name != ".git"]
+    return tuple(sorted(found))
 
 
 def stale(repo: Path, worktrees_dir: Path) -> list[Path]:
@@ -241,6 +282,7 @@ class Retired:
     folder: Path | None
     branch: str | None
     branch_kept: bool
+    nested: tuple[str, ...] = ()  # repositories of its own the folder holds: folder and branch were kept
 
 
 def holds_unmerged_work(repo: Path, base_ref: str, ref: str) -> bool:
@@ -266,12 +308,16 @@ def retire(repo: Path, worktrees_dir: Path, task_id: int, ref: str, base: str) -
         return Retired(None, None, False)
     folder = checkouts(repo).get(branch)
     if folder is not None and folder.is_relative_to(worktrees_dir) and (folder / ".git").is_file():
-        commits.commit_all(folder, LEFTOVER.format(task_id=task_id))
+        try:
+            checkout = worktree_git.checkout_of(repo, folder)
+            commits.commit_to(checkout, ref, LEFTOVER.format(task_id=task_id))
+        except worktree_git.WorktreeIntegrityError:
+            log.warning("the worktree %s was tampered with: what it holds was not committed", folder)
     else:
         folder = None
     kept = holds_unmerged_work(repo, HEADS + base, ref)
-    gone = remove(repo, worktrees_dir, ref, delete_branch=not kept)
-    return Retired(folder, branch, not gone)
+    removed = remove(repo, worktrees_dir, ref, delete_branch=not kept)
+    return Retired(folder, branch, not removed.ref_gone, removed.nested)
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def test_two_tasks_are_reviewed_sent_back_approved_and_a_conflict_is_aborted(
     assert outside_ralph_status(root) == ""
 
     # Its next session starts with the base merged in and the conflict marked; it resolves it, and merges.
-    conflict = f"<<<<<<< HEAD\nHIGH = 3\n=======\nHIGH = 2  # metres\n>>>>>>> {base}\n"
+    conflict = f"<<<<<<< HEAD\nHIGH = 3\n=======\nHIGH = 2  # metres\n>>>>>>> refs/heads/{base}\n"
     start_api(**{heading(second.id): edit(two.path / "tide.py", conflict, "HIGH = 3  # metres\n", "merged")})
     run_loop(project, settings(agent))
     assert "conflict markers" in project.paths.mcp_dir.joinpath("prompt.md").read_text()

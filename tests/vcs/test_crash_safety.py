@@ -198,7 +198,7 @@ def test_a_session_commit_killed_midway_leaves_the_work_to_commit_again(
     (worktree.path / "app.py").write_text("newer\n")
 
     code = COMMIT.format(root=str(desk.paths.root), task=task_id)
-    _kill_at(tmp_path, _python_process(code), "commit", after=after, lock=lock)
+    _kill_at(tmp_path, _python_process(code), "update-ref", after=after, lock=lock)
 
     assert fsck_ok(desk.paths.root)
     resumed = desk.workspaces.prepare(task_id, "Greet")  # the next session's start

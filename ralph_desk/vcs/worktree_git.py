@@ -1,0 +1,86 @@
+"""A task worktree reached through the repository that made it, after checking it still belongs there.
+
+An agent works inside its worktree and can rewrite `<worktree>/.git`: point it at another git folder
+(whose config names programs), replace it with a folder of its own, or remove it. The desk's git never
+follows that file: it names the git folder the repository recorded for the worktree, and refuses a
+worktree whose `.git` and that record no longer point at each other.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ralph_desk.vcs.run import Checkout, out
+
+GITDIR_PREFIX = "gitdir:"
+
+
+class WorktreeIntegrityError(RuntimeError):
+    """A task worktree the desk will not commit from: its `.git` or its branch is not what the desk made."""
+
+
+def common_dir(repo: Path) -> Path:
+    """The repository's shared git folder (`.git` of the person's checkout)."""
+    found = Path(out(repo, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+    return found if found.is_absolute() else repo / found
+
+
+def checkout_of(repo: Path, worktree: Path) -> Checkout:
+    """`worktree` through `repo`'s record of it; WorktreeIntegrityError when its `.git` was tampered with."""
+    registry = common_dir(repo) / "worktrees"
+    own = _real(worktree)
+    record = next((entry for entry in _entries(registry) if _points_back(entry, own)), None)
+    if record is None:
+        raise WorktreeIntegrityError(
+            f"the repository at {repo} has no record of the worktree {worktree} (was it removed with "
+            "`git worktree remove`, or moved?)"
+        )
+    problem = _pointer_problem(worktree / ".git", record)
+    if problem is not None:
+        raise WorktreeIntegrityError(
+            f"the worktree {worktree} no longer belongs to the repository that made it: its .git {problem} "
+            f"(expected a file saying `gitdir: {record}`)"
+        )
+    return Checkout(worktree, record)
+
+
+def _entries(registry: Path) -> list[Path]:
+    try:
+        return sorted(entry for entry in registry.iterdir() if entry.is_dir() and not entry.is_symlink())
+    except OSError:
+        return []
+
+
+def _points_back(record: Path, worktree: str) -> bool:
+    """Whether the record's `gitdir` file names `<worktree>/.git`."""
+    try:
+        named = Path(record.joinpath("gitdir").read_text(encoding="utf-8", errors="surrogateescape").strip())
+    except OSError:
+        return False
+    return named.name == ".git" and _real(named.parent) == worktree
+
+
+def _pointer_problem(dot_git: Path, record: Path) -> str | None:
+    """What is wrong with `<worktree>/.git` (None when it is a file naming `record`)."""
+    if dot_git.is_symlink():
+        return "is a symbolic link"
+    if dot_git.is_dir():
+        return "was replaced by a folder (a repository of its own)"
+    if not dot_git.is_file():
+        return "is missing"
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape").strip()
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    if not text.startswith(GITDIR_PREFIX):
+        return "does not name a git folder"
+    named = Path(text.removeprefix(GITDIR_PREFIX).strip())
+    target = named if named.is_absolute() else dot_git.parent / named
+    if _real(target) != _real(record):
+        return f"points at {named} instead"
+    return None
+
+
+def _real(path: Path) -> str:
+    return os.path.realpath(path)
