@@ -14,6 +14,7 @@ from pathlib import Path
 from ralph_desk.vcs.run import Checkout, out
 
 GITDIR_PREFIX = "gitdir:"
+POINTER_LIMIT = 4096  # a `.git` or `gitdir` file is one short line; anything longer is not one git wrote
 
 
 class WorktreeIntegrityError(RuntimeError):
@@ -28,21 +29,45 @@ def common_dir(repo: Path) -> Path:
 
 def checkout_of(repo: Path, worktree: Path) -> Checkout:
     """`worktree` through `repo`'s record of it; WorktreeIntegrityError when its `.git` was tampered with."""
-    registry = common_dir(repo) / "worktrees"
-    own = _real(worktree)
-    record = next((entry for entry in _entries(registry) if _points_back(entry, own)), None)
+    record = record_of(repo, worktree)
     if record is None:
         raise WorktreeIntegrityError(
             f"the repository at {repo} has no record of the worktree {worktree} (was it removed with "
             "`git worktree remove`, or moved?)"
         )
-    problem = _pointer_problem(worktree / ".git", record)
+    problem = pointer_problem(worktree / ".git", record)
     if problem is not None:
         raise WorktreeIntegrityError(
             f"the worktree {worktree} no longer belongs to the repository that made it: its .git {problem} "
             f"(expected a file saying `gitdir: {record}`)"
         )
     return Checkout(worktree, record)
+
+
+def record_of(repo: Path, worktree: Path) -> Path | None:
+    """The repository's record of `worktree` (the folder under `.git/worktrees/` whose `gitdir` file names
+    `<worktree>/.git`), if it has one."""
+    own = _real(worktree)
+    records = _entries(common_dir(repo) / "worktrees")
+    return next((entry for entry in records if _points_back(entry, own)), None)
+
+
+def pointer_problem(dot_git: Path, record: Path) -> str | None:
+    """What is wrong with `<worktree>/.git` (None when it is a file naming `record`)."""
+    if dot_git.is_symlink():
+        return "is a symbolic link"
+    if dot_git.is_dir():
+        return "was replaced by a folder (a repository of its own)"
+    if not dot_git.is_file():
+        return "is missing"
+    text = _small_text(dot_git)
+    if text is None or not text.startswith(GITDIR_PREFIX):
+        return "does not name a git folder"
+    named = Path(text.removeprefix(GITDIR_PREFIX).strip())
+    target = named if named.is_absolute() else dot_git.parent / named
+    if _real(target) != _real(record):
+        return f"points at {named} instead"
+    return None
 
 
 def _entries(registry: Path) -> list[Path]:
@@ -53,33 +78,27 @@ def _entries(registry: Path) -> list[Path]:
 
 
 def _points_back(record: Path, worktree: str) -> bool:
-    """Whether the record's `gitdir` file names `<worktree>/.git`."""
-    try:
-        named = Path(record.joinpath("gitdir").read_text(encoding="utf-8", errors="surrogateescape").strip())
-    except OSError:
+    """Whether the record's `gitdir` file names `<worktree>/.git` (a relative name is the record's own)."""
+    text = _small_text(record / "gitdir")
+    if text is None:
         return False
+    named = Path(text)
+    named = named if named.is_absolute() else record / named
     return named.name == ".git" and _real(named.parent) == worktree
 
 
-def _pointer_problem(dot_git: Path, record: Path) -> str | None:
-    """What is wrong with `<worktree>/.git` (None when it is a file naming `record`)."""
-    if dot_git.is_symlink():
-        return "is a symbolic link"
-    if dot_git.is_dir():
-        return "was replaced by a folder (a repository of its own)"
-    if not dot_git.is_file():
-        return "is missing"
+def _small_text(file: Path) -> str | None:
+    """The stripped text of a short plain file git wrote; None when missing, a link, too long or not text."""
     try:
-        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape").strip()
-    except OSError as error:
-        return f"cannot be read ({error.strerror})"
-    if not text.startswith(GITDIR_PREFIX):
-        return "does not name a git folder"
-    named = Path(text.removeprefix(GITDIR_PREFIX).strip())
-    target = named if named.is_absolute() else dot_git.parent / named
-    if _real(target) != _real(record):
-        return f"points at {named} instead"
-    return None
+        if file.is_symlink() or not file.is_file():
+            return None
+        with file.open("rb") as handle:
+            raw = handle.read(POINTER_LIMIT + 1)
+    except OSError:
+        return None
+    if len(raw) > POINTER_LIMIT:
+        return None
+    return raw.decode("utf-8", errors="surrogateescape").strip()
 
 
 def _real(path: Path) -> str:
