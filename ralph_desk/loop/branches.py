@@ -17,6 +17,7 @@ from ralph_desk.services.errors import NotFoundError
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.services.workspaces import NoBaseBranchError, SessionCommit
+from ralph_desk.vcs.run import GitError
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 
@@ -47,7 +48,7 @@ def prepare(services: Services, plan: SessionPlan, project_root: Path) -> Sessio
         return SessionWork(project_root)
     try:
         conflicts = services.workspaces.catch_up(worktree)
-    except WorktreeIntegrityError as error:
+    except UNCOMMITTABLE as error:
         _flag(services, plan.task.id, f"The base branch was not merged into this task's branch: {error}.")
         return SessionWork(worktree.path, worktree)
     if conflicts:
@@ -88,6 +89,16 @@ def lost(services: Services, work: SessionWork, plan: SessionPlan) -> Lost | Non
         f"the task's worktree {shown} {damage} while the session ran, so nothing left in it was committed; "
         f"the work committed before stays on {work.worktree.branch}, and the next session gets the worktree "
         "again from that branch"
+    )
+
+
+UNCOMMITTABLE = (WorktreeIntegrityError, GitError)
+
+
+def not_committed(error: Exception) -> Lost:
+    """A session whose work could not be committed (`.git` tampered with, git failing): flagged, requeued."""
+    return Lost(
+        f"This session's work was NOT committed: {error}. The work committed before stays on the task branch"
     )
 
 
@@ -132,8 +143,9 @@ def tip(services: Services, work: SessionWork) -> str | None:
 def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bool) -> SessionCommit | None:
     """Commit the session's work on its task branch (or stash it when edits were not allowed).
 
-    A worktree whose `.git` was tampered with is not committed; that, a HEAD the agent moved and a nested
-    repository left out of the commit each become a blocking flag on the task.
+    A HEAD the agent moved and a nested repository left out of the commit each become a blocking flag on the
+    task. A worktree whose `.git` was tampered with, or where git fails, raises one of `UNCOMMITTABLE`
+    (nothing committed): the caller ends the session as `not_committed` says.
     """
     if work.worktree is None or plan.task is None:
         return None
@@ -142,14 +154,7 @@ def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bo
     verb = closing[-1].verb.value if closing else None
     said = (closing[-1].summary or closing[-1].remaining or closing[-1].reason) if closing else None
     task = plan.task
-    try:
-        made = services.workspaces.commit_session(
-            work.worktree, task.title, plan.session_id, verb, said, allowed
-        )
-    except WorktreeIntegrityError as error:
-        log.warning("session %s: its work was not committed: %s", plan.session_id, error)
-        _flag(services, task.id, f"This session's work was NOT committed: {error}.")
-        return None
+    made = services.workspaces.commit_session(work.worktree, task.title, plan.session_id, verb, said, allowed)
     branch = f"refs/heads/{work.worktree.branch}"
     if made.head_was is not None:
         _flag(

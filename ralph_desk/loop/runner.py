@@ -583,14 +583,19 @@ class LoopRunner:
     ) -> _Ending:
         """After the agent: what it changed, its commit on the task branch, the decision, the review gate."""
         services, settings, root = self.services, self.settings, work.root
-        git_after = await asyncio.to_thread(git.state, root)
-        changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
-        escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
-        if escaped:
-            await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
-        # The commit comes before the decision: a crash between them leaves the work on the task branch.
-        async with self._git:
-            committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
+        try:
+            git_after = await asyncio.to_thread(git.state, root)
+            changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
+            escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
+            if escaped:
+                await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
+            # The commit comes before the decision: a crash between them leaves the work on the task branch.
+            async with self._git:
+                committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
+        except branches.UNCOMMITTABLE as error:  # the session ends; its task, the siblings and the loop go on
+            log.warning("session %s: its work was not committed: %s", plan.session_id, error)
+            lost = branches.not_committed(error)
+            return await _through(self._conclude_lost, plan, summary, exit_code, timed_out, work, lost)
         result = await asyncio.to_thread(
             self._post_process, plan, summary, exit_code, timed_out, changed, fingerprint_before, work
         )

@@ -71,7 +71,7 @@ _INCLUDE_KEY = re.compile(r"include(?:if\..*)?\.path", re.S)
 class _Listed:
     stamps: tuple[tuple[str, tuple[int, ...] | None], ...]
     settings: tuple[tuple[str, str], ...]
-    complete: bool  # False when git could not list it (never cached: the call itself likely fails too)
+    complete: bool  # False when git could not list it: the call is refused (fails closed), nothing cached
 
 
 _cache: dict[tuple[str, ...], _Listed] = {}
@@ -96,6 +96,10 @@ def environment(cwd: Path, location: Sequence[str], extra: Mapping[str, str] | N
     return env
 
 
+class ConfigUnreadableError(RuntimeError):
+    """A repository whose configuration could not be listed: git is not run there (it fails closed)."""
+
+
 def _neutralised(cwd: Path, location: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     cache_key = (str(cwd), *location)
     with _cache_lock:
@@ -103,9 +107,14 @@ def _neutralised(cwd: Path, location: tuple[str, ...]) -> tuple[tuple[str, str],
     if known is not None and all(_stamp(Path(path)) == stamp for path, stamp in known.stamps):
         return known.settings
     listed = _list(cwd, location)
-    if listed.complete:
-        with _cache_lock:
-            _cache[cache_key] = listed
+    if not listed.complete:
+        raise ConfigUnreadableError(
+            "its git configuration (or a file it includes) could not be read in full within "
+            f"{LIST_TIMEOUT_S} s, so the programs it may name cannot be switched off: the desk runs no git "
+            "there until `git config --list --includes` answers"
+        )
+    with _cache_lock:
+        _cache[cache_key] = listed
     return listed.settings
 
 

@@ -70,6 +70,8 @@ def run(
         )
     except FileNotFoundError:
         raise GitError(args, 127, "the git program is not installed (or not on PATH)") from None
+    except lockdown.ConfigUnreadableError as error:
+        raise GitError(args, 128, str(error)) from None
     except subprocess.TimeoutExpired:
         raise GitError(args, -1, f"no answer within {GIT_TIMEOUT_S} s") from None
     if ok_codes is not None and result.returncode not in ok_codes:

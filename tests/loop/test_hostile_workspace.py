@@ -176,3 +176,38 @@ def test_a_task_deleted_while_its_session_runs_ends_that_session_and_the_loop_go
     assert len(ended) == 1 and ended[0].outcome == SessionOutcome.STOPPED.value
     assert f"task #{doomed.id}" in (ended[0].error or "")
     assert project.tasks.get(after.id).status is TaskStatus.IN_REVIEW
+
+
+def test_git_failing_in_a_worktree_that_looks_sound_ends_that_session_not_the_loop(
+    project: Services, start_api: StartApi, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The worktree's `.git` still points home, but the HEAD its record holds is garbage: every git command
+    # there fails, so the session's commit fails. The session ends flagged; the loop is not failed by it.
+    root = project.paths.root
+    update_config(project.paths, review_gate=True)
+    task = project.tasks.create("core", "backend", "Wreck the head")
+    script = [
+        *session(write("kept.txt", "committed before\n"), verb("partial", summary="half", remaining="rest")),
+        *session(verb("done", summary="all done, honest")),
+        *session(write("rest.txt", "the rest\n"), verb("done", summary="really done")),
+    ]
+    start_api(**{heading(task.id): script})
+    damage = 'echo garbage > "$(git rev-parse --absolute-git-dir)/HEAD"'
+    agent = settings(stand_in(), agent_command=hostile(damage, tmp_path / "wrecked", after="kept.txt"))
+    caplog.set_level(logging.INFO)
+
+    status = run_loop(project, agent)
+
+    assert status.state is LoopState.COMPLETED, status.stop_reason
+    assert no_tracebacks(caplog.records) == []
+    first, broken, last = sessions_of(project, task.id)
+    assert broken.outcome == SessionOutcome.REQUEUED.value
+    assert broken.error is not None and "NOT committed" in broken.error
+    flags = [signal.what or "" for signal in project.signals.for_task(task.id) if signal.verb is Verb.FLAG]
+    assert any("NOT committed" in what for what in flags)
+    assert last.outcome == SessionOutcome.DONE.value
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    branch = f"refs/heads/ralph/{task.id}-wreck-the-head"
+    assert git(root, "show", f"{branch}:kept.txt") == "committed before"
+    assert git(root, "show", f"{branch}:rest.txt") == "the rest"
+    assert fsck_ok(root)

@@ -4,6 +4,7 @@ named like the base or the task branch changes nothing, and names and object ids
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,9 +13,10 @@ import pytest
 from ralph_desk.domain.enums import MergeStrategy
 from ralph_desk.loop import git as loop_git
 from ralph_desk.services.container import Services
-from ralph_desk.vcs import diffs, merging
+from ralph_desk.vcs import diffs, lockdown, merging
 from ralph_desk.vcs.names import branch_ref, object_id, task_ref
-from ralph_desk.vcs.run import rev, run
+from ralph_desk.vcs import run as runner
+from ralph_desk.vcs.run import GitError, rev, run
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 from tests.support.git_repo import git
@@ -250,3 +252,21 @@ def test_a_worktree_whose_git_was_swapped_is_refused_and_nothing_is_committed(
         desk.workspaces.commit_session(worktree, "Swap", "s-1", "done", "swapped", True)
 
     assert git(root, "rev-parse", f"refs/heads/{worktree.branch}") == tip
+
+
+def test_a_configuration_git_cannot_list_in_full_runs_no_git_there(
+    desk: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An include of a FIFO: listing the configuration blocks, so the drivers it might define are unknown.
+    # A process writing `[filter "x"] clean = …` into it as git reads would otherwise win: the desk refuses.
+    root = desk.paths.root
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+    git(root, "config", "include.path", str(fifo))
+    monkeypatch.setattr(lockdown, "LIST_TIMEOUT_S", 1)
+    monkeypatch.setattr(runner, "GIT_TIMEOUT_S", 5)
+
+    with pytest.raises(GitError) as refused:
+        run(root, "status", "--porcelain")
+
+    assert "configuration" in str(refused.value) and "could not be read in full" in str(refused.value)
