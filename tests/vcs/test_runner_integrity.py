@@ -14,8 +14,8 @@ from ralph_desk.domain.enums import MergeStrategy
 from ralph_desk.loop import git as loop_git
 from ralph_desk.services.container import Services
 from ralph_desk.vcs import diffs, lockdown, merging
-from ralph_desk.vcs.names import branch_ref, object_id, task_ref
 from ralph_desk.vcs import run as runner
+from ralph_desk.vcs.names import branch_ref, object_id, task_ref
 from ralph_desk.vcs.run import GitError, rev, run
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
