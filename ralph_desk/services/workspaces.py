@@ -262,7 +262,8 @@ class WorkspaceService:
         A branch is adopted only for a task that has no record, when its name has the task's id, it holds
         the commit of the task's newest session, no record holds it, no other checkout or project has it
         checked out, and no other branch of that task fits as well. Anything else stays unrecorded."""
-        if self._adopted or not self.is_git():
+        base = self.base_branch() if not self._adopted else None
+        if self._adopted or base is None:
             return
         with self.db.read() as unit:
             if branches.adopted(unit, self.checkout):
@@ -277,7 +278,7 @@ class WorkspaceService:
             for task in waiting:
                 taken = held | set(found.values())
                 ref = worktrees.legacy_branch(
-                    self.root, worktrees_dir, task.task_id, task.commit, refs, taken
+                    self.root, worktrees_dir, task.task_id, task.commit, refs, taken, HEADS + base
                 )
                 if ref is not None:
                     found[task.task_id] = ref

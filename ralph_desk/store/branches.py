@@ -70,9 +70,9 @@ def mark_adopted(unit: UnitOfWork, checkout: str) -> bool:
 
 
 def unrecorded(unit: UnitOfWork, checkout: str) -> list[UnrecordedTask]:
-    """Tasks not merged that have no branch record here, each with the commit its newest session noted.
+    """Tasks not merged that have no branch record here, each with the newest commit one of its sessions made.
 
-    A task whose sessions noted no commit never had a branch the desk made, and is left out.
+    A task whose sessions made no commit has no work on a branch to adopt, and is left out.
     """
     recorded = select(TaskBranchRow.task_id).join(TaskRow, _OWNER).where(TaskBranchRow.checkout == checkout)
     tasks = unit.session.scalars(
@@ -83,15 +83,18 @@ def unrecorded(unit: UnitOfWork, checkout: str) -> list[UnrecordedTask]:
     found: list[UnrecordedTask] = []
     for task_id in tasks:
         newest = unit.session.execute(
-            select(AgentSessionRow.head_after, AgentSessionRow.head_before)
+            select(AgentSessionRow.head_after)
             .where(
                 AgentSessionRow.task_id == task_id,
-                (AgentSessionRow.head_after.is_not(None)) | (AgentSessionRow.head_before.is_not(None)),
+                AgentSessionRow.head_after.is_not(None),
+                # A session that committed: its commit is the task's own work, never a base commit that
+                # every branch made from the base (another project's too) holds.
+                (AgentSessionRow.head_before.is_(None))
+                | (AgentSessionRow.head_after != AgentSessionRow.head_before),
             )
             .order_by(AgentSessionRow.started_at.desc(), AgentSessionRow.id.desc())
             .limit(1)
         ).first()
-        commit = newest[0] or newest[1] if newest is not None else None
-        if commit:
-            found.append(UnrecordedTask(task_id, commit))
+        if newest is not None and newest[0]:
+            found.append(UnrecordedTask(task_id, newest[0]))
     return found

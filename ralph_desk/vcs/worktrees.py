@@ -247,13 +247,25 @@ def repair(repo: Path, worktrees_dir: Path) -> list[Path]:
 
 
 def legacy_branch(
-    repo: Path, worktrees_dir: Path, task_id: int, commit: str, refs: Iterable[str], held: set[str]
+    repo: Path,
+    worktrees_dir: Path,
+    task_id: int,
+    commit: str,
+    refs: Iterable[str],
+    held: set[str],
+    base_ref: str,
 ) -> str | None:
-    """The branch an older ralph-desk made for task `task_id`, told by its name and by holding `commit` (the
-    task's newest session's): not held by a record, not checked out outside this project's worktrees, and
-    the only one that fits (None when none or several do)."""
+    """The branch an older ralph-desk made for task `task_id`, told by its name and by holding `commit` (a
+    commit of the task's newest session, not on the base): not held by a record, not checked out outside this
+    project's worktrees, and the only one that fits (None when none or several do)."""
     if _OID.fullmatch(commit) is None:
         return None
+    base = rev(repo, base_ref)
+    try:
+        if base is None or is_ancestor(repo, commit, base):
+            return None  # on the base: every branch made from it holds it, so it tells no branch apart
+    except GitError:
+        return None  # the commit is not in this repository
     where = checkouts(repo)
     fitting: list[str] = []
     for ref in refs:

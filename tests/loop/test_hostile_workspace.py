@@ -200,7 +200,7 @@ def test_git_failing_in_a_worktree_that_looks_sound_ends_that_session_not_the_lo
 
     assert status.state is LoopState.COMPLETED, status.stop_reason
     assert no_tracebacks(caplog.records) == []
-    first, broken, last = sessions_of(project, task.id)
+    _, broken, last = sessions_of(project, task.id)
     assert broken.outcome == SessionOutcome.REQUEUED.value
     assert broken.error is not None and "NOT committed" in broken.error
     flags = [signal.what or "" for signal in project.signals.for_task(task.id) if signal.verb is Verb.FLAG]

@@ -18,6 +18,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import create_db_engine
 from ralph_desk.store.urls import is_sqlite
+from ralph_desk.vcs import worktrees
 from tests.postgres import server
 from tests.support.cli import ralph_desk_process
 from tests.support.git_repo import commit_all, git, make_repo
@@ -233,3 +234,26 @@ def test_after_the_upgrade_each_project_in_one_repository_adopts_only_the_branch
     finally:
         if b_url is not None:
             server.drop_database(b_url)
+
+
+def test_an_old_branch_is_adopted_by_work_of_its_own_never_by_a_base_commit_every_branch_holds(
+    desk: Services,
+) -> None:
+    # On upgrade, a branch is told apart by a commit a session of its task made. A base commit proves
+    # nothing: another project's `ralph/1-…` branch made from the same base holds it too.
+    root = desk.paths.root
+    base = git(root, "rev-parse", "refs/heads/main")
+    git(root, "update-ref", "refs/heads/ralph/1-another-project", base)
+    refs = worktrees.task_refs(root)
+    worktrees_dir = desk.workspaces.worktrees_dir
+
+    assert worktrees.legacy_branch(root, worktrees_dir, 1, base, refs, set(), "refs/heads/main") is None
+
+    git(root, "checkout", "-q", "ralph/1-another-project")
+    (root / "work.txt").write_text("the task's own work\n")
+    git(root, "add", "work.txt")
+    git(root, "commit", "-qm", "work")
+    own = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "main")
+    found = worktrees.legacy_branch(root, worktrees_dir, 1, own, refs, set(), "refs/heads/main")
+    assert found == "refs/heads/ralph/1-another-project"
