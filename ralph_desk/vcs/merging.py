@@ -12,7 +12,6 @@ checkout right if the process is killed between moving the checkout and moving t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,9 +19,8 @@ from ralph_desk.domain.enums import MergeStrategy
 from ralph_desk.vcs import merge_journal, tree_changes, untracked
 from ralph_desk.vcs.checkout_state import Checkout, holding, in_progress
 from ralph_desk.vcs.merge_journal import Journal, JournalError
+from ralph_desk.vcs.names import is_object_id
 from ralph_desk.vcs.run import GitError, agent_identity, is_ancestor, out, rev, run
-
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class MergeRefusedError(RuntimeError):
@@ -42,7 +40,7 @@ class MergeResult:
 
 def merge(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str) -> MergeResult:
     """Merge the approved `commit` (a full object id) into `base` by `strategy`; a conflict moves nothing."""
-    if not _OID.fullmatch(commit):
+    if not is_object_id(commit):
         raise MergeRefusedError(f"{commit!r} is not a full commit id (40 or 64 lowercase hex digits)")
     recover_interrupted(repo)
     ref = f"refs/heads/{base}"
@@ -145,16 +143,3 @@ def _follow(checkout: Path, old: str, new: str, dry_run: bool = False) -> None:
             f"the merge would overwrite uncommitted changes in {checkout}: {error.stderr.strip()} — "
             "commit or stash them there, then approve again"
         ) from None
-
-
-def is_clean_merge(repo: Path, base: str, branch: str) -> bool:
-    """Whether `branch` would merge into `base` without a conflict (nothing is written but loose objects)."""
-    old, tip = rev(repo, f"refs/heads/{base}"), rev(repo, f"refs/heads/{branch}")
-    if old is None or tip is None:
-        return False
-    return run(repo, "merge-tree", "--write-tree", old, tip, ok_codes=(0, 1)).returncode == 0
-
-
-def head_of(repo: Path, base: str) -> str:
-    """The commit the base branch stands on."""
-    return out(repo, "rev-parse", f"refs/heads/{base}")

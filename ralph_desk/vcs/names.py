@@ -12,9 +12,14 @@ _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 
 
+def is_object_id(text: object) -> bool:
+    """Whether `text` is a full object id (40 or 64 lowercase hex digits)."""
+    return isinstance(text, str) and _OBJECT_ID.fullmatch(text) is not None
+
+
 def object_id(text: str) -> str:
     """`text` as a full object id (40 or 64 lowercase hex digits); ValueError otherwise."""
-    if not isinstance(text, str) or _OBJECT_ID.fullmatch(text) is None:
+    if not is_object_id(text):
         raise ValueError(f"not a git object id (40 or 64 lowercase hex digits): {text!r}")
     return text
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ralph_desk.domain.branches import BRANCH_PREFIX, HEADS, TASK_REF, is_task_ref
 from ralph_desk.vcs import commits, soundness, worktree_git
+from ralph_desk.vcs.names import is_object_id
 from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -25,7 +26,6 @@ SLUG_LIMIT = 40
 TASK_REFS = HEADS + BRANCH_PREFIX
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
-_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 @dataclass(frozen=True)
@@ -258,7 +258,7 @@ def legacy_branch(
     """The branch an older ralph-desk made for task `task_id`, told by its name and by holding `commit` (a
     commit of the task's newest session, not on the base): not held by a record, not checked out outside this
     project's worktrees, and the only one that fits (None when none or several do)."""
-    if _OID.fullmatch(commit) is None:
+    if not is_object_id(commit):
         return None
     base = rev(repo, base_ref)
     try:

@@ -81,8 +81,9 @@ def test_filters_textconv_merge_drivers_and_fsmonitor_never_run_for_the_desk(
     assert first.before is not None and first.after is not None
     diffs.between(root, first.before, first.after)
     loop_git.changed_files(ours.path, loop_git.GitState(first.before, frozenset()), loop_git.state(ours.path))
-    assert merging.is_clean_merge(root, ours.branch, theirs.branch)
-    merged = merging.merge(root, ours.branch, theirs.branch, MergeStrategy.MERGE, "both\n")
+    theirs_tip = desk.workspaces.head(theirs)
+    assert theirs_tip is not None
+    merged = merging.merge(root, ours.branch, theirs_tip, MergeStrategy.MERGE, "both\n")
 
     assert not marker.exists(), marker.read_text()
     assert merged.merged and git(root, "show", f"{ours.branch}:app.py") == "ONE\ntwo\nTHREE"
