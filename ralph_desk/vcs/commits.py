@@ -8,6 +8,7 @@ The commit is made from the worktree's files in a temporary index that starts fr
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,10 +91,11 @@ def commit_to(checkout: Checkout, ref: str, text: str) -> Committed:
     with tempfile.TemporaryDirectory(prefix="ralph-desk-index-", dir=checkout.git_dir) as folder:
         index = Path(folder) / INDEX_NAME
         env = {"GIT_INDEX_FILE": str(index)}
-        run(checkout, "read-tree", tip, env=env)
+        _seed(checkout, index, tip, own_index=head_was is None)
         nested = nested_repositories(checkout, env)
         skipped = tuple(f":(exclude,literal){path}" for path in nested)
         run(checkout, "add", "--all", "--", *PATHSPEC, *skipped, env=env)
+        nested += _drop_new_gitlinks(checkout, tip, env)
         tree = object_id(run(checkout, "write-tree", env=env).stdout.strip())
         new = tip
         if merging is not None or tree != out(checkout, "rev-parse", f"{tip}^{{tree}}"):
@@ -108,6 +110,39 @@ def commit_to(checkout: Checkout, ref: str, text: str) -> Committed:
     if merging is not None:
         run(checkout, "merge", "--quit")
     return Committed(tip, new, head_was, nested)
+
+
+def _seed(checkout: Checkout, index: Path, tip: str, own_index: bool) -> None:
+    """Start the commit's index from the worktree's own when HEAD is on the task ref (what the agent staged
+    counts: a file it force-added despite an ignore rule), else from the task ref's tree. `.ralph/` is the
+    task ref's either way: the project's own state never goes onto a task branch."""
+    env = {"GIT_INDEX_FILE": str(index)}
+    own = checkout.git_dir / INDEX_NAME
+    if own_index and own.is_file() and not own.is_symlink():
+        shutil.copyfile(own, index)
+        readable = (
+            run(checkout, "ls-files", "--stage", "--", ".ralph", env=env, ok_codes=None).returncode == 0
+        )
+        if readable:
+            run(checkout, "reset", "--quiet", tip, "--", ".ralph", env=env)
+            return
+    run(checkout, "read-tree", tip, env=env)
+
+
+def _drop_new_gitlinks(checkout: Checkout, tip: str, env: dict[str, str]) -> tuple[str, ...]:
+    """Take out of the index the gitlinks the task ref's tree does not hold (an agent may stage a nested
+    repository itself): each names a commit that exists only in that repository's own folder."""
+    staged = run(checkout, "ls-files", "--stage", "-z", "--", *PATHSPEC, env=env).stdout.split("\0")
+    links = {entry.split("\t", 1)[1] for entry in staged if entry.startswith("160000 ") and "\t" in entry}
+    if not links:
+        return ()
+    kept = run(checkout, "ls-tree", "-r", "-z", "--full-tree", tip).stdout.split("\0")
+    known = {entry.split("\t", 1)[1] for entry in kept if entry.startswith("160000 ") and "\t" in entry}
+    new = sorted(links - known)
+    if new:
+        literal = [f":(literal){path}" for path in new]
+        run(checkout, "rm", "--cached", "--force", "--quiet", "-r", "--", *literal, env=env)
+    return tuple(new)
 
 
 def put_head_back(checkout: Checkout, ref: str) -> None:

@@ -77,7 +77,7 @@ def test_filters_textconv_merge_drivers_and_fsmonitor_never_run_for_the_desk(
     loop_git.state(ours.path)
     first = desk.workspaces.commit_session(ours, "Change one", "s-1", "done", "one", True)
     desk.workspaces.commit_session(theirs, "Change three", "s-2", "done", "three", True)
-    diffs.of_branch(root, ours.base, ours.branch)
+    diffs.of_pin(root, diffs.pin(root, ours.base, ours.branch))
     assert first.before is not None and first.after is not None
     diffs.between(root, first.before, first.after)
     loop_git.changed_files(ours.path, loop_git.GitState(first.before, frozenset()), loop_git.state(ours.path))
@@ -121,7 +121,10 @@ def test_a_tag_named_like_the_base_or_the_task_branch_changes_nothing_the_desk_c
     assert rev(root, f"refs/heads/{worktree.base}") == git(root, "rev-parse", "refs/heads/main")
 
 
-def test_a_nested_repository_is_left_out_of_the_commit_and_keeps_its_worktree(desk: Services) -> None:
+@pytest.mark.parametrize("staged", [False, True], ids=["untracked", "staged-by-the-agent"])
+def test_a_nested_repository_is_left_out_of_the_commit_and_keeps_its_worktree(
+    desk: Services, staged: bool
+) -> None:
     worktree = _task(desk, "Vendor")
     nested = worktree.path / "vendor" / "lib"
     nested.mkdir(parents=True)
@@ -130,6 +133,8 @@ def test_a_nested_repository_is_left_out_of_the_commit_and_keeps_its_worktree(de
     git(nested, "add", "code.py")
     git(nested, "commit", "-qm", "only here")
     (worktree.path / "kept.txt").write_text("kept\n")
+    if staged:  # the agent adds it itself: a gitlink in the worktree's index
+        git(worktree.path, "add", "vendor/lib")
 
     made = desk.workspaces.commit_session(worktree, "Vendor", "s-1", "done", "vendored", True)
 
