@@ -32,6 +32,8 @@ BOOKKEEPING_TABLE_NAMES = (
     "change_log",
     "review_comments",
     "merge_queue",
+    "task_branches",
+    "branch_adoptions",
     "alembic_version",
 )
 """Left out, so that a session that only signalled (and was recorded) counts as changing nothing."""

@@ -164,4 +164,5 @@ def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_
     )
     assert reviews.current is not None and reviews.current.task_id == chosen.id
     detail = reviews.detail.merge
-    assert detail.isVisibleTo(reviews) and "commit or stash them there" in detail.text()
+    assert detail.isVisibleTo(reviews) and "src/gate_off.py (untracked)" in detail.text()
+    assert "move them elsewhere (or commit them)" in detail.text()
