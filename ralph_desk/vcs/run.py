@@ -72,7 +72,8 @@ def _call(
     ok_codes: tuple[int, ...] | None,
     start: Callable[[Path, list[str], dict[str, str]], subprocess.CompletedProcess[_Out]],
 ) -> subprocess.CompletedProcess[_Out]:
-    cwd, location = (repo.work_tree, repo.location()) if isinstance(repo, Checkout) else (repo, ())
+    location: tuple[str, ...] = repo.location() if isinstance(repo, Checkout) else ()
+    cwd = repo.work_tree if isinstance(repo, Checkout) else repo
     if not cwd.is_dir():
         raise GitError(args, 2, f"{cwd}: no such folder")
     try:
