@@ -1,5 +1,7 @@
 """Diffs of a task: its branch against the base, or one session's commits; renames found, binaries marked.
 
+Binary means a NUL byte in a file's first 8,000 bytes, whatever attributes or drivers say (vcs.binaries).
+
 Every diff is between object ids read once from full ref names (`refs/heads/…`): a tag named like a branch
 cannot change what is shown, and the ids read are the pin that approving the diff merges.
 """
@@ -10,10 +12,11 @@ import re
 from pathlib import Path
 
 from ralph_desk.domain.reviews import ReviewPin
+from ralph_desk.vcs import binaries
 from ralph_desk.vcs.run import GitError, run
 
 # No external diff or text conversion programs (a hostile repository could name any), no colour, and
-# every path from the top of the repository whatever `diff.relative` says.
+# every path from the top of the repository whatever `diff.relative` says; full blob ids on `index` lines.
 OPTIONS = (
     "--no-color",
     "--no-ext-diff",
@@ -22,6 +25,7 @@ OPTIONS = (
     "--find-renames",
     "--src-prefix=a/",
     "--dst-prefix=b/",
+    "--full-index",
 )
 RULES_FOLDER = ".ralph"
 
@@ -73,7 +77,36 @@ def pin(repo: Path, base: str, branch: str) -> ReviewPin:
 
 def between(repo: Path, older: str, newer: str) -> str:
     """The unified diff from commit `older` to `newer`, both full object ids (binary files marked)."""
-    return run(repo, "diff", *OPTIONS, "--end-of-options", _oid(older), _oid(newer), "--").stdout
+    shown = _diff(repo, older, newer)
+    return shown if binaries.BINARY_MARK not in shown else _binaries_checked(repo, older, newer, shown)
+
+
+def _binaries_checked(repo: Path, older: str, newer: str, shown: str) -> str:
+    """`shown` with each file git marked binary but whose blobs hold no NUL byte shown again as text."""
+    pieces = binaries.sections(shown)
+    marked = {index: blobs for index, piece in enumerate(pieces) if (blobs := binaries.marked_blobs(piece))}
+    text = binaries.text_blobs(repo, (oid for blobs in marked.values() for oid in blobs))
+    masked = [index for index, blobs in marked.items() if set(blobs) <= text]
+    if not masked:
+        return shown
+    paths = dict.fromkeys(path for index in masked for path in binaries.paths(pieces[index]))
+    # Only these files, as text: a real binary elsewhere in the diff stays marked, not dumped.
+    pathspecs = tuple(f":(top,literal){path}" for path in paths)
+    as_text = {
+        binaries.key(piece): piece
+        for piece in binaries.sections(_diff(repo, older, newer, as_text=pathspecs))
+    }
+    for index in masked:
+        pieces[index] = as_text.get(binaries.key(pieces[index]), pieces[index])
+    return "".join(pieces)
+
+
+def _diff(repo: Path, older: str, newer: str, as_text: tuple[str, ...] = ()) -> str:
+    """`git diff` with the desk's options from commit `older` to `newer`; with `as_text` pathspecs, only
+    those files, each shown as text."""
+    text = ("--text",) if as_text else ()
+    ends = ("--end-of-options", _oid(older), _oid(newer), "--")
+    return run(repo, "diff", *OPTIONS, *text, *ends, *as_text).stdout
 
 
 def of_pin(repo: Path, pinned: ReviewPin) -> str:

@@ -1,13 +1,14 @@
 """What keeps the desk's git from running a program that a repository, a worktree or an agent configured.
 
 Fixed settings switch off the programs git knows by key (hooks, fsmonitor, pagers, editors, signing,
-credential helpers, transports, gc). Filter, textconv, external diff and merge drivers are named
-freely (`filter.<name>.clean`), so the names a repository's configuration defines — in every file
-git reads for the call, and in every file an `include`/`includeIf` names, whether its condition
-holds today or not — are found with `git config --list` and neutralised for the call: filters get an
-empty command (git then runs none) and `required=false`, textconv and diff commands an empty command
-(git fails rather than run one), merge drivers git's own `merge-file`. The lists are cached per
-location and read again when any of those files changes.
+credential helpers, transports, gc), and the attribute files and size limit that would make a text file
+look binary. Filter, textconv, external diff and merge drivers are named freely (`filter.<name>.clean`),
+so the names a repository's configuration defines — in every file git reads for the call, and in every
+file an `include`/`includeIf` names, whether its condition holds today or not — are found with
+`git config --list` and neutralised for the call: filters get an empty command (git then runs none) and
+`required=false`, textconv and diff commands an empty command (git fails rather than run one) and
+`binary=auto`, merge drivers git's own `merge-file`. The lists are cached per location and read again
+when any of those files changes.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ FIXED: tuple[tuple[str, str], ...] = (
     ("credential.helper", ""),
     ("protocol.allow", "never"),
     ("diff.external", ""),
+    # Nothing a repository configured makes a text file look binary in a diff (attributes files it names,
+    # a tiny size limit); the desk's diff still checks each "binary" file's bytes itself (vcs.diffs).
+    ("core.attributesFile", os.devnull),
+    ("core.bigFileThreshold", "512m"),
     ("commit.gpgSign", "false"),
     ("tag.gpgSign", "false"),
     ("log.showSignature", "false"),
@@ -54,6 +59,7 @@ FIXED_ENV: Mapping[str, str] = {
     "GIT_EDITOR": ":",
     "GIT_SEQUENCE_EDITOR": ":",
     "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ATTR_NOSYSTEM": "1",
 }
 KEPT_ENV = frozenset(
     {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES"}
@@ -61,7 +67,7 @@ KEPT_ENV = frozenset(
 
 MERGE_FILE = "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B"
 _DRIVER_KEY = re.compile(
-    r"(?P<section>filter|diff|merge)\.(?P<name>.+)\.(?P<key>clean|smudge|process|required|textconv|command|driver)",
+    r"(?P<section>filter|diff|merge)\.(?P<name>.+)\.(?P<key>clean|smudge|process|required|textconv|command|binary|driver)",
     re.S,
 )
 _INCLUDE_KEY = re.compile(r"include(?:if\..*)?\.path", re.S)
@@ -154,7 +160,8 @@ def _neutral(section: str, name: str) -> list[tuple[str, str]]:
             (f"filter.{name}.required", "false")
         ]
     if section == "diff":
-        return [(f"diff.{name}.textconv", ""), (f"diff.{name}.command", "")]
+        # `binary=auto`: git looks at the bytes, rather than a driver calling every file binary (or text)
+        return [(f"diff.{name}.textconv", ""), (f"diff.{name}.command", ""), (f"diff.{name}.binary", "auto")]
     return [(f"merge.{name}.driver", MERGE_FILE)]
 
 

@@ -6,10 +6,12 @@ A task's worktree is reached through the repository that made it (`Checkout`: it
 
 from __future__ import annotations
 
+import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ralph_desk.vcs import lockdown
 from ralph_desk.vcs.names import object_id
@@ -17,6 +19,8 @@ from ralph_desk.vcs.names import object_id
 GIT_TIMEOUT_S = 120
 AGENT_NAME = "ralph-desk agent"
 AGENT_EMAIL = "agent@ralph-desk.invalid"
+
+_Out = TypeVar("_Out", str, bytes)
 
 
 @dataclass(frozen=True)
@@ -53,21 +57,27 @@ def run(
     ok_codes: tuple[int, ...] | None = (0,),
 ) -> subprocess.CompletedProcess[str]:
     """Run `git args` in `repo`; GitError unless its exit code is one of `ok_codes` (None: any, read it)."""
-    cwd, location = (repo.work_tree, repo.location()) if isinstance(repo, Checkout) else (repo, ())
+    return _call(repo, args, env, ok_codes, lambda cwd, argv, call_env: _text(cwd, argv, call_env, stdin))
+
+
+def read_bytes(repo: Where, *args: str, stdin: bytes | None = None) -> bytes:
+    """The standard output of `git args` byte for byte, as stored (GitError when it fails): blob contents."""
+    return _call(repo, args, None, (0,), lambda cwd, argv, call_env: _raw(cwd, argv, call_env, stdin)).stdout
+
+
+def _call(
+    repo: Where,
+    args: tuple[str, ...],
+    env: Mapping[str, str] | None,
+    ok_codes: tuple[int, ...] | None,
+    start: Callable[[Path, list[str], dict[str, str]], subprocess.CompletedProcess[_Out]],
+) -> subprocess.CompletedProcess[_Out]:
+    location: tuple[str, ...] = repo.location() if isinstance(repo, Checkout) else ()
+    cwd = repo.work_tree if isinstance(repo, Checkout) else repo
     if not cwd.is_dir():
         raise GitError(args, 2, f"{cwd}: no such folder")
     try:
-        result = subprocess.run(
-            ["git", *location, *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            encoding="utf-8",
-            errors="surrogateescape",
-            timeout=GIT_TIMEOUT_S,
-            env=lockdown.environment(cwd, location, env),
-            check=False,
-        )
+        result = start(cwd, ["git", *location, *args], lockdown.environment(cwd, location, env))
     except FileNotFoundError:
         raise GitError(args, 127, "the git program is not installed (or not on PATH)") from None
     except lockdown.ConfigUnreadableError as error:
@@ -75,8 +85,33 @@ def run(
     except subprocess.TimeoutExpired:
         raise GitError(args, -1, f"no answer within {GIT_TIMEOUT_S} s") from None
     if ok_codes is not None and result.returncode not in ok_codes:
-        raise GitError(args, result.returncode, result.stderr)
+        stderr = result.stderr if isinstance(result.stderr, str) else os.fsdecode(result.stderr)
+        raise GitError(args, result.returncode, stderr)
     return result
+
+
+def _text(
+    cwd: Path, argv: list[str], env: dict[str, str], stdin: str | None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=GIT_TIMEOUT_S,
+        env=env,
+        check=False,
+    )
+
+
+def _raw(
+    cwd: Path, argv: list[str], env: dict[str, str], stdin: bytes | None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        argv, cwd=cwd, input=stdin, capture_output=True, timeout=GIT_TIMEOUT_S, env=env, check=False
+    )
 
 
 def out(repo: Where, *args: str) -> str:
