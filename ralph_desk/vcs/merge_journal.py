@@ -2,9 +2,11 @@
 killed between moving the checkout and moving the branch is put right by the next merge turn.
 
 Written (and flushed to disk) in `.ralph/` before the checkout's index and files are touched, removed once
-the base branch has moved. Recovery brings only the journal's paths back in line with the commit the base
-branch points at: rolled back while it is still the old commit, forward when it is the new one. The person's
-other uncommitted work is never touched.
+the base branch has moved. Recovery brings back in line with the commit the base branch points at only the
+paths the journal's two commits differ on (an agent can write the file: a list of paths in it is never
+trusted), and of those only a path whose index entry and file each still hold a blob of the merge's old or
+new side: anything else there is the person's work, and recovery then touches nothing, keeps the journal
+and says which paths to commit or stash.
 """
 
 from __future__ import annotations
@@ -13,16 +15,19 @@ import json
 import logging
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_desk.vcs import checkout_paths, tree_changes
 from ralph_desk.vcs.checkout_state import checked_out
-from ralph_desk.vcs.run import GitError, rev, run
+from ralph_desk.vcs.run import is_ancestor, rev, run
 from ralph_desk.vcs.tree_changes import Change
 
 log = logging.getLogger("ralph_desk.vcs")
 
 JOURNAL = Path(".ralph") / "merge-journal.json"
+
+SHOWN = 10
 
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -33,13 +38,12 @@ class JournalError(RuntimeError):
 
 @dataclass(frozen=True)
 class Journal:
-    """A checkout on its way from `old` to `new` at the paths of `changes`, while `ref` moves."""
+    """A checkout on its way from commit `old` to `new` (at the paths they differ on), while `ref` moves."""
 
     checkout: Path
     ref: str
     old: str
     new: str
-    changes: tuple[Change, ...]
 
 
 def write(repo: Path, journal: Journal) -> None:
@@ -56,7 +60,6 @@ def write(repo: Path, journal: Journal) -> None:
         "ref": journal.ref,
         "old": journal.old,
         "new": journal.new,
-        "changes": [asdict(change) for change in journal.changes],
     }
     draft = path.with_name(path.name + ".new")
     draft.unlink(missing_ok=True)
@@ -91,7 +94,6 @@ def read(repo: Path) -> Journal | None:
             str(record["ref"]),
             str(record["old"]),
             str(record["new"]),
-            tuple(_change(item) for item in record["changes"]),
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise JournalError(
@@ -105,7 +107,11 @@ def read(repo: Path) -> Journal | None:
 
 
 def recover(repo: Path) -> str | None:
-    """Put right a checkout a killed merge left half moved, and remove the journal; what was done, if any."""
+    """Put right a checkout a killed merge left half moved, and remove the journal; what was done, if any.
+
+    JournalError, with the journal kept and nothing touched, when a path the merge moves holds something
+    since that neither side of the merge has there (the person's work).
+    """
     journal = read(repo)
     if journal is None:
         return None
@@ -115,31 +121,86 @@ def recover(repo: Path) -> str | None:
     return done
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """Paths to restore from the base, files the merge wrote to remove, and paths with the person's work."""
+
+    restore: tuple[str, ...]
+    remove: tuple[str, ...]
+    in_the_way: tuple[str, ...]
+
+
 def _put_right(repo: Path, journal: Journal) -> str:
     base = journal.ref.removeprefix("refs/heads/")
     checkout = checked_out(repo, base)
     if checkout is None or checkout.folder != journal.checkout:
         return f"{journal.checkout} no longer has {base!r} checked out; left as it is"
-    checkout.gitdir.joinpath("index.lock").unlink(missing_ok=True)  # left by the git killed in it
+    _check_commits(repo, journal)
     target = rev(repo, journal.ref)
-    if target not in (journal.old, journal.new):
-        return (
-            f"{base!r} moved on since the merge into it was interrupted; {journal.checkout} is left as it is "
-            "(`git status` there shows what it holds)"
+    if target is None:
+        return f"{base!r} is gone; {journal.checkout} is left as it is"
+    # The paths come from the journal's own commits, never from its text: a forged one can name no others.
+    changes = tree_changes.between(repo, journal.old, journal.new)
+    plan = _plan(checkout.folder, changes, _wanted(repo, journal, target, changes))
+    if plan.in_the_way:
+        raise JournalError(_in_the_way(repo, base, checkout.folder, plan.in_the_way))
+    checkout.gitdir.joinpath("index.lock").unlink(missing_ok=True)  # left by the git killed in it
+    _restore(checkout.folder, target, plan)
+    count = len(plan.restore) + len(plan.remove)
+    if target in (journal.old, journal.new):
+        way = "rolled back to" if target == journal.old else "brought forward to"
+        return f"the checkout {checkout.folder} was {way} {target} at {count} path(s) the merge moves"
+    return (
+        f"{base!r} moved on to {target} while the merge into it was interrupted; the checkout "
+        f"{checkout.folder} was put back in line with it at {count} path(s) the merge had written"
+    )
+
+
+def _check_commits(repo: Path, journal: Journal) -> None:
+    """A journal of ours names two commits of the repository, the new one made on top of the old."""
+    if rev(repo, journal.old) != journal.old or rev(repo, journal.new) != journal.new:
+        raise JournalError(f"the merge journal {_path(repo)} names commits the repository lacks; remove it")
+    if not is_ancestor(repo, journal.old, journal.new):
+        raise JournalError(
+            f"the merge journal {_path(repo)} is not a merge's (its new commit is not made on its old); "
+            "remove it"
         )
-    _restore(checkout.folder, journal, target)
-    way = "rolled back to" if target == journal.old else "brought forward to"
-    return f"the checkout {checkout.folder} was {way} {target} at the {len(journal.changes)} path(s) merged"
 
 
-def _restore(folder: Path, journal: Journal, target: str) -> None:
-    """Make the index and files at the journal's paths what `target` has there (absent where it has none)."""
-    at_old = target == journal.old
-    present = [change.path for change in journal.changes if (change.old if at_old else change.new)]
-    absent = [change for change in journal.changes if not (change.old if at_old else change.new)]
-    tracked = set(run(folder, "ls-files", "-z", "--cached").stdout.split("\0")) if absent else set()
-    known = present + [change.path for change in absent if change.path in tracked]
-    if known:
+def _wanted(repo: Path, journal: Journal, target: str, changes: tuple[Change, ...]) -> dict[str, str | None]:
+    """The blob the base branch (at `target`) has at each path the merge moves (None: none)."""
+    if target == journal.new:
+        return {change.path: change.new for change in changes}
+    moved = (
+        {}
+        if target == journal.old
+        else {change.path: change.new for change in tree_changes.between(repo, journal.old, target)}
+    )
+    return {change.path: moved.get(change.path, change.old) for change in changes}
+
+
+def _plan(folder: Path, changes: tuple[Change, ...], wanted: dict[str, str | None]) -> _Plan:
+    """Put right only paths whose index entry and file each hold a side's blob (or none where it has none)."""
+    found = checkout_paths.held(folder, [change.path for change in changes])
+    restore: list[str] = []
+    remove: list[str] = []
+    in_the_way: list[str] = []
+    for change in changes:
+        want, have, sides = wanted[change.path], found[change.path], {change.old, change.new}
+        if have.index == want and (have.file == want or have.file not in sides):
+            continue  # in line with the base; an uncommitted edit on top of it is the person's own
+        if have.index not in sides or have.file not in sides:
+            in_the_way.append(change.path)
+        elif want is None and have.index is None:
+            remove.append(change.path)  # written by a read-tree killed before it wrote the index
+        else:
+            restore.append(change.path)
+    return _Plan(tuple(restore), tuple(remove), tuple(in_the_way))
+
+
+def _restore(folder: Path, target: str, plan: _Plan) -> None:
+    """Make the index and files at the plan's paths what `target` has there (absent where it has none)."""
+    if plan.restore:
         run(
             folder,
             "--literal-pathspecs",
@@ -149,42 +210,19 @@ def _restore(folder: Path, journal: Journal, target: str) -> None:
             "--worktree",
             "--pathspec-from-file=-",
             "--pathspec-file-nul",
-            stdin="\0".join(known) + "\0",
+            stdin="\0".join(plan.restore) + "\0",
         )
-    for change in absent:
-        if change.path not in tracked:  # written by a read-tree killed before it wrote the index
-            _remove_written(folder, change.path, change.new if at_old else change.old)
+    for path in plan.remove:
+        (folder / path).unlink(missing_ok=True)
 
 
-def _remove_written(folder: Path, path: str, written: str | None) -> None:
-    """Remove the file at `path` when it holds exactly the blob `written` (the merge's, nobody else's)."""
-    place = folder / path
-    if any(
-        part.is_symlink()
-        for part in (place, *place.parents)
-        if part.is_relative_to(folder) and part != folder
-    ):
-        return  # never through a link: what it leads to is not the merge's
-    if not place.is_file():
-        return
-    try:
-        found = run(folder, "hash-object", "--", path).stdout.strip()
-    except GitError:
-        return
-    if found == written:
-        place.unlink()
-
-
-def _change(item: object) -> Change:
-    if not isinstance(item, dict):
-        raise TypeError("a change is not a record")
-    path, old, new = item["path"], item["old"], item["new"]
-    if not isinstance(path, str) or not path or path.startswith("/") or ".." in path.split("/"):
-        raise ValueError(f"the path {path!r} is not one inside the checkout")
-    for oid in (old, new):
-        if oid is not None and not (isinstance(oid, str) and _OID.fullmatch(oid)):
-            raise ValueError(f"{oid!r} is not an object id")
-    return Change(path, old, new)
+def _in_the_way(repo: Path, base: str, folder: Path, paths: tuple[str, ...]) -> str:
+    shown = ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
+    return (
+        f"a merge into {base!r} was interrupted, and {folder} has changes made since at paths it moves: "
+        f"{shown}; nothing was touched. Commit or stash those changes there (or remove {_path(repo)} to "
+        "leave the checkout as it is), then approve again"
+    )
 
 
 def _path(repo: Path) -> Path:

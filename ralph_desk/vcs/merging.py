@@ -100,15 +100,22 @@ def _move_with(repo: Path, checkout: Checkout, ref: str, old: str, new: str, com
         )
     _follow(folder, old, new, dry_run=True)
     try:
-        merge_journal.write(repo, Journal(folder, ref, old, new, changes))
+        merge_journal.write(repo, Journal(folder, ref, old, new))
     except (OSError, JournalError) as error:
         raise MergeRefusedError(f"the merge journal cannot be written: {error}") from None
     try:
         _follow(folder, old, new)
-        run(repo, "update-ref", "-m", f"ralph-desk: merge {commit}", ref, new, old)
-    except (MergeRefusedError, GitError):
+    except MergeRefusedError:
         recover_interrupted(repo)  # the branch did not move: the checkout goes back where it was
         raise
+    try:
+        run(repo, "update-ref", "-m", f"ralph-desk: merge {commit}", ref, new, old)
+    except GitError as error:
+        done = recover_interrupted(repo)  # the merge's files go back: none is left staged on the base
+        raise MergeRefusedError(
+            f"{ref.removeprefix('refs/heads/')!r} could not be moved ({error.stderr.strip()}; a commit made "
+            f"there meanwhile?): {done} — approve again"
+        ) from None
     merge_journal.clear(repo)
 
 

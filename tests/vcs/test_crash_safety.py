@@ -5,6 +5,7 @@ the next merge turn has put it right), and work that resumes: each test kills a 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -18,7 +19,7 @@ import pytest
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.services.container import Services
-from ralph_desk.services.merge_queue import merge_turn
+from ralph_desk.services.merge_queue import MergeTurnError, merge_turn
 from tests.support.git_repo import fsck_ok, git
 from tests.support.review_project import open_review_project, read_tip
 
@@ -27,7 +28,8 @@ REACH_TIMEOUT_S = 120.0
 # file and blocks (before the step, or after it with RALPH_TEST_AFTER) until the test kills it; a dry
 # run (`read-tree -n`) passes. RALPH_TEST_LOCK leaves the index lock a git killed mid-commit leaves;
 # RALPH_TEST_HALF runs the step and then puts the old index back, as a git killed after writing the
-# files and before writing the index leaves them.
+# files and before writing the index leaves them. RALPH_TEST_RELEASE (a named pipe) makes it wait at the step
+# for a line on the pipe and then run it, so the test can act between two of the desk's git steps.
 WRAPPER = """#!/bin/sh
 dry=""
 for word in "$@"; do [ "$word" = "-n" ] && dry=1; done
@@ -40,6 +42,7 @@ for word in "$@"; do
     if [ -n "$RALPH_TEST_HALF" ]; then mv "$index.before" "$index"; fi
     if [ -n "$RALPH_TEST_LOCK" ] || [ -n "$RALPH_TEST_HALF" ]; then : > "$lock"; fi
     : > "$RALPH_TEST_READY"
+    if [ -n "$RALPH_TEST_RELEASE" ]; then read line < "$RALPH_TEST_RELEASE"; exec REAL_GIT "$@"; fi
     exec tail -f /dev/null
   fi
 done
@@ -88,6 +91,27 @@ def _kill_at(
     tmp_path: Path, command: list[str], step: str, after: bool = False, lock: bool = False, half: bool = False
 ) -> None:
     """Run `command`, wait until its git reaches `step`, and kill its whole process group."""
+    process, ready = _start_stopping_at(tmp_path, command, step, after=after, lock=lock, half=half)
+    try:
+        _wait_for(process, ready, step)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def _start_stopping_at(
+    tmp_path: Path,
+    command: list[str],
+    step: str,
+    after: bool = False,
+    lock: bool = False,
+    half: bool = False,
+    release: Path | None = None,
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """Start `command` with the git that stops at `step`; the process, and the file that says it got there."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     real = shutil.which("git")
@@ -104,25 +128,25 @@ def _kill_at(
         "RALPH_TEST_AFTER": "1" if after else "",
         "RALPH_TEST_LOCK": "1" if lock else "",
         "RALPH_TEST_HALF": "1" if half else "",
+        "RALPH_TEST_RELEASE": str(release) if release is not None else "",
     }
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
     )
+    return process, ready
+
+
+def _wait_for(process: subprocess.Popen[bytes], ready: Path, step: str) -> None:
+    """Wait until the process's git says it reached `step` (failing when the process ends first)."""
     deadline = time.monotonic() + REACH_TIMEOUT_S
-    try:
-        while not ready.exists():
-            assert time.monotonic() < deadline, f"the process never reached git {step}"
-            try:
-                process.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                continue
-            raise AssertionError(f"the process ended before git {step}: {process.stderr.read()!r}")
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    while not ready.exists():
+        assert time.monotonic() < deadline, f"the process never reached git {step}"
+        try:
+            process.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            continue
         assert process.stderr is not None
-        process.stderr.close()
+        raise AssertionError(f"the process ended before git {step}: {process.stderr.read()!r}")
 
 
 @pytest.mark.parametrize(
@@ -206,3 +230,119 @@ def test_a_session_commit_killed_midway_leaves_the_work_to_commit_again(
     desk.workspaces.commit_session(resumed, "Greet", "s-3", "done", "resumed", True)
     assert git(desk.paths.root, "show", f"{resumed.branch}:app.py") == "newer"
     assert git(resumed.path, "status", "--porcelain") == ""
+
+
+JOURNAL = Path(".ralph") / "merge-journal.json"
+
+
+def test_what_the_person_writes_after_a_crash_survives_the_next_merge_turn_which_names_it(
+    desk: Services, tmp_path: Path
+) -> None:
+    task_id = _in_review(desk)
+    root = desk.paths.root
+    tip = read_tip(desk, task_id)
+    _kill_at(tmp_path, _approve_process(root, task_id, tip), "read-tree", after=True)  # checkout moved
+    (root / "app.py").write_text("PERSON WORK\n")  # the days before the next approval
+
+    with (
+        pytest.raises(
+            MergeTurnError, match=r"changes made since at paths it moves: app\.py; nothing was touched"
+        ),
+        merge_turn(desk.paths),
+    ):
+        pass
+
+    assert (root / "app.py").read_text() == "PERSON WORK\n"
+    assert (root / JOURNAL).exists()
+    git(root, "stash", "push", "-q")  # as the refusal says: stash (or commit) them, then approve again
+    assert desk.reviews.approve(task_id, tip).status == TaskStatus.DONE.value
+    assert not (root / JOURNAL).exists()
+    assert "+PERSON WORK" in git(root, "stash", "show", "-p")
+    assert fsck_ok(root)
+
+
+def _forge_journal(root: Path, old: str, new: str, path: str) -> None:
+    """The journal an agent writes into `.ralph/`: a merge of its own commits, naming the person's file."""
+    blob = git(root, "rev-parse", f"{old}:{path}")
+    record = {
+        "checkout": git(root, "rev-parse", "--show-toplevel"),
+        "ref": "refs/heads/main",
+        "old": old,
+        "new": new,
+        "changes": [{"path": path, "old": blob, "new": blob}],
+    }
+    (root / JOURNAL).write_text(json.dumps(record))
+
+
+def test_a_forged_journal_naming_a_file_its_commits_do_not_change_leaves_the_persons_edit(
+    desk: Services,
+) -> None:
+    task_id = _in_review(desk)
+    root = desk.paths.root
+    tip = read_tip(desk, task_id)
+    assert tip is not None
+    (root / "notes.txt").write_text("the person's unsaved notes\n")
+    _forge_journal(root, git(root, "rev-parse", "main"), tip, "notes.txt")
+
+    assert desk.reviews.approve(task_id, tip).status == TaskStatus.DONE.value
+
+    assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"
+    assert (root / "app.py").read_text() == "new\n" and not (root / JOURNAL).exists()
+
+
+def test_a_forged_journal_whose_commits_change_the_persons_file_leaves_it_as_it_is(desk: Services) -> None:
+    task = desk.tasks.create("core", "backend", "Take notes")
+    worktree = desk.workspaces.prepare(task.id, task.title)
+    assert worktree is not None
+    (worktree.path / "notes.txt").write_text("the agent's notes\n")
+    agents = desk.workspaces.commit_session(worktree, task.title, "s-1", "done", "Noted.", True).after
+    root = desk.paths.root
+    (root / "notes.txt").write_text("the person's unsaved notes\n")
+    status = _status(root)
+    _forge_journal(root, git(root, "rev-parse", "main"), agents, "notes.txt")
+
+    with merge_turn(desk.paths):  # the index has the base's notes.txt: the file is the person's edit of it
+        pass
+
+    assert (root / "notes.txt").read_text() == "the person's unsaved notes\n"
+    assert _status(root) == status
+
+
+def test_a_base_moved_between_moving_the_checkout_and_the_branch_leaves_no_staged_half(
+    desk: Services, tmp_path: Path
+) -> None:
+    task_id = _in_review(desk)
+    root = desk.paths.root
+    tip = read_tip(desk, task_id)
+    assert tip is not None
+    release = tmp_path / "release"
+    os.mkfifo(release)
+    process, ready = _start_stopping_at(
+        tmp_path, _approve_process(root, task_id, tip), "update-ref", release=release
+    )
+    pipe = os.open(release, os.O_RDWR)  # never blocks; the line waits in the pipe for the git to read it
+    try:
+        _wait_for(process, ready, "update-ref")
+        (root / "notes.txt").write_text("the person's notes, committed meanwhile\n")
+        git(root, "commit", "-q", "-m", "Notes", "--", "notes.txt")  # the index still holds the merge's files
+        person = git(root, "rev-parse", "main")
+        os.write(pipe, b"go\n")
+        assert process.wait(timeout=REACH_TIMEOUT_S) != 0
+        assert process.stderr is not None
+        said = process.stderr.read().decode()
+    finally:
+        os.close(pipe)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+
+    assert "could not be moved" in said and "put back in line with it at 2 path(s)" in said
+    assert git(root, "rev-parse", "main") == person
+    assert git(root, "diff", "--cached", "--name-only") == ""
+    assert _status(root) == ""
+    assert (root / "app.py").read_text() == "old\n" and not (root / "docs").exists()
+    assert not (root / JOURNAL).exists()
+    assert desk.reviews.approve(task_id, tip).status == TaskStatus.DONE.value
+    assert (root / "app.py").read_text() == "new\n" and _status(root) == ""
