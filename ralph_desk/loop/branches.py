@@ -17,7 +17,7 @@ from ralph_desk.services.errors import NotFoundError
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.services.workspaces import NoBaseBranchError, SessionCommit
-from ralph_desk.vcs.run import GitError
+from ralph_desk.vcs.run import Checkout, GitError
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 
@@ -133,6 +133,14 @@ def requeue(decision: Decision, lost: Lost) -> Decision:
     if decision.status not in (TaskStatus.DONE, TaskStatus.IN_REVIEW):
         return replace(decision, reasons=reasons)
     return replace(decision, status=TaskStatus.PENDING, outcome=SessionOutcome.REQUEUED, reasons=reasons)
+
+
+def git_place(services: Services, work: SessionWork) -> Path | Checkout:
+    """Where the desk's git reads the session's work: its task worktree through the git folder the desk made
+    (never through the `.git` the agent can re-aim; `WorktreeIntegrityError` when it was), else the folder."""
+    if work.worktree is None:
+        return work.root
+    return services.workspaces.git_of(work.worktree)
 
 
 def tip(services: Services, work: SessionWork) -> str | None:

@@ -13,7 +13,15 @@ from pathlib import Path
 
 from ralph_desk.loop import filetree
 from ralph_desk.services.sessions import MAX_CHANGED_FILES
-from ralph_desk.vcs.run import GitError, run
+from ralph_desk.vcs.run import Checkout, GitError, Where, run
+
+Place = Where
+"""Where the desk's git reads a session's work: a folder, or a task worktree through its git folder."""
+
+
+def folder_of(repo: Where) -> Path:
+    """The folder whose files `repo` names (a task worktree: its own, reached through its git folder)."""
+    return repo.work_tree if isinstance(repo, Checkout) else repo
 
 
 @dataclass(frozen=True)
@@ -30,12 +38,12 @@ class GitState:
         return dict(self.contents).get(path)
 
 
-def _git(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _git(repo: Where, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """`git args` through the one git runner (any exit code: the caller reads it); no optional locks."""
     return run(repo, "--no-optional-locks", *args, stdin=stdin, ok_codes=None)
 
 
-def is_repository(repo: Path) -> bool:
+def is_repository(repo: Where) -> bool:
     """Whether `repo` is inside a git work tree."""
     try:
         result = _git(repo, "rev-parse", "--is-inside-work-tree")
@@ -44,7 +52,7 @@ def is_repository(repo: Path) -> bool:
     return result.returncode == 0 and result.stdout.strip() == "true"
 
 
-def tracked_files(repo: Path) -> int:
+def tracked_files(repo: Where) -> int:
     """How many files git tracks in `repo` outside `.ralph/` (0 outside a repository)."""
     try:
         result = _git(repo, "ls-files", "-z")
@@ -73,27 +81,28 @@ def status_entries(status: str) -> list[tuple[str, str, str]]:
     return entries
 
 
-def status(repo: Path) -> str:
+def status(repo: Where) -> str:
     """`git status --porcelain=v1 -z` of every file, untracked ones too."""
     return _git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all").stdout
 
 
-def _dirty(repo: Path) -> frozenset[str]:
+def _dirty(repo: Where) -> frozenset[str]:
     entries = status_entries(status(repo))
     return frozenset(path for _, path, _ in entries if not path.startswith(".ralph/"))
 
 
-def state(repo: Path) -> GitState:
+def state(repo: Where) -> GitState:
     """HEAD and the uncommitted paths (outside `.ralph/`); outside a repository, the file tree's snapshot."""
     if not is_repository(repo):
-        return GitState(None, frozenset(), files=filetree.snapshot(repo))
+        return GitState(None, frozenset(), files=filetree.snapshot(folder_of(repo)))
     head = _git(repo, "rev-parse", "HEAD")
     dirty = _dirty(repo)
     return GitState(head.stdout.strip() if head.returncode == 0 else None, dirty, _hashes(repo, dirty))
 
 
-def _hashes(repo: Path, paths: frozenset[str]) -> tuple[tuple[str, str], ...]:
-    existing = sorted(path for path in paths if (repo / path).is_file())
+def _hashes(repo: Where, paths: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    folder = folder_of(repo)
+    existing = sorted(path for path in paths if (folder / path).is_file())
     hashes = dict.fromkeys(sorted(paths), "")
     if existing:
         result = _git(repo, "hash-object", "--stdin-paths", stdin="\n".join(existing) + "\n")
@@ -105,7 +114,7 @@ def _hashes(repo: Path, paths: frozenset[str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(hashes.items()))
 
 
-def changed_files(repo: Path, before: GitState, after: GitState) -> list[str]:
+def changed_files(repo: Where, before: GitState, after: GitState) -> list[str]:
     """Files a session touched: committed after `before.head` or newly dirty (outside git: changed)."""
     if before.files is not None and after.files is not None:
         return filetree.changed(before.files, after.files)
@@ -128,7 +137,7 @@ def recordable(paths: Sequence[str]) -> list[str]:
     ]
 
 
-def stash_changes(repo: Path, message: str, paths: Sequence[str] | None = None) -> bool:
+def stash_changes(repo: Where, message: str, paths: Sequence[str] | None = None) -> bool:
     """Put every uncommitted change (or those of `paths`; untracked files too) aside under `message`.
 
     True if anything was put aside.
@@ -143,7 +152,7 @@ def stash_changes(repo: Path, message: str, paths: Sequence[str] | None = None) 
     return result.returncode == 0
 
 
-def stash_list(repo: Path) -> list[str]:
+def stash_list(repo: Where) -> list[str]:
     """The messages of the stash entries, newest first."""
     result = _git(repo, "stash", "list", "--format=%s")
     return [line for line in result.stdout.splitlines() if line]

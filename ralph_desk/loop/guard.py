@@ -19,6 +19,7 @@ from pathlib import Path
 from ralph_desk.domain.session import safe_file_stem
 from ralph_desk.loop import git
 from ralph_desk.project import contained
+from ralph_desk.vcs.run import Where
 
 PUT_ASIDE_DIR = "put-aside"
 
@@ -66,7 +67,7 @@ class PutAside:
 
 
 def put_aside(
-    repo: Path, ralph_dir: Path, session_id: str, paths: Sequence[str], before: git.GitState
+    repo: Where, ralph_dir: Path, session_id: str, paths: Sequence[str], before: git.GitState
 ) -> PutAside:
     """Take `paths` out of the tree, kept where the result says (a git stash, or copies under .ralph/)."""
     message = f"ralph-desk: session {session_id} edited outside allowed_paths"
@@ -75,7 +76,7 @@ def put_aside(
     folder = ralph_dir / PUT_ASIDE_DIR / safe_file_stem(session_id)
     left: list[str] = []
     for path in paths:
-        source = repo / path
+        source = git.folder_of(repo) / path
         if source.is_symlink() or source.is_file():
             target = folder / path
             contained.make_folder(ralph_dir.parent, target.parent)  # never through a planted link
@@ -87,7 +88,7 @@ def put_aside(
     return PutAside(str(folder), tuple(left))
 
 
-def _stash(repo: Path, message: str, paths: Sequence[str]) -> PutAside:
+def _stash(repo: Where, message: str, paths: Sequence[str]) -> PutAside:
     dirty = git.state(repo).dirty
     git.stash_changes(repo, message, paths)
     # Left in the tree: what the session committed itself (not dirty), and what the stash did not take.

@@ -458,6 +458,7 @@ class LoopRunner:
             # A task's session works in the task's own worktree; the person's checkout is never touched.
             async with self._git:
                 work = await _through(branches.prepare, services, plan, self.repo_root)
+                place = await _through(branches.git_place, services, work)
         except BaseException as error:
             self._abandon(plan, transcript, error)
             raise
@@ -466,7 +467,7 @@ class LoopRunner:
         fingerprint_before = (
             await asyncio.to_thread(project_fingerprint, services, root) if plan.task else None
         )
-        git_before = await asyncio.to_thread(git.state, root)
+        git_before = await asyncio.to_thread(git.state, place)
         endpoint = self.issuer.open_session(plan.context)
         summary = StreamSummary()
         exit_code: int | None = None
@@ -582,13 +583,15 @@ class LoopRunner:
         transcript: Transcript,
     ) -> _Ending:
         """After the agent: what it changed, its commit on the task branch, the decision, the review gate."""
-        services, settings, root = self.services, self.settings, work.root
+        services, settings = self.services, self.settings
         try:
-            git_after = await asyncio.to_thread(git.state, root)
-            changed = await asyncio.to_thread(git.changed_files, root, git_before, git_after)
+            # Through the git folder the desk made: an agent process still running cannot re-aim `.git` now.
+            place = await _through(branches.git_place, services, work)
+            git_after = await asyncio.to_thread(git.state, place)
+            changed = await asyncio.to_thread(git.changed_files, place, git_before, git_after)
             escaped = guard.outside(settings.allowed_paths, changed) if plan.task and not read_only else []
             if escaped:
-                await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, root)
+                await asyncio.to_thread(self._put_aside, plan, escaped, git_before, transcript, place)
             # The commit comes before the decision: a crash between them leaves the work on the task branch.
             async with self._git:
                 committed = await asyncio.to_thread(branches.commit, services, work, plan, not read_only)
@@ -606,7 +609,7 @@ class LoopRunner:
             and bool(changed)
             and await asyncio.to_thread(
                 git.stash_changes,
-                root,
+                place,
                 f"ralph-desk: session {plan.session_id} made edits while edits were not allowed",
             )
         )
@@ -798,11 +801,16 @@ class LoopRunner:
         return prompt
 
     def _put_aside(
-        self, plan: SessionPlan, paths: list[str], before: git.GitState, transcript: Transcript, root: Path
+        self,
+        plan: SessionPlan,
+        paths: list[str],
+        before: git.GitState,
+        transcript: Transcript,
+        place: git.Place,
     ) -> None:
         """Edits outside `allowed_paths` leave the tree (kept, never lost) and become a blocking flag."""
         assert plan.task is not None
-        kept = guard.put_aside(root, self.services.paths.ralph, plan.session_id, paths, before)
+        kept = guard.put_aside(place, self.services.paths.ralph, plan.session_id, paths, before)
         shown = ", ".join(paths[:MAX_PATHS_NAMED]) + (" …" if len(paths) > MAX_PATHS_NAMED else "")
         what = (
             f"The session edited files outside allowed_paths ({', '.join(self.settings.allowed_paths)}): "

@@ -22,7 +22,7 @@ from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
 from ralph_desk.vcs import bases, commits, initialise, soundness, worktree_git, worktrees
-from ralph_desk.vcs.run import GitError, is_repository, rev
+from ralph_desk.vcs.run import Checkout, GitError, is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.vcs")
@@ -161,8 +161,8 @@ class WorkspaceService:
         Only the task's ref moves; WorktreeIntegrityError (nothing committed) when the worktree's `.git` no
         longer points at the repository that made it, or its branch is gone.
         """
-        checkout = worktree_git.checkout_of(self.root, worktree.path)
-        ref = f"refs/heads/{worktree.branch}"
+        checkout = self.git_of(worktree)
+        ref = worktree.ref
         if not allowed:
             note = f"ralph-desk: session {session_id} made edits while edits were not allowed"
             stashed, head_was = commits.stash_all(checkout, ref, note)
@@ -172,9 +172,14 @@ class WorkspaceService:
         made = commits.commit_to(checkout, ref, text)
         return SessionCommit(made.before, made.after, False, made.head_was, made.left_out)
 
+    def git_of(self, worktree: TaskWorktree) -> Checkout:
+        """The task's worktree reached through the git folder the desk made (`WorktreeIntegrityError` when
+        its `.git` no longer points there)."""
+        return worktree_git.checkout_of(self.root, worktree.path)
+
     def catch_up(self, worktree: TaskWorktree) -> tuple[str, ...]:
         """Bring the task branch up to date with its base; the files left with conflict markers."""
-        checkout = worktree_git.checkout_of(self.root, worktree.path)
+        checkout = self.git_of(worktree)
         return commits.catch_up(checkout, worktree.ref, worktree.base)
 
     def damage(self, worktree: TaskWorktree) -> str | None:
