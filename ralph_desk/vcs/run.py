@@ -93,17 +93,15 @@ def _call(
 def _text(
     cwd: Path, argv: list[str], env: dict[str, str], stdin: str | None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv,
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        timeout=GIT_TIMEOUT_S,
-        env=env,
-        check=False,
-    )
+    # Decoded here, not by subprocess: its text mode turns a lone `\r` into a line break, and a file's `\r`
+    # would then forge lines (`+…`, `diff --git …`) in a diff a person reads.
+    given = None if stdin is None else stdin.encode("utf-8", "surrogateescape")
+    raw = _raw(cwd, argv, env, given)
+    return subprocess.CompletedProcess(raw.args, raw.returncode, _decoded(raw.stdout), _decoded(raw.stderr))
+
+
+def _decoded(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _raw(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph_desk.domain.diffs import LineKind, parse_diff
 from ralph_desk.domain.enums import DiffSide, ReviewCommentState, TaskStatus, Verb
 from ralph_desk.domain.records import Task
 from ralph_desk.project import init_project, update_config, validate_project
@@ -443,3 +444,15 @@ def test_in_a_project_below_the_top_of_its_repository_its_own_ralph_folder_is_gu
             services.reviews.approve(task.id, tip)
     finally:
         services.close()
+
+
+def test_a_carriage_return_in_a_file_cannot_forge_lines_or_files_in_the_diff_shown(desk: Services) -> None:
+    # A lone CR is a character of the line, not a line break: read as one, it would forge a file section.
+    forged = "safe = 1\rdiff --git a/secret.py b/secret.py\r+++ b/secret.py\r@@ -0,0 +1 @@\r+harmless\n"
+    task = _work(desk, "Carriage", {"app.py": forged})
+
+    files = parse_diff(desk.reviews.diff(task.id).text)
+
+    assert [file.new_path for file in files] == ["app.py"]
+    added = [line.text for hunk in files[0].hunks for line in hunk.lines if line.kind is LineKind.ADDED]
+    assert added == [forged.removesuffix("\n")]
