@@ -94,7 +94,8 @@ class ReviewMovedError(ReviewError):
 MOVED = "the branch moved since it was approved: review it again"
 RULES = (
     "the task branch changes the project's rules under .ralph/ ({paths}); a task branch may not change "
-    "them: remove those changes from the branch (restore them as on the base), then approve again"
+    "them: remove those changes from the branch (request changes so that its agent restores them as they "
+    "are on the base), then approve again"
 )
 
 

@@ -119,7 +119,7 @@ def _seed(checkout: Checkout, index: Path, tip: str, own_index: bool) -> None:
     env = {"GIT_INDEX_FILE": str(index)}
     own = checkout.git_dir / INDEX_NAME
     if own_index and own.is_file() and not own.is_symlink():
-        shutil.copyfile(own, index)
+        shutil.copy2(own, index)  # its time too: git tells racily clean entries by the index file's mtime
         readable = (
             run(checkout, "ls-files", "--stage", "--", ".ralph", env=env, ok_codes=None).returncode == 0
         )

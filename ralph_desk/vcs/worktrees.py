@@ -128,7 +128,7 @@ def ensure(repo: Path, worktrees_dir: Path, task_id: int, ref: str, base: str) -
     branch = ref.removeprefix(HEADS)
     path = worktrees_dir / folder_name(ref)
     if _registered(repo).get(path) == branch and soundness.mend(repo, path):
-        _clear_stale_lock(path)
+        _clear_stale_lock(repo, path)
         return TaskWorktree(task_id, path, branch, base)
     run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
     if path.is_symlink() or path.is_file():
@@ -151,12 +151,12 @@ def _check_task_ref(ref: str) -> None:
         raise GitError(("update-ref", ref), 2, f"{ref!r} is not a task branch ref ({TASK_REF.pattern})")
 
 
-def _clear_stale_lock(path: Path) -> None:
-    """Remove the index lock a killed git left in a task worktree (one loop per project works there)."""
-    pointer = (path / ".git").read_text(encoding="utf-8", errors="surrogateescape").strip()
-    if pointer.startswith("gitdir:"):
-        gitdir = Path(pointer.removeprefix("gitdir:").strip())
-        (gitdir if gitdir.is_absolute() else path / gitdir).joinpath("index.lock").unlink(missing_ok=True)
+def _clear_stale_lock(repo: Path, path: Path) -> None:
+    """Remove the index lock a killed git left in a task worktree (one loop per project works there): in the
+    git folder the repository keeps for it, never where the worktree's `.git` says."""
+    record = worktree_git.record_of(repo, path)
+    if record is not None:
+        (record / "index.lock").unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

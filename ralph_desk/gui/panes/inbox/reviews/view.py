@@ -185,7 +185,7 @@ class ReviewDetail(QWidget):
             "⚠ This branch changes the project's rules (.ralph/):</b> "
             + escape(", ".join(paths))
             + ". A task branch may not change them: approving is refused until those changes are removed "
-            "from the branch (request changes to have its agent restore them)."
+            "from the branch: request changes so that its agent restores them as they are on the base."
             if paths
             else ""
         )
