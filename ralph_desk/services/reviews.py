@@ -34,7 +34,7 @@ from ralph_desk.domain.reviews import (
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.merge_queue import WAIT_S, merge_turn
-from ralph_desk.services.sessions import SessionService, this_host
+from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.services.workspaces import WorkspaceService
@@ -244,7 +244,7 @@ class ReviewService:
         elif approved is not None:
             raise ReviewError(f"task #{task.id} has no branch to merge; approve it without a commit")
         with self.db.write() as unit:
-            queue.enqueue(unit, task.id, self._checkout(), approved)
+            queue.enqueue(unit, task.id, self.workspaces.checkout, approved)
         outcomes = self.merge_queued(wait_s)
         outcome = outcomes.get(task.id)
         if outcome is None:
@@ -260,7 +260,7 @@ class ReviewService:
         merged by the next process that gets here.
         """
         outcomes: dict[int, ReviewResult | ReviewError] = {}
-        checkout = self._checkout()
+        checkout = self.workspaces.checkout
         with self.db.read() as unit:
             if not queue.waiting(unit, checkout):
                 return outcomes
@@ -285,7 +285,7 @@ class ReviewService:
                 continue
             tip = self._pin(worktree).tip  # no person reads it: the tip now, checked again at its turn
             with self.db.write() as unit:
-                queue.enqueue(unit, task.id, self._checkout(), tip)
+                queue.enqueue(unit, task.id, self.workspaces.checkout, tip)
             found.append(task.id)
         return found
 
@@ -331,10 +331,6 @@ class ReviewService:
             "merged by another process's turn at the queue" if merged else "sent back: its merge conflicted"
         )
         return ReviewResult(task.id, task.status.value, message=what)
-
-    def _checkout(self) -> str:
-        """This checkout among the processes sharing the database: its host and folder."""
-        return f"{this_host()}:{self.workspaces.root.resolve()}"
 
     def _approve(self, task: Task, commit: str | None) -> ReviewResult:
         worktree = self._worktree(task.id)
