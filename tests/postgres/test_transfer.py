@@ -17,7 +17,7 @@ from ralph_desk.cli import main
 from ralph_desk.demo import create_demo
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
-from ralph_desk.store import merge_queue, transfer
+from ralph_desk.store import branches, merge_queue, transfer
 from ralph_desk.store.engine import create_db_engine
 from ralph_desk.store.health import redacted
 from ralph_desk.store.schema import Base
@@ -84,6 +84,8 @@ def demo(tmp_path: Path) -> Iterator[ProjectPaths]:
         services.reviews.add_comment(task.id, "Line 3: say why ✓", file="src/tide.py", line=3)
         with services.db.write() as unit:  # an approval another checkout has still to merge
             merge_queue.enqueue(unit, task.id, "machine-b:/home/ana/tidewater ✓", "5" * 40)
+            branches.record(unit, "machine-b:/home/ana/tidewater ✓", task.id, "refs/heads/ralph/26-quote-it")
+            branches.mark_adopted(unit, "machine-b:/home/ana/tidewater ✓")
         services.signals.record(task.id, "s-edge", "ask", question="Blocking?", blocking=False)
         services.signals.record(task.id, "s-edge", "flag", what="No answer", severity="info", category="bug")
         session = services.sessions.start_session(
