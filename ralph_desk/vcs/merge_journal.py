@@ -26,6 +26,8 @@ from ralph_desk.vcs.tree_changes import Change
 log = logging.getLogger("ralph_desk.vcs")
 
 JOURNAL = Path(".ralph") / "merge-journal.json"
+_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)  # POSIX only
+_DIRECTORY: int = getattr(os, "O_DIRECTORY", 0)  # POSIX only
 
 SHOWN = 10
 
@@ -63,7 +65,7 @@ def write(repo: Path, journal: Journal) -> None:
     }
     draft = path.with_name(path.name + ".new")
     draft.unlink(missing_ok=True)
-    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         json.dump(record, handle)  # ASCII only: a non-UTF-8 file name survives as an escaped surrogate
         handle.flush()
@@ -230,7 +232,9 @@ def _path(repo: Path) -> Path:
 
 
 def _sync_folder(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    if not _DIRECTORY:  # Windows: a folder cannot be opened, nor synced, this way
+        return
+    descriptor = os.open(folder, os.O_RDONLY | _DIRECTORY)
     try:
         os.fsync(descriptor)
     finally:
