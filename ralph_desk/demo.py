@@ -23,6 +23,7 @@ from pydantic import TypeAdapter
 
 from ralph_desk import resource_dir
 from ralph_desk.domain.enums import Priority, Recipe, SessionOutcome, TaskStatus, Verb
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import (
     ProjectError,
     ProjectPaths,
@@ -404,8 +405,8 @@ def _statuses(services: Services, demo: DemoStory, ids: dict[str, int]) -> None:
         if task.status in (TaskStatus.DRAFT, TaskStatus.PENDING):
             continue
         if task.status is not TaskStatus.SKIPPED:
-            services.tasks.set_status(ids[task.key], TaskStatus.IN_PROGRESS.value)
-        services.tasks.set_status(ids[task.key], task.status.value)
+            services.tasks.move(ids[task.key], TaskStatus.IN_PROGRESS, Mover.IMPORT)
+        services.tasks.move(ids[task.key], task.status, Mover.IMPORT)
 
 
 def _inbox(services: Services, demo: DemoStory, ids: dict[str, int]) -> None:
@@ -413,7 +414,7 @@ def _inbox(services: Services, demo: DemoStory, ids: dict[str, int]) -> None:
     for session in demo.sessions:
         if session.answer is None:
             continue
-        services.tasks.set_status(ids[session.task], TaskStatus.NEEDS_INPUT.value)
+        services.tasks.move(ids[session.task], TaskStatus.NEEDS_INPUT, Mover.IMPORT)
         for ask in services.inbox.asks():
             if ask.task_id == ids[session.task]:
                 services.inbox.answer(ask.id, session.answer)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ralph_desk.domain.enums import Recipe, TaskStatus, Verb
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.services.container import Services
 from ralph_desk.vcs.worktrees import TaskWorktree
 
@@ -61,5 +62,5 @@ def put_in_review(services: Services, task_id: int, *sessions: tuple[Edits, str]
         run_session(services, task_id, number, edits, summary)
         for number, (edits, summary) in enumerate(sessions, start=1)
     ]
-    services.tasks.set_status(task_id, TaskStatus.IN_REVIEW.value)
+    services.tasks.move(task_id, TaskStatus.IN_REVIEW, Mover.IMPORT)
     return worktrees[-1]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import ItemError
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.text import STORABLE_WORDING, unstorable
@@ -401,7 +402,7 @@ def _update(services: Services, task: Task, story: Story, keep_tags: bool) -> bo
         services.tasks.update(task.id, **changes)
     status = _status_for(task.status, story.passes)
     if status is not None:
-        services.tasks.set_status(task.id, status.value)
+        services.tasks.move(task.id, status, Mover.IMPORT)
     return bool(changes) or status is not None
 
 

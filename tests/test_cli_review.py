@@ -9,6 +9,7 @@ import pytest
 
 from ralph_desk.cli import main
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 from tests.support.git_repo import commit_all, git, make_repo
@@ -40,7 +41,7 @@ def project(tmp_path: Path) -> Path:
             "s-1", task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
         )
         services.sessions.finish_session("s-1", outcome="done", head_after=commit.after)
-        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+        services.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     finally:
         services.close()
     return root

@@ -11,6 +11,7 @@ import pytest
 
 from ralph_desk import prd
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import ProjectPaths, init_project, read_config
 from ralph_desk.services.container import Services
 
@@ -224,7 +225,7 @@ def test_a_story_that_now_passes_marks_its_task_done_and_back(services: Services
 
 def test_a_story_that_does_not_pass_leaves_a_task_in_progress_alone(services: Services) -> None:
     [task_id] = import_data(services, document(story(1))).created
-    services.tasks.set_status(task_id, "needs_input")
+    services.tasks.move(task_id, "needs_input", Mover.IMPORT)
 
     result = import_data(services, document(story(1)))
 
@@ -259,7 +260,7 @@ def test_export_writes_every_task_but_drafts_most_urgent_first(services: Service
     services.tasks.create("tides", "backend", "A draft", priority="critical", status="draft")
     high = services.tasks.create("tides", "backend", "High one", priority="high", hints="be quick")
     later_high = services.tasks.create("tides", "backend", "High two", priority="high")
-    services.tasks.set_status(later_high.id, "done")
+    services.tasks.move(later_high.id, "done", Mover.IMPORT)
 
     exported = prd.export_document(services)
 

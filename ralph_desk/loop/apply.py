@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ralph_desk.domain.enums import BlockerKind, SessionOutcome, TaskStatus, Verb
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import NO_CLOSING_SIGNAL, Blocker, Decision, find_task_reference
 from ralph_desk.domain.records import FeatureLearning, Signal, Task, TaskSummary
 from ralph_desk.services.container import Services
@@ -99,7 +100,7 @@ def unblock_ready(services: Services) -> list[int]:
     for summary in blocked:
         task = services.tasks.get(summary.id)
         if task.depends_on and set(task.depends_on) <= done and _upstream_only(services, task):
-            services.tasks.set_status(task.id, TaskStatus.PENDING.value)
+            services.tasks.move(task.id, TaskStatus.PENDING, Mover.LOOP)
             log.info("task #%s unblocked: its upstream tasks are done", task.id)
             unblocked.append(task.id)
     return unblocked

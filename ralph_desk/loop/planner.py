@@ -12,6 +12,7 @@ import secrets
 from datetime import UTC, datetime
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.recipes import enabled_tools
 from ralph_desk.domain.records import Discipline, Feature, Task, TaskSummary
 from ralph_desk.domain.session import SessionContext
@@ -64,7 +65,7 @@ def plan_next_task(
     except Exception:
         # A claimed task that cannot be planned goes back to the queue rather than stay in_progress.
         log.exception("could not plan task #%s; returning it to the queue", task.id)
-        services.tasks.set_status(task.id, TaskStatus.PENDING.value)
+        services.tasks.move(task.id, TaskStatus.PENDING, Mover.LOOP)
         raise
 
 

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from ralph_desk.domain.endpoints import EndpointIssuer, SessionEndpoint
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import Decision, decide
 from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.loop import branches, git, guard
@@ -405,7 +406,7 @@ class LoopRunner:
         orphans = self.services.sessions.orphans(running_here=_RUNNING_HERE)
         for task_id in orphans.task_ids:
             log.warning("recovering task #%s left in progress by a stopped loop", task_id)
-            self.services.tasks.set_status(task_id, TaskStatus.PENDING.value)
+            self.services.tasks.move(task_id, TaskStatus.PENDING, Mover.LOOP)
         for session_id in orphans.session_ids:
             self.services.sessions.finish_session(
                 session_id,
@@ -616,7 +617,7 @@ class LoopRunner:
         if stashed:
             result.outcome = SessionOutcome.REJECTED
             if plan.task and result.decision and result.decision.status in FINISHED:
-                services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+                services.tasks.move(plan.task.id, TaskStatus.PENDING, Mover.LOOP)
         elif result.decision is not None and plan.task is not None:
             async with self._git:
                 await asyncio.to_thread(
@@ -834,7 +835,7 @@ class LoopRunner:
         transcript.note(f"the session could not be prepared: {error}")
         transcript.close(outcome=SessionOutcome.STOPPED.value, error=str(error))
         if plan.task is not None:
-            self.services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
+            self.services.tasks.move(plan.task.id, TaskStatus.PENDING, Mover.LOOP)
         with contextlib.suppress(ServiceError):
             self.services.sessions.finish_session(
                 plan.session_id, outcome=SessionOutcome.STOPPED.value, error=f"not started: {error}"

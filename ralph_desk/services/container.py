@@ -67,7 +67,11 @@ class Services:
     def tasks(self) -> TaskService:
         from ralph_desk.services.tasks import TaskService
 
-        return TaskService(self.db)
+        return TaskService(self.db, self._has_unmerged_work)
+
+    def _has_unmerged_work(self, task_id: int) -> bool:
+        """Whether the task has a branch here (its work is not merged: a merge removes the branch)."""
+        return self.workspaces.existing(task_id) is not None
 
     @cached_property
     def comments(self) -> CommentService:

@@ -20,9 +20,11 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Signal, Task
 from ralph_desk.domain.tools import MAX_TEXT
+from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.tasks import TaskService
@@ -293,7 +295,7 @@ class InboxService:
             unit.touch("inbox", ask.id)
             status = tasks_store.status_of(unit, ask.task_id)
             if status is TaskStatus.NEEDS_INPUT and store.open_blocking_ask_count(unit, ask.task_id) == 0:
-                tasks_store.set_status(unit, ask.task_id, TaskStatus.PENDING.value)
+                lifecycle.move(unit, ask.task_id, TaskStatus.PENDING, Mover.INBOX)
             return answered
 
     def create_suggested_task(self, signal_id: int) -> Task:
@@ -317,8 +319,7 @@ class InboxService:
         task_id = self._suggested_task_id(task_id_or_signal)
         with self.db.write() as unit:
             _suggested_draft(unit, task_id, "approved")
-            task = tasks_store.set_status(unit, task_id, TaskStatus.PENDING.value)
-            assert task is not None
+            task = lifecycle.move(unit, task_id, TaskStatus.PENDING, Mover.INBOX)
             _review(unit, task_id, {"review_decision": ReviewDecision.APPROVED.value})
             return task
 
@@ -356,7 +357,7 @@ class InboxService:
         with self.db.write() as unit:
             task = self._failed_task(unit, task_id)
             tasks_store.reset_stuck(unit, task.id)
-            tasks_store.set_status(unit, task.id, TaskStatus.PENDING.value)
+            lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.INBOX)
             if note.strip():
                 comments_store.add(unit, task.id, {"author": HUMAN, "body": f"Retry: {_clip(note.strip())}"})
             retried = tasks_store.get(unit, task.id)
@@ -367,9 +368,7 @@ class InboxService:
         """Give up on a failed task: it is skipped (tasks that depend on it stay waiting)."""
         with self.db.write() as unit:
             task = self._failed_task(unit, task_id)
-            skipped = tasks_store.set_status(unit, task.id, TaskStatus.SKIPPED.value)
-            assert skipped is not None
-            return skipped
+            return lifecycle.move(unit, task.id, TaskStatus.SKIPPED, Mover.INBOX)
 
     def _failed_task(self, unit: UnitOfWork, task_id: int) -> Task:
         task = tasks_store.get(unit, _positive_id("task_id", task_id))
@@ -387,7 +386,7 @@ class InboxService:
         checked_reason = check.required_text("reason", reason)
         with self.db.write() as unit:
             _suggested_draft(unit, task_id, "rejected")
-            tasks_store.set_status(unit, task_id, TaskStatus.SKIPPED.value)
+            lifecycle.move(unit, task_id, TaskStatus.SKIPPED, Mover.INBOX)
             comments_store.add(unit, task_id, {"author": HUMAN, "body": f"Rejected: {checked_reason}"})
             _review(
                 unit,

@@ -20,6 +20,7 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
+from ralph_desk.domain.lifecycle import Move, Mover
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Task
 from ralph_desk.domain.reviews import (
@@ -31,6 +32,7 @@ from ralph_desk.domain.reviews import (
     ReviewPin,
     ReviewResult,
 )
+from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.merge_queue import WAIT_S, merge_turn
@@ -338,7 +340,7 @@ class ReviewService:
             raise ReviewError(f"task #{task.id} was not merged: {MOVED} (its branch is gone)")
         if worktree is None:
             with self.db.write() as unit:
-                self.tasks.set_status(task.id, TaskStatus.DONE.value)
+                lifecycle.move(unit, task.id, TaskStatus.DONE, Mover.REVIEW)
                 queue.remove(unit, task.id)
             return ReviewResult(task.id, TaskStatus.DONE.value, message="approved (no branch to merge)")
         strategy = MergeStrategy(self.workspaces.config().merge_strategy)
@@ -359,7 +361,7 @@ class ReviewService:
         if not result.merged:
             return self._send_back(task, worktree, result)
         with self.db.write() as unit:  # done and off the queue at once: a crash before this merges again
-            self.tasks.set_status(task.id, TaskStatus.DONE.value)
+            lifecycle.move(unit, task.id, TaskStatus.DONE, Mover.REVIEW)
             store.move(unit, task.id, ReviewCommentState.REQUESTED, ReviewCommentState.ADDRESSED)
             queue.remove(unit, task.id)
         self._remove(task.id)
@@ -383,24 +385,23 @@ class ReviewService:
                     "comments", list(comments), "at least one comment saying what to change"
                 )
             queue.remove(unit, task.id)
-            self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+            lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.REVIEW)
         return ReviewResult(task.id, TaskStatus.PENDING.value, message=f"sent back with {moved} comment(s)")
 
     def discard(self, task_id: int, skip: bool) -> ReviewResult:
         """Drop the task's branch and worktree; the task starts again from the base, or is skipped."""
         task = self.tasks.get(task_id)
-        if task.status in (TaskStatus.IN_PROGRESS, TaskStatus.DONE):
-            raise ReviewError(
-                f"task #{task.id} is {task.status.value}; "
-                "only a task that is neither running nor merged can be discarded"
-            )
-        self._remove(task.id)
         status = TaskStatus.SKIPPED if skip else TaskStatus.PENDING
+        try:  # before the branch goes: a refused discard loses nothing
+            lifecycle.check(Move(task.id, task.status, status, Mover.REVIEW))
+        except ConflictError as error:
+            raise ReviewError(str(error)) from None
+        self._remove(task.id)
         with self.db.write() as unit:
             for state in (ReviewCommentState.OPEN, ReviewCommentState.REQUESTED):
                 store.move(unit, task.id, state, ReviewCommentState.ADDRESSED)
             queue.remove(unit, task.id)
-            self.tasks.set_status(task.id, status.value)
+            lifecycle.move(unit, task.id, status, Mover.REVIEW)
         return ReviewResult(task.id, status.value, message="branch and worktree discarded")
 
     def requested(self, task_id: int) -> builtins.list[ReviewComment]:
@@ -448,7 +449,7 @@ class ReviewService:
             category=FlagCategory.OVERLAP.value,
         )
         with self.db.write() as unit:
-            self.tasks.set_status(task.id, TaskStatus.PENDING.value)
+            lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.REVIEW)
             queue.remove(unit, task.id)
         return ReviewResult(task.id, TaskStatus.PENDING.value, conflicts=result.conflicts, message=what)
 

@@ -9,6 +9,7 @@ from ralph_desk.domain.enums import TaskStatus, Verb
 from ralph_desk.domain.postprocess import Blocker
 from ralph_desk.domain.records import FeatureLearning, Signal, Task
 from ralph_desk.services import features as features_service
+from ralph_desk.services import lifecycle
 from ralph_desk.services import tasks as tasks_service
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import InvalidValueError, NotFoundError, ServiceError
@@ -103,8 +104,7 @@ class SettlingService:
             wanted = {*settlement.suggestion_ids, *settlement.learning_ids, *settlement.read_ids}
             named = store.by_ids(unit, wanted, for_update=bool(settlement.suggestion_ids))
             added, unresolved = _link_upstream(unit, task_id, settlement.links, notes)
-            task = tasks_store.settle(unit, task_id, settlement.status.value, settlement.count_stuck)
-            assert task is not None
+            task = lifecycle.settle(unit, task_id, facts.status, settlement.status, settlement.count_stuck)
             created = _create_drafts(unit, facts, settlement.suggestion_ids, named, notes)
             ours = {signal_id: signal for signal_id, signal in named.items() if signal.session_id == session}
             learnings = _keep_learnings(unit, facts, settlement.learning_ids, ours, notes)

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.graph import find_cycle, format_path
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.domain.tools import (
@@ -17,6 +18,7 @@ from ralph_desk.domain.tools import (
     EnrichTaskInput,
     UpdateTaskInput,
 )
+from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.store import disciplines as disciplines_store
@@ -122,8 +124,9 @@ def _shown(task_ids: Sequence[int]) -> str:
 class TaskService:
     """Create, read, change and delete tasks; keep their dependencies acyclic; hand the loop its next task."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, unmerged: lifecycle.UnmergedWork | None = None) -> None:
         self.db = db
+        self.unmerged = unmerged  # asked before a person or an agent declares a task done
 
     def create(
         self,
@@ -298,15 +301,12 @@ class TaskService:
                 return updated
             return self._require(unit, task_id) if dependency_ids is not None else task
 
-    def set_status(self, task_id: int, status: str) -> Task:
-        """Move a task to a status (stamps started_at on in_progress, completed_at on done)."""
+    def move(self, task_id: int, status: TaskStatus, mover: Mover) -> Task:
+        """Move a task to a status if `mover` may (the lifecycle's rules); stamps started_at / completed_at."""
         task_id = _task_id(task_id)
         checked = check.choice("status", status, TaskStatus)
         with self.db.write() as unit:
-            self._require(unit, task_id)
-            task = store.set_status(unit, task_id, checked.value)
-            assert task is not None
-            return task
+            return lifecycle.move(unit, task_id, checked, mover, self.unmerged)
 
     def enrich(
         self,
@@ -345,9 +345,7 @@ class TaskService:
                     "it can be enriched once a human approves it"
                 )
             store.update(unit, task_id, fields)
-            enriched = store.set_status(unit, task_id, TaskStatus.PENDING.value)
-            assert enriched is not None
-            return enriched
+            return lifecycle.move(unit, task_id, TaskStatus.PENDING, Mover.PERSON)
 
     def add_context_file(self, task_id: int, file_path: str) -> Task:
         """Register a project file that sessions on this task should read (once)."""
@@ -444,7 +442,7 @@ class TaskService:
         while True:
             try:
                 with self.db.write() as unit:
-                    return store.claim_next(unit, skip=unreadable)
+                    return lifecycle.claim_next(unit, skip=unreadable)
             except UnreadableRowError as error:
                 log.warning("the loop passes over %s", error)
                 unreadable.add(error.row_id)

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from ralph_desk.app import build_window
 from ralph_desk.cli import main
 from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import ProjectPaths, init_project
@@ -36,7 +37,7 @@ def _fill(paths: ProjectPaths) -> None:
         statuses = ("pending", "done", "done", "blocked", "skipped", "in_progress")
         tasks = [services.tasks.create(("tides", "charts")[n % 2], "backend", f"Task {n}") for n in range(12)]
         for n, task in enumerate(tasks):
-            services.tasks.set_status(task.id, statuses[n % 6])
+            services.tasks.move(task.id, statuses[n % 6], Mover.IMPORT)
         first, second = tasks[0].id, tasks[1].id
         services.signals.record(first, "s-1", "ask", question="Metres?", blocking=True)
         services.signals.record(second, "s-2", "ask", question="Colours?", blocking=False)

@@ -88,7 +88,7 @@ def test_a_task_that_fails_in_another_process_arrives_in_the_inbox_and_is_notifi
         "s = Services.open(ProjectPaths.at(sys.argv[1])); t = int(sys.argv[2]); "
         "s.signals.record(t, None, 'stuck', reason='The alert API needs a key nobody gave me.'"
         "); "
-        "s.tasks.set_status(t, 'failed'); s.close()"
+        "s.tasks.move(t, 'failed', Mover.IMPORT); s.close()"
     )
 
     run_elsewhere("-c", script, str(project), str(pending))

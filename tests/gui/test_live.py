@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.live import FAILING_INTERVAL_MS, ChangeFeed
 from ralph_desk.project import ProjectPaths
@@ -42,7 +43,7 @@ def test_a_write_by_another_connection_is_found_by_polling(
     other = Services.open(ProjectPaths.at(project))
     try:
         with qtbot.waitSignal(feed.sig_changes, timeout=2000) as blocker:
-            other.tasks.set_status(chart, "blocked")
+            other.tasks.move(chart, "blocked", Mover.IMPORT)
     finally:
         other.close()
 
@@ -55,8 +56,8 @@ def test_each_change_is_reported_once(qtbot: QtBot, feed: ChangeFeed, services: 
     feed.sig_changes.connect(seen.extend)
     chart = task_id(services, CHART)
 
-    services.tasks.set_status(chart, "blocked")
-    services.tasks.set_status(chart, "pending")
+    services.tasks.move(chart, "blocked", Mover.IMPORT)
+    services.tasks.move(chart, "pending", Mover.IMPORT)
     qtbot.waitUntil(lambda: len(seen) >= 2, timeout=1000)
     polls = feed.polls
     qtbot.waitUntil(lambda: feed.polls >= polls + 3, timeout=1000)

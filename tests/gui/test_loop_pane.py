@@ -20,6 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window, embedded_mcp
 from ralph_desk.domain.enums import Recipe, SessionOutcome, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.history import HistoryRow, HistoryTableModel
 from ralph_desk.gui.models.stream import StreamLine, StreamModel, line_of
@@ -152,7 +153,9 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     qtbot: QtBot, loop_window: MainWindow, services: Services, agent: Agent, start_api: StartApi
 ) -> None:
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
-        services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
+        services.tasks.move(
+            task.id, TaskStatus.PENDING.value, Mover.IMPORT
+        )  # as the loop recovers them at start
     plan = peek_next_task(services)
     assert plan is not None and plan.task is not None
     first = plan.task
@@ -470,7 +473,9 @@ def test_the_ide_tools_of_the_windows_server_report_and_stop_the_panes_loop(
     qtbot: QtBot, qt_loop: qasync.QEventLoop, services: Services, settings: QSettings
 ) -> None:
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
-        services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
+        services.tasks.move(
+            task.id, TaskStatus.PENDING.value, Mover.IMPORT
+        )  # as the loop recovers them at start
     host, control = embedded_mcp(services)
     finish(qtbot, qt_loop, host.start())
     listener = socket.create_server(("127.0.0.1", 0))

@@ -11,6 +11,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.running import ELAPSED, TASK, TURNS, RunningTableModel
 from ralph_desk.gui.panes.loop.pane import LoopPane
@@ -84,7 +85,9 @@ def test_running_sessions_are_listed_live_and_the_one_picked_is_streamed(
     qtbot: QtBot, loop_window: MainWindow, services: Services, start_api: StartApi
 ) -> None:
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
-        services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
+        services.tasks.move(
+            task.id, TaskStatus.PENDING.value, Mover.IMPORT
+        )  # as the loop recovers them at start
     # Every task's session says what it does, writes a file, then waits for the model until released.
     api = start_api(
         [Hang()],

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.gui import theme
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.stream import StreamModel, line_of
@@ -49,7 +50,7 @@ def test_the_window_says_all_work_done_once_the_last_tasks_are_finished(
 
     for task in services.tasks.list():
         if task.status not in (TaskStatus.DONE, TaskStatus.SKIPPED):
-            services.tasks.set_status(task.id, TaskStatus.DONE.value)
+            services.tasks.move(task.id, TaskStatus.DONE.value, Mover.IMPORT)
 
     qtbot.waitUntil(lambda: window.loop.state.text() == "all work done", timeout=WAIT_MS)
 

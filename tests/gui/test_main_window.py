@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QTabWidget
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.main_window import DEFAULT_SIZE, PANES, WINDOW_OFFSET, MainWindow
 from ralph_desk.gui.panes.inbox.pane import SUGGESTIONS
@@ -142,7 +143,7 @@ def test_the_dashboard_is_read_again_only_when_shown(
     window.show_pane("dashboard")
     settle(qtbot, window)
     window.show_pane("tasks")
-    services.tasks.set_status(task_id(services, "Mark high and low water on the chart"), "done")
+    services.tasks.move(task_id(services, "Mark high and low water on the chart"), "done", Mover.IMPORT)
     wiring = controller(window).dashboard
     qtbot.waitUntil(lambda: wiring.stale, timeout=3000)
 

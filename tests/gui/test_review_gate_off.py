@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Task
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import REVIEWS
@@ -64,7 +65,9 @@ def next_task_in_a_repository(services: Services, project: Path) -> tuple[Task, 
     make_repository(project, "main")
     base_before = git(project, "rev-parse", "HEAD").strip()
     for task in services.tasks.list(status=TaskStatus.IN_PROGRESS.value):
-        services.tasks.set_status(task.id, TaskStatus.PENDING.value)  # as the loop recovers them at start
+        services.tasks.move(
+            task.id, TaskStatus.PENDING.value, Mover.IMPORT
+        )  # as the loop recovers them at start
     plan = peek_next_task(services)
     assert plan is not None and plan.task is not None
     worktree = services.workspaces.prepare(plan.task.id, plan.task.title)

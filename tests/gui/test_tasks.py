@@ -9,6 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.app import build_window
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.base import KEY_ROLE
 from ralph_desk.gui.models.tasks import PRIORITY, TaskFilter
@@ -323,7 +324,7 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
     scroll.setValue(scroll.maximum())
     position = scroll.value()
 
-    services.tasks.set_status(extremes, "failed")
+    services.tasks.move(extremes, "failed", Mover.IMPORT)
     services.tasks.create("tide-data", "backend", "A new task from elsewhere")
 
     qtbot.waitUntil(lambda: pane.model.rowCount() == len(services.tasks.list()), timeout=WAIT_MS)

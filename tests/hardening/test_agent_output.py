@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.model import LiveEvent, LoopSettings
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
@@ -49,7 +50,7 @@ def services(seeded: tuple[ProjectPaths, Seeded], tmp_path: Path) -> Iterator[Se
     opened = Services.open(paths)
     for task in opened.tasks.list():
         if task.id != ids.parser:
-            opened.tasks.set_status(task.id, TaskStatus.SKIPPED.value)
+            opened.tasks.move(task.id, TaskStatus.SKIPPED.value, Mover.IMPORT)
     yield opened
     opened.close()
 

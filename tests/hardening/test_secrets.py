@@ -22,6 +22,7 @@ import pytest
 
 from ralph_desk import cli
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.model import LoopSettings
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server import clients as client_configs
@@ -99,7 +100,7 @@ def test_a_codex_session_keeps_server_secrets_off_its_command_line_and_out_of_ev
         services.disciplines.update("backend", mcp_servers=servers)
         for task in services.tasks.list():
             if task.id != ids.parser:
-                services.tasks.set_status(task.id, TaskStatus.SKIPPED.value)
+                services.tasks.move(task.id, TaskStatus.SKIPPED.value, Mover.IMPORT)
         listener = socket.create_server(("127.0.0.1", 0))
         listener.settimeout(WAIT_S)
         monkeypatch.setenv("HARDENING_PORT", str(listener.getsockname()[1]))

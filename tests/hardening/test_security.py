@@ -24,6 +24,7 @@ import pytest
 from ralph_desk import cli
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.enums import Recipe, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import VERB_TOOLS
 from ralph_desk.loop.agents.base import write_mcp_config
@@ -291,7 +292,7 @@ def test_task_text_with_shell_syntax_reaches_the_command_agent_as_data_only(
     subprocess.run([*git, "add", "-A"], cwd=paths.root, check=True)
     subprocess.run([*git, "commit", "-qm", "start"], cwd=paths.root, check=True)
     for task in services.tasks.list():
-        services.tasks.set_status(task.id, TaskStatus.SKIPPED.value)
+        services.tasks.move(task.id, TaskStatus.SKIPPED.value, Mover.IMPORT)
     task = services.tasks.create(
         "core", "backend", f"Title {SHELL_TEXT}", description=f"Description {SHELL_TEXT}", priority="critical"
     )

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import SessionOutcome, TaskOrigin, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import decide
 from ralph_desk.domain.records import Task
 from ralph_desk.loop.apply import AppliedOutcome, apply_decision, unblock_ready
@@ -36,7 +37,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
 def make_task(services: Services, title: str = "Draw the tide chart", status: str = "pending") -> Task:
     task = services.tasks.create("charts", "frontend", title)
     if status != "pending":
-        services.tasks.set_status(task.id, status)
+        services.tasks.move(task.id, status, Mover.IMPORT)
     return task
 
 
@@ -45,7 +46,7 @@ def run_session(
 ) -> AppliedOutcome:
     """A session on `task`: the agent's verb calls, then post-processing as the runner does it."""
     session_id = f"s-{next(_sessions)}"
-    services.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    services.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     for verb, params in calls:
         services.signals.record(task.id, session_id, verb, **params)
     stuck_count = services.tasks.get(task.id).stuck_count
@@ -252,7 +253,7 @@ def test_a_task_blocked_upstream_goes_back_to_pending_when_its_upstream_is_done(
     run_session(services, task, blocked(f"#{upstream.id}"), PARTIAL)
 
     assert unblock_ready(services) == []
-    services.tasks.set_status(upstream.id, TaskStatus.DONE.value)
+    services.tasks.move(upstream.id, TaskStatus.DONE.value, Mover.IMPORT)
     assert unblock_ready(services) == [task.id]
     assert services.tasks.get(task.id).status is TaskStatus.PENDING
 
@@ -264,9 +265,9 @@ def test_a_task_blocked_on_two_upstream_tasks_waits_for_both(services: Services)
     run_session(services, task, blocked(f"task {first.id}"), blocked("'Seed the tide table'"), STUCK)
     assert services.tasks.get(task.id).depends_on == (first.id, second.id)
 
-    services.tasks.set_status(first.id, TaskStatus.DONE.value)
+    services.tasks.move(first.id, TaskStatus.DONE.value, Mover.IMPORT)
     assert unblock_ready(services) == []
-    services.tasks.set_status(second.id, TaskStatus.DONE.value)
+    services.tasks.move(second.id, TaskStatus.DONE.value, Mover.IMPORT)
     assert unblock_ready(services) == [task.id]
 
 
@@ -274,7 +275,7 @@ def test_an_external_blocker_stays_even_when_the_upstream_one_is_done(services: 
     upstream = make_task(services, "Set up the schema")
     task = make_task(services)
     run_session(services, task, blocked(f"#{upstream.id}"), blocked("VPN access", kind="external"), PARTIAL)
-    services.tasks.set_status(upstream.id, TaskStatus.DONE.value)
+    services.tasks.move(upstream.id, TaskStatus.DONE.value, Mover.IMPORT)
 
     assert unblock_ready(services) == []
     assert services.tasks.get(task.id).status is TaskStatus.BLOCKED
@@ -285,7 +286,7 @@ def test_a_blocker_that_cannot_be_read_keeps_the_task_blocked(services: Services
     upstream = make_task(services, "Set up the schema")
     task = make_task(services)
     run_session(services, task, blocked(f"#{upstream.id}"), blocked("VPN access", kind="external"), PARTIAL)
-    services.tasks.set_status(upstream.id, TaskStatus.DONE.value)
+    services.tasks.move(upstream.id, TaskStatus.DONE.value, Mover.IMPORT)
     raw = sqlite3.connect(services.paths.db_file)
     try:  # the external blocker's text, as bytes that are not UTF-8
         raw.execute("UPDATE task_signals SET \"on\" = CAST(X'41FF' AS TEXT) WHERE \"on\" = 'VPN access'")
@@ -303,7 +304,7 @@ def test_an_unresolved_upstream_blocker_stays_for_the_human(services: Services, 
     task = make_task(services)
     run_session(services, task, blocked(on), PARTIAL)
     services.tasks.add_dependency(task.id, upstream.id)
-    services.tasks.set_status(upstream.id, TaskStatus.DONE.value)
+    services.tasks.move(upstream.id, TaskStatus.DONE.value, Mover.IMPORT)
 
     assert unblock_ready(services) == []
 
@@ -312,7 +313,7 @@ def test_a_task_a_person_blocked_without_signals_stays_blocked(services: Service
     upstream = make_task(services, "Set up the schema", status="done")
     task = make_task(services)
     services.tasks.add_dependency(task.id, upstream.id)
-    services.tasks.set_status(task.id, TaskStatus.BLOCKED.value)
+    services.tasks.move(task.id, TaskStatus.BLOCKED.value, Mover.IMPORT)
 
     assert unblock_ready(services) == []
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import decide
 from ralph_desk.domain.records import Change, Task
 from ralph_desk.loop.apply import AppliedOutcome, apply_decision
@@ -46,7 +47,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
 def run_session(services: Services, task: Task, *calls: tuple[str, dict[str, Any]]) -> AppliedOutcome:
     """A session on `task`: the agent's verb calls, then post-processing as the runner does it."""
     session_id = f"s-{next(_sessions)}"
-    services.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    services.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     for verb, params in calls:
         services.signals.record(task.id, session_id, verb, **params)
     decision = decide(services.signals.for_session(session_id), stuck_count=task.stuck_count)

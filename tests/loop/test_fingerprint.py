@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.fingerprint import git_tree_state, project_fingerprint
 from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
@@ -73,7 +74,7 @@ def test_the_database_fingerprint_ignores_signals_and_session_records(services: 
 
 
 CHANGES: dict[str, Callable[[Services], object]] = {
-    "task status": lambda s: s.tasks.set_status(1, TaskStatus.DONE.value),
+    "task status": lambda s: s.tasks.move(1, TaskStatus.DONE.value, Mover.IMPORT),
     "task field": lambda s: s.tasks.update(1, hints="Use d3."),
     "new task": lambda s: s.tasks.create("charts", "frontend", "Add a legend"),
     "dependency": lambda s: s.tasks.add_dependency(s.tasks.create("charts", "frontend", "Schema").id, 1),
@@ -118,7 +119,7 @@ def test_the_project_fingerprint_is_stable_for_a_session_that_only_signalled(
 @pytest.mark.parametrize(
     "change",
     [
-        lambda s, repo: s.tasks.set_status(1, TaskStatus.BLOCKED.value),
+        lambda s, repo: s.tasks.move(1, TaskStatus.BLOCKED.value, Mover.IMPORT),
         lambda s, repo: s.comments.add(1, "agent", "Axes drawn."),
         lambda s, repo: s.state_files.append_progress("task #1: partial"),
         lambda s, repo: s.state_files.append_learning("Heights are metres."),

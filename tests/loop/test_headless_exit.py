@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import LoopState, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.headless import EXIT_WAITING
 from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
@@ -37,7 +38,7 @@ def ask_then_finish(question: str) -> list[Any]:
 
 def test_run_on_a_project_whose_tasks_are_all_done_exits_0_saying_all_done(project: Services) -> None:
     task = project.tasks.create("core", "backend", "Finished long ago")
-    project.tasks.set_status(task.id, TaskStatus.DONE.value)
+    project.tasks.move(task.id, TaskStatus.DONE.value, Mover.IMPORT)
     run = ralph_desk_process("run", "--root", str(project.paths.root), *stand_in().cli)
     assert run.returncode == 0, run.stderr
     assert "all done" in run.stdout

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import update
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.recipes import RECIPE_ALLOWED
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.tools import VERB_TOOLS
@@ -109,10 +110,10 @@ def test_a_task_waits_until_every_dependency_is_done(services: Services) -> None
     dependent = _task(services, "Dependent", "critical", depends_on=[base.id, other.id])
 
     assert _claimed(services) == [base.id, other.id]
-    services.tasks.set_status(base.id, TaskStatus.DONE.value)
+    services.tasks.move(base.id, TaskStatus.DONE.value, Mover.IMPORT)
     assert plan_next_task(services, SETTINGS) is None
 
-    services.tasks.set_status(other.id, TaskStatus.DONE.value)
+    services.tasks.move(other.id, TaskStatus.DONE.value, Mover.IMPORT)
     plan = plan_next_task(services, SETTINGS)
     assert plan is not None and plan.task is not None and plan.task.id == dependent.id
 
@@ -120,7 +121,7 @@ def test_a_task_waits_until_every_dependency_is_done(services: Services) -> None
 def test_drafts_and_waiting_tasks_are_never_claimed(services: Services) -> None:
     _task(services, "Draft", status="draft")
     for status in ("needs_input", "blocked", "failed", "skipped", "done"):
-        services.tasks.set_status(_task(services, status.capitalize()).id, status)
+        services.tasks.move(_task(services, status.capitalize()).id, status, Mover.IMPORT)
 
     assert plan_next_task(services, SETTINGS) is None
     assert describe_queue(services) == []
@@ -180,7 +181,7 @@ def test_a_task_sharing_a_context_file_with_a_running_task_waits_while_others_ru
     assert _claimed(services) == [first.id, other.id]
     assert services.tasks.get(same_file.id).status is TaskStatus.PENDING
 
-    services.tasks.set_status(first.id, TaskStatus.IN_REVIEW.value)
+    services.tasks.move(first.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     plan = plan_next_task(services, SETTINGS)
     assert plan is not None and plan.task is not None and plan.task.id == same_file.id
 

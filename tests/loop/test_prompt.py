@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import select
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import decide
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.tools import REGISTRY, VERB_TOOLS
@@ -122,7 +123,7 @@ def _build_project(services: Services) -> None:
         scope="feature",
     )
     signals.record(client.id, "s-client", "done", summary="Client fetches and caches the weekly feed.")
-    tasks.set_status(client.id, TaskStatus.DONE.value)
+    tasks.move(client.id, TaskStatus.DONE.value, Mover.IMPORT)
     colours = tasks.create("charts", "frontend", "Pick the chart colours")
     signals.record(
         colours.id,
@@ -149,7 +150,7 @@ def _build_project(services: Services) -> None:
         category="performance",
     )
     signals.record(colours.id, "s-colours", "done", summary="Colours picked from the theme.")
-    tasks.set_status(colours.id, TaskStatus.DONE.value)
+    tasks.move(colours.id, TaskStatus.DONE.value, Mover.IMPORT)
     chart = tasks.create(
         "charts",
         "frontend",
@@ -216,7 +217,7 @@ def _session(
 
 
 def _requeue(services: Services, task: Task) -> None:
-    services.tasks.set_status(task.id, TaskStatus.PENDING.value)
+    services.tasks.move(task.id, TaskStatus.PENDING.value, Mover.IMPORT)
 
 
 def assert_snapshot(name: str, text: str) -> None:
@@ -310,7 +311,7 @@ def test_after_a_human_answer_the_next_prompt_carries_it(services: Services) -> 
     _session(
         services, first, closing_verb="partial", outcome="needs_input", changed_files=["src/charts/week.ts"]
     )
-    services.tasks.set_status(first.task.id, TaskStatus.NEEDS_INPUT.value)
+    services.tasks.move(first.task.id, TaskStatus.NEEDS_INPUT.value, Mover.IMPORT)
     assert first.task.id not in [task.id for task in describe_queue(services)]
     services.inbox.answer(ask.id, "Metres, with one decimal.")
 
@@ -339,7 +340,7 @@ def test_a_task_with_done_dependencies_reads_their_summaries_and_changed_files(s
         outcome="done",
         changed_files=["src/charts/week.ts", "src/charts/week.test.ts"],
     )
-    services.tasks.set_status(chart.task.id, TaskStatus.DONE.value)
+    services.tasks.move(chart.task.id, TaskStatus.DONE.value, Mover.IMPORT)
 
     plan = _plan(services)
     assert plan.task is not None and plan.task.id == picker.id
@@ -351,7 +352,7 @@ def test_a_task_with_done_dependencies_reads_their_summaries_and_changed_files(s
 
 def test_a_discipline_without_learned_and_suggest_never_reads_their_names(services: Services) -> None:
     chart = services.tasks.list(search="weekly tide chart")[0]
-    services.tasks.set_status(chart.id, TaskStatus.BLOCKED.value)
+    services.tasks.move(chart.id, TaskStatus.BLOCKED.value, Mover.IMPORT)
     plan = _plan(services)
     assert plan.discipline is not None and plan.discipline.name == "docs"
     assert plan.enabled_tools == VERB_TOOLS - {"learned", "suggest"}
@@ -590,7 +591,7 @@ def test_a_human_answer_opens_the_next_prompt(services: Services) -> None:
         first.task.id, first.session_id, "ask", question="Metres or feet?", blocking=True
     )
     services.signals.record(first.task.id, first.session_id, "partial", summary="axes", remaining="labels")
-    services.tasks.set_status(first.task.id, TaskStatus.NEEDS_INPUT.value)
+    services.tasks.move(first.task.id, TaskStatus.NEEDS_INPUT.value, Mover.IMPORT)
     services.inbox.answer(ask.id, "Metres.")
     prompt = _prompt(services, _plan(services))
     assert prompt.startswith("ANSWER to your question 'Metres or feet?': Metres.\n\n# Task #")

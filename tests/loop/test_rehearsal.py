@@ -12,6 +12,7 @@ import pytest
 from ralph_desk import demo
 from ralph_desk.cli import main
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus, Verb
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.agents import RehearsalAdapter, adapter_for
 from ralph_desk.loop.agents.rehearsal import rehearsal_command
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
@@ -68,7 +69,7 @@ def test_the_demos_rehearsal_asks_suggests_flags_and_finishes_tasks_at_no_cost(t
 def test_a_task_the_story_does_not_script_gets_a_generic_session_closed_by_done(tidewater: Services) -> None:
     for task in tidewater.tasks.list():
         if task.status in (TaskStatus.PENDING, TaskStatus.IN_PROGRESS):
-            tidewater.tasks.set_status(task.id, TaskStatus.SKIPPED.value)
+            tidewater.tasks.move(task.id, TaskStatus.SKIPPED.value, Mover.IMPORT)
     made = tidewater.tasks.create(
         feature="tide-data", discipline="backend", title="Export tides as CSV", status="pending"
     )

@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import update
 
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.agents.base import AgentUnavailableError
 from ralph_desk.loop.lock import LoopAlreadyRunningError, LoopLock
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
@@ -84,7 +85,7 @@ def test_a_task_left_in_progress_by_a_dead_loop_is_recovered_at_start(
     agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Interrupted job")
-    project.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    project.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     project.sessions.start_session("dead-session", task_id=task.id, recipe="task_execution", agent="claude")
     start_api(**{heading(task.id): session(verb("done", summary="finished after recovery"))})
     run_loop(project, settings(agent))
@@ -104,7 +105,7 @@ def _hold(project: Services, task_id: int, host: str = "another-machine", pid: i
     run = project.sessions.start_loop_run(agent="claude")
     with project.db.write() as unit:
         unit.session.execute(update(LoopRunRow).where(LoopRunRow.id == run.id).values(host=host, pid=pid))
-    project.tasks.set_status(task_id, TaskStatus.IN_PROGRESS.value)
+    project.tasks.move(task_id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     project.sessions.start_session(
         f"held-{task_id}", task_id=task_id, recipe="task_execution", agent="claude", loop_run_id=run.id
     )
@@ -141,7 +142,7 @@ def test_a_task_in_progress_without_a_session_is_recovered_only_once_its_claim_i
     project: Services,
 ) -> None:
     task = project.tasks.create("core", "backend", "Claimed, session not started yet")
-    project.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    project.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     assert project.sessions.orphans().task_ids == []
     with project.db.write() as unit:
         unit.session.execute(update(TaskRow).where(TaskRow.id == task.id).values(started_at=_lapsed()))

@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.control import LoopController
 from ralph_desk.mcp_server.binding import LoopControl
@@ -70,7 +71,7 @@ def demo(services: Services) -> Demo:
     login_form = services.tasks.create("auth", "frontend", "Login form", depends_on=[login_api.id])
     search_draft = services.tasks.create("catalog", "backend", "Product search", status="draft")
     docs_page = services.tasks.create("catalog", "docs", "Catalog docs")
-    services.tasks.set_status(docs_page.id, "done")
+    services.tasks.move(docs_page.id, "done", Mover.IMPORT)
     comment = services.comments.add(login_api.id, "human", "Use the existing session middleware.")
     return Demo(login_api.id, login_form.id, search_draft.id, docs_page.id, comment.id)
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import Recipe
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.services.container import Services
 from tests.mcp_server.conftest import ClientFactory, Demo, error_of, snapshot, structured_error_of
 
@@ -426,7 +427,7 @@ async def test_a_loop_control_failure_is_an_execution_failure_naming_the_log_fol
 async def test_no_tool_decides_work_in_review(
     connect: ClientFactory, services: Services, demo: Demo, status: str
 ) -> None:
-    services.tasks.set_status(demo.login_api, "in_review")
+    services.tasks.move(demo.login_api, "in_review", Mover.IMPORT)
     before = snapshot(services)
     async with connect(Recipe.YAP) as client:
         message = error_of(

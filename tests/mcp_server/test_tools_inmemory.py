@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import Recipe, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.tools import ALL_TOOLS
 from ralph_desk.mcp_server import handlers
 from ralph_desk.mcp_server.binding import HANDLERS
@@ -141,7 +142,7 @@ async def test_list_tasks_filters_by_status_and_discipline(connect: ClientFactor
 async def test_list_tasks_filters_work_in_review(
     connect: ClientFactory, services: Services, demo: Demo
 ) -> None:
-    services.tasks.set_status(demo.login_api, TaskStatus.IN_REVIEW.value)
+    services.tasks.move(demo.login_api, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     async with connect(Recipe.YAP) as client:
         in_review = ok(await client.call_tool("list_tasks", {"filter_status": "in_review"}))
         pending = ok(await client.call_tool("list_tasks", {"filter_status": "pending"}))

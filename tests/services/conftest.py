@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import update
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.features import FeatureService
@@ -46,7 +47,7 @@ class Desk:
         """`task` in needs_input after a session asked blocking questions (as post-processing leaves it)."""
         asks = [self.ask(task, question) for question in questions or ("Metres or feet?",)]
         self.signals.record(task.id, "s-1", "partial", summary="Drew the axes.", remaining="Units.")
-        self.tasks.set_status(task.id, TaskStatus.NEEDS_INPUT.value)
+        self.tasks.move(task.id, TaskStatus.NEEDS_INPUT.value, Mover.IMPORT)
         return asks
 
     def flag(self, task: Task, what: str, severity: str = "warning", category: str = "bug") -> Signal:

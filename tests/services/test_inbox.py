@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ralph_desk.domain.enums import FlagResolution, Priority, ReviewDecision, TaskOrigin, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change, Task
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.inbox import TITLE_LENGTH, title_from
@@ -102,7 +103,7 @@ def test_a_blocking_question_made_moot_by_a_later_done_does_not_hold_the_task(de
 
 def test_answering_a_question_of_a_task_not_waiting_leaves_its_status_alone(desk: Desk) -> None:
     task = desk.task()
-    desk.tasks.set_status(task.id, TaskStatus.IN_PROGRESS.value)
+    desk.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     ask = desk.ask(task, blocking=False)
 
     desk.inbox.answer(ask.id, "Metres.")
@@ -626,7 +627,7 @@ def test_a_failed_task_is_listed_with_its_stuck_count_and_the_agents_last_stuck_
     desk.signals.record(task.id, "s-1", "stuck", reason="The chart library has no cursor.")
     for _ in range(3):
         desk.tasks.increment_stuck(task.id)
-    desk.tasks.set_status(task.id, TaskStatus.FAILED.value)
+    desk.tasks.move(task.id, TaskStatus.FAILED.value, Mover.IMPORT)
 
     (failed,) = desk.inbox.failed()
 
@@ -637,7 +638,7 @@ def test_a_failed_task_is_listed_with_its_stuck_count_and_the_agents_last_stuck_
 def test_retry_queues_a_failed_task_again_with_the_note_as_a_comment(desk: Desk) -> None:
     task = desk.task()
     desk.tasks.increment_stuck(task.id)
-    desk.tasks.set_status(task.id, TaskStatus.FAILED.value)
+    desk.tasks.move(task.id, TaskStatus.FAILED.value, Mover.IMPORT)
 
     retried = desk.inbox.retry(task.id, "Use the SVG layer.")
 

@@ -6,6 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
 from ralph_desk.services.project_info import ProjectInfoService
@@ -89,8 +90,8 @@ def test_progress_counts_every_status_overall_and_per_feature(
     done_chart = desk.task("Chart", feature="charts")
     desk.task("Legend", feature="charts")
     blocked_tide = desk.task("Tides", feature="tides")
-    desk.tasks.set_status(done_chart.id, TaskStatus.DONE.value)
-    desk.tasks.set_status(blocked_tide.id, TaskStatus.BLOCKED.value)
+    desk.tasks.move(done_chart.id, TaskStatus.DONE.value, Mover.IMPORT)
+    desk.tasks.move(blocked_tide.id, TaskStatus.BLOCKED.value, Mover.IMPORT)
 
     progress = project.progress()
 
@@ -108,5 +109,5 @@ def test_a_project_with_every_task_done_is_one_hundred_percent_done(
     project: ProjectInfoService, desk: Desk
 ) -> None:
     for title in ("Chart", "Legend"):
-        desk.tasks.set_status(desk.task(title).id, TaskStatus.DONE.value)
+        desk.tasks.move(desk.task(title).id, TaskStatus.DONE.value, Mover.IMPORT)
     assert project.progress()["percent_done"] == 100.0

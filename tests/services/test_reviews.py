@@ -10,6 +10,7 @@ import pytest
 
 from ralph_desk.domain.diffs import LineKind, parse_diff
 from ralph_desk.domain.enums import DiffSide, ReviewCommentState, TaskStatus, Verb
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Task
 from ralph_desk.project import init_project, update_config, validate_project
 from ralph_desk.services.container import Services
@@ -43,7 +44,7 @@ def _work(desk: Services, title: str, edits: dict[str, str], summary: str = "Did
         session, task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
     )
     desk.sessions.finish_session(session, outcome="done", head_after=commit.after)
-    return desk.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+    return desk.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
 
 
 def test_a_task_in_review_is_listed_with_its_summary_session_branch_and_base(desk: Services) -> None:
@@ -296,7 +297,7 @@ def test_a_project_without_git_has_no_workspaces_and_approves_without_merging(tm
         services.disciplines.create("backend", "Backend", "server", "#336699")
         task = services.tasks.create("core", "backend", "Anything")
         assert services.workspaces.prepare(task.id, task.title) is None
-        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+        services.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
         assert services.reviews.diff(task.id).text == ""
         assert services.reviews.approve(task.id, None).status == TaskStatus.DONE.value
     finally:
@@ -437,7 +438,7 @@ def test_in_a_project_below_the_top_of_its_repository_its_own_ralph_folder_is_gu
         (worktree.path / ".ralph" / "notes.txt").write_text("top\n")
         _change_rules(worktree.path, "harbour/", "config")
         tip = _commit_in(worktree.path, "chart, and the rules")
-        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+        services.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
 
         assert services.reviews.get(task.id).rules_changed == ("harbour/.ralph/config.json",)
         with pytest.raises(ReviewError, match=r"harbour/\.ralph/config\.json"):

@@ -13,6 +13,7 @@ from alembic.config import Config
 
 from ralph_desk.demo_review import put_in_review, run_session
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from ralph_desk.store import migrate
@@ -60,7 +61,7 @@ def test_a_new_task_given_a_deleted_tasks_id_gets_a_fresh_branch_and_its_discard
 
     assert desk.workspaces.existing(new.id) is None  # the kept branch is not the new task's
     fresh = run_session(desk, new.id, 2, {"moon.txt": "full\n"}, "moon drawn")  # 1 is the old task's
-    desk.tasks.set_status(new.id, TaskStatus.IN_REVIEW.value)
+    desk.tasks.move(new.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     assert fresh.ref != old_tree.ref and fresh.ref.startswith(old_tree.ref + "-")
     assert git(root, "merge-base", fresh.ref, "refs/heads/main") == git(root, "rev-parse", "refs/heads/main")
     assert "tides.txt" not in git(

@@ -16,6 +16,7 @@ from sqlalchemy import create_engine, func, inspect, select, text, update
 from sqlalchemy.engine import make_url
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change, Task
 from ralph_desk.services.comments import CommentService
 from ralph_desk.services.disciplines import DisciplineService
@@ -272,7 +273,7 @@ def board(tasks: TaskService, make: Callable[..., Task]) -> dict[str, Task]:
         "db": make("Design the schema", status="draft", origin="agent"),
         "old": make("Imported work", discipline="docs", origin="import", status="done"),
     }
-    tasks.set_status(made["api"].id, "in_progress")
+    tasks.move(made["api"].id, "in_progress", Mover.IMPORT)
     return made
 
 
@@ -550,7 +551,7 @@ def test_updating_dependencies_replaces_them_and_notifies_dependencies(
 def test_starting_a_task_stamps_started_at(tasks: TaskService, make: Callable[..., Task]) -> None:
     task = make()
 
-    started = tasks.set_status(task.id, "in_progress")
+    started = tasks.move(task.id, "in_progress", Mover.IMPORT)
 
     assert started.status is TaskStatus.IN_PROGRESS
     assert started.started_at is not None
@@ -561,13 +562,13 @@ def test_finishing_a_task_stamps_completed_at_and_reopening_clears_it(
     tasks: TaskService, make: Callable[..., Task]
 ) -> None:
     task = make()
-    started = tasks.set_status(task.id, "in_progress")
+    started = tasks.move(task.id, "in_progress", Mover.IMPORT)
 
-    done = tasks.set_status(task.id, "done")
+    done = tasks.move(task.id, "done", Mover.IMPORT)
     assert done.completed_at is not None
     assert done.completed_at >= (started.started_at or datetime.max)
 
-    reopened = tasks.set_status(task.id, "pending")
+    reopened = tasks.move(task.id, "pending", Mover.IMPORT)
     assert reopened.completed_at is None
     assert reopened.started_at == started.started_at
 
@@ -576,7 +577,7 @@ def test_finishing_a_task_stamps_completed_at_and_reopening_clears_it(
 def test_a_task_can_be_set_to_any_status(
     tasks: TaskService, make: Callable[..., Task], status: TaskStatus
 ) -> None:
-    assert tasks.set_status(make().id, status.value).status is status
+    assert tasks.move(make().id, status.value, Mover.IMPORT).status is status
 
 
 def test_an_unknown_status_is_refused_listing_every_status(
@@ -587,17 +588,17 @@ def test_an_unknown_status_is_refused_listing_every_status(
     with pytest.raises(
         InvalidValueError, match=re.escape(f"invalid status: 'completed'; allowed: one of {ALL_STATUSES}")
     ):
-        tasks.set_status(task.id, "completed")
+        tasks.move(task.id, "completed", Mover.IMPORT)
 
 
 def test_setting_the_same_status_again_notifies_no_one(
     tasks: TaskService, make: Callable[..., Task], heard: list[Change]
 ) -> None:
     task = make()
-    tasks.set_status(task.id, "blocked")
+    tasks.move(task.id, "blocked", Mover.IMPORT)
     heard.clear()
 
-    tasks.set_status(task.id, "blocked")
+    tasks.move(task.id, "blocked", Mover.IMPORT)
 
     assert heard == []
 
@@ -841,16 +842,16 @@ def test_only_pending_tasks_whose_dependencies_are_all_done_are_runnable(
     tasks: TaskService, make: Callable[..., Task]
 ) -> None:
     done = make("Done")
-    tasks.set_status(done.id, "done")
+    tasks.move(done.id, "done", Mover.IMPORT)
     skipped = make("Skipped")
-    tasks.set_status(skipped.id, "skipped")
+    tasks.move(skipped.id, "skipped", Mover.IMPORT)
     waiting = make("Waits for pending")
     ready = make("Ready", depends_on=[done.id])
     blocked_by_pending = make("Blocked by pending", depends_on=[done.id, waiting.id])
     blocked_by_skipped = make("Blocked by skipped", depends_on=[skipped.id])
     make("Draft", status="draft")
     running = make("Running")
-    tasks.set_status(running.id, "in_progress")
+    tasks.move(running.id, "in_progress", Mover.IMPORT)
 
     runnable = _ids(tasks.next_runnable(limit=10))
 
@@ -877,7 +878,7 @@ def test_the_most_urgent_task_runs_first_then_the_oldest(
 def test_nothing_is_runnable_when_every_task_waits(tasks: TaskService, make: Callable[..., Task]) -> None:
     make("Draft", status="draft")
     base = make("Base")
-    tasks.set_status(base.id, "needs_input")
+    tasks.move(base.id, "needs_input", Mover.IMPORT)
     make("Dependent", depends_on=[base.id])
 
     assert tasks.next_runnable(limit=5) == []
@@ -911,7 +912,7 @@ def test_finishing_a_dependency_makes_its_dependent_claimable(
     assert first is not None and first.id == base.id
     assert tasks.claim_next() is None
 
-    tasks.set_status(base.id, "done")
+    tasks.move(base.id, "done", Mover.IMPORT)
     second = tasks.claim_next()
     assert second is not None and second.id == dependent.id
 

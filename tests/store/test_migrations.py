@@ -14,6 +14,7 @@ from sqlalchemy import Engine, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.services.disciplines import DisciplineService
 from ralph_desk.services.features import FeatureService
 from ralph_desk.services.signals import SignalService
@@ -172,7 +173,7 @@ def test_the_upgrade_that_rebuilds_the_tasks_table_keeps_every_row_that_points_a
         task = TaskService(db).get(1)
         assert [comment.body for comment in task.comments] == ["kept"]
         assert len(SignalService(db).for_task(1)) == 1
-        TaskService(db).set_status(1, TaskStatus.IN_REVIEW.value)
+        TaskService(db).move(1, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
         assert TaskService(db).get(1).status is TaskStatus.IN_REVIEW
         with db.engine.connect() as connection:
             assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1

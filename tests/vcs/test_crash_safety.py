@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeTurnError, merge_turn
 from tests.support.git_repo import fsck_ok, git
@@ -73,7 +74,7 @@ def _in_review(desk: Services) -> int:
     (worktree.path / "docs").mkdir()
     (worktree.path / "docs" / "greeting.txt").write_text("hello\n")  # a file (and a folder) the merge adds
     desk.workspaces.commit_session(worktree, task.title, "s-1", "done", "Greeted.", True)
-    desk.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+    desk.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     return task.id
 
 

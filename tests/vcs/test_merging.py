@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.services.container import Services
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
@@ -37,7 +38,7 @@ def _in_review(desk: Services, files: dict[str, str], forced: tuple[str, ...] = 
     if forced:
         git(worktree.path, "add", "--force", "--", *forced)
     desk.workspaces.commit_session(worktree, task.title, "s-1", "done", "Greeted.", True)
-    desk.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+    desk.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     return task.id
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import TaskBrief, TaskDetail, TaskList
-from ralph_desk.services.errors import ConflictError
 
 PATH_FIELDS = ("context_files", "output_artifacts")
 
@@ -51,14 +50,7 @@ def update_task(call: ToolCall[Any]) -> TaskDetail:
 @handles("set_task_status")
 def set_task_status(call: ToolCall[Any]) -> TaskBrief:
     """The task in its new status; work in review, or on an unmerged branch, is the human's to decide."""
-    task = call.services.tasks.get(call.args.id)
-    unmerged = call.args.status == TaskStatus.DONE.value and call.services.workspaces.existing(task.id)
-    if task.status is TaskStatus.IN_REVIEW or unmerged:
-        raise ConflictError(
-            f"task #{task.id} has work waiting for review on its branch: review decisions are the human's "
-            f"(the window's Reviews tab, or `ralph-desk review approve|changes|discard {task.id}`)"
-        )
-    return TaskBrief.model_validate(call.services.tasks.set_status(call.args.id, call.args.status))
+    return TaskBrief.model_validate(call.services.tasks.move(call.args.id, call.args.status, Mover.AGENT))
 
 
 @handles("enrich_task")

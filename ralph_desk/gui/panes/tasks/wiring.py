@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change, Task, TaskSummary
 from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
@@ -211,7 +213,7 @@ class TasksWiring:
                 self.services.tasks.update(task_id, **fields) if fields else self.services.tasks.get(task_id)
             )
             if status is not None:
-                task = self.services.tasks.set_status(task_id, status)
+                task = self.services.tasks.move(task_id, TaskStatus(status), Mover.PERSON)
             return task
 
         task = self.runner.run(f"save task #{task_id}", apply, done=f"Saved task #{task_id}.")

@@ -1,0 +1,63 @@
+"""The one writer of a task's status: every move asks the lifecycle's rules first (DESIGN §7, §11)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Move, Mover, asks_about_branch, refusal
+from ralph_desk.domain.records import Task
+from ralph_desk.services.errors import ConflictError, NotFoundError
+from ralph_desk.store import tasks as store
+from ralph_desk.store.database import UnitOfWork
+
+UnmergedWork = Callable[[int], bool]
+"""Whether a task has a branch whose work was not merged (a git lookup, made only when a rule asks)."""
+
+
+def move(
+    unit: UnitOfWork,
+    task_id: int,
+    target: TaskStatus,
+    mover: Mover,
+    unmerged: UnmergedWork | None = None,
+) -> Task:
+    """Move a task to `target` (stamping started_at / completed_at) if `mover` may; else ConflictError."""
+    current = store.status_of(unit, task_id)
+    if current is None:
+        raise NotFoundError("task", task_id)
+    _allow(Move(task_id, current, target, mover, _has_unmerged(task_id, target, mover, unmerged)))
+    task = store.set_status(unit, task_id, target.value)
+    assert task is not None
+    return task
+
+
+def settle(
+    unit: UnitOfWork, task_id: int, current: TaskStatus, target: TaskStatus, count_stuck: bool
+) -> Task:
+    """The loop's move at the end of a session (one UPDATE), raising the stuck count if asked."""
+    _allow(Move(task_id, current, target, Mover.LOOP))
+    task = store.settle(unit, task_id, target.value, count_stuck)
+    if task is None:
+        raise NotFoundError("task", task_id)
+    return task
+
+
+def claim_next(unit: UnitOfWork, skip: Collection[int] = ()) -> Task | None:
+    """The loop's claim of the next runnable task: pending to in_progress, no other loop taking it too."""
+    return store.claim_next(unit, skip=skip)
+
+
+def check(move_asked: Move) -> None:
+    """Raise ConflictError when the lifecycle refuses the move (for a caller that checks before acting)."""
+    _allow(move_asked)
+
+
+def _allow(move_asked: Move) -> None:
+    problem = refusal(move_asked)
+    if problem is not None:
+        raise ConflictError(problem)
+
+
+def _has_unmerged(task_id: int, target: TaskStatus, mover: Mover, unmerged: UnmergedWork | None) -> bool:
+    return unmerged is not None and asks_about_branch(target, mover) and unmerged(task_id)
