@@ -213,3 +213,22 @@ class LoopState(StrEnum):
 def values(enum: type[StrEnum]) -> list[str]:
     """The wire values of an enum, in declaration order."""
     return [member.value for member in enum]
+
+
+class ChangeTopic(StrEnum):
+    """What a change-feed notice is about: the panes and listeners re-read what their topics name."""
+
+    TASKS = "tasks"
+    DEPENDENCIES = "dependencies"
+    COMMENTS = "comments"
+    SIGNALS = "signals"
+    INBOX = "inbox"
+    SESSIONS = "sessions"
+    LOOP = "loop"
+    FEATURES = "features"
+    LEARNINGS = "learnings"
+    DISCIPLINES = "disciplines"
+    PROJECT = "project"
+    STATE_FILES = "state_files"
+    REVIEWS = "reviews"
+    MERGES = "merges"

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ralph_desk.domain.enums import (
+    ChangeTopic,
     FlagResolution,
     Priority,
     ReviewDecision,
@@ -244,5 +245,5 @@ class LoopRun:
 class Change:
     """A notice that something changed: a topic (`tasks`, `signals`…) and the ids it touched."""
 
-    topic: str
+    topic: ChangeTopic
     ids: tuple[int | str, ...] = ()

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from ralph_desk.domain.enums import (
+    ChangeTopic,
     FlagCategory,
     FlagResolution,
     Priority,
@@ -199,10 +200,10 @@ def _review(unit: UnitOfWork, task_id: int, fields: SignalWrite) -> None:
     """Record the human's decision on the suggestion a draft task came from, if it came from one."""
     suggestion = store.suggestion_for_task(unit, task_id)
     if suggestion is None:
-        unit.touch("inbox")
+        unit.touch(ChangeTopic.INBOX)
         return
     store.update(unit, suggestion.id, fields)
-    unit.touch("inbox", suggestion.id)
+    unit.touch(ChangeTopic.INBOX, suggestion.id)
 
 
 class InboxService:
@@ -292,7 +293,7 @@ class InboxService:
                 )
             answered = store.update(unit, ask.id, {"answer": answer, "answered_at": _now()})
             assert answered is not None
-            unit.touch("inbox", ask.id)
+            unit.touch(ChangeTopic.INBOX, ask.id)
             status = tasks_store.status_of(unit, ask.task_id)
             if status is TaskStatus.NEEDS_INPUT and store.open_blocking_ask_count(unit, ask.task_id) == 0:
                 lifecycle.move(unit, ask.task_id, TaskStatus.PENDING, Mover.INBOX)
@@ -311,7 +312,7 @@ class InboxService:
             assert facts is not None, "a signal's task exists (signals are deleted with it)"
             task = tasks_store.create(unit, draft_fields(unit, suggestion, facts))
             store.update(unit, suggestion.id, {"created_task_id": task.id})
-            unit.touch("inbox", suggestion.id)
+            unit.touch(ChangeTopic.INBOX, suggestion.id)
             return task
 
     def approve(self, task_id_or_signal: int | Signal) -> Task:
@@ -415,7 +416,7 @@ class InboxService:
                 unit, suggestion.id, {"review_decision": ReviewDecision.ACKNOWLEDGED.value}
             )
             assert acknowledged is not None
-            unit.touch("inbox", suggestion.id)
+            unit.touch(ChangeTopic.INBOX, suggestion.id)
             return acknowledged
 
     def triage(self, flag_id: int, resolution: str) -> TriageResult:
@@ -438,7 +439,7 @@ class InboxService:
                 fields["resolution"] = resolution
             triaged = store.update(unit, flag.id, fields)
             assert triaged is not None
-            unit.touch("inbox", flag.id)
+            unit.touch(ChangeTopic.INBOX, flag.id)
             return TriageResult(flag=triaged, task=task)
 
     def convert_flag(self, flag_id: int, **task: Any) -> TriageResult:
@@ -459,7 +460,7 @@ class InboxService:
                 }
                 triaged = store.update(unit, flag.id, fields)
                 assert triaged is not None
-                unit.touch("inbox", flag.id)
+                unit.touch(ChangeTopic.INBOX, flag.id)
         except ConflictError:
             self.tasks.delete(created.id)  # converted meanwhile elsewhere: keep one task per flag
             raise

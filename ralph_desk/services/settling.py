@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ralph_desk.domain.enums import TaskStatus, Verb
+from ralph_desk.domain.enums import ChangeTopic, TaskStatus, Verb
 from ralph_desk.domain.postprocess import Blocker
 from ralph_desk.domain.records import FeatureLearning, Signal, Task
 from ralph_desk.services import features as features_service
@@ -197,7 +197,7 @@ def _create_drafts(
     made = dict(zip(drafts, tasks_store.create_many(unit, drafts.values()), strict=True))
     store.link_created_tasks(unit, made)
     if made:
-        unit.touch("inbox", *made)
+        unit.touch(ChangeTopic.INBOX, *made)
     ids = {**existing, **made}
     return [ids[suggestion_id] for suggestion_id in dict.fromkeys(suggestion_ids) if suggestion_id in ids]
 

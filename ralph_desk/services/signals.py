@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ralph_desk.domain.enums import FlagResolution, LearningScope, ReviewDecision, Verb
+from ralph_desk.domain.enums import ChangeTopic, FlagResolution, LearningScope, ReviewDecision, Verb
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Signal
 from ralph_desk.domain.tools import (
@@ -125,7 +125,7 @@ class SignalService:
             fields["discipline_id"] = facts.discipline_id
             signal = store.add(unit, fields, facts.discipline, feature_name)
             if verb in INBOX_VERBS:
-                unit.touch("inbox", signal.id)
+                unit.touch(ChangeTopic.INBOX, signal.id)
             return signal
 
     def get(self, signal_id: int) -> Signal:

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services import validation as check
 from ralph_desk.store.database import Database, UnitOfWork
 
-TOPIC = "state_files"
+TOPIC = ChangeTopic.STATE_FILES
 LEARNINGS = "learnings"
 PROGRESS = "progress"
 

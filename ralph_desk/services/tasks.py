@@ -302,7 +302,7 @@ class TaskService:
             return self._require(unit, task_id) if dependency_ids is not None else task
 
     def move(self, task_id: int, status: TaskStatus, mover: Mover) -> Task:
-        """Move a task to a status if `mover` may (the lifecycle's rules); stamps started_at / completed_at."""
+        """Move a task to a status if `mover` may (the lifecycle's rules), stamping its start or end."""
         task_id = _task_id(task_id)
         checked = check.choice("status", status, TaskStatus)
         with self.db.write() as unit:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.records import Comment
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
@@ -30,8 +31,8 @@ def add(unit: UnitOfWork, task_id: int, fields: CommentWrite) -> Comment:
     row = TaskCommentRow(task_id=task_id, **checked(fields, CommentWrite))
     unit.session.add(row)
     unit.session.flush()
-    unit.touch("comments", row.id)
-    unit.touch("tasks", task_id)
+    unit.touch(ChangeTopic.COMMENTS, row.id)
+    unit.touch(ChangeTopic.TASKS, task_id)
     return mapping.comment(mapping.columns(row))
 
 
@@ -42,8 +43,8 @@ def update(unit: UnitOfWork, comment_id: int, fields: CommentWrite) -> Comment |
         return None
     assign(row, fields, CommentWrite)
     unit.session.flush()
-    unit.touch("comments", row.id)
-    unit.touch("tasks", row.task_id)
+    unit.touch(ChangeTopic.COMMENTS, row.id)
+    unit.touch(ChangeTopic.TASKS, row.task_id)
     return mapping.comment(mapping.columns(row))
 
 
@@ -55,6 +56,6 @@ def delete(unit: UnitOfWork, comment_id: int) -> bool:
     task_id = row.task_id
     unit.session.delete(row)
     unit.session.flush()
-    unit.touch("comments", comment_id)
-    unit.touch("tasks", task_id)
+    unit.touch(ChangeTopic.COMMENTS, comment_id)
+    unit.touch(ChangeTopic.TASKS, task_id)
     return True

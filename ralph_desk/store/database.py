@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
@@ -29,15 +30,18 @@ ChangeListener = Callable[[list[Change]], None]
 _CHANGE_LOG = ChangeRow.metadata.tables[ChangeRow.__tablename__]
 
 
+_KNOWN_TOPICS = frozenset(ChangeTopic)
+
+
 class UnitOfWork:
     """One transaction: a session for the repositories and the changes it made."""
 
     def __init__(self, session: Session, writable: bool) -> None:
         self.session = session
         self.writable = writable
-        self._changes: dict[str, list[int | str]] = {}
+        self._changes: dict[ChangeTopic, list[int | str]] = {}
 
-    def touch(self, topic: str, *ids: int | str) -> None:
+    def touch(self, topic: ChangeTopic, *ids: int | str) -> None:
         """Note that this unit changed `topic` (and which ids), for the change log and listeners."""
         if not self.writable:
             raise RuntimeError("a read-only unit of work cannot change anything")
@@ -211,7 +215,8 @@ class Database:
             ).all()
         if not rows:
             return change_id, []
-        return rows[-1].id, [Change(row.topic, tuple(row.entity_ids)) for row in rows]
+        known = [row for row in rows if row.topic in _KNOWN_TOPICS]  # a newer desk's topic: no pane reads it
+        return rows[-1].id, [Change(ChangeTopic(row.topic), tuple(row.entity_ids)) for row in known]
 
     def integrity_ok(self) -> bool:
         """Whether the database passes its integrity check (always true where there is none)."""

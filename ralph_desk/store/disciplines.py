@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import func, select
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Discipline
 from ralph_desk.store import mapping, named
@@ -49,7 +50,7 @@ def create(unit: UnitOfWork, fields: DisciplineWrite) -> Discipline:
     row = DisciplineRow(**checked(fields, DisciplineWrite))
     unit.session.add(row)
     unit.session.flush()
-    unit.touch("disciplines", row.id)
+    unit.touch(ChangeTopic.DISCIPLINES, row.id)
     return mapping.discipline(row)
 
 
@@ -60,7 +61,7 @@ def update(unit: UnitOfWork, name: str, fields: DisciplineWrite) -> Discipline |
         return None
     assign(row, fields, DisciplineWrite)
     unit.session.flush()
-    unit.touch("disciplines", row.id)
+    unit.touch(ChangeTopic.DISCIPLINES, row.id)
     return mapping.discipline(row)
 
 
@@ -79,7 +80,7 @@ def tasks_using(unit: UnitOfWork, name: str, limit: int = 20) -> list[int]:
 
 def delete(unit: UnitOfWork, name: str) -> bool:
     """Remove a discipline (the caller checks that no task uses it)."""
-    return named.delete(unit, _row(unit, name), "disciplines")
+    return named.delete(unit, _row(unit, name), ChangeTopic.DISCIPLINES)
 
 
 def count(unit: UnitOfWork) -> int:

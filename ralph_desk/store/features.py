@@ -8,6 +8,7 @@ from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy import update as update_rows
 from sqlalchemy.orm import selectinload
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Feature, FeatureLearning
 from ralph_desk.store import mapping, named
@@ -53,7 +54,7 @@ def create(unit: UnitOfWork, fields: FeatureWrite) -> Feature:
     row = FeatureRow(**checked(fields, FeatureWrite))
     unit.session.add(row)
     unit.session.flush()
-    unit.touch("features", row.id)
+    unit.touch(ChangeTopic.FEATURES, row.id)
     return mapping.feature(row)
 
 
@@ -64,7 +65,7 @@ def update(unit: UnitOfWork, name: str, fields: FeatureWrite) -> Feature | None:
         return None
     assign(row, fields, FeatureWrite)
     unit.session.flush()
-    unit.touch("features", row.id)
+    unit.touch(ChangeTopic.FEATURES, row.id)
     return mapping.feature(row, with_learnings=True)
 
 
@@ -83,7 +84,7 @@ def tasks_using(unit: UnitOfWork, name: str, limit: int = 20) -> list[int]:
 
 def delete(unit: UnitOfWork, name: str) -> bool:
     """Remove a feature (the caller checks that no task uses it)."""
-    return named.delete(unit, _row(unit, name), "features")
+    return named.delete(unit, _row(unit, name), ChangeTopic.FEATURES)
 
 
 _LEARNINGS = FeatureLearningRow.metadata.tables[FeatureLearningRow.__tablename__]
@@ -128,8 +129,8 @@ def add_learnings(
         for fields in items
     ]
     ids = list(unit.session.scalars(_ADD_LEARNINGS, rows))
-    unit.touch("features", feature_id)
-    unit.touch("learnings", *ids)
+    unit.touch(ChangeTopic.FEATURES, feature_id)
+    unit.touch(ChangeTopic.LEARNINGS, *ids)
     return [
         mapping.learning({**row, "id": learning_id}, name) for learning_id, row in zip(ids, rows, strict=True)
     ]
@@ -142,7 +143,7 @@ def bump_learnings(unit: UnitOfWork, hits: Mapping[int, int]) -> None:
     unit.execute(
         _BUMP_LEARNING, [{"learning_id": learning_id, "more": more} for learning_id, more in hits.items()]
     )
-    unit.touch("learnings", *hits)
+    unit.touch(ChangeTopic.LEARNINGS, *hits)
 
 
 def get_learning(unit: UnitOfWork, learning_id: int) -> FeatureLearning | None:
@@ -158,7 +159,7 @@ def update_learning(unit: UnitOfWork, learning_id: int, fields: LearningWrite) -
         return None
     assign(row, fields, LearningWrite)
     unit.session.flush()
-    unit.touch("learnings", row.id)
+    unit.touch(ChangeTopic.LEARNINGS, row.id)
     return mapping.learning(mapping.columns(row), row.feature.name)
 
 
@@ -169,7 +170,7 @@ def delete_learning(unit: UnitOfWork, learning_id: int) -> bool:
         return False
     unit.session.delete(row)
     unit.session.flush()
-    unit.touch("learnings", learning_id)
+    unit.touch(ChangeTopic.LEARNINGS, learning_id)
     return True
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select, update
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.reviews import QueuedMerge
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import MergeQueueRow
 
-TOPIC = "merges"
+TOPIC = ChangeTopic.MERGES
 
 
 def enqueue(unit: UnitOfWork, task_id: int, checkout: str, commit: str | None) -> QueuedMerge:

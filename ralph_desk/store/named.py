@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import DisciplineRow, FeatureRow
 
@@ -20,7 +21,7 @@ def id_of(unit: UnitOfWork, table: type[NamedRow], name: str) -> int | None:
     return unit.session.scalar(select(table.id).where(table.name == name))
 
 
-def delete(unit: UnitOfWork, row: NamedRow | None, topic: str) -> bool:
+def delete(unit: UnitOfWork, row: NamedRow | None, topic: ChangeTopic) -> bool:
     """Remove the row (False when there is none) and note the change under `topic`."""
     if row is None:
         return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.records import Project
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
@@ -31,5 +32,5 @@ def upsert(unit: UnitOfWork, title: str, description: str) -> Project:
         row.title = title
         row.description = description
     unit.session.flush()
-    unit.touch("project", row.id)
+    unit.touch(ChangeTopic.PROJECT, row.id)
     return mapping.project(row)

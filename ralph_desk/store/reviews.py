@@ -6,13 +6,13 @@ from dataclasses import replace
 
 from sqlalchemy import delete, select, update
 
-from ralph_desk.domain.enums import DiffSide, ReviewCommentState
+from ralph_desk.domain.enums import ChangeTopic, DiffSide, ReviewCommentState
 from ralph_desk.domain.reviews import ReviewComment
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
 from ralph_desk.store.schema import ReviewCommentRow
 
-TOPIC = "reviews"
+TOPIC = ChangeTopic.REVIEWS
 
 
 def list_for(

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy import CursorResult, func, select
 from sqlalchemy import update as sql_update
 
-from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.enums import ChangeTopic, TaskStatus
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.store import mapping
@@ -64,7 +64,7 @@ def insert(unit: UnitOfWork, fields: SessionWrite) -> AgentSession:
     row = AgentSessionRow(**checked(fields, SessionWrite))
     unit.session.add(row)
     unit.session.flush()
-    unit.touch("sessions", row.id)
+    unit.touch(ChangeTopic.SESSIONS, row.id)
     return mapping.agent_session(row)
 
 
@@ -75,7 +75,7 @@ def update(unit: UnitOfWork, session_id: str, fields: SessionWrite) -> AgentSess
         return None
     assign(row, fields, SessionWrite)
     unit.session.flush()
-    unit.touch("sessions", session_id)
+    unit.touch(ChangeTopic.SESSIONS, session_id)
     return mapping.agent_session(row)
 
 
@@ -123,7 +123,7 @@ def insert_loop_run(unit: UnitOfWork, fields: LoopRunWrite) -> LoopRun:
     row = LoopRunRow(**checked(fields, LoopRunWrite))
     unit.session.add(row)
     unit.session.flush()
-    unit.touch("loop", row.id)
+    unit.touch(ChangeTopic.LOOP, row.id)
     return mapping.loop_run(row)
 
 
@@ -134,7 +134,7 @@ def update_loop_run(unit: UnitOfWork, loop_run_id: int, fields: LoopRunWrite) ->
         return None
     assign(row, fields, LoopRunWrite)
     unit.session.flush()
-    unit.touch("loop", loop_run_id)
+    unit.touch(ChangeTopic.LOOP, loop_run_id)
     return mapping.loop_run(row)
 
 

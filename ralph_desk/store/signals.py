@@ -11,7 +11,7 @@ from sqlalchemy import insert as insert_rows
 from sqlalchemy import update as update_rows
 from sqlalchemy.orm import aliased
 
-from ralph_desk.domain.enums import ReviewDecision, Severity, TaskStatus, Verb
+from ralph_desk.domain.enums import ChangeTopic, ReviewDecision, Severity, TaskStatus, Verb
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Signal
 from ralph_desk.store import mapping
@@ -183,7 +183,7 @@ def add(unit: UnitOfWork, fields: SignalWrite, discipline: str | None, feature: 
     result = unit.session.connection().execute(_INSERT, dict(values))
     assert result.inserted_primary_key is not None
     signal_id = result.inserted_primary_key[0]
-    unit.touch("signals", signal_id)
+    unit.touch(ChangeTopic.SIGNALS, signal_id)
     return mapping.signal({**values, "id": signal_id}, discipline, feature)
 
 
@@ -215,7 +215,7 @@ def link_created_tasks(unit: UnitOfWork, created: Mapping[int, int]) -> None:
         _LINK_TASK,
         [{"signal_id": signal_id, "new_task_id": task_id} for signal_id, task_id in created.items()],
     )
-    unit.touch("signals", *created)
+    unit.touch(ChangeTopic.SIGNALS, *created)
 
 
 def update(unit: UnitOfWork, signal_id: int, fields: SignalWrite) -> Signal | None:
@@ -225,7 +225,7 @@ def update(unit: UnitOfWork, signal_id: int, fields: SignalWrite) -> Signal | No
         return None
     assign(row, fields, SignalWrite)
     unit.session.flush()
-    unit.touch("signals", signal_id)
+    unit.touch(ChangeTopic.SIGNALS, signal_id)
     discipline = row.discipline.name if row.discipline is not None else None
     return mapping.signal(
         mapping.columns(row), discipline, row.feature.name if row.feature is not None else None

@@ -28,7 +28,7 @@ from sqlalchemy import update as update_rows
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
 
-from ralph_desk.domain.enums import Priority, TaskStatus
+from ralph_desk.domain.enums import ChangeTopic, Priority, TaskStatus
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.overlap import Footprint, choose
 from ralph_desk.domain.records import Task, TaskSummary
@@ -318,7 +318,7 @@ def create(unit: UnitOfWork, fields: TaskWrite, dependency_ids: Iterable[int] = 
     _stamp(row, status)
     unit.session.add(row)
     unit.session.flush()
-    unit.touch("tasks", row.id)
+    unit.touch(ChangeTopic.TASKS, row.id)
     set_dependencies(unit, row.id, dependency_ids)
     task = get(unit, row.id)
     assert task is not None
@@ -334,7 +334,7 @@ def create_many(unit: UnitOfWork, rows: Iterable[TaskWrite]) -> list[int]:
     if not values:
         return []
     ids = list(unit.session.scalars(_INSERT_TASKS, values))
-    unit.touch("tasks", *ids)
+    unit.touch(ChangeTopic.TASKS, *ids)
     return ids
 
 
@@ -347,7 +347,7 @@ def update(unit: UnitOfWork, task_id: int, fields: TaskWrite) -> Task | None:
     unit.session.flush()
     # A changed feature_id or discipline_id leaves the loaded relationship stale until reloaded.
     unit.session.expire(row)
-    unit.touch("tasks", task_id)
+    unit.touch(ChangeTopic.TASKS, task_id)
     return get(unit, task_id)
 
 
@@ -359,7 +359,7 @@ def set_status(unit: UnitOfWork, task_id: int, status: str) -> Task | None:
     if row.status != status:
         _stamp(row, status)
         unit.session.flush()
-        unit.touch("tasks", task_id)
+        unit.touch(ChangeTopic.TASKS, task_id)
     return get(unit, task_id)
 
 
@@ -392,7 +392,7 @@ def settle(unit: UnitOfWork, task_id: int, status: str, count_stuck: bool = Fals
     statement = _settle_statement(status == TaskStatus.IN_PROGRESS, status == TaskStatus.DONE, count_stuck)
     result = unit.execute(statement, {"task_id": task_id, "status": status, "now": utcnow()})
     if result.rowcount:
-        unit.touch("tasks", task_id)
+        unit.touch(ChangeTopic.TASKS, task_id)
     return get(unit, task_id)
 
 
@@ -403,7 +403,7 @@ def increment_stuck(unit: UnitOfWork, task_id: int) -> int | None:
         return None
     row.stuck_count = TaskRow.stuck_count + 1
     unit.session.flush()
-    unit.touch("tasks", task_id)
+    unit.touch(ChangeTopic.TASKS, task_id)
     return row.stuck_count
 
 
@@ -415,7 +415,7 @@ def reset_stuck(unit: UnitOfWork, task_id: int) -> bool:
     if row.stuck_count != 0:
         row.stuck_count = 0
         unit.session.flush()
-        unit.touch("tasks", task_id)
+        unit.touch(ChangeTopic.TASKS, task_id)
     return True
 
 
@@ -429,9 +429,9 @@ def delete_task(unit: UnitOfWork, task_id: int) -> bool:
         unit.session.execute(delete(TaskDependencyRow).where(TaskDependencyRow.task_id == task_id))
     unit.session.delete(row)
     unit.session.flush()
-    unit.touch("tasks", task_id)
+    unit.touch(ChangeTopic.TASKS, task_id)
     if had_dependencies:
-        unit.touch("dependencies", task_id)
+        unit.touch(ChangeTopic.DEPENDENCIES, task_id)
     return True
 
 
@@ -470,8 +470,8 @@ def set_dependencies(unit: UnitOfWork, task_id: int, dependency_ids: Iterable[in
         for depends_on_id in sorted(wanted - current)
     )
     unit.session.flush()
-    unit.touch("tasks", task_id)
-    unit.touch("dependencies", task_id)
+    unit.touch(ChangeTopic.TASKS, task_id)
+    unit.touch(ChangeTopic.DEPENDENCIES, task_id)
 
 
 def add_dependency(unit: UnitOfWork, task_id: int, depends_on_id: int) -> bool:
