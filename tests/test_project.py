@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph_desk.domain.tools import RalphRunInput
 from ralph_desk.project import (
     CONFIG_VERSION,
     DEFAULT_MODELS,
@@ -29,6 +30,7 @@ from ralph_desk.project import (
     validate_project,
     write_config,
 )
+from ralph_desk.project import config as config_module
 from ralph_desk.project.init import checked_out_branch
 from ralph_desk.services.container import Services
 
@@ -234,7 +236,9 @@ def test_an_unknown_key_is_refused_with_the_list_of_known_ones(project: ProjectP
 def test_update_config_refuses_invalid_settings_and_writes_nothing(project: ProjectPaths) -> None:
     before = project.config_file.read_bytes()
 
-    with pytest.raises(ProjectError, match="stuck_threshold: 0 is not allowed; allowed: a whole number ≥ 1"):
+    with pytest.raises(
+        ProjectError, match="stuck_threshold: 0 is not allowed; allowed: a whole number from 1 to 50"
+    ):
         update_config(project, stuck_threshold=0)
     with pytest.raises(ProjectError, match="unknown key 'stuck'; known keys: version, agent"):
         update_config(project, stuck=4)
@@ -419,16 +423,51 @@ def test_settings_that_are_not_json_are_reported(project: ProjectPaths) -> None:
 
 
 @pytest.mark.parametrize(
+    ("key", "too_big"),
+    [
+        ("parallel", 65),
+        ("max_iterations", 10_001),
+        ("session_timeout_s", 86_401),
+        ("max_cost_usd", 100_000.5),
+    ],
+)
+def test_a_setting_above_its_bound_is_refused_by_the_one_rule(
+    project: ProjectPaths, key: str, too_big: float
+) -> None:
+    assert config_module.problem(key, config_module.bounds(key)[1]) is None
+    assert config_module.problem(key, too_big) is not None
+    with pytest.raises(ProjectError, match=f"{key}: {json.dumps(too_big)} is not allowed"):
+        update_config(project, **{key: too_big})
+
+
+def test_the_tools_take_the_bounds_of_the_config() -> None:
+    schema = RalphRunInput.model_json_schema()["properties"]
+    maxima = {
+        name: next(option["maximum"] for option in schema[name]["anyOf"] if "maximum" in option)
+        for name in ("parallel", "max_iterations")
+    }
+    assert maxima == {name: config_module.bounds(name)[1] for name in maxima}
+
+
+@pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
         (
             "max_iterations",
             "ten",
-            'max_iterations: "ten" is not allowed; allowed: a whole number ≥ 0 (0: no limit)',
+            'max_iterations: "ten" is not allowed; allowed: a whole number from 0 to 10000 (0: no limit)',
         ),
         ("max_iterations", True, "max_iterations: true is not allowed"),
-        ("max_cost_usd", -1, "max_cost_usd: -1 is not allowed; allowed: null (no budget) or a number ≥ 0"),
-        ("session_timeout_s", 0, "session_timeout_s: 0 is not allowed; allowed: a whole number ≥ 1"),
+        (
+            "max_cost_usd",
+            -1,
+            "max_cost_usd: -1 is not allowed; allowed: null (no budget) or a number ≥ 0 and ≤ 100000",
+        ),
+        (
+            "session_timeout_s",
+            0,
+            "session_timeout_s: 0 is not allowed; allowed: a whole number from 1 to 86400",
+        ),
         ("stuck_threshold", 2.5, "stuck_threshold: 2.5 is not allowed"),
         ("opus_review_every", -3, "opus_review_every: -3 is not allowed"),
         ("allow_edits", 1, "allow_edits: 1 is not allowed; allowed: true or false"),
@@ -447,9 +486,13 @@ def test_settings_that_are_not_json_are_reported(project: ProjectPaths) -> None:
         (
             "max_turns",
             0,
-            "max_turns: 0 is not allowed; allowed: a whole number ≥ 1 (agent turns per session)",
+            "max_turns: 0 is not allowed; allowed: a whole number from 1 to 1000 (agent turns per session)",
         ),
-        ("rate_limit_wait_s", 0, "rate_limit_wait_s: 0 is not allowed; allowed: a number > 0 (seconds"),
+        (
+            "rate_limit_wait_s",
+            0,
+            "rate_limit_wait_s: 0 is not allowed; allowed: a number > 0 and ≤ 86400 (seconds",
+        ),
         ("agent_bin", "", 'agent_bin: "" is not allowed; allowed: null or the path of the agent\'s program'),
         ("base_branch", 3, "base_branch: 3 is not allowed; allowed: null or a branch name"),
     ],

@@ -24,15 +24,13 @@ from ralph_desk.domain.enums import (
     TaskStatus,
     Verb,
 )
+from ralph_desk.domain.setting_bounds import MAX_ITERATIONS, MAX_PARALLEL, MAX_TURNS
 
 MAX_TEXT = 20_000
 MAX_ITEMS = 200
 MAX_SHORT_TEXT = 500
 MAX_PATH = 4_096
 MAX_ID = 2**31 - 1
-MAX_TURNS = 1_000
-MAX_ITERATIONS = 10_000
-MAX_PARALLEL = 64
 MAX_SESSION_ID = 128
 MAX_AUTHOR = 200
 MAX_DISPLAY_NAME = 200

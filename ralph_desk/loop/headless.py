@@ -23,6 +23,7 @@ from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.processes import on_stop_signals
 from ralph_desk.loop.runner import LoopRunner, LoopStatus
 from ralph_desk.loop.settings import load_checked
+from ralph_desk.project.config import RULES, problem
 from ralph_desk.services.container import Services
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -51,16 +52,18 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
         help="the agent's program (default: agent_bin in config.json, else RALPH_CLAUDE_BIN or PATH)",
     )
     parser.add_argument("--model", default=None, help="model for task sessions (default: config.json)")
-    parser.add_argument("--max-iterations", type=int, default=None)
-    parser.add_argument("--max-cost", type=float, default=None, metavar="USD")
+    parser.add_argument("--max-iterations", type=_setting("max_iterations", int), default=None)
+    parser.add_argument("--max-cost", type=_setting("max_cost_usd", float), default=None, metavar="USD")
     parser.add_argument(
         "--parallel",
-        type=_at_least_one,
+        type=_setting("parallel", int),
         default=None,
         metavar="N",
         help="agent sessions running at once, each in its task's worktree (default: parallel in config.json)",
     )
-    parser.add_argument("--session-timeout", type=float, default=None, metavar="S")
+    parser.add_argument(
+        "--session-timeout", type=_setting("session_timeout_s", int), default=None, metavar="S"
+    )
     parser.add_argument("--dry-run", action="store_true", help="show what would run; start nothing")
     parser.add_argument("--allow-edits", action=argparse.BooleanOptionalAction, default=None)
     parser.add_argument(
@@ -73,15 +76,19 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print events and the result as JSON lines")
 
 
-def _at_least_one(text: str) -> int:
-    """A whole number ≥ 1 from the command line, or an error saying what is allowed."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: a whole number ≥ 1")
-    return value
+def _setting(name: str, parse: Callable[[str], float]) -> Callable[[str], float]:
+    """An argparse type for a run override: the number the config's own rule allows, else what is allowed."""
+
+    def parsed(text: str) -> float:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed: {RULES[name].allowed}") from None
+        if problem(name, value) is not None:
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed: {RULES[name].allowed}")
+        return value
+
+    return parsed
 
 
 def configure_session(parser: argparse.ArgumentParser) -> None:

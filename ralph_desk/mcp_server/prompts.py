@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
-from ralph_desk.domain.tools import MAX_ITERATIONS
+from ralph_desk.domain.setting_bounds import MAX_ITERATIONS
 
 Iterations = Annotated[str, Field(description="Most iterations to run: a whole number, 0 for no limit.")]
 AllowEdits = Annotated[str, Field(description="true lets the agents change files; false puts changes aside.")]

@@ -9,6 +9,16 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ralph_desk.domain.enums import MergeStrategy, Recipe
+from ralph_desk.domain.setting_bounds import (
+    MAX_COST_USD,
+    MAX_ITERATIONS,
+    MAX_PARALLEL,
+    MAX_RATE_WAIT_S,
+    MAX_REVIEW_EVERY,
+    MAX_SESSION_TIMEOUT_S,
+    MAX_STUCK_THRESHOLD,
+    MAX_TURNS,
+)
 from ralph_desk.project import contained, trust
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
@@ -48,6 +58,7 @@ class Rule:
     accepts: Callable[[Any], bool]
     allowed: str
     since: int = 1  # the config version that added the key: older files may leave it out
+    bounds: tuple[float, float] | None = None  # a number's least and greatest value (the window's boxes)
 
 
 def _is_int(value: Any) -> bool:
@@ -62,8 +73,23 @@ def _is_text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
-def _whole(minimum: int, note: str = "", since: int = 1) -> Rule:
-    return Rule(lambda value: _is_int(value) and value >= minimum, f"a whole number ≥ {minimum}{note}", since)
+def _whole(minimum: int, maximum: int, note: str = "", since: int = 1) -> Rule:
+    return Rule(
+        lambda value: _is_int(value) and minimum <= value <= maximum,
+        f"a whole number from {minimum} to {maximum}{note}",
+        since,
+        (minimum, maximum),
+    )
+
+
+def _positive(maximum: float, note: str, since: int = 1) -> Rule:
+    """A number above zero, at most `maximum` (seconds to wait: zero would never wait)."""
+    return Rule(
+        lambda value: _is_number(value) and 0 < value <= maximum,
+        f"a number > 0 and ≤ {maximum:g}{note}",
+        since,
+        (0.0, maximum),
+    )
 
 
 def _text_or_null(what: str, since: int = 1) -> Rule:
@@ -108,37 +134,33 @@ class ProjectConfig:
             "rule": Rule(lambda value: isinstance(value, Mapping), "an object of recipe name to model name")
         },
     )
-    max_turns: int = _setting(50, _whole(1, " (agent turns per session)", since=2))
-    max_iterations: int = _setting(50, _whole(0, " (0: no limit)"))
+    max_turns: int = _setting(50, _whole(1, MAX_TURNS, " (agent turns per session)", since=2))
+    max_iterations: int = _setting(50, _whole(0, MAX_ITERATIONS, " (0: no limit)"))
     parallel: int = _setting(
-        1, _whole(1, " (agent sessions running at once, each in its task's worktree)", 4)
+        1, _whole(1, MAX_PARALLEL, " (agent sessions running at once, each in its task's worktree)", 4)
     )
     max_cost_usd: float | None = _setting(
         10.0,
         Rule(
-            lambda value: value is None or (_is_number(value) and value >= 0),
-            "null (no budget) or a number ≥ 0 (US dollars)",
+            lambda value: value is None or (_is_number(value) and 0 <= value <= MAX_COST_USD),
+            f"null (no budget) or a number ≥ 0 and ≤ {MAX_COST_USD:g} (US dollars)",
+            bounds=(0.0, MAX_COST_USD),
         ),
     )
-    session_timeout_s: int = _setting(1800, _whole(1, " (seconds)"))
-    stuck_threshold: int = _setting(3, _whole(1))
+    session_timeout_s: int = _setting(1800, _whole(1, MAX_SESSION_TIMEOUT_S, " (seconds)"))
+    stuck_threshold: int = _setting(3, _whole(1, MAX_STUCK_THRESHOLD))
     rate_limit_wait_s: float = _setting(
-        60.0,
-        Rule(
-            lambda value: _is_number(value) and value > 0,
-            "a number > 0 (seconds to wait on a rate limit that names no reset time)",
-            since=2,
-        ),
+        60.0, _positive(MAX_RATE_WAIT_S, " (seconds to wait on a rate limit that names no reset time)", 2)
     )
     rate_limit_max_wait_s: float = _setting(
         3600.0,
-        Rule(
-            lambda value: _is_number(value) and value > 0,
-            "a number > 0 (seconds: the rate-limit wait doubles after each limit in a row, up to this)",
-            since=3,
+        _positive(
+            MAX_RATE_WAIT_S,
+            " (seconds: the rate-limit wait doubles after each limit in a row, up to this)",
+            3,
         ),
     )
-    opus_review_every: int = _setting(0, _whole(0, " (0: off)"))
+    opus_review_every: int = _setting(0, _whole(0, MAX_REVIEW_EVERY, " (0: off)"))
     allow_edits: bool = _setting(True, Rule(lambda value: isinstance(value, bool), "true or false"))
     allowed_paths: tuple[str, ...] = _setting(
         (),
@@ -223,6 +245,20 @@ class ProjectConfig:
 
 RULES: Mapping[str, Rule] = {setting.name: setting.metadata["rule"] for setting in fields(ProjectConfig)}
 KNOWN_KEYS = ("version", *RULES)
+
+
+def bounds(name: str) -> tuple[float, float]:
+    """The least and greatest value of a numeric setting (KeyError for a setting that is not a number)."""
+    found = RULES[name].bounds
+    if found is None:
+        raise KeyError(f"{name} is not a numeric setting")
+    return found
+
+
+def problem(name: str, value: Any) -> str | None:
+    """What is wrong with one setting's value (None: allowed): the same words `config.json` gets."""
+    rule = RULES[name]
+    return None if rule.accepts(value) else _not_allowed(name, value, rule.allowed)
 
 
 def _unknown(key: str) -> str:

@@ -13,6 +13,7 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
 from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key
 from ralph_desk.project import ProjectConfig, read_config, update_config
+from ralph_desk.project.config import bounds
 from ralph_desk.services.container import Services
 
 WAIT_MS = 3000
@@ -142,15 +143,22 @@ def test_a_wait_the_box_rounds_is_kept_exact_until_it_is_edited(qtbot: QtBot) ->
     assert form.changes() == {"max_turns": 8}
 
 
-def test_a_number_beyond_the_boxes_range_is_shown_and_kept(qtbot: QtBot) -> None:
+def test_the_boxes_range_is_the_configs_own_bounds(qtbot: QtBot) -> None:
     form = LoopSettingsForm()
     qtbot.addWidget(form)
 
-    form.load(replace(CONFIGURED, max_turns=5000, stuck_threshold=80))
-    form.allow_edits.setChecked(True)
-
-    assert (form.max_turns.value(), form.stuck.value()) == (5000, 80)
-    assert form.changes() == {"allow_edits": True}
+    boxes = {
+        "max_iterations": form.max_iterations,
+        "parallel": form.parallel,
+        "session_timeout_s": form.timeout,
+        "max_turns": form.max_turns,
+        "stuck_threshold": form.stuck,
+        "opus_review_every": form.review,
+        "max_cost_usd": form.budget,
+    }
+    assert {name: (box.minimum(), box.maximum()) for name, box in boxes.items()} == {
+        name: bounds(name) for name in boxes
+    }
 
 
 def test_the_loop_pane_shows_max_turns_the_rate_limit_wait_and_the_program_from_config_json(

@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from ralph_desk.domain.enums import MergeStrategy, Recipe
-from ralph_desk.domain.tools import MAX_PARALLEL
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import EditForm
 from ralph_desk.gui.widgets.layout import scroller
 from ralph_desk.project import ProjectConfig
+from ralph_desk.project.config import bounds
 
 AGENTS = {
     "claude": "Claude Code",
@@ -38,11 +38,6 @@ AGENTS = {
     "rehearsal": "Rehearsal (built in: no model, no cost)",
 }
 MODEL_CHOICES = ("", "opus", "sonnet", "haiku")
-MAX_ITERATIONS = 10_000
-MAX_BUDGET = 100_000.0
-MAX_TIMEOUT_S = 24 * 3600
-MAX_STUCK = 50
-MAX_REVIEW_EVERY = 1000
 MERGE_TITLES = {
     MergeStrategy.MERGE.value: "Merge commit",
     MergeStrategy.SQUASH.value: "Squash into one commit",
@@ -52,9 +47,8 @@ IDE_DISCONNECT_TITLES = {
     "finish": "Finish the session, then stop",
     "stop": "Stop the agent at once",
 }
-MAX_TURNS = 1000
-MAX_RATE_WAIT_S = 24 * 3600.0
 TIMEOUT_STEP_S = 60
+RATE_WAIT_STEP_S = 0.1  # the boxes show one decimal: their least value above zero
 
 
 def stagnation_rule(threshold: int) -> str:
@@ -92,9 +86,11 @@ def _show(box: QSpinBox | QDoubleSpinBox, value: float) -> None:
     box.setValue(value)
 
 
-def _spin(minimum: int, maximum: int, special: str | None = None, suffix: str = "") -> QSpinBox:
+def _spin(setting: str, special: str | None = None, suffix: str = "") -> QSpinBox:
+    """A box for a whole-number setting, its range the config's own bounds."""
     box = QSpinBox()
-    box.setRange(minimum, maximum)
+    minimum, maximum = bounds(setting)
+    box.setRange(int(minimum), int(maximum))
     if special:
         box.setSpecialValueText(special)
     box.setSuffix(suffix)
@@ -159,37 +155,37 @@ class LoopSettingsForm(EditForm):
                 line.setPlaceholderText("default")
             combo.setToolTip(f"The model for {recipe_name(recipe)} sessions ({RECIPE_PURPOSES[recipe]})")
             self.models[recipe] = combo
-        self.max_iterations = _spin(0, MAX_ITERATIONS, "no limit")
+        self.max_iterations = _spin("max_iterations", "no limit")
         self.max_iterations.setToolTip("Sessions per run before the loop stops (0: no limit)")
-        self.parallel = _spin(1, MAX_PARALLEL)
+        self.parallel = _spin("parallel")
         self.parallel.setToolTip(
             "Agent sessions running at once, each in its task's worktree; tasks sharing a context file "
             "never run together"
         )
         self.budget = QDoubleSpinBox()
-        self.budget.setRange(0.0, MAX_BUDGET)
+        self.budget.setRange(*bounds("max_cost_usd"))
         self.budget.setDecimals(2)
         self.budget.setPrefix("$")
         self.budget.setSpecialValueText("no budget")
         self.budget.setToolTip("The loop stops once a run has cost this much (0: no budget)")
-        self.timeout = _spin(1, MAX_TIMEOUT_S, suffix=" s")
+        self.timeout = _spin("session_timeout_s", suffix=" s")
         self.timeout.setSingleStep(TIMEOUT_STEP_S)
         self.timeout.setToolTip("A session running longer is ended and counts as stuck")
-        self.max_turns = _spin(1, MAX_TURNS)
+        self.max_turns = _spin("max_turns")
         self.max_turns.setToolTip("Agent turns one session may take (Claude Code's --max-turns)")
         self.rate_wait = QDoubleSpinBox()
-        self.rate_wait.setRange(0.1, MAX_RATE_WAIT_S)
+        self.rate_wait.setRange(RATE_WAIT_STEP_S, bounds("rate_limit_wait_s")[1])
         self.rate_wait.setDecimals(1)
         self.rate_wait.setSuffix(" s")
         self.rate_wait.setToolTip("How long to wait on a rate limit that names no reset time")
         self.rate_cap = QDoubleSpinBox()
-        self.rate_cap.setRange(0.1, MAX_RATE_WAIT_S)
+        self.rate_cap.setRange(RATE_WAIT_STEP_S, bounds("rate_limit_max_wait_s")[1])
         self.rate_cap.setDecimals(1)
         self.rate_cap.setSuffix(" s")
         self.rate_cap.setToolTip(
             "The wait doubles after each rate limit in a row, up to this; a reset time the agent names wins"
         )
-        self.stuck = _spin(1, MAX_STUCK)
+        self.stuck = _spin("stuck_threshold")
         self.stuck.setToolTip("Sessions without progress before a task is marked failed")
         self.stagnation = label(name="muted", wrap=True)
         self.allowed_paths = QLineEdit()
@@ -199,7 +195,7 @@ class LoopSettingsForm(EditForm):
             "Globs of the files agents may edit (allowed_paths); an edit elsewhere is put aside after the "
             "session (nothing lost) and raised as a blocking flag"
         )
-        self.review = _spin(0, MAX_REVIEW_EVERY, "off")
+        self.review = _spin("opus_review_every", "off")
         self.review.setToolTip("Run an opus review of a feature after every N of its tasks are done (0: off)")
         self.allow_edits = QCheckBox("Agents may edit files")
         self.allow_edits.setToolTip(

@@ -18,12 +18,12 @@ from PySide6.QtWidgets import (
 
 from ralph_desk.domain.enums import Priority, TaskStatus
 from ralph_desk.domain.records import Task
+from ralph_desk.domain.setting_bounds import MAX_TURNS
 from ralph_desk.gui import fmt, icons, theme
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import EditForm, editor_form, field_pair, lines, text_box
 from ralph_desk.gui.widgets.layout import scroller
 
-MAX_TURNS = 1000
 TEXT_HEIGHTS = {"description": 110, "criteria": 90, "context": 64, "hints": 64, "pseudocode": 110}
 
 
