@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.fields import FieldInfo
 
 from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.domain.setting_bounds import (
@@ -113,13 +116,25 @@ def _is_relative_glob(value: Any) -> bool:
     return ".." not in value.split("/")
 
 
-def _setting(default: Any, rule: Rule) -> Any:
-    return field(default=default, metadata={"rule": rule})
+def _setting(default: Any, rule: Rule, factory: Callable[[], Any] | None = None) -> Any:
+    """A field with its default and its rule (kept in the field's metadata, as `Annotated` would)."""
+    info = (
+        Field(description=rule.allowed, default_factory=factory)
+        if factory
+        else Field(default, description=rule.allowed)
+    )
+    info.metadata.append(rule)
+    return info
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
-    """Everything the loop and the window may be told in `.ralph/config.json`; invalid values are refused."""
+class ProjectConfig(BaseModel):
+    """Everything the loop and the window may be told in `.ralph/config.json`; invalid values are refused.
+
+    Each setting's `Rule` is its one check (the words a refusal uses, its bounds); the window, the
+    command line and the tools read the bounds from here.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     agent: str = _setting("claude", Rule(lambda value: value in AGENTS, "one of " + ", ".join(AGENTS)))
     agent_bin: str | None = _setting(
@@ -128,11 +143,10 @@ class ProjectConfig:
     agent_command: tuple[str, ...] | None = _setting(
         None, Rule(_is_command, "null or a non-empty list of texts (the command and its arguments)")
     )
-    models: Mapping[str, str | None] = field(
-        default_factory=lambda: dict(DEFAULT_MODELS),
-        metadata={
-            "rule": Rule(lambda value: isinstance(value, Mapping), "an object of recipe name to model name")
-        },
+    models: Mapping[str, str | None] = _setting(
+        None,
+        Rule(lambda value: isinstance(value, Mapping), "an object of recipe name to model name"),
+        factory=lambda: dict(DEFAULT_MODELS),
     )
     max_turns: int = _setting(50, _whole(1, MAX_TURNS, " (agent turns per session)", since=2))
     max_iterations: int = _setting(50, _whole(0, MAX_ITERATIONS, " (0: no limit)"))
@@ -196,54 +210,43 @@ class ProjectConfig:
         ),
     )
 
-    def __post_init__(self) -> None:
-        problems = config_problems(self.to_json(), complete=False)
+    @model_validator(mode="before")
+    @classmethod
+    def _follow_the_rules(cls, values: Any) -> Any:
+        """Every setting checked by its rule before pydantic reads it: ConfigError names each broken one."""
+        if isinstance(values, Mapping):  # problems are named in the settings' order, as in the file
+            values = {**{name: values[name] for name in RULES if name in values}, **values}
+        problems = config_problems(_as_json(values), complete=False)
         if problems:
             raise ConfigError(problems)
+        return values
 
     @classmethod
     def from_json(cls, raw: Any) -> ProjectConfig:
         """The settings a parsed `config.json` holds (defaults for keys left out); ConfigError if broken."""
-        problems = config_problems(raw, complete=False)
+        problems = config_problems(raw, complete=False)  # first: the file's own keys and version are named
         if problems:
             raise ConfigError(problems)
         values = {OLD_NAMES.get(key, key): value for key, value in raw.items() if key != "version"}
         values["models"] = {**DEFAULT_MODELS, **values.get("models", {})}
-        if values.get("agent_command") is not None:
-            values["agent_command"] = tuple(values["agent_command"])
-        for listed in ("review_skip_disciplines", "allowed_paths"):
-            if listed in values:
-                values[listed] = tuple(values[listed])
         return cls(**values)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as `config.json` keeps them, with the file's version."""
-        saved: dict[str, Any] = {"version": CONFIG_VERSION}
-        for setting in fields(self):
-            value = getattr(self, setting.name)
-            if isinstance(value, tuple):
-                value = list(value)
-            elif isinstance(value, Mapping):
-                value = dict(value)
-            saved[setting.name] = value
-        return saved
+        return {"version": CONFIG_VERSION, **_as_json({name: getattr(self, name) for name in RULES})}
 
     def changed(self, **changes: Any) -> ProjectConfig:
         """These settings with some changed; ConfigError naming every change that is not allowed."""
-        if changes.get("agent_command") is not None:
-            changes["agent_command"] = tuple(changes["agent_command"])
-        for listed in ("review_skip_disciplines", "allowed_paths"):
-            if isinstance(changes.get(listed), list):
-                changes[listed] = tuple(changes[listed])
         if "models" in changes:
             changes["models"] = {**self.models, **changes["models"]}
-        unknown = [name for name in changes if name not in RULES]
-        if unknown:
-            raise ConfigError([_unknown(name) for name in unknown])
-        return replace(self, **changes)
+        return ProjectConfig(**{**{name: getattr(self, name) for name in RULES}, **changes})
 
 
-RULES: Mapping[str, Rule] = {setting.name: setting.metadata["rule"] for setting in fields(ProjectConfig)}
+def _rule_of(info: FieldInfo) -> Rule:
+    return next(item for item in info.metadata if isinstance(item, Rule))
+
+
+RULES: Mapping[str, Rule] = {name: _rule_of(info) for name, info in ProjectConfig.model_fields.items()}
 KNOWN_KEYS = ("version", *RULES)
 
 
@@ -259,6 +262,16 @@ def problem(name: str, value: Any) -> str | None:
     """What is wrong with one setting's value (None: allowed): the same words `config.json` gets."""
     rule = RULES[name]
     return None if rule.accepts(value) else _not_allowed(name, value, rule.allowed)
+
+
+def _as_json(values: Any) -> Any:
+    """Settings given as keyword arguments, in the form `config.json` holds them (lists, objects)."""
+    if not isinstance(values, Mapping):
+        return values
+    return {
+        key: list(value) if isinstance(value, tuple) else dict(value) if isinstance(value, Mapping) else value
+        for key, value in values.items()
+    }
 
 
 def _unknown(key: str) -> str:

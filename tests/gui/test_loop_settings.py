@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -137,7 +136,7 @@ def test_a_wait_the_box_rounds_is_kept_exact_until_it_is_edited(qtbot: QtBot) ->
     form = LoopSettingsForm()
     qtbot.addWidget(form)
 
-    form.load(replace(CONFIGURED, rate_limit_wait_s=0.25))
+    form.load(CONFIGURED.changed(rate_limit_wait_s=0.25))
     form.max_turns.setValue(8)
 
     assert form.changes() == {"max_turns": 8}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -355,9 +354,9 @@ class LoopSettingsForm(EditForm):
         """The settings edited since they were loaded: config.json keys and their new values."""
         shown = self.values()
         return {
-            setting.name: getattr(shown, setting.name)
-            for setting in fields(ProjectConfig)
-            if getattr(shown, setting.name) != getattr(self.loaded, setting.name)
+            name: getattr(shown, name)
+            for name in ProjectConfig.model_fields
+            if getattr(shown, name) != getattr(self.loaded, name)
         }
 
     def request_save(self) -> None:
