@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import ralph_desk
+from linting.private_names import private_uses
 
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 # fence: (the packages it forbids, the only modules allowed to import them)
@@ -60,3 +61,28 @@ def test_each_fence_forbids_its_packages_to_the_whole_package_but_one_place(fenc
     ignored = contract.get("ignore_imports", [])
     assert {expression.split(" -> ")[0] for expression in ignored} == allowed
     assert {expression.split(" -> ")[1] for expression in ignored} <= set(forbidden)
+
+
+def test_the_private_names_contract_is_registered_over_the_whole_package() -> None:
+    (contract,) = (c for c in contracts() if c["type"] == "private_names")
+    assert contract["containers"] == ["ralph_desk"]
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        (
+            "from ralph_desk.loop.runner import _next_plan\n",
+            ["from ralph_desk.loop.runner import _next_plan"],
+        ),
+        ("from . import _helpers\n", ["from . import _helpers"]),
+        ("runner._wake.set()\n", ["runner._wake"]),
+        ("self.runner._ending\n", ["self.runner._ending"]),
+        ("server._lowlevel_server\n", ["server._lowlevel_server"]),
+        ("self._wake.set()\ncls._cache\n", []),
+        ("row._mapping\nobj.__class__\n", []),
+        ("from x import __version__\n", []),
+    ],
+)
+def test_the_private_names_check_finds_a_reach_into_another_module(source: str, found: list[str]) -> None:
+    assert [what for _, what in private_uses(source, frozenset({"_mapping"}))] == found
