@@ -6,11 +6,12 @@ from functools import lru_cache
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_for_filename
-from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token, _TokenType
+from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
 from pygments.util import ClassNotFound
 from PySide6.QtGui import QColor
 
 from ralph_desk.gui import theme
+from ralph_desk.gui.pygments_compat import TokenType
 
 TAB = "    "
 CACHED_LINES = 4096
@@ -18,7 +19,7 @@ LONGEST_LEXED = 1000  # characters: a longer line (minified code, data) is shown
 SHOWN_CHARS = 2000  # characters of a line drawn at most; the rest is past any screen's edge
 
 # (light, dark) per token family; a token takes the colour of its nearest listed ancestor.
-TOKEN_COLORS: dict[_TokenType, tuple[str, str]] = {
+TOKEN_COLORS: dict[TokenType, tuple[str, str]] = {
     Keyword: ("#a626a4", "#d19ef5"),
     Name.Builtin: ("#0f766e", "#3dd6c3"),
     Name.Function: ("#2f5fb8", "#7cacf8"),
@@ -44,7 +45,7 @@ def lexer_for(path: str) -> Lexer | None:
         return None
 
 
-def _family(token: _TokenType) -> _TokenType | None:
+def _family(token: TokenType) -> TokenType | None:
     while token is not Token and token is not None:
         if token in TOKEN_COLORS:
             return token
@@ -53,7 +54,7 @@ def _family(token: _TokenType) -> _TokenType | None:
 
 
 @lru_cache(maxsize=512)
-def _color(token: _TokenType, dark: bool) -> QColor | None:
+def _color(token: TokenType, dark: bool) -> QColor | None:
     family = _family(token)
     return QColor(TOKEN_COLORS[family][1 if dark else 0]) if family is not None else None
 
