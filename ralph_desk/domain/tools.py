@@ -491,7 +491,7 @@ class ToolSpec:
     name: str
     category: ToolCategory
     description: str
-    input_model: type[BaseModel]
+    input_model: type[ToolInput]
     read_only: bool
     destructive: bool
     idempotent: bool = False
