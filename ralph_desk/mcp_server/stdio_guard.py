@@ -19,12 +19,12 @@ import mcp_types as types
 from mcp.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ralph_desk.domain.text import STORABLE_WORDING
+from ralph_desk.mcp_server.sdk_compat import create_context_streams, lowlevel_server
 from ralph_desk.mcp_server.text_gate import refusal
 
 log = logging.getLogger("ralph_desk.mcp")
@@ -96,7 +96,7 @@ class _InFlight:
 
 async def serve_guarded(server: MCPServer, drain_timeout_s: float = DRAIN_TIMEOUT_S) -> None:
     """Serve `server` over the process's stdin and stdout until the client closes stdin."""
-    lowlevel = server._lowlevel_server  # the SDK's own `run_stdio_async` drives the same object
+    lowlevel = lowlevel_server(server)
     in_flight = _InFlight()
     async with stdio_server() as (wire_in, wire_out):
         to_server, server_in = create_context_streams[SessionMessage | Exception](0)
