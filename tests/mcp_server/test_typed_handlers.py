@@ -37,3 +37,22 @@ def test_binding_validates_the_arguments_into_the_input_model() -> None:
 def test_no_module_of_the_server_names_an_untyped_call() -> None:
     untyped = "ToolCall[" + "Any]"
     assert not [path for path in PACKAGE.rglob("*.py") if untyped in path.read_text(encoding="utf-8")]
+
+
+def test_statuses_arrive_as_the_domain_enum_and_are_described_as_before() -> None:
+    from ralph_desk.domain.enums import TaskStatus
+    from ralph_desk.domain.tools import CreateTaskInput, SetTaskStatusInput
+
+    assert SetTaskStatusInput.model_validate({"id": 1, "status": "done"}).status is TaskStatus.DONE
+    created = CreateTaskInput.model_validate(
+        {"feature": "a", "discipline": "b", "title": "t", "status": "draft"}
+    )
+    assert created.status is TaskStatus.DRAFT
+    assert SetTaskStatusInput.model_json_schema()["properties"]["status"] == {
+        "description": "The new status.",
+        "enum": ["draft", "pending", "in_progress", "done", "blocked", "skipped"],
+        "title": "Status",
+        "type": "string",
+    }
+    with pytest.raises(ValueError, match=r"Input should be 'draft' or 'pending'"):
+        CreateTaskInput.model_validate({"feature": "a", "discipline": "b", "title": "t", "status": "done"})

@@ -59,7 +59,7 @@ def update_task(call: ToolCall[UpdateTaskInput]) -> TaskDetail:
 def set_task_status(call: ToolCall[SetTaskStatusInput]) -> TaskBrief:
     """The task in its new status; work in review, or on an unmerged branch, is the human's to decide."""
     task = call.services.tasks.get(call.args.id)
-    unmerged = call.args.status == TaskStatus.DONE.value and call.services.workspaces.existing(task.id)
+    unmerged = call.args.status is TaskStatus.DONE and call.services.workspaces.existing(task.id)
     if task.status is TaskStatus.IN_REVIEW or unmerged:
         raise ConflictError(
             f"task #{task.id} has work waiting for review on its branch: review decisions are the human's "
