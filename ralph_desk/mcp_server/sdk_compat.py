@@ -13,8 +13,9 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 
-# Memory streams that carry each message's context along (the SDK's own transports use them).
-from mcp.shared._context_streams import create_context_streams as create_context_streams
+# What a server's read and write streams must offer (the SDK's own transports' streams do).
+from mcp.shared._stream_protocols import ReadStream as ReadStream
+from mcp.shared._stream_protocols import WriteStream as WriteStream
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:  # the HTTP stack: a stdio server never imports it
