@@ -11,7 +11,7 @@ checking each structured result against the tool's output schema (its `jsonschem
 for `get_task`'s rich result, next to nothing for the bare tool's small one). That is the agent's
 own work, and another agent does it in its own way; the round trips with it are reported too.
 
-    python bench/tool_latency.py [--calls 300] [--rounds 2]
+    python bench/tool_latency.py [--calls 300] [--rounds 2] [--only stdio|http]
 """
 
 from __future__ import annotations
