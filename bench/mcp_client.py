@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -46,7 +47,8 @@ ClientSession.validate_tool_result = _timed_validate  # type: ignore[method-assi
 async def connect(url: str | None, token: str | None, stdio: list[str] | None) -> AsyncIterator[Client]:
     """A legacy-protocol client, initialized, over HTTP with a bearer token or over a spawned stdio server."""
     if stdio is not None:
-        target: Any = StdioServerParameters(command=stdio[0], args=stdio[1:])
+        # This process's environment (the checkout on PYTHONPATH): the SDK would pass only a safe few.
+        target: Any = StdioServerParameters(command=stdio[0], args=stdio[1:], env=dict(os.environ))
         async with Client(target, mode="legacy") as client:
             yield client
         return

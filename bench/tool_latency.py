@@ -11,7 +11,7 @@ checking each structured result against the tool's output schema (its `jsonschem
 for `get_task`'s rich result, next to nothing for the bare tool's small one). That is the agent's
 own work, and another agent does it in its own way; the round trips with it are reported too.
 
-    python bench/tool_latency.py [--calls 300] [--rounds 2]
+    python bench/tool_latency.py [--calls 300] [--rounds 2] [--only stdio|http]
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def summary(latencies: list[float]) -> dict[str, float]:
     return {"p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95), "calls": len(latencies)}
 
 
-async def measure(root: Path, calls: int, rounds: int) -> dict[str, Any]:
+async def measure(root: Path, calls: int, rounds: int, only: str | None = None) -> dict[str, Any]:
     from bare_server import build_bare_server
 
     from ralph_desk.domain.enums import Recipe
@@ -144,6 +144,8 @@ async def measure(root: Path, calls: int, rounds: int) -> dict[str, Any]:
             json.dumps(FLAG),
         ],
     }
+    if only is not None:
+        cases = {name: arguments for name, arguments in cases.items() if name.startswith(only)}
     latencies: dict[str, list[float]] = {name: [] for name in cases}
     full: dict[str, list[float]] = {name: [] for name in cases}
     server_cpu: dict[str, float] = {name: 0.0 for name in cases}
@@ -191,10 +193,13 @@ def main() -> None:
         "--calls", type=int, default=300, help="timed calls per client run (after 20 warm-ups)"
     )
     parser.add_argument("--rounds", type=int, default=2, help="client runs per case, alternating the order")
+    parser.add_argument(
+        "--only", choices=("http", "stdio"), help="measure one transport; print its figures, no table rows"
+    )
     args = parser.parse_args()
     with scratch_dir("latency") as tmp:
         root = make_project(tmp / "project", tasks=20)
-        results = asyncio.run(measure(root, args.calls, args.rounds))
+        results = asyncio.run(measure(root, args.calls, args.rounds, args.only))
     for name, figures in results.items():
         say(
             f"{name:22s} p50 {fmt_ms(figures['p50_ms']):>9s}  p95 {fmt_ms(figures['p95_ms']):>9s}  "
@@ -207,6 +212,11 @@ def main() -> None:
                 else ""
             )
         )
+    if args.only is not None:
+        ralph, bare = results[f"{args.only} ralph get_task"], results[f"{args.only} bare get_task"]
+        ratio = ralph["p50_ms"] / bare["p50_ms"]
+        say(f"{args.only} get_task ratio {ratio:.2f}×")
+        return
     ralph_read, bare_read = results["http ralph get_task"], results["http bare get_task"]
     ralph_write = results["http ralph flag"]
     ratio = ralph_read["p50_ms"] / bare_read["p50_ms"]

@@ -7,10 +7,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    StrictBool,
+    StringConstraints,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 from ralph_desk.domain.enums import (
     BlockerKind,
@@ -100,8 +110,50 @@ PathList = Annotated[list[FilePath], Field(max_length=MAX_ITEMS)]
 IdList = Annotated[list[Id], Field(max_length=MAX_ITEMS)]
 NameList = Annotated[list[Name], Field(max_length=MAX_ITEMS)]
 
-NewTaskStatus = Literal["draft", "pending"]
-SettableTaskStatus = Literal["draft", "pending", "in_progress", "done", "blocked", "skipped"]
+
+@dataclass(frozen=True)
+class OneOf:
+    """An enum limited to some of its members: on the wire a list of their values, as a `Literal` would be.
+
+    The value arrives as the enum member; a value outside is refused in the words of a `Literal`.
+    """
+
+    allowed: tuple[StrEnum, ...]
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        # A text made a member: described as a text field (with its title), not as a reference to the enum.
+        member = core_schema.no_info_after_validator_function(type(self.allowed[0]), core_schema.str_schema())
+        return core_schema.no_info_before_validator_function(self._check, member)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"enum": [member.value for member in self.allowed], "type": "string"}
+
+    def _check(self, value: object) -> object:
+        if isinstance(value, str) and value in self.allowed:
+            return value
+        shown = [repr(member.value) for member in self.allowed]
+        expected = " or ".join(filter(None, (", ".join(shown[:-1]), shown[-1])))
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+
+
+NewTaskStatus = Annotated[TaskStatus, OneOf((TaskStatus.DRAFT, TaskStatus.PENDING))]
+SettableTaskStatus = Annotated[
+    TaskStatus,
+    OneOf(
+        (
+            TaskStatus.DRAFT,
+            TaskStatus.PENDING,
+            TaskStatus.IN_PROGRESS,
+            TaskStatus.DONE,
+            TaskStatus.BLOCKED,
+            TaskStatus.SKIPPED,
+        )
+    ),
+]
 AgentName = Literal["claude", "codex", "command"]
 HistoryType = Literal["iterations", "learnings"]
 
@@ -489,7 +541,7 @@ class ToolSpec:
     name: str
     category: ToolCategory
     description: str
-    input_model: type[BaseModel]
+    input_model: type[ToolInput]
     read_only: bool
     destructive: bool
     idempotent: bool = False

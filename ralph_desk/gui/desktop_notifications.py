@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable
 
 from desktop_notifier import DesktopNotifier, Icon
-from desktop_notifier.main import get_backend_class
+
+from ralph_desk.gui.notifier_compat import backend_name, dbus_connection
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -29,7 +30,7 @@ def available() -> bool:
     """
     if sys.platform not in ("win32", "darwin") and not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
         return False
-    return get_backend_class().__name__ != "DummyNotificationCenter"
+    return backend_name() != "DummyNotificationCenter"
 
 
 class DesktopNotifications:
@@ -89,8 +90,8 @@ class DesktopNotifications:
         self._disconnect()
 
     def _disconnect(self) -> None:
-        # desktop-notifier has no close: its D-Bus backend keeps the connection as `bus`.
-        bus = getattr(self.notifier._backend, "bus", None)
+        # desktop-notifier has no close: its D-Bus backend keeps the connection.
+        bus = dbus_connection(self.notifier)
         if bus is not None and getattr(bus, "connected", False):
             bus.disconnect()
 

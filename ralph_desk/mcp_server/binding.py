@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, get_args, get_type_hints
 
 from pydantic import BaseModel
 
@@ -22,14 +24,14 @@ from ralph_desk.domain.loop_results import (
     RalphValidateResult,
 )
 from ralph_desk.domain.session import SessionContext
-from ralph_desk.domain.tools import REGISTRY
+from ralph_desk.domain.tools import REGISTRY, ToolInput
 from ralph_desk.project import contained
 from ralph_desk.services.errors import InvalidValueError, ServiceError
 
 if TYPE_CHECKING:
     from ralph_desk.services.container import Services
 
-ArgsT = TypeVar("ArgsT", bound=BaseModel)
+ArgsT = TypeVar("ArgsT", bound=ToolInput)
 
 
 class LoopControl(Protocol):
@@ -54,7 +56,7 @@ class LoopControl(Protocol):
 
 @dataclass(frozen=True)
 class ToolCall(Generic[ArgsT]):
-    """One validated tool call: the services, the caller's session context and the arguments."""
+    """One tool call, its arguments validated once into the tool's input model; the services and session."""
 
     open_services: ServicesSource
     context: SessionContext
@@ -123,33 +125,55 @@ def checked_project_path(root: Path, field: str, path: str) -> str:
     return normal
 
 
-Handler = Callable[[ToolCall[Any]], BaseModel]
 ContextResolver = Callable[[Any], SessionContext]
 # The services a tool reaches: already open (the window, HTTP) or opened on first use (a staged stdio start).
 ServicesSource = Callable[[], "Services"]
+HandlerT = TypeVar("HandlerT", bound=Callable[..., BaseModel])
 
 
 @dataclass(frozen=True)
-class BoundTool:
-    """A handler and the model of what it returns."""
+class BoundTool(Generic[ArgsT]):
+    """A handler, the input model its call carries, and the model of what it returns."""
 
-    handler: Handler
+    input_model: type[ArgsT]
+    handler: Callable[[ToolCall[ArgsT]], BaseModel]
     result_model: type[BaseModel]
 
+    def bind(
+        self,
+        arguments: Mapping[str, Any],
+        services: ServicesSource,
+        context: SessionContext,
+        loop: LoopControl | None,
+    ) -> tuple[ArgsT, Callable[[], BaseModel]]:
+        """The arguments validated (the one validation of a call), and the handler ready to run on them."""
+        call = ToolCall(services, context, self.input_model.model_validate(arguments), loop)
+        return call.args, partial(self.handler, call)
 
-HANDLERS: dict[str, BoundTool] = {}
+
+# Each registry tool's bound handler; the input model differs per tool, hence Any here only.
+HANDLERS: dict[str, BoundTool[Any]] = {}
 
 
-def handles(name: str) -> Callable[[Callable[[ToolCall[Any]], Any]], Callable[[ToolCall[Any]], Any]]:
-    """Register the decorated function as the handler of registry tool `name`."""
+def handles(name: str) -> Callable[[HandlerT], HandlerT]:
+    """Register the decorated function as the handler of registry tool `name`.
+
+    The handler takes `ToolCall[X]`, X being the tool's registry input model, and is annotated to return
+    a pydantic model (the tool's output schema): both are checked here, once, at import.
+    """
     if name not in REGISTRY:
         raise KeyError(f"no registry tool {name!r} to bind")
+    input_model = REGISTRY[name].input_model
 
-    def register(handler: Callable[[ToolCall[Any]], Any]) -> Callable[[ToolCall[Any]], Any]:
-        result_model = get_type_hints(handler)["return"]
+    def register(handler: HandlerT) -> HandlerT:
+        hints = get_type_hints(handler)
+        result_model = hints["return"]
         if not (isinstance(result_model, type) and issubclass(result_model, BaseModel)):
             raise TypeError(f"handler of {name!r} must be annotated to return a pydantic model")
-        HANDLERS[name] = BoundTool(handler, result_model)
+        first = next(iter(inspect.signature(handler).parameters))
+        if get_args(hints.get(first)) != (input_model,):
+            raise TypeError(f"handler of {name!r} must take ToolCall[{input_model.__name__}]")
+        HANDLERS[name] = BoundTool(input_model, handler, result_model)
         return handler
 
     return register

@@ -9,6 +9,7 @@ every ralph server logs its calls through this one middleware.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -58,6 +59,7 @@ class ToolCallLog:
         self.resolve = resolve
         self.root = root  # the project's folder: a log inside it is written without following links
         self._lock = threading.Lock()  # servers of one process may share a file
+        self._stream: TextIO | None = None  # opened at the first call, kept for the next ones
         self._warned = False  # a log that cannot be written (read-only project…) is said once, not per call
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -86,12 +88,25 @@ class ToolCallLog:
             "outcome": outcome,
         }
         try:
-            with self._lock, open_log(self.root, self.path) as handle:
-                handle.write(json.dumps(line) + "\n")
+            self._append(json.dumps(line) + "\n")
         except (OSError, ProjectError):
             if not self._warned:
                 self._warned = True
                 log.warning("could not write the tool-call log %s", self.path, exc_info=True)
+
+    def _append(self, text: str) -> None:
+        """Write and flush one line; a stream that failed is dropped, to be opened afresh next time."""
+        with self._lock:
+            if self._stream is None:
+                self._stream = open_log(self.root, self.path)
+            try:
+                self._stream.write(text)
+                self._stream.flush()
+            except OSError:
+                stream, self._stream = self._stream, None
+                with contextlib.suppress(OSError):
+                    stream.close()
+                raise
 
 
 def _is_error(result: Any) -> bool:

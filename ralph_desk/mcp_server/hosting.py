@@ -17,6 +17,7 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.mcp_server.auth import BearerGate, SessionTokens
 from ralph_desk.mcp_server.idle_sessions import IdleSessions
 from ralph_desk.mcp_server.origins import HeaderGate, accepted_names
+from ralph_desk.mcp_server.sdk_compat import live_transports
 from ralph_desk.mcp_server.server import CONTEXT_STATE_KEY
 from ralph_desk.mcp_server.text_gate import TextGate
 
@@ -132,7 +133,7 @@ class HttpHost:
             self._sweeper = None
         manager = self.server.session_manager
         # Live sessions keep a GET stream open, which would hold uvicorn's graceful shutdown.
-        for transport in list(getattr(manager, "_server_instances", {}).values()):
+        for transport in live_transports(manager):
             with contextlib.suppress(Exception):
                 await transport.terminate()
         self._uvicorn.should_exit = True

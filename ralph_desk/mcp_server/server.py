@@ -12,15 +12,14 @@ from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ralph_desk.domain.arguments import problems as argument_problems
 from ralph_desk.domain.recipes import check_fields
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY, ToolCategory, ToolSpec
-from ralph_desk.mcp_server import handlers
+from ralph_desk.mcp_server import handlers, sdk_compat
 from ralph_desk.mcp_server.binding import (
     HANDLERS,
     BoundTool,
@@ -28,7 +27,6 @@ from ralph_desk.mcp_server.binding import (
     LoopControl,
     ServicesSource,
     StructuredToolError,
-    ToolCall,
 )
 from ralph_desk.mcp_server.calllog import ToolCallLog
 from ralph_desk.mcp_server.identity import server_options
@@ -129,23 +127,21 @@ class SessionGate:
         return {**envelope, "tools": [dict(tool) for tool in tools if tool.get("name") in enabled]}
 
     def _refusal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        """Why the call may not reach its tool: no name, a tool the session hides, or no named arguments.
+
+        The arguments themselves are validated once, by the tool (`_tool_function`).
+        """
         params = ctx.params or {}
         name = params.get("name")
         arguments = params.get("arguments") or {}
         if not isinstance(name, str):
             return "a tools/call needs a tool name"
-        session = self.resolve(ctx.request)
-        hidden = session.refusal(name)
+        hidden = self.resolve(ctx.request).refusal(name)
         if hidden is not None:
             return hidden
         if not isinstance(arguments, dict):
             return f"invalid arguments for {name!r}: expected an object of named arguments"
-        spec = REGISTRY[name]
-        try:
-            validated = spec.input_model.model_validate(arguments)
-        except ValidationError as error:
-            return argument_error(spec, describe_validation_error(name, error, spec.input_model))
-        return check_fields(session.recipe, name, set(validated.model_dump(exclude_none=True)))
+        return None
 
 
 def argument_error(spec: ToolSpec, message: str) -> str:
@@ -166,24 +162,43 @@ def not_found_message(error: NotFoundError, spec: ToolSpec, session: SessionCont
     return f"{message}; allowed: the id of an existing task" + (f" ({lister} shows them)" if lister else "")
 
 
+def refused(message: str) -> CallToolResult:
+    """A call refused before its handler ran, said to the caller and logged."""
+    log.info("refused call: %s", message)
+    return error_result_model(message)
+
+
 def _tool_function(
     spec: ToolSpec,
-    bound: BoundTool,
+    bound: BoundTool[Any],
     services: ServicesSource,
     resolve: ContextResolver,
     loop: LoopControl | None,
 ) -> Callable[..., BaseModel]:
-    """The function the SDK calls for one tool; sync, so the SDK runs it in a worker thread."""
+    """The function the SDK calls for one tool; sync, so the SDK runs it in a worker thread.
+
+    The arguments arrive as sent (`sdk_compat.AS_SENT`) and are validated here, once, into the tool's
+    input model; the session's recipe is checked against the fields set, then the handler runs.
+    """
 
     def run_tool(ctx: Context, **arguments: Any) -> BaseModel:
         session = resolve(ctx.request_context.request)
         try:
-            args = spec.input_model.model_validate(arguments)
-            return bound.handler(ToolCall(services, session, args, loop))
+            args, handle = bound.bind(arguments, services, session, loop)
+        except ValidationError as error:
+            return refused(
+                argument_error(spec, describe_validation_error(spec.name, error, spec.input_model))
+            )
+        provided = {name for name, value in args if value is not None}
+        refusal = check_fields(session.recipe, spec.name, provided)
+        if refusal is not None:
+            return refused(refusal)
+        try:
+            return handle()
         except StructuredToolError as error:
             # Sent as is, so that the text stays one JSON document (no "Error executing tool" prefix).
             return error_result_model(str(error))
-        except ValidationError as error:
+        except ValidationError as error:  # a handler's own check of values built from the arguments
             message = describe_validation_error(spec.name, error, spec.input_model)
             raise ToolError(argument_error(spec, message)) from None
         except NotFoundError as error:
@@ -196,20 +211,6 @@ def _tool_function(
     return run_tool
 
 
-class RegistryArguments(ArgModelBase):
-    """The arguments as sent, for the SDK to hand on: `SessionGate` and the tool validate them.
-
-    The registry's input model is the one schema and the one validator of a tool's arguments. Letting
-    the SDK derive a second model from a signature cost ~3 ms per tool at start-up, and its JSON
-    pre-parsing of text arguments turned a description reading `null` or `[0]` into that value.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    def model_dump_one_level(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
-
-
 def _tool(spec: ToolSpec, function: Callable[..., BaseModel], result_model: type[BaseModel]) -> Tool:
     """The SDK's tool for a registry entry: the input model's schema; the SDK derives the output schema."""
     return Tool(
@@ -218,7 +219,7 @@ def _tool(spec: ToolSpec, function: Callable[..., BaseModel], result_model: type
         title=spec.name.replace("_", " ").capitalize(),
         description=spec.description,
         parameters=spec.input_model.model_json_schema(by_alias=True),
-        fn_metadata=FuncMetadata(arg_model=RegistryArguments, output_model=result_model),
+        fn_metadata=sdk_compat.tool_metadata(result_model),
         is_async=False,
         context_kwarg="ctx",
         annotations=ToolAnnotations(

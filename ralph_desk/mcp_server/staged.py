@@ -42,8 +42,11 @@ class OpenStoreBehind:
     def __init__(self, services: ServicesOnFirstUse) -> None:
         self.services = services
         self._opening: threading.Thread | None = None
+        self._opened = False  # once a request has seen the store open, none waits on a thread again
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if self._opened:
+            return await call_next(ctx)
         if self._opening is None and not self.services.paths.ralph.is_dir():
             # No project yet: opening would create a database in a folder ralph_init has not made.
             collection.resume()
@@ -55,6 +58,7 @@ class OpenStoreBehind:
         if ctx.method not in WITHOUT_STORE and ctx.request_id is not None:
             try:
                 await anyio.to_thread.run_sync(self.services)
+                self._opened = True
             except Exception as error:  # told to every request that needs the store
                 raise MCPError(INTERNAL_ERROR, f"opening the project's database failed: {error}") from None
             finally:

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Self
 
 import anyio
 import mcp_types as types
 from mcp.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ralph_desk.domain.text import STORABLE_WORDING
+from ralph_desk.mcp_server.sdk_compat import ReadStream, WriteStream, lowlevel_server
 from ralph_desk.mcp_server.text_gate import refusal
 
 log = logging.getLogger("ralph_desk.mcp")
@@ -94,45 +94,103 @@ class _InFlight:
             self.idle.set()
 
 
+class _Incoming:
+    """The server's read side: frames the SDK could not read are answered here; requests are counted.
+
+    It wraps the transport's own stream, so that a frame reaches the server without a relay task. When
+    stdin closes, the end of the stream waits (up to `drain_timeout_s`) for the requests in flight.
+    """
+
+    def __init__(
+        self,
+        wire_in: ReadStream[SessionMessage | Exception],
+        wire_out: WriteStream[SessionMessage],
+        in_flight: _InFlight,
+        drain_timeout_s: float,
+    ) -> None:
+        self.wire_in = wire_in
+        self.wire_out = wire_out
+        self.in_flight = in_flight
+        self.drain_timeout_s = drain_timeout_s
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last frame, which the SDK runs its handler in."""
+        return getattr(self.wire_in, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            try:
+                item = await self.wire_in.receive()
+            except anyio.EndOfStream:
+                await self._drain()
+                raise
+            if isinstance(item, Exception):
+                answer = refusal_of(item)
+                if answer is not None:
+                    await self.wire_out.send(answer)
+                    continue
+            elif isinstance(item.message, types.JSONRPCRequest):
+                self.in_flight.taken(item.message.id)
+            elif (cancelled := _cancelled_id(item.message)) is not None:
+                self.in_flight.answered(cancelled)  # a cancelled request gets no answer
+            return item
+
+    async def _drain(self) -> None:
+        with anyio.move_on_after(self.drain_timeout_s) as waited:
+            await self.in_flight.idle.wait()
+        if waited.cancelled_caught:
+            log.warning("stdin closed; %d request(s) still running are cancelled", len(self.in_flight.ids))
+
+    def __aiter__(self) -> _Incoming:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.wire_in.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class _Outgoing:
+    """The server's write side: each answer made writable, then counted as answered once sent."""
+
+    def __init__(self, wire_out: WriteStream[SessionMessage], in_flight: _InFlight) -> None:
+        self.wire_out = wire_out
+        self.in_flight = in_flight
+
+    async def send(self, item: SessionMessage, /) -> None:
+        answer = writable(item)
+        await self.wire_out.send(answer)
+        sent = answer.message
+        if isinstance(sent, types.JSONRPCResponse | types.JSONRPCError) and sent.id is not None:
+            self.in_flight.answered(sent.id)
+
+    async def aclose(self) -> None:
+        await self.wire_out.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
 async def serve_guarded(server: MCPServer, drain_timeout_s: float = DRAIN_TIMEOUT_S) -> None:
     """Serve `server` over the process's stdin and stdout until the client closes stdin."""
-    lowlevel = server._lowlevel_server  # the SDK's own `run_stdio_async` drives the same object
+    lowlevel = lowlevel_server(server)
     in_flight = _InFlight()
     async with stdio_server() as (wire_in, wire_out):
-        to_server, server_in = create_context_streams[SessionMessage | Exception](0)
-        server_out, from_server = create_context_streams[SessionMessage](0)
-
-        async def take() -> None:
-            async with to_server:
-                async for item in wire_in:
-                    if isinstance(item, Exception):
-                        answer = refusal_of(item)
-                        if answer is not None:
-                            await wire_out.send(answer)
-                            continue
-                    elif isinstance(item.message, types.JSONRPCRequest):
-                        in_flight.taken(item.message.id)
-                    elif (cancelled := _cancelled_id(item.message)) is not None:
-                        in_flight.answered(cancelled)  # a cancelled request gets no answer
-                    await to_server.send(item)
-                with anyio.move_on_after(drain_timeout_s) as waited:
-                    await in_flight.idle.wait()
-                if waited.cancelled_caught:
-                    log.warning("stdin closed; %d request(s) still running are cancelled", len(in_flight.ids))
-
-        async def give() -> None:
-            async with from_server, wire_out:
-                async for item in from_server:
-                    answer = writable(item)
-                    await wire_out.send(answer)
-                    sent = answer.message
-                    if isinstance(sent, types.JSONRPCResponse | types.JSONRPCError) and sent.id is not None:
-                        in_flight.answered(sent.id)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(take)
-            group.start_soon(give)
-            async with server_out:
-                # The tool list changes once ralph_init makes a fresh folder a project (`bootstrap`).
-                options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
-                await lowlevel.run(server_in, server_out, options)
+        # The tool list changes once ralph_init makes a fresh folder a project (`bootstrap`).
+        options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+        incoming = _Incoming(wire_in, wire_out, in_flight, drain_timeout_s)
+        await lowlevel.run(incoming, _Outgoing(wire_out, in_flight), options)

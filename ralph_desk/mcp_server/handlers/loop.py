@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ralph_desk.domain.loop_results import (
     LoopResult,
@@ -21,6 +21,16 @@ from ralph_desk.domain.loop_results import (
     RalphUnderstandResult,
     RalphValidateResult,
 )
+from ralph_desk.domain.tools import (
+    RalphHistoryInput,
+    RalphInitInput,
+    RalphRunInput,
+    RalphStatusInput,
+    RalphStopInput,
+    RalphUnderstandInput,
+    RalphValidateInput,
+    ToolInput,
+)
 from ralph_desk.mcp_server.binding import LoopControl, StructuredToolError, ToolCall, handles
 from ralph_desk.project import ProjectPaths
 from ralph_desk.project.logs import log_details
@@ -29,6 +39,7 @@ from ralph_desk.services.errors import ControlError, InvalidValueError, ServiceE
 log = logging.getLogger("ralph_desk.mcp")
 
 ResultT = TypeVar("ResultT", bound=LoopResult)
+InputT = TypeVar("InputT", bound=ToolInput)
 
 NO_CONTROL = "this server has no loop control; the loop-control tools are served by `ralph-desk mcp`"
 
@@ -37,7 +48,7 @@ class LoopToolError(StructuredToolError):
     """A loop-control failure, sent as seed 003's structured error."""
 
 
-def _ask(call: ToolCall[Any], tool: str, request: Callable[[LoopControl], ResultT]) -> ResultT:
+def _ask(call: ToolCall[InputT], tool: str, request: Callable[[LoopControl], ResultT]) -> ResultT:
     """Ask the loop control, mapping whatever it raises onto a structured error."""
     if call.loop is None:
         raise LoopToolError("execution_failed", NO_CONTROL, {"tool": tool, "reason": "no_loop_control"})
@@ -58,7 +69,7 @@ def _ask(call: ToolCall[Any], tool: str, request: Callable[[LoopControl], Result
         ) from None
 
 
-def _log_details(call: ToolCall[Any], tool: str) -> dict[str, object]:
+def _log_details(call: ToolCall[InputT], tool: str) -> dict[str, object]:
     """The tool and the log file to read (found without opening the project's database)."""
     paths = getattr(call.open_services, "paths", None)
     if not isinstance(paths, ProjectPaths):
@@ -67,19 +78,19 @@ def _log_details(call: ToolCall[Any], tool: str) -> dict[str, object]:
 
 
 @handles("ralph_init")
-def ralph_init(call: ToolCall[Any]) -> RalphInitResult:
+def ralph_init(call: ToolCall[RalphInitInput]) -> RalphInitResult:
     """Create the .ralph/ folder (or, with force, re-create its configuration) and write prd.json."""
     return _ask(call, "ralph_init", lambda loop: loop.init(bool(call.args.force)))
 
 
 @handles("ralph_validate")
-def ralph_validate(call: ToolCall[Any]) -> RalphValidateResult:
+def ralph_validate(call: ToolCall[RalphValidateInput]) -> RalphValidateResult:
     """What is missing or broken in the project folder."""
     return _ask(call, "ralph_validate", lambda loop: loop.validate())
 
 
 @handles("ralph_run")
-def ralph_run(call: ToolCall[Any]) -> RalphRunResult:
+def ralph_run(call: ToolCall[RalphRunInput]) -> RalphRunResult:
     """Start the loop (it runs on) or preview it."""
     args = call.args
     return _ask(
@@ -90,25 +101,25 @@ def ralph_run(call: ToolCall[Any]) -> RalphRunResult:
 
 
 @handles("ralph_status")
-def ralph_status(call: ToolCall[Any]) -> RalphStatusResult:
+def ralph_status(call: ToolCall[RalphStatusInput]) -> RalphStatusResult:
     """Whether the loop runs, where it is, and task counts."""
     return _ask(call, "ralph_status", lambda loop: loop.status())
 
 
 @handles("ralph_stop")
-def ralph_stop(call: ToolCall[Any]) -> RalphStopResult:
+def ralph_stop(call: ToolCall[RalphStopInput]) -> RalphStopResult:
     """Ask the running loop to stop."""
     return _ask(call, "ralph_stop", lambda loop: loop.stop())
 
 
 @handles("ralph_understand")
-def ralph_understand(call: ToolCall[Any]) -> RalphUnderstandResult:
+def ralph_understand(call: ToolCall[RalphUnderstandInput]) -> RalphUnderstandResult:
     """Start the read-only run that writes .ralph/codebase_map.md."""
     return _ask(call, "ralph_understand", lambda loop: loop.understand())
 
 
 @handles("ralph_history")
-def ralph_history(call: ToolCall[Any]) -> RalphHistoryResult:
+def ralph_history(call: ToolCall[RalphHistoryInput]) -> RalphHistoryResult:
     """A page of past iterations, one iteration in full, or the learnings agents recorded."""
     args = call.args
     return _ask(

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from ralph_desk.domain.enums import Verb
+from ralph_desk.domain.tools import (
+    AskInput,
+    BlockedInput,
+    DoneInput,
+    FlagInput,
+    LearnedInput,
+    PartialInput,
+    StuckInput,
+    SuggestInput,
+    VerbInput,
+)
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import SignalRecorded
 from ralph_desk.services.errors import ServiceError
+
+VerbT = TypeVar("VerbT", bound=VerbInput)
 
 NEXT_STEP: dict[Verb, str] = {
     Verb.DONE: "Task marked for completion. End the session now.",
@@ -21,7 +34,7 @@ NEXT_STEP: dict[Verb, str] = {
 }
 
 
-def record(verb: Verb, call: ToolCall[Any]) -> SignalRecorded:
+def record(verb: Verb, call: ToolCall[VerbT]) -> SignalRecorded:
     """Store the verb for the session's task; refuse when the session serves no task."""
     task_id = call.context.task_id
     if task_id is None:
@@ -40,48 +53,48 @@ def record(verb: Verb, call: ToolCall[Any]) -> SignalRecorded:
 
 
 @handles("done")
-def done(call: ToolCall[Any]) -> SignalRecorded:
+def done(call: ToolCall[DoneInput]) -> SignalRecorded:
     """Signal that the task is complete."""
     return record(Verb.DONE, call)
 
 
 @handles("partial")
-def partial(call: ToolCall[Any]) -> SignalRecorded:
+def partial(call: ToolCall[PartialInput]) -> SignalRecorded:
     """Signal progress with work remaining."""
     return record(Verb.PARTIAL, call)
 
 
 @handles("stuck")
-def stuck(call: ToolCall[Any]) -> SignalRecorded:
+def stuck(call: ToolCall[StuckInput]) -> SignalRecorded:
     """Signal that no meaningful progress is possible."""
     return record(Verb.STUCK, call)
 
 
 @handles("ask")
-def ask(call: ToolCall[Any]) -> SignalRecorded:
+def ask(call: ToolCall[AskInput]) -> SignalRecorded:
     """Ask the human a question."""
     return record(Verb.ASK, call)
 
 
 @handles("flag")
-def flag(call: ToolCall[Any]) -> SignalRecorded:
+def flag(call: ToolCall[FlagInput]) -> SignalRecorded:
     """Report a problem."""
     return record(Verb.FLAG, call)
 
 
 @handles("learned")
-def learned(call: ToolCall[Any]) -> SignalRecorded:
+def learned(call: ToolCall[LearnedInput]) -> SignalRecorded:
     """Record knowledge for future tasks."""
     return record(Verb.LEARNED, call)
 
 
 @handles("suggest")
-def suggest(call: ToolCall[Any]) -> SignalRecorded:
+def suggest(call: ToolCall[SuggestInput]) -> SignalRecorded:
     """Recommend out-of-scope work."""
     return record(Verb.SUGGEST, call)
 
 
 @handles("blocked")
-def blocked(call: ToolCall[Any]) -> SignalRecorded:
+def blocked(call: ToolCall[BlockedInput]) -> SignalRecorded:
     """Report an outside blocker."""
     return record(Verb.BLOCKED, call)

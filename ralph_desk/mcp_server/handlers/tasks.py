@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ralph_desk.domain.lifecycle import Mover
+from ralph_desk.domain.tools import (
+    CreateTaskInput,
+    EnrichTaskInput,
+    GetTaskInput,
+    ListTasksInput,
+    SearchTasksInput,
+    SetTaskStatusInput,
+    UpdateTaskInput,
+)
 from ralph_desk.mcp_server.binding import ToolCall, handles
 from ralph_desk.mcp_server.results import TaskBrief, TaskDetail, TaskList
 
@@ -12,7 +19,7 @@ PATH_FIELDS = ("context_files", "output_artifacts")
 
 
 @handles("list_tasks")
-def list_tasks(call: ToolCall[Any]) -> TaskList:
+def list_tasks(call: ToolCall[ListTasksInput]) -> TaskList:
     """Tasks, optionally of one status, feature and discipline."""
     args = call.args
     return TaskList.of(
@@ -23,37 +30,37 @@ def list_tasks(call: ToolCall[Any]) -> TaskList:
 
 
 @handles("search_tasks")
-def search_tasks(call: ToolCall[Any]) -> TaskList:
+def search_tasks(call: ToolCall[SearchTasksInput]) -> TaskList:
     """Tasks whose title, description or tags contain the query."""
     return TaskList.of(call.services.tasks.search(call.args.query, call.args.limit))
 
 
 @handles("get_task")
-def get_task(call: ToolCall[Any]) -> TaskDetail:
+def get_task(call: ToolCall[GetTaskInput]) -> TaskDetail:
     """One task in full."""
     return TaskDetail.model_validate(call.services.tasks.get(call.args.id))
 
 
 @handles("create_task")
-def create_task(call: ToolCall[Any]) -> TaskDetail:
+def create_task(call: ToolCall[CreateTaskInput]) -> TaskDetail:
     """A new task, draft or pending."""
     return TaskDetail.model_validate(call.services.tasks.create_input(call.paths_inside_root(PATH_FIELDS)))
 
 
 @handles("update_task")
-def update_task(call: ToolCall[Any]) -> TaskDetail:
+def update_task(call: ToolCall[UpdateTaskInput]) -> TaskDetail:
     """The task after changing the fields the caller gave."""
     call.require_changes("id")
     return TaskDetail.model_validate(call.services.tasks.update_input(call.paths_inside_root(PATH_FIELDS)))
 
 
 @handles("set_task_status")
-def set_task_status(call: ToolCall[Any]) -> TaskBrief:
+def set_task_status(call: ToolCall[SetTaskStatusInput]) -> TaskBrief:
     """The task in its new status; work in review, or on an unmerged branch, is the human's to decide."""
     return TaskBrief.model_validate(call.services.tasks.move(call.args.id, call.args.status, Mover.AGENT))
 
 
 @handles("enrich_task")
-def enrich_task(call: ToolCall[Any]) -> TaskDetail:
+def enrich_task(call: ToolCall[EnrichTaskInput]) -> TaskDetail:
     """The draft task with its pseudocode, now pending."""
     return TaskDetail.model_validate(call.services.tasks.enrich_input(call.paths_inside_root(PATH_FIELDS)))
