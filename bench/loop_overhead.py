@@ -129,7 +129,7 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
         before = await standalone(STANDALONE_RUNS)
         runner = LoopRunner(services, embedded, settings, exit_when_idle=True)
         runner.subscribe(lambda event: events.append((time.perf_counter(), event)))
-        run_process = runner._run_process
+        run_process = runner.processes.run
 
         async def timed_process(*args: Any, **kwargs: Any) -> Any:  # the agent's wall time inside the loop
             start = time.perf_counter()
@@ -138,7 +138,7 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
             finally:
                 in_loop.append(time.perf_counter() - start)
 
-        runner._run_process = timed_process  # type: ignore[method-assign]
+        runner.processes.run = timed_process  # type: ignore[method-assign]
         start = time.perf_counter()
         cpu_start = time.process_time()
         status = await runner.run()

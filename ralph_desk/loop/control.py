@@ -50,7 +50,8 @@ from ralph_desk.loop.lock import LoopAlreadyRunningError, project_lock
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
-from ralph_desk.loop.runner import PROMPT_FILE_NAME, LoopRunner
+from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.loop.session import PROMPT_FILE_NAME
 from ralph_desk.loop.settings import load_checked
 from ralph_desk.loop.trust_check import TRUST_HINT, UntrustedCommandError
 from ralph_desk.project import (
