@@ -10,7 +10,7 @@ from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.loop import branches, git
 from ralph_desk.loop.agent_processes import AgentProcesses
 from ralph_desk.loop.agents.base import AgentAdapter
-from ralph_desk.loop.model import LoopSettings, SessionPlan, StreamSummary
+from ralph_desk.loop.model import LoopSettings, ReviewSettings, SessionPlan, StreamSummary
 from ralph_desk.loop.run_state import RunState
 from ralph_desk.loop.transcript import Transcript
 from ralph_desk.services.container import Services
@@ -23,6 +23,7 @@ class RunParts:
     services: Services
     issuer: EndpointIssuer
     settings: LoopSettings
+    review: ReviewSettings
     adapter: AgentAdapter
     repo_root: Path
     state: RunState

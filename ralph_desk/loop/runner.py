@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
 
-from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState, SessionOutcome, TaskStatus
-from ralph_desk.loop.agent_processes import AgentProcesses
-from ralph_desk.loop.agents import adapter_for
-from ralph_desk.loop.agents.base import AgentAdapter
 from ralph_desk.loop.lock import project_lock
-from ralph_desk.loop.model import LoopSettings, SessionPlan
+from ralph_desk.loop.model import SessionPlan
 from ralph_desk.loop.run_parts import RunParts
-from ralph_desk.loop.run_state import EventListener, LoopStatus, RunState
+from ralph_desk.loop.run_state import EventListener, LoopStatus
 from ralph_desk.loop.scheduler import Scheduler
 from ralph_desk.loop.session import SessionRunner
 from ralph_desk.loop.session_end import SessionResult
 from ralph_desk.loop.tasks import cancel
 from ralph_desk.loop.trust_check import require_trusted_servers
-from ralph_desk.services.container import Services
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S
 from ralph_desk.services.workspaces import NoBaseBranchError
@@ -38,27 +32,17 @@ RUNNING_HERE: set[int] = set()
 class LoopRunner:
     """Runs sessions in the running asyncio loop until a limit, a stop, or idleness (1..N slots)."""
 
-    def __init__(
-        self,
-        services: Services,
-        issuer: EndpointIssuer,
-        settings: LoopSettings,
-        repo_root: Path | None = None,
-        adapter: AgentAdapter | None = None,
-        exit_when_idle: bool = False,
-    ) -> None:
-        self.services = services
-        self.issuer = issuer
-        self.settings = settings
+    def __init__(self, parts: RunParts, exit_when_idle: bool = False) -> None:
+        self.parts = parts
+        self.services = parts.services
+        self.settings = parts.settings
+        self.adapter = parts.adapter
+        self.state = parts.state
+        self.processes = parts.processes
         self.exit_when_idle = exit_when_idle
-        self.adapter = adapter or adapter_for(settings)
-        self.state = RunState(services, settings)
-        root = repo_root or services.paths.root
-        self.processes = AgentProcesses(self.state.emit, settings.session_timeout_s, root)
-        self.parts = RunParts(services, issuer, settings, self.adapter, root, self.state, self.processes)
-        self.sessions = SessionRunner(self.parts)
+        self.sessions = SessionRunner(parts)
         self._heartbeat: asyncio.Task[None] | None = None
-        self._lock = project_lock(services.paths.ralph)
+        self._lock = project_lock(parts.services.paths.ralph)
 
     @property
     def status(self) -> LoopStatus:

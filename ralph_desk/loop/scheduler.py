@@ -123,7 +123,8 @@ class Scheduler:
         try:
             result = task.result()
         except Exception as error:
-            log.error("session %s failed", plan.session_id if plan else "review", exc_info=error)
+            # Logged in full where it ends the run; the others in the slots are ended and recorded first.
+            log.warning("session %s failed: %s", plan.session_id if plan else "review", error)
             self.failure = self.failure or error
             return
         if result is None:
@@ -188,7 +189,7 @@ class Scheduler:
     async def _review_by_agent(self, plan: SessionPlan) -> None:
         """With `reviewer_agent` on, an opus_review session reads the diff of work that went to review."""
         services = self.parts.services
-        prepared = await asyncio.to_thread(branches.reviewer_session, services, plan)
+        prepared = await asyncio.to_thread(branches.reviewer_session, services, self.parts.review, plan)
         if prepared is None or plan.task is None:
             return
         review, known = prepared

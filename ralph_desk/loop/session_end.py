@@ -84,7 +84,9 @@ async def conclude(parts: RunParts, attempt: Attempt) -> Ending:
             services.tasks.set_status(plan.task.id, TaskStatus.PENDING.value)
     elif result.decision is not None and plan.task is not None:
         async with parts.git:
-            await asyncio.to_thread(branches.after_review_gate, services, plan, result.decision, committed)
+            await asyncio.to_thread(
+                branches.after_review_gate, services, parts.review, plan, result.decision, committed
+            )
     return Ending(result, committed.after if committed is not None else git_after.head)
 
 
