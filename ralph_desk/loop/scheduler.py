@@ -137,8 +137,14 @@ class Scheduler:
         state.status.iteration += 1
         if not state.ending:
             state.set_state(LoopState.RATE_LIMITED if state.status.resumes_at else LoopState.RUNNING)
-        if plan is not None and result.decision is not None and result.decision.status in FINISHED:
+        finished = result.decision is not None and result.decision.status in FINISHED
+        if plan is not None and finished and self._reviews_on:
             self.running[asyncio.create_task(self._review(plan))] = None
+
+    @property
+    def _reviews_on(self) -> bool:
+        """Whether finished work may call for a review (the reviewer agent, or a periodic one)."""
+        return self.parts.review.reviewer_agent or self.parts.settings.opus_review_every > 0
 
     async def _idle_turn(self) -> bool:
         """Nothing runs: wait for whatever holds new starts; False when the loop is over."""
