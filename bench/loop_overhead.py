@@ -72,8 +72,8 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
     from ralph_desk.domain.enums import Recipe, TaskStatus
     from ralph_desk.domain.session import SessionContext
     from ralph_desk.loop.agents.base import mcp_config
+    from ralph_desk.loop.build import RunOptions, build_runner
     from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
-    from ralph_desk.loop.runner import LoopRunner
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
     from ralph_desk.project import ProjectPaths
     from ralph_desk.services.container import Services
@@ -127,9 +127,9 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
     branches.commit = timed(branches.commit)  # type: ignore[method-assign]
     try:
         before = await standalone(STANDALONE_RUNS)
-        runner = LoopRunner(services, embedded, settings, exit_when_idle=True)
+        runner = build_runner(services, embedded, settings, RunOptions(exit_when_idle=True))
         runner.subscribe(lambda event: events.append((time.perf_counter(), event)))
-        run_process = runner._run_process
+        run_process = runner.processes.run
 
         async def timed_process(*args: Any, **kwargs: Any) -> Any:  # the agent's wall time inside the loop
             start = time.perf_counter()
@@ -138,7 +138,7 @@ async def measure(root: Path, tasks: int) -> dict[str, Any]:
             finally:
                 in_loop.append(time.perf_counter() - start)
 
-        runner._run_process = timed_process  # type: ignore[method-assign]
+        runner.processes.run = timed_process  # type: ignore[method-assign]
         start = time.perf_counter()
         cpu_start = time.process_time()
         status = await runner.run()

@@ -52,8 +52,8 @@ def agent_template(calls: int) -> str:
 
 async def run_once(root: Path, parallel: int, calls: int, call_log: Path) -> dict[str, Any]:
     from ralph_desk.domain.enums import TaskStatus
+    from ralph_desk.loop.build import RunOptions, build_runner
     from ralph_desk.loop.model import LoopSettings
-    from ralph_desk.loop.runner import LoopRunner
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
     from ralph_desk.project import ProjectPaths, update_config
     from ralph_desk.services.container import Services
@@ -72,7 +72,7 @@ async def run_once(root: Path, parallel: int, calls: int, call_log: Path) -> dic
         parallel=parallel,
     )
     try:
-        runner = LoopRunner(services, embedded, settings, exit_when_idle=True)
+        runner = build_runner(services, embedded, settings, RunOptions(exit_when_idle=True))
         start = time.perf_counter()
         status = await runner.run()
         wall_s = time.perf_counter() - start

@@ -87,8 +87,8 @@ async def run_loop(root: Path, tasks: int, pane: str, rate: float) -> dict[str, 
     from PySide6.QtCore import QSettings, QTimer
 
     from ralph_desk.app import build_window
+    from ralph_desk.loop.build import RunOptions, build_runner
     from ralph_desk.loop.model import LoopSettings
-    from ralph_desk.loop.runner import LoopRunner
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
     from ralph_desk.project import ProjectPaths
     from ralph_desk.services.container import Services
@@ -108,7 +108,7 @@ async def run_loop(root: Path, tasks: int, pane: str, rate: float) -> dict[str, 
     loop_settings = LoopSettings(
         agent="command", agent_command=template, session_timeout_s=120, allow_edits=True
     )
-    runner = LoopRunner(services, embedded, loop_settings, exit_when_idle=True)
+    runner = build_runner(services, embedded, loop_settings, RunOptions(exit_when_idle=True))
 
     ticks: list[float] = []
     heartbeat = QTimer()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ralph_desk.domain.enums import CLOSING_VERBS, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision
-from ralph_desk.loop.model import SessionPlan
+from ralph_desk.loop.model import ReviewSettings, SessionPlan
 from ralph_desk.loop.planner import plan_recipe_session
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError
@@ -195,14 +195,18 @@ def gate(services: Services, work: SessionWork, plan: SessionPlan, decision: Dec
 
 
 def after_review_gate(
-    services: Services, plan: SessionPlan, decision: Decision, committed: SessionCommit | None = None
+    services: Services,
+    review: ReviewSettings,
+    plan: SessionPlan,
+    decision: Decision,
+    committed: SessionCommit | None = None,
 ) -> TaskStatus:
     """Mark the sent-back comments answered; with the gate off (or skipped), merge now the tip the session
     just committed (`committed.after`), nothing the branch holds after it. The task's status."""
     if plan.task is None or decision.status is not TaskStatus.IN_REVIEW:
         return decision.status
     services.reviews.addressed(plan.task.id, plan.session_id)
-    if services.reviews.gate_applies(plan.task.discipline):
+    if review.gate_applies(plan.task.discipline):
         return TaskStatus.IN_REVIEW
     try:
         tip = committed.after if committed is not None else None
@@ -217,9 +221,11 @@ DIFF_LIMIT = 60_000
 _WHERE = re.compile(r"^`?([\w./@+-]+):(\d+)`?\s*[:—-]?\s*(.+)$", re.S)
 
 
-def reviewer_session(services: Services, plan: SessionPlan) -> tuple[SessionPlan, set[int]] | None:
+def reviewer_session(
+    services: Services, settings: ReviewSettings, plan: SessionPlan
+) -> tuple[SessionPlan, set[int]] | None:
     """A read-only opus_review session over the diff of a task in review (setting reviewer_agent)."""
-    if plan.task is None or not services.workspaces.config().reviewer_agent:
+    if plan.task is None or not settings.reviewer_agent:
         return None
     task = services.tasks.get(plan.task.id)
     diff = services.reviews.diff(task.id).text if task.status is TaskStatus.IN_REVIEW else ""

@@ -46,12 +46,14 @@ from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.domain.timestamps import maybe_utc, utc
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.agents.base import AgentUnavailableError
+from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.lock import LoopAlreadyRunningError, project_lock
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, peek_next_task, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
-from ralph_desk.loop.runner import PROMPT_FILE_NAME, LoopRunner
-from ralph_desk.loop.settings import load_checked
+from ralph_desk.loop.runner import LoopRunner
+from ralph_desk.loop.session import PROMPT_FILE_NAME
+from ralph_desk.loop.settings import RunOverrides, load_checked
 from ralph_desk.loop.trust_check import TRUST_HINT, UntrustedCommandError
 from ralph_desk.project import (
     ProjectError,
@@ -295,13 +297,10 @@ class LoopController:
         """Start the loop in the background (returns once it has started), or preview it."""
         services = self.services
         try:
-            settings = load_checked(
-                self.services,
-                agent=agent,
-                max_iterations=max_iterations or None,
-                allow_edits=allow_edits,
-                parallel=parallel,
+            overrides = RunOverrides(
+                agent=agent, max_iterations=max_iterations or None, allow_edits=allow_edits, parallel=parallel
             )
+            settings = load_checked(self.services, overrides)
         except ProjectError as error:
             raise ControlError("invalid_argument", str(error), self._refusal("ralph_run", error)) from None
         if dry_run:
@@ -318,7 +317,7 @@ class LoopController:
         first = peek_next_task(services)
 
         async def run_loop() -> None:
-            runner = LoopRunner(services, await make_issuer(), settings, exit_when_idle=True)
+            runner = build_runner(services, await make_issuer(), settings, RunOptions(exit_when_idle=True))
             await self._guarded(runner, runner.run)
 
         self.last_error = None
@@ -541,7 +540,7 @@ class LoopController:
         )
         self._check_no_loop_elsewhere("ralph_understand")
         try:
-            settings = load_checked(self.services, allow_edits=False)
+            settings = load_checked(self.services, RunOverrides(allow_edits=False))
         except ProjectError as error:
             raise ControlError(
                 "invalid_argument", str(error), self._refusal("ralph_understand", error)
@@ -549,7 +548,7 @@ class LoopController:
         self._check_agent(settings, "ralph_understand")
 
         async def understand_run() -> None:
-            runner = LoopRunner(services, await make_issuer(), settings)
+            runner = build_runner(services, await make_issuer(), settings)
             plan = plan_recipe_session(services, Recipe.UNDERSTAND)
             await self._guarded(runner, lambda: runner.run_session(plan))
 

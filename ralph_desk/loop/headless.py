@@ -15,14 +15,15 @@ from typing import Any, Protocol
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState, Recipe
 from ralph_desk.loop.agents import adapter_for
+from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.idle import IdleReport, idle_report
 from ralph_desk.loop.model import NOTHING_RUNNABLE, EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.processes import on_stop_signals
-from ralph_desk.loop.runner import LoopRunner, LoopStatus
-from ralph_desk.loop.settings import load_checked
+from ralph_desk.loop.runner import LoopStatus
+from ralph_desk.loop.settings import RunOverrides, load_checked
 from ralph_desk.project.config import RULES, problem
 from ralph_desk.services.container import Services
 
@@ -111,8 +112,7 @@ def _settings(services: Services, args: argparse.Namespace, recipe: Recipe) -> L
     models = dict(base.models)
     if getattr(args, "model", None):
         models[recipe.value] = args.model
-    return load_checked(
-        services,
+    overrides = RunOverrides(
         agent=args.agent,
         agent_command=args.agent_command,
         agent_bin=args.claude_bin,
@@ -123,6 +123,7 @@ def _settings(services: Services, args: argparse.Namespace, recipe: Recipe) -> L
         session_timeout_s=getattr(args, "session_timeout", None),
         allow_edits=getattr(args, "allow_edits", None),
     )
+    return load_checked(services, overrides)
 
 
 class EventPrinter:
@@ -250,7 +251,7 @@ async def run_headless(
     """The loop of `ralph-desk run` and the embedded server its agents and IDE clients reach."""
     control, issuer = _serving(services, make_issuer)
     await issuer.start()
-    runner = LoopRunner(services, issuer, settings, exit_when_idle=exit_when_idle)
+    runner = build_runner(services, issuer, settings, RunOptions(exit_when_idle=exit_when_idle))
     runner.subscribe(on_event)
     current = asyncio.current_task()
     assert current is not None
@@ -311,7 +312,7 @@ def run_session_command(args: argparse.Namespace, services: Services, make_issue
     async def main() -> int | None:
         _, issuer = _serving(services, make_issuer)
         await issuer.start()
-        runner = LoopRunner(services, issuer, settings)
+        runner = build_runner(services, issuer, settings)
         runner.subscribe(EventPrinter(args.json))
         try:
             result = await runner.run_session(plan)

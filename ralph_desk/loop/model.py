@@ -64,6 +64,24 @@ class LoopSettings:
 
 
 @dataclass(frozen=True)
+class ReviewSettings:
+    """The project's review settings as a run found them at its start (not re-read at each use)."""
+
+    gate: bool = _CONFIG.review_gate
+    skip_disciplines: tuple[str, ...] = _CONFIG.review_skip_disciplines
+    reviewer_agent: bool = _CONFIG.reviewer_agent
+
+    @classmethod
+    def of(cls, config: ProjectConfig) -> ReviewSettings:
+        """The review settings of a project's config."""
+        return cls(config.review_gate, tuple(config.review_skip_disciplines), config.reviewer_agent)
+
+    def gate_applies(self, discipline: str) -> bool:
+        """Whether done work of this discipline waits for a person."""
+        return self.gate and discipline not in self.skip_disciplines
+
+
+@dataclass(frozen=True)
 class SessionPlan:
     """One agent session, planned: shared by the prompt builder, the MCP endpoint and the agent command."""
 

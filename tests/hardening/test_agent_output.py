@@ -19,8 +19,8 @@ import pytest
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
+from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.model import LiveEvent, LoopSettings
-from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
@@ -82,7 +82,9 @@ def test_twenty_megabyte_lines_are_cut_with_a_note_and_the_session_goes_on(
         embedded = EmbeddedMcp(services)
         await embedded.start()
         try:
-            runner = LoopRunner(services, embedded, settings_for(tmp_path, "finish"), exit_when_idle=True)
+            runner = build_runner(
+                services, embedded, settings_for(tmp_path, "finish"), RunOptions(exit_when_idle=True)
+            )
             runner.subscribe(watch)
             await asyncio.wait_for(runner.run(), 280)
         finally:
@@ -107,7 +109,9 @@ def test_an_agent_never_outlives_its_session_when_the_loop_is_cancelled(
         embedded = EmbeddedMcp(services)
         await embedded.start()
         try:
-            runner = LoopRunner(services, embedded, settings_for(tmp_path, "hang"), exit_when_idle=True)
+            runner = build_runner(
+                services, embedded, settings_for(tmp_path, "hang"), RunOptions(exit_when_idle=True)
+            )
             running = asyncio.get_running_loop().create_task(runner.run())
             seen = asyncio.Event()
 

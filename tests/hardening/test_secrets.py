@@ -23,8 +23,8 @@ import pytest
 from ralph_desk import cli
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
+from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.model import LoopSettings
-from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server import clients as client_configs
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import ProjectPaths, init_project
@@ -116,7 +116,7 @@ def test_a_codex_session_keeps_server_secrets_off_its_command_line_and_out_of_ev
             await embedded.start()
             try:
                 await asyncio.wait_for(
-                    LoopRunner(services, embedded, settings, exit_when_idle=True).run(), 240
+                    build_runner(services, embedded, settings, RunOptions(exit_when_idle=True)).run(), 240
                 )
             finally:
                 await embedded.stop()

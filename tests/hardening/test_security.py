@@ -28,8 +28,8 @@ from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import VERB_TOOLS
 from ralph_desk.loop.agents.base import write_mcp_config
+from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.model import LoopSettings, SessionLaunch, SessionPlan
-from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server import clients as client_configs
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import ProjectPaths
@@ -306,7 +306,7 @@ def test_task_text_with_shell_syntax_reaches_the_command_agent_as_data_only(
         embedded = RecordingMcp(services)
         await embedded.start()
         try:
-            runner = LoopRunner(services, embedded, settings, exit_when_idle=True)
+            runner = build_runner(services, embedded, settings, RunOptions(exit_when_idle=True))
             await asyncio.wait_for(runner.run(), 180)
         finally:
             await embedded.stop()

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.model import LiveEvent, LoopSettings
 from ralph_desk.loop.runner import LoopRunner, LoopStatus
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
@@ -153,7 +154,7 @@ def run_loop(
     async def main() -> LoopStatus:
         embedded = EmbeddedMcp(services)
         await embedded.start()
-        runner = LoopRunner(services, embedded, loop_settings, exit_when_idle=exit_when_idle)
+        runner = build_runner(services, embedded, loop_settings, RunOptions(exit_when_idle=exit_when_idle))
         if events is not None:
             runner.subscribe(events.append)
         hook = asyncio.create_task(runner_hook(runner)) if runner_hook is not None else None

@@ -26,7 +26,7 @@ from ralph_desk.domain.session import SessionContext
 from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.headless import run_headless
 from ralph_desk.loop.lock import project_lock
-from ralph_desk.loop.settings import load_settings
+from ralph_desk.loop.settings import RunOverrides, load_settings
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.project import ProjectPaths, init_project, update_config
@@ -297,7 +297,7 @@ async def through_a_headless_run(root: Path) -> dict[str, list[CallResult]]:
             hosts.append(EmbeddedMcp(services, loop=control))
             return hosts[-1]
 
-        settings = load_settings(paths, max_iterations=1)
+        settings = load_settings(paths, RunOverrides(max_iterations=1))
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(run_headless, services, settings, make_host, True, lambda event: None)

@@ -166,7 +166,7 @@ def test_an_agent_killed_mid_session_counts_as_stuck(
 
     async def kill_when_waiting(runner: LoopRunner) -> None:
         await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))
-        (process,) = runner._processes.values()
+        (process,) = runner.processes.running.values()
         os.killpg(process.pid, signal.SIGKILL)
 
     run_loop(project, settings(agent, max_iterations=1), runner_hook=kill_when_waiting)

@@ -150,7 +150,7 @@ def test_stopping_four_running_sessions_ends_every_agent_and_returns_every_task(
         runner.subscribe(lambda event: stopped.set() if event.text == LoopState.STOPPED.value else None)
         for task in tasks:
             await asyncio.to_thread(api.wait_turns, 1, 120, heading(task.id))
-        pids.extend(process.pid for process in runner._processes.values())
+        pids.extend(process.pid for process in runner.processes.running.values())
         started = time.monotonic()
         runner.stop()
         await asyncio.wait_for(stopped.wait(), STOP_LIMIT_S * 3)

@@ -18,6 +18,7 @@ from sqlalchemy import update
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.agents.base import AgentUnavailableError
+from ralph_desk.loop.build import build_runner
 from ralph_desk.loop.lock import LoopAlreadyRunningError, LoopLock
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.runner import LoopRunner
@@ -207,7 +208,7 @@ def test_a_loop_stopped_mid_session_leaves_no_helper_task_pending_when_it_return
     async def main() -> list[str]:
         embedded = EmbeddedMcp(project)
         await embedded.start()
-        runner = LoopRunner(project, embedded, settings(agent))
+        runner = build_runner(project, embedded, settings(agent))
 
         async def stop_when_waiting() -> None:
             await asyncio.to_thread(api.wait_turns, 1, 60, heading(task.id))

@@ -11,6 +11,7 @@ import pytest
 
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus
 from ralph_desk.loop import branches
+from ralph_desk.loop.build import build_runner
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.planner import plan_next_task
 from ralph_desk.loop.runner import LoopRunner, SessionResult
@@ -33,7 +34,7 @@ def run_session(
     async def main() -> SessionResult:
         embedded = EmbeddedMcp(services)
         await embedded.start()
-        runner = LoopRunner(services, embedded, settings(agent))
+        runner = build_runner(services, embedded, settings(agent))
         runner.subscribe(events.append)
         plan = plan_next_task(services, runner.settings)
         assert plan is not None
@@ -167,7 +168,7 @@ def test_a_session_cancelled_while_its_end_is_recorded_still_ends_announced_and_
         embedded = EmbeddedMcp(project)
         await embedded.start()
         try:
-            runner = LoopRunner(project, embedded, settings(agent))
+            runner = build_runner(project, embedded, settings(agent))
             runner.subscribe(events.append)
             plan = plan_next_task(project, runner.settings)
             assert plan is not None

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from ralph_desk.loop.settings import load_settings
+from ralph_desk.loop.settings import RunOverrides, load_settings
 from ralph_desk.loop.trust_check import untrusted_servers
 from ralph_desk.project import ProjectError, ProjectPaths, read_config, trust, update_config
 from ralph_desk.project.trust import TRUST_FILE_ENV
@@ -123,7 +123,9 @@ def test_a_broken_trust_file_is_named_and_trusts_nothing(
     trust_file.write_text("{broken", encoding="utf-8")
     with pytest.raises(ProjectError, match=f"{trust_file}: cannot read the trusted agent commands"):
         load_settings(project.paths)
-    assert load_settings(project.paths, agent="rehearsal").agent == "rehearsal"  # nothing named runs
+    assert (
+        load_settings(project.paths, RunOverrides(agent="rehearsal")).agent == "rehearsal"
+    )  # nothing named runs
 
 
 # A stdio MCP server that leaves a mark when started, then answers as little MCP as the stand-in asks.

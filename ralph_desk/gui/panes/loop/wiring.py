@@ -30,6 +30,7 @@ from ralph_desk.gui.panes.loop.state import ACTIVE, Backlog, LoopView, Phase, ph
 from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow, started_at
 from ralph_desk.gui.worker import Worker
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
+from ralph_desk.loop.build import build_runner
 from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
@@ -379,7 +380,7 @@ class LoopWiring(QObject):
         """Run the loop as a task of the window's event loop."""
         assert self.issuer is not None
         event_loop = asyncio.get_running_loop()
-        runner = LoopRunner(self.services, self.issuer, settings)
+        runner = build_runner(self.services, self.issuer, settings)
         runner.subscribe(self._on_event)
         self.runner = runner
         self._after_session = False
