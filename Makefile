@@ -33,8 +33,12 @@ npm:
 demo: install
 	$(BIN)/ralph-desk
 
+# The suites run on every core (pytest-xdist); tests that share something a second worker would disturb
+# are marked `xdist_group` and run on one worker, one after another.
+PARALLEL := -n auto --dist loadgroup
+
 test: install npm
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q $(PARALLEL)
 	@if [ -n "$$RALPH_DESK_TEST_POSTGRES_URL" ] || .ci/postgres --check; then $(MAKE) test-postgres; \
 	else echo "PostgreSQL is not installed: skipped make test-postgres (.ci/postgres installs it)"; fi
 	$(MAKE) package-test
@@ -48,7 +52,7 @@ test-postgres: install npm
 	@url="$${RALPH_DESK_TEST_POSTGRES_URL:-}"; [ -n "$$url" ] || url="$$(.ci/postgres)" || exit 1; \
 	echo "PostgreSQL suites on the server at $${url#*@}"; \
 	RALPH_TEST_DB=postgres RALPH_DESK_TEST_POSTGRES_URL="$$url" QT_QPA_PLATFORM=offscreen \
-		$(BIN)/python -m pytest -q --durations=5 $(POSTGRES_SUITES)
+		$(BIN)/python -m pytest -q $(PARALLEL) --durations=5 $(POSTGRES_SUITES)
 
 # The installable forms: the wheel and sdist in dist/, and the one-folder app dist/ralph-desk/.
 wheel: install

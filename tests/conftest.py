@@ -1,5 +1,8 @@
 """Shared fixtures: a fresh migrated database per test and a service of each kind over it.
 
+A new SQLite database starts as a copy of one migrated once per run (`tests/support/sqlite_template.py`),
+unless the test is marked `migrates_afresh`.
+
 The suites run on SQLite by default. With `--backend postgres` (or `RALPH_TEST_DB=postgres`) and
 `RALPH_DESK_TEST_POSTGRES_URL` naming a server (`.ci/postgres` starts one), every test gets a fresh
 PostgreSQL database of its own instead — created from a migrated template, dropped afterwards — and
@@ -27,6 +30,7 @@ from ralph_desk.services.tasks import TaskService
 from ralph_desk.store.database import Database
 from ralph_desk.store.urls import sqlite_url
 from tests.postgres import server
+from tests.support import sqlite_template
 
 BACKENDS = ("sqlite", "postgres")
 
@@ -59,6 +63,9 @@ def backend(config: pytest.Config) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: about the SQLite file itself; skipped on PostgreSQL")
+    config.addinivalue_line(
+        "markers", "migrates_afresh: new SQLite files are migrated, not copied from the run's template"
+    )
     if backend(config) == "postgres" and server.admin_url() is None:
         raise pytest.UsageError(
             f"the postgres backend needs {server.ADMIN_URL_ENV} (a URL of a server where the tests may "
@@ -123,6 +130,36 @@ def _point_projects_at(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Some suites drop RALPH_DB_URL to keep a developer's setting out; their projects still land here.
     monkeypatch.setattr(ProjectPaths, "db_url", db_url)
     monkeypatch.setenv(DB_URL_ENV, url)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One SQLite database migrated to head; every new SQLite file a test opens starts as its copy."""
+    template = tmp_path_factory.mktemp("template") / "ralph.db"
+    Database(sqlite_url(template)).dispose()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        copying = sqlite_template.opening_copies_of(template, Database.__init__)
+        monkeypatch.setattr(Database, "__init__", copying)
+        yield template
+
+
+@pytest.fixture(autouse=True)
+def _migrates_afresh(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked `migrates_afresh` sees new SQLite files migrated one by one, as users' are."""
+    if request.node.get_closest_marker("migrates_afresh"):
+        monkeypatch.setattr(sqlite_template, "enabled", False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The run's own config, data and state folders (each xdist worker's): never the tester's, nor shared."""
+    home = tmp_path_factory.mktemp("user")
+    folders = {name: home / name.lower() for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name, folder in folders.items():
+            folder.mkdir()
+            monkeypatch.setenv(name, str(folder))
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import tomllib
 from pathlib import Path
@@ -13,6 +14,7 @@ import ralph_desk
 from linting.private_names import private_uses
 
 PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
+PACKAGE = Path(ralph_desk.__file__).parent
 # fence: (the packages it forbids, the only modules allowed to import them)
 FENCES = {
     "Qt": (["PySide6", "shiboken6", "qasync"], {"ralph_desk.gui.**", "ralph_desk.app"}),
@@ -86,3 +88,39 @@ def test_the_private_names_contract_is_registered_over_the_whole_package() -> No
 )
 def test_the_private_names_check_finds_a_reach_into_another_module(source: str, found: list[str]) -> None:
     assert [what for _, what in private_uses(source, frozenset({"_mapping"}))] == found
+
+
+def test_the_git_runner_is_protected_for_the_whole_package_but_vcs() -> None:
+    (contract,) = (c for c in contracts() if c["type"] == "protected")
+    assert (contract["protected_modules"], contract["allowed_importers"]) == (
+        ["ralph_desk.vcs.run"],
+        ["ralph_desk.vcs"],
+    )
+    assert not contract.get("ignore_imports")
+
+
+def _starts_git(node: ast.AST) -> bool:
+    """A `["git", …]` argument list, or a call whose first argument is "git" (`create_subprocess_exec`…)."""
+    if isinstance(node, ast.List | ast.Tuple) and node.elts:
+        first = node.elts[0]
+    elif isinstance(node, ast.Call) and node.args:
+        first = node.args[0]
+    else:
+        return False
+    return isinstance(first, ast.Constant) and first.value == "git"
+
+
+def test_no_module_outside_vcs_starts_git() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if PACKAGE / "vcs" not in path.parents
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _starts_git(node)
+    ]
+    assert not found, f"git runs only under ralph_desk/vcs/ (through vcs.run); move these there: {found}"
+
+
+def test_the_git_check_sees_a_git_process() -> None:
+    started = ast.parse('subprocess.run(["git", "status"]); shutil.which("git")')
+    assert sum(map(_starts_git, ast.walk(started))) == 2

@@ -17,7 +17,7 @@ from ralph_desk.services.errors import NotFoundError
 from ralph_desk.services.merge_queue import MergeTurnError
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.services.workspaces import NoBaseBranchError, SessionCommit
-from ralph_desk.vcs.run import Checkout, GitError
+from ralph_desk.vcs.places import Checkout, GitError
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 

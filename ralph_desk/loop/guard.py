@@ -19,7 +19,8 @@ from pathlib import Path
 from ralph_desk.domain.session import safe_file_stem
 from ralph_desk.loop import git
 from ralph_desk.project import contained
-from ralph_desk.vcs.run import Where
+from ralph_desk.vcs import work_state
+from ralph_desk.vcs.places import Where
 
 PUT_ASIDE_DIR = "put-aside"
 
@@ -76,7 +77,7 @@ def put_aside(
     folder = ralph_dir / PUT_ASIDE_DIR / safe_file_stem(session_id)
     left: list[str] = []
     for path in paths:
-        source = git.folder_of(repo) / path
+        source = work_state.folder_of(repo) / path
         if source.is_symlink() or source.is_file():
             target = folder / path
             contained.make_folder(ralph_dir.parent, target.parent)  # never through a planted link

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.domain.enums import Recipe
-from ralph_desk.loop import git
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.model import LoopSettings
 from ralph_desk.services.container import Services
+from ralph_desk.vcs import work_state
 
 QUEUE_LIMIT = 200  # the most the service lists at once; more shows as "200 or more"
 FREE_AGENTS = frozenset({"rehearsal"})
@@ -67,7 +67,7 @@ class StartSummary:
 def summarise_start(services: Services, settings: LoopSettings, root: Path) -> StartSummary:
     """The summary of a run with these settings; `AgentUnavailableError` when the agent is not there."""
     program = adapter_for(settings).program(settings)
-    repository = git.is_repository(root)
+    repository = work_state.is_work_tree(root)
     return StartSummary(
         agent=settings.agent,
         program=program,
@@ -76,5 +76,5 @@ def summarise_start(services: Services, settings: LoopSettings, root: Path) -> S
         max_iterations=settings.max_iterations,
         runnable=len(services.tasks.next_runnable(limit=QUEUE_LIMIT)),
         repository=repository,
-        tracked_files=git.tracked_files(root) if repository else 0,
+        tracked_files=work_state.tracked_files(root) if repository else 0,
     )

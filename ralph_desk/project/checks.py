@@ -110,7 +110,7 @@ def _database_problems(url: str, read_only: bool = False) -> list[Problem]:
 
 def has_task_worktrees(paths: ProjectPaths) -> bool:
     """Whether the project is a git repository with a plain `.ralph/worktrees/` folder to look after."""
-    from ralph_desk.vcs.run import is_repository
+    from ralph_desk.vcs.refs import is_repository
 
     folder = paths.worktrees_dir
     return not contained.is_link(folder) and folder.is_dir() and is_repository(paths.root)
@@ -119,7 +119,8 @@ def has_task_worktrees(paths: ProjectPaths) -> bool:
 def _worktree_problems(paths: ProjectPaths) -> list[Problem]:
     """Task worktree folders git no longer knows (a crash, a hand-made change): init --force removes them."""
     from ralph_desk.vcs import worktrees
-    from ralph_desk.vcs.run import GitError, is_repository
+    from ralph_desk.vcs.places import GitError
+    from ralph_desk.vcs.refs import is_repository
 
     if (
         contained.is_link(paths.worktrees_dir)

@@ -91,7 +91,8 @@ def init_project(
 def _repair_worktrees(paths: ProjectPaths) -> None:
     """Remove task worktree folders git no longer knows (their branches, and so their work, stay)."""
     from ralph_desk.vcs import worktrees
-    from ralph_desk.vcs.run import GitError, is_repository
+    from ralph_desk.vcs.places import GitError
+    from ralph_desk.vcs.refs import is_repository
 
     if (
         contained.is_link(paths.worktrees_dir)

@@ -8,7 +8,7 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.services.workspaces import WorkspaceService
-from ralph_desk.vcs.run import GitError
+from ralph_desk.vcs.places import GitError
 
 log = logging.getLogger("ralph_desk.vcs")
 

@@ -47,7 +47,7 @@ from ralph_desk.store import tasks as task_store
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreDataError
 from ralph_desk.vcs import diffs, merging
-from ralph_desk.vcs.run import GitError
+from ralph_desk.vcs.places import GitError
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.reviews")

@@ -22,7 +22,8 @@ from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
 from ralph_desk.vcs import bases, commits, initialise, soundness, worktree_git, worktrees
-from ralph_desk.vcs.run import Checkout, GitError, is_repository, rev
+from ralph_desk.vcs.places import Checkout, GitError
+from ralph_desk.vcs.refs import is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
 
 log = logging.getLogger("ralph_desk.vcs")

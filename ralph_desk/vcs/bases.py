@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.domain.branches import BRANCH_PREFIX
-from ralph_desk.vcs.run import GitError, current_branch, out, run
+from ralph_desk.vcs.places import GitError
+from ralph_desk.vcs.refs import current_branch
+from ralph_desk.vcs.run import out, run
 
 HEADS = "refs/heads/"
 BRANCHES_NAMED = 8  # the most branches a problem names as the ones to choose from

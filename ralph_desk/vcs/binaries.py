@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ralph_desk.domain.diffs import parse_diff
-from ralph_desk.vcs.run import Where, read_bytes
+from ralph_desk.vcs.places import Where
+from ralph_desk.vcs.run import read_bytes
 
 FIRST_FEW_BYTES = 8000  # git's buffer_is_binary() looks this far
 LARGEST_READ = 512 * 1024 * 1024  # past lockdown's core.bigFileThreshold git never shows a text diff either

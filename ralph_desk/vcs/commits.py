@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.vcs.names import branch_ref, object_id, task_ref
-from ralph_desk.vcs.run import Checkout, agent_identity, is_ancestor, out, rev, run
+from ralph_desk.vcs.places import Checkout
+from ralph_desk.vcs.refs import is_ancestor, rev
+from ralph_desk.vcs.run import agent_identity, out, run
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 
 SUBJECT_LIMIT = 72

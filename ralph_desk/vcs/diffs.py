@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ralph_desk.domain.reviews import ReviewPin
 from ralph_desk.vcs import binaries
-from ralph_desk.vcs.run import GitError, run
+from ralph_desk.vcs.places import GitError
+from ralph_desk.vcs.run import run
 
 # No external diff or text conversion programs (a hostile repository could name any), no colour, and
 # every path from the top of the repository whatever `diff.relative` says; full blob ids on `index` lines.

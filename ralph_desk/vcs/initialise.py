@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph_desk.vcs.run import agent_identity, current_branch, is_repository, run
+from ralph_desk.vcs.refs import current_branch, is_repository
+from ralph_desk.vcs.run import agent_identity, run
 
 FIRST_MESSAGE = "The project as it was when ralph-desk made it a git repository"
 

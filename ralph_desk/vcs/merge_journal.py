@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ralph_desk.vcs import checkout_paths, tree_changes
 from ralph_desk.vcs.checkout_state import checked_out
-from ralph_desk.vcs.run import is_ancestor, rev, run
+from ralph_desk.vcs.refs import is_ancestor, rev
+from ralph_desk.vcs.run import run
 from ralph_desk.vcs.tree_changes import Change
 
 log = logging.getLogger("ralph_desk.vcs")

@@ -20,7 +20,9 @@ from ralph_desk.vcs import merge_journal, tree_changes, untracked
 from ralph_desk.vcs.checkout_state import Checkout, holding, in_progress
 from ralph_desk.vcs.merge_journal import Journal, JournalError
 from ralph_desk.vcs.names import is_object_id
-from ralph_desk.vcs.run import GitError, agent_identity, is_ancestor, out, rev, run
+from ralph_desk.vcs.places import GitError
+from ralph_desk.vcs.refs import is_ancestor, rev
+from ralph_desk.vcs.run import agent_identity, out, run
 
 
 class MergeRefusedError(RuntimeError):

@@ -9,44 +9,17 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from ralph_desk.vcs import lockdown
-from ralph_desk.vcs.names import object_id
+from ralph_desk.vcs.places import Checkout, GitError, Where
 
 GIT_TIMEOUT_S = 120
 AGENT_NAME = "ralph-desk agent"
 AGENT_EMAIL = "agent@ralph-desk.invalid"
 
 _Out = TypeVar("_Out", str, bytes)
-
-
-@dataclass(frozen=True)
-class Checkout:
-    """A task worktree reached through the repository that made it: its git folder and its files."""
-
-    work_tree: Path
-    git_dir: Path
-
-    def location(self) -> tuple[str, ...]:
-        """The options that point git here, whatever `<work_tree>/.git` says."""
-        return (f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}")
-
-
-Where = Path | Checkout
-
-
-class GitError(RuntimeError):
-    """A git command that failed, with the command and git's own words."""
-
-    def __init__(self, args: tuple[str, ...], returncode: int, stderr: str) -> None:
-        shown = " ".join(args)
-        detail = stderr.strip() or f"exit code {returncode}"
-        super().__init__(f"git {shown}: {detail}")
-        self.returncode = returncode
-        self.stderr = stderr
 
 
 def run(
@@ -125,32 +98,3 @@ def agent_identity() -> dict[str, str]:
         "GIT_COMMITTER_NAME": AGENT_NAME,
         "GIT_COMMITTER_EMAIL": AGENT_EMAIL,
     }
-
-
-def is_repository(path: Path) -> bool:
-    """Whether `path` is inside a git work tree with at least one commit."""
-    try:
-        return run(path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok_codes=(0, 1)).returncode == 0
-    except (GitError, OSError):
-        return False
-
-
-def rev(repo: Where, name: str) -> str | None:
-    """The commit `name` (a full ref or an object id) points at, or None when there is none."""
-    result = run(
-        repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}", ok_codes=(0, 1)
-    )
-    found = result.stdout.strip()
-    return object_id(found) if found else None
-
-
-def is_ancestor(repo: Where, older: str, newer: str) -> bool:
-    """Whether commit `older` is reachable from `newer`."""
-    found = run(repo, "merge-base", "--is-ancestor", "--end-of-options", older, newer, ok_codes=(0, 1))
-    return found.returncode == 0
-
-
-def current_branch(repo: Where) -> str | None:
-    """The branch checked out in `repo` (None on a detached head)."""
-    result = run(repo, "symbolic-ref", "--quiet", "--short", "HEAD", ok_codes=(0, 1))
-    return result.stdout.strip() or None

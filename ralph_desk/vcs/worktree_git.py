@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ralph_desk.vcs.run import Checkout, out
+from ralph_desk.vcs.places import Checkout
+from ralph_desk.vcs.run import out
 
 GITDIR_PREFIX = "gitdir:"
 POINTER_LIMIT = 4096  # a `.git` or `gitdir` file is one short line; anything longer is not one git wrote

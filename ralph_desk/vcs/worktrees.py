@@ -18,7 +18,9 @@ from pathlib import Path
 from ralph_desk.domain.branches import BRANCH_PREFIX, HEADS, TASK_REF, is_task_ref
 from ralph_desk.vcs import commits, soundness, worktree_git
 from ralph_desk.vcs.names import is_object_id
-from ralph_desk.vcs.run import GitError, is_ancestor, out, rev, run
+from ralph_desk.vcs.places import GitError
+from ralph_desk.vcs.refs import is_ancestor, rev
+from ralph_desk.vcs.run import out, run
 
 log = logging.getLogger("ralph_desk.vcs")
 

@@ -9,11 +9,12 @@ import pytest
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
-from ralph_desk.loop.fingerprint import git_tree_state, project_fingerprint
+from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 from ralph_desk.store.fingerprint import BOOKKEEPING_TABLE_NAMES, CONTENT_TABLE_NAMES, content_fingerprint
 from ralph_desk.store.schema import Base
+from ralph_desk.vcs.tree_state import git_tree_state
 from tests.support.git_repo import output as git
 
 pytestmark = pytest.mark.usefixtures("no_database_url_from_the_environment")

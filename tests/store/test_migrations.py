@@ -35,6 +35,8 @@ from ralph_desk.store.schema import (
 )
 from ralph_desk.store.urls import sqlite_url
 
+pytestmark = pytest.mark.migrates_afresh  # about migrating an empty database
+
 FUTURE_REVISION = "9999_from_the_future"
 
 

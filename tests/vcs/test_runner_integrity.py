@@ -16,7 +16,9 @@ from ralph_desk.services.container import Services
 from ralph_desk.vcs import diffs, lockdown, merging
 from ralph_desk.vcs import run as runner
 from ralph_desk.vcs.names import branch_ref, object_id, task_ref
-from ralph_desk.vcs.run import GitError, rev, run
+from ralph_desk.vcs.places import GitError
+from ralph_desk.vcs.refs import rev
+from ralph_desk.vcs.run import run
 from ralph_desk.vcs.worktree_git import WorktreeIntegrityError
 from ralph_desk.vcs.worktrees import TaskWorktree
 from tests.support.git_repo import git
