@@ -453,6 +453,13 @@ class MainWindow(QMainWindow):
         waiting = f" ({count})" if count else ""
         self.setWindowTitle(f"{self.project_title}{waiting} — {APP_NAME}")
 
+    def after_work(self, then: Callable[[], None]) -> None:
+        """`then()` once every operation handed to the window's worker so far is done."""
+        if self.controller is None:
+            then()
+            return
+        self.controller.worker.when_idle(then)
+
     def set_project_title(self, title: str) -> None:
         """Name the project (read once the window is built) in the title bar and beside the panes."""
         self.project_title = title

@@ -103,11 +103,25 @@ class Worker(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(DELIVERY_MS)
         self._timer.timeout.connect(self._deliver)
+        self._when_idle: list[Callable[[], None]] = []
+        self.sig_idle.connect(self._idle)
 
     @property
     def idle(self) -> bool:
         """Whether no operation is promised, waiting, running or undelivered."""
         return self.pending == 0 and self.held == 0
+
+    def when_idle(self, then: Callable[[], None]) -> None:
+        """`then()` once every operation handed over so far has been delivered (at once when idle)."""
+        if self.idle:
+            then()
+            return
+        self._when_idle.append(then)
+
+    def _idle(self) -> None:
+        waiting, self._when_idle = self._when_idle, []
+        for then in waiting:
+            then()
 
     def hold(self) -> None:
         """Promise an operation that will be handed over later: the worker is not idle until then."""

@@ -17,7 +17,13 @@ from typing import Any
 
 from ralph_desk.services.container import Services
 
-BELOW = ("ralph_desk.services", "ralph_desk.store", "ralph_desk.vcs", "ralph_desk.project", "ralph_desk.domain")
+BELOW = (
+    "ralph_desk.services",
+    "ralph_desk.store",
+    "ralph_desk.vcs",
+    "ralph_desk.project",
+    "ralph_desk.domain",
+)
 SERVICES = (
     "features",
     "disciplines",

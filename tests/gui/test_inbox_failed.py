@@ -50,7 +50,9 @@ def test_retry_with_a_note_queues_the_task_again_with_the_note_for_its_agent(
     assert card is not None
 
     qtbot.keyClicks(card.note, "Use the SVG layer for the cursor instead.")
+    settle(qtbot, window)
     qtbot.mouseClick(card.retry, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     qtbot.waitUntil(lambda: failed not in failed_ids(window), timeout=WAIT_MS)
     task = services.tasks.get(failed)
@@ -68,11 +70,13 @@ def test_skip_gives_up_on_the_failed_task_and_edit_opens_it_in_the_tasks_pane(
     assert card is not None
 
     qtbot.mouseClick(card.edit, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     assert window.current_pane == "tasks"
     assert window.tasks.selected_id() == failed
 
     window.show_pane("inbox")
     qtbot.mouseClick(card.skip, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     qtbot.waitUntil(lambda: failed not in failed_ids(window), timeout=WAIT_MS)
     assert services.tasks.get(failed).status is TaskStatus.SKIPPED

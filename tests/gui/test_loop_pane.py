@@ -35,7 +35,7 @@ from ralph_desk.loop.planner import peek_next_task
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import read_config, update_config
 from ralph_desk.services.container import Services
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 from tests.loop import conftest as loop_fixtures
 from tests.loop.conftest import Agent, StartApi, heading, verb
 from tests.support.fake_model_api import Hang, Text, ToolCalls
@@ -177,6 +177,7 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     sessions_before = len(services.sessions.list(limit=500))
 
     pane.start.click()
+    settle(qtbot, loop_window)
 
     assert not pane.start.isEnabled() and pane.stop.isEnabled()
     qtbot.waitUntil(lambda: services.tasks.get(first.id).status is TaskStatus.DONE, timeout=SESSION_MS)
@@ -198,9 +199,11 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     assert pane.pause.isEnabled() and pane.stop.isEnabled() and not pane.start.isEnabled()
 
     pane.stop.click()
+    settle(qtbot, loop_window)
     box = wiring(loop_window).stop_box
     assert box is not None and box.defaultButton() is box.after_button
     box.now_button.click()
+    settle(qtbot, loop_window)
 
     assert pane.phase is Phase.STOPPING and not pane.stop.isEnabled()
     qtbot.waitUntil(lambda: pane.phase is Phase.STOPPED, timeout=SESSION_MS)
@@ -232,6 +235,7 @@ def test_a_missing_agent_program_is_shown_as_an_error_and_nothing_starts(
     pane.settings.agent_bin.setText(str(tmp_path / "no-such-claude"))
 
     pane.start.click()
+    settle(qtbot, window)
 
     assert window.message_bar.level == "error"
     assert "Could not start the loop" in window.message_bar.text
@@ -246,10 +250,12 @@ def test_a_loop_already_running_on_the_project_is_refused_in_the_message_bar(
     pane = loop_window.loop
     pane.settings.agent_bin.setText(sys.executable)
     pane.settings.save.click()
+    settle(qtbot, loop_window)
     lock = LoopLock(services.paths.ralph / "loop.lock")
     lock.acquire()
     try:
         pane.start.click()
+        settle(qtbot, loop_window)
         qtbot.waitUntil(lambda: "already running" in loop_window.message_bar.text, timeout=WAIT_MS)
     finally:
         lock.release()

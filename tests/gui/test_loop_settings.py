@@ -14,6 +14,7 @@ from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
 from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key
 from ralph_desk.project import ProjectConfig, read_config, update_config
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 
 WAIT_MS = 3000
 
@@ -245,10 +246,12 @@ def test_browse_picks_the_agent_program_which_save_keeps_in_this_projects_config
     assert form.browse.isEnabled()
 
     form.browse.click()
+    settle(qtbot, window)
     dialog = form.program_dialog
     assert dialog is not None and dialog.isVisible()
     dialog.selectFile(str(program))
     dialog.accept()
+    settle(qtbot, window)
     assert form.agent_bin.text() == str(program)
     form.request_save()
 

@@ -30,6 +30,7 @@ def test_ctrl_and_a_number_switch_panes(qtbot: QtBot, window: MainWindow) -> Non
     qtbot.waitActive(window)
     for number, entry in enumerate(PANES, start=1):
         qtbot.keyClick(window, Qt.Key(Qt.Key.Key_0.value + number), Qt.KeyboardModifier.ControlModifier)
+        settle(qtbot, window)
         assert window.current_pane == entry.key
         assert window.sidebar.currentRow() == number - 1
 
@@ -125,6 +126,7 @@ def test_dashboard_tiles_lead_to_the_inbox_and_recent_sessions_to_their_task(
     window.show_pane("dashboard")
     settle(qtbot, window)
     qtbot.mouseClick(window.dashboard.suggestions, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     assert window.current_pane == "inbox"
     assert window.inbox.tabs.currentIndex() == SUGGESTIONS
 

@@ -18,7 +18,7 @@ WAIT_MS = 5000
 def test_window_code_calling_a_service_on_the_gui_thread_is_caught(services: Services) -> None:
     guard = GuiThreadGuard(services)
 
-    with pytest.raises(AssertionError, match="called on the GUI thread from ralph_desk.gui.directory"):
+    with pytest.raises(AssertionError, match=r"called on the GUI thread from ralph_desk\.gui\.directory"):
         names_of(services)
 
     assert len(guard.faults) == 1

@@ -19,6 +19,7 @@ from ralph_desk.gui.panes.loop.transcript_window import BATCH, ENDED, FOLLOWING,
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.replay import CHUNK_BYTES, TranscriptTail
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 from tests.gui.test_rehearsal_loop import REHEARSAL_MS, in_session
 
@@ -99,6 +100,7 @@ def test_show_transcript_while_the_loop_runs_opens_the_window_not_the_file(
 ) -> None:
     history = loop_window.loop.history
     loop_window.loop.start.click()
+    settle(qtbot, loop_window)
     in_session(qtbot, loop_window)
     running = next(s for s in services.sessions.list(limit=5) if s.outcome == SessionOutcome.RUNNING.value)
     assert running.transcript_path  # written from the session's start on
@@ -108,6 +110,7 @@ def test_show_transcript_while_the_loop_runs_opens_the_window_not_the_file(
     history.table.selectRow(row)
 
     history.show_button.click()
+    settle(qtbot, loop_window)
 
     shown = only_window(loop_window)
     assert shown.isVisible() and opened_files == []

@@ -182,9 +182,12 @@ class TasksWiring:
             if len(touched) > MAX_SINGLE_READS or not touched:
                 self.refresh()
                 return
-            self._reread(touched)
-        if topics & DETAIL_TOPICS:
-            self.show_detail(self.pane.selected_id() or 0)
+            self._reread(touched, then=self._show_selected)  # a deleted task leaves the table first
+        elif topics & DETAIL_TOPICS:
+            self._show_selected()
+
+    def _show_selected(self) -> None:
+        self.show_detail(self.pane.selected_id() or 0)
 
     def _reread(self, task_ids: set[int], then: Callable[[], None] | None = None) -> None:
         services = self.services
