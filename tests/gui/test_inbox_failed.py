@@ -107,7 +107,7 @@ def test_a_task_that_fails_in_another_process_arrives_in_the_inbox_and_is_notifi
 
 
 def test_the_failed_tasks_last_session_opens_in_the_windows_transcript_view(
-    window: MainWindow, services: Services, opened_files: list[str]
+    qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
 ) -> None:
     failed = task_id(services, KEYBOARD_TASK)
     card = window.inbox.failed.card(failed)
@@ -116,6 +116,7 @@ def test_the_failed_tasks_last_session_opens_in_the_windows_transcript_view(
     assert recorded is not None
 
     card.task.linkActivated.emit(f"transcript:{recorded}")
+    settle(qtbot, window)
 
     assert window.current_pane == "loop"
     assert window.loop.stream.title.text().startswith(f"Past session — #{failed} ")

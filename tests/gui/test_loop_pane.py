@@ -266,10 +266,13 @@ def test_a_loop_already_running_on_the_project_is_refused_in_the_message_bar(
     assert pane.phase is Phase.IDLE
 
 
-def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(window: MainWindow) -> None:
+def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     window.loop.settings.agent_bin.setText(sys.executable)
 
     window.loop.start.click()
+    settle(qtbot, window)
 
     assert "embedded MCP server is not running" in window.message_bar.text
 
@@ -278,7 +281,7 @@ def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(window: M
 
 
 def test_settings_and_the_program_are_saved_to_config_json(
-    window: MainWindow, services: Services, settings: QSettings
+    qtbot: QtBot, window: MainWindow, services: Services, settings: QSettings
 ) -> None:
     form = window.loop.settings
     form.agent.setCurrentIndex(form.agent.findData("codex"))
@@ -293,6 +296,7 @@ def test_settings_and_the_program_are_saved_to_config_json(
     assert form.dirty and form.save.isEnabled()
 
     form.save.click()
+    settle(qtbot, window)
 
     config = read_config(services.paths)
     assert config.agent == "codex"
@@ -304,23 +308,27 @@ def test_settings_and_the_program_are_saved_to_config_json(
     assert not form.dirty
 
 
-def test_zero_means_no_limit_and_no_budget(window: MainWindow, services: Services) -> None:
+def test_zero_means_no_limit_and_no_budget(qtbot: QtBot, window: MainWindow, services: Services) -> None:
     form = window.loop.settings
     form.max_iterations.setValue(0)
     form.budget.setValue(0)
 
     form.save.click()
+    settle(qtbot, window)
 
     config = read_config(services.paths)
     assert config.max_iterations == 0 and config.max_cost_usd is None
     assert form.max_iterations.text() == "no limit" and form.budget.text() == "no budget"
 
 
-def test_the_dry_run_shows_the_next_prompt_and_its_tools(window: MainWindow, services: Services) -> None:
+def test_the_dry_run_shows_the_next_prompt_and_its_tools(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     plan = peek_next_task(services)
     assert plan is not None and plan.task is not None
 
     window.loop.preview.click()
+    settle(qtbot, window)
 
     dialog = window.loop.preview_dialog
     assert dialog is not None and dialog.tabs is not None
@@ -336,7 +344,7 @@ def test_the_dry_run_shows_the_next_prompt_and_its_tools(window: MainWindow, ser
 
 
 def test_the_history_lists_sessions_and_opens_a_transcript(
-    window: MainWindow, services: Services, opened_files: list[str]
+    qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
 ) -> None:
     history = window.loop.history
     sessions = services.sessions.list(limit=200)
@@ -346,6 +354,7 @@ def test_the_history_lists_sessions_and_opens_a_transcript(
 
     history.table.selectRow(row)
     history.open_button.click()
+    settle(qtbot, window)
 
     assert opened_files == [str(services.paths.root / (sessions[0].transcript_path or ""))]
 
@@ -371,7 +380,7 @@ def test_a_session_recorded_elsewhere_is_listed_after_a_read_off_the_windows_thr
 
 
 def test_the_newest_session_is_shown_again_from_its_transcript_when_nothing_runs(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     newest = services.sessions.list(limit=1)[0]
     stream = window.loop.stream

@@ -115,6 +115,7 @@ def test_start_first_says_what_will_run_and_enter_starts_it(
 
     wiring(loop_window).start_dialog = None
     pane.start.click()  # remembered: no second question
+    settle(qtbot, loop_window)
 
     assert wiring(loop_window).start_dialog is None and wiring(loop_window).running
     finish(qtbot, qt_loop, wiring(loop_window).shutdown(), timeout=REHEARSAL_MS)

@@ -115,6 +115,7 @@ def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
     pane = gate_off_with_one_session(loop_window, agent, start_api, chosen.id, worktree)
 
     pane.start.click()  # saves the edited settings first
+    settle(qtbot, loop_window)
 
     assert read_config(services.paths).review_gate is False
     qtbot.waitUntil(lambda: services.tasks.get(chosen.id).status is TaskStatus.DONE, timeout=SESSION_MS)

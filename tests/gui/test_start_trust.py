@@ -47,6 +47,7 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     runs_before = services.sessions.list_loop_runs(limit=100)
 
     pane.start.click()  # remembered, yet asked: the folder named a program never allowed here
+    settle(qtbot, loop_window)
 
     dialog = start_dialog(loop_window)
     assert dialog.warning is not None
