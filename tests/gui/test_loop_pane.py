@@ -122,6 +122,7 @@ def loop_window(
     built.resize(1400, 900)
     built.show()
     built.show_pane("loop")
+    settle(qtbot, built)
     return built
 
 

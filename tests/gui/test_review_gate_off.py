@@ -53,11 +53,12 @@ def test_the_gate_setting_is_saved_to_config_json_and_shown_again_by_a_new_windo
     assert read_config(services.paths).review_gate is False and not form.dirty
     again = build_window(services, settings=settings, use_tray=False)
     qtbot.addWidget(again, before_close_func=lambda built: controller(built).feed.stop())
+    settle(qtbot, again)
     assert not again.loop.settings.review_gate.isChecked() and not again.loop.settings.dirty
 
     again.loop.settings.review_gate.setChecked(True)
     again.loop.settings.save.click()
-    settle(qtbot, window)
+    settle(qtbot, again)
     assert read_config(services.paths).review_gate is True
 
 

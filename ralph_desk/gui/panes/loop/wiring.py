@@ -120,6 +120,7 @@ class LoopWiring(QObject):
         self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
         self._may_close = False
         self._after_session = False  # the person chose to stop once the current session ends
+        self._backlog_due = False
         self.history_reads = ReadPacer(worker, self._start_history_read, HISTORY_SPACING_MS)
         pane.sig_start_requested.connect(self.start)
         pane.sig_pause_requested.connect(self.pause)
@@ -262,8 +263,9 @@ class LoopWiring(QObject):
         topics = {change.topic for change in changes}
         if topics & HISTORY_TOPICS:
             self.refresh_history()
-        if "tasks" in topics:
-            self._show(self.view)  # what the loop waits on may have changed
+        if "tasks" in topics and not self._backlog_due:  # shown once the directory has the change
+            self._backlog_due = True
+            self.worker.when_idle(self._show_backlog)
         if topics & WAKE_TOPICS and self.runner is not None and self.view.phase is Phase.WAITING:
             self.runner.wake()
 
@@ -476,6 +478,10 @@ class LoopWiring(QObject):
         )
 
     # --- events -------------------------------------------------------------------------------
+
+    def _show_backlog(self) -> None:
+        self._backlog_due = False
+        self._show(self.view)
 
     def _on_event(self, event: LiveEvent) -> None:
         kind = event.kind
