@@ -52,6 +52,7 @@ def test_a_running_sessions_transcript_shows_lines_as_they_are_written_until_the
     qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-live") is not None, timeout=WAIT_MS)
 
     assert wiring(window).show_transcript(str(log))
+    settle(qtbot, window)
 
     shown = only_window(window)
     qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)
@@ -81,9 +82,11 @@ def test_showing_the_same_transcript_again_raises_its_window(
     services.sessions.start_session("s-again", 7, "task_execution", "claude", transcript_path=str(log))
     qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-again") is not None, timeout=WAIT_MS)
     assert wiring(window).show_transcript(str(log))
+    settle(qtbot, window)
     first = only_window(window)
 
     assert wiring(window).show_transcript(str(log))
+    settle(qtbot, window)
 
     assert only_window(window) is first
     first.close()
@@ -129,6 +132,7 @@ def test_a_transcript_outside_the_logs_folder_is_refused(
     qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-outside") is not None, timeout=WAIT_MS)
 
     assert wiring(window).show_transcript(str(outside))
+    settle(qtbot, window)
 
     assert wiring(window).transcript_windows == {}
     assert window.message_bar.isVisible() and "Could not show the transcript" in window.message_bar.text
