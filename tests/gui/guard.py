@@ -61,9 +61,10 @@ class GuiThreadGuard:
                 self._wrap(service, name, owner)
 
     def _wrap(self, target: object, name: str, owner: str) -> None:
-        method: Callable[..., Any] = getattr(target, name)
+        # Looked up at each call: a test may still patch the method on the class.
+        unbound: Callable[..., Any] = getattr(type(target), name)
 
-        @functools.wraps(method)
+        @functools.wraps(unbound)
         def guarded(*args: Any, **kwargs: Any) -> Any:
             if threading.current_thread() is self._gui_thread:
                 caller = _window_caller()
@@ -71,7 +72,7 @@ class GuiThreadGuard:
                     fault = f"{owner}.{name} called on the GUI thread from {caller}"
                     self.faults.append(fault)
                     raise AssertionError(fault)
-            return method(*args, **kwargs)
+            return getattr(type(target), name)(target, *args, **kwargs)
 
         setattr(target, name, guarded)
 
