@@ -22,7 +22,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
 from ralph_desk.gui import desktop_notifications as desktop
 from ralph_desk.gui import icons, theme
-from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.child_watch import pidfd_child_watcher
 from ralph_desk.gui.collector import GuiThreadCollector, freeze_start_up
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
@@ -118,21 +117,20 @@ def build_window(
     `issuer` (the embedded MCP server) gives the loop's agents their endpoints; without it the Loop
     pane says why it cannot start. `loop_control` (the embedded server's) follows the pane's runs.
     """
-    runner = ActionRunner()
-    title = runner.read("read the project", lambda: services.project.get().title, services.paths.root.name)
     desk_settings = DeskSettings(settings)
-    window = MainWindow(title, services.paths.root, desk_settings)
-    runner.setParent(window)
-    worker = Worker(runner, parent=window)
-    feed = ChangeFeed(services.db, poll_ms, parent=window)
+    window = MainWindow(services.paths.root.name, services.paths.root, desk_settings)
+    worker = Worker(parent=window)
+    feed = ChangeFeed(services.db, worker, poll_ms, parent=window)
     notifier = Notifier(
-        title,
+        services.paths.root.name,
         use_tray=use_tray,
         parent=window,
         desktop=desktop_notifications() if use_tray else None,
         enabled=lambda topic: desk_settings.notification_on(topic.value),
     )
     window.controller = Controller(window, services, feed, worker, notifier, mcp_url, open_file)
+    project = services.project
+    worker.submit("read the project", lambda: project.get().title, window.set_project_title)
     window.set_mcp(mcp_url)
     if live:
         feed.start()  # before reading: a change made meanwhile is then read twice, never missed
@@ -152,9 +150,9 @@ def _wire_editors(
     """Connect the Features, Disciplines and Loop panes (their wirings live as children of the window)."""
     controller = window.controller
     assert controller is not None
-    runner, feed = controller.runner, controller.feed
-    features = FeaturesWiring(window.features, services, runner, parent=window)
-    disciplines = DisciplinesWiring(window.disciplines, services, runner, parent=window)
+    worker, feed = controller.worker, controller.feed
+    features = FeaturesWiring(window.features, services, worker, parent=window)
+    disciplines = DisciplinesWiring(window.disciplines, services, worker, parent=window)
     loop = LoopWiring(
         window.loop,
         services,

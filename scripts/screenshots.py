@@ -163,7 +163,7 @@ def _loop(glance: bool) -> Scene:
         # The form shows the settings the staged sessions run with (loaded, so not an unsaved edit).
         config = pane.settings.values()
         _LOOP_SHOWN.append((pane.view, config))
-        pane.settings.load(replace(config, parallel=STAGED_PARALLEL))
+        pane.settings.load(config.changed(parallel=STAGED_PARALLEL))
         agent = str(pane.settings.agent.currentData())
         assert window.controller is not None
         titles = window.controller.directory

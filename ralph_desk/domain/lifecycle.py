@@ -109,7 +109,9 @@ def _inbox(move: Move) -> str | None:
 
 
 def _loop(move: Move) -> str | None:
-    if move.current is TaskStatus.IN_REVIEW and move.target is not TaskStatus.IN_REVIEW:
+    # Back to pending is the loop's requeue of work it just put in review and then rejected (edits made
+    # where none were allowed); any other way out of review is a person's decision.
+    if move.current is TaskStatus.IN_REVIEW and move.target is not TaskStatus.PENDING:
         return f"task #{move.task_id} is in review, which the loop leaves alone: " + REVIEW_DECISIONS.format(
             task_id=move.task_id
         )

@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication
 
 from ralph_desk.domain.records import Change
+from ralph_desk.gui.backend import Services
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.directory import TaskDirectory
@@ -27,8 +28,7 @@ from ralph_desk.gui.undo import PendingActions
 from ralph_desk.gui.widgets.undo_toast import UndoToast
 from ralph_desk.gui.worker import Worker
 from ralph_desk.mcp_server.clients import ralph_command
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, opening_problems, validate_project
-from ralph_desk.services.container import Services
+from ralph_desk.project import Problem, ProjectPaths, init_project, opening_problems, validate_project
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -58,7 +58,6 @@ class Controller(QObject):
         self.services = services
         self.feed = feed
         self.worker = worker
-        self.runner = worker.runner
         self.notifier = notifier
         self.mcp_url = mcp_url
         self.open_file = open_file
@@ -68,7 +67,7 @@ class Controller(QObject):
         self.connect_dialog: ConnectDialog | None = None
         self.loop: LoopWiring | None = None
         """The Loop pane's wiring, set by the composition root; it stops the loop at shutdown."""
-        self.tasks = TasksWiring(window.tasks, services, self.runner, self.directory, self.show_transcript)
+        self.tasks = TasksWiring(window.tasks, services, worker, self.directory, self.show_transcript)
         self.pending = PendingActions(UndoToast(window), parent=self)
         """Inbox decisions waiting a few seconds for an Undo; the window's close commits them."""
         self.inbox = InboxWiring(
@@ -84,8 +83,8 @@ class Controller(QObject):
         QShortcut(QKeySequence.StandardKey.Undo, window, self.pending.undo)
         self.feed.sig_changes.connect(self.on_changes)
         self.feed.sig_health.connect(window.set_live)
-        self.runner.sig_failed.connect(window.show_error)
-        self.runner.sig_succeeded.connect(window.show_notice)
+        self.worker.sig_failed.connect(window.show_error)
+        self.worker.sig_succeeded.connect(window.show_notice)
         window.sig_refresh_requested.connect(self.refresh_all)
         window.sig_pane_changed.connect(self._on_pane)
         window.sig_connect_requested.connect(self.show_connect)
@@ -119,7 +118,7 @@ class Controller(QObject):
         """Show a task in the Tasks pane."""
         self.window.show_pane("tasks")
         if not self.window.tasks.select_task(task_id):
-            self.runner.fail(f"Task #{task_id} is not there (any more).")
+            self.worker.fail(f"Task #{task_id} is not there (any more).")
 
     def open_inbox(self, tab: int) -> None:
         """Show a tab of the inbox and bring the window forward."""
@@ -138,19 +137,30 @@ class Controller(QObject):
     def open_project(self, folder: str) -> None:
         """Open another project in a window (and process) of its own; offer to initialise a plain folder."""
         paths = ProjectPaths.at(folder)
-        if not paths.ralph.is_dir():
-            if not initialise.ask_to_initialise(paths.root, self.window):
-                return
-            if self.runner.run(f"create a project in {paths.root}", lambda: init_project(paths.root)) is None:
-                return
-        problems = opening_problems(validate_project(paths.root))
+        self.worker.submit(
+            f"look at {paths.root}", paths.ralph.is_dir, lambda there: self._open_found(folder, paths, there)
+        )
+
+    def _open_found(self, folder: str, paths: ProjectPaths, initialised: bool) -> None:
+        if not initialised and not initialise.ask_to_initialise(paths.root, self.window):
+            return
+        what = f"open {paths.root}" if initialised else f"create a project in {paths.root}"
+        self.worker.submit(
+            what,
+            lambda: _problems_opening(paths, initialised),
+            lambda problems: self._launch_project(folder, paths, problems),
+            keep=True,
+            busy=True,
+        )
+
+    def _launch_project(self, folder: str, paths: ProjectPaths, problems: list[Problem]) -> None:
         if problems:
-            self.runner.fail(f"Could not open {paths.root}: {problems[0]}")
+            self.worker.fail(f"Could not open {paths.root}: {problems[0]}")
             return
         try:
             subprocess.Popen([*ralph_command(), "open", str(paths.root)], start_new_session=True)
         except OSError as error:
-            self.runner.fail(f"Could not open {folder}: {error}")
+            self.worker.fail(f"Could not open {folder}: {error}")
             return
         self.window.show_notice(f"Opening {folder} in a new window…")
 
@@ -179,10 +189,16 @@ class Controller(QObject):
         self.window.show_pane("loop")
 
     def _open_transcript(self, path: str) -> None:
-        try:
-            path = str(self.services.paths.transcript(path))
-        except ProjectError as error:
-            self.runner.fail(f"Could not open the transcript: {error}")
-            return
+        paths = self.services.paths
+        self.worker.submit("open the transcript", lambda: str(paths.transcript(path)), self._open_file)
+
+    def _open_file(self, path: str) -> None:
         if not self.open_file(path):
-            self.runner.fail(f"Could not open {path}: no application is set to open it.")
+            self.worker.fail(f"Could not open {path}: no application is set to open it.")
+
+
+def _problems_opening(paths: ProjectPaths, initialised: bool) -> list[Problem]:
+    """Initialise the folder when it is not a project yet, then say what stops it opening (on the worker)."""
+    if not initialised:
+        init_project(paths.root)
+    return opening_problems(validate_project(paths.root))

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ralph_desk.domain.records import Discipline, Feature, TaskSummary
+from ralph_desk.domain.records import TaskSummary
 
 if TYPE_CHECKING:
-    from ralph_desk.gui.actions import ActionRunner
-    from ralph_desk.services.container import Services
+    from ralph_desk.gui.backend import Services
 
 
 class TaskDirectory:
@@ -45,8 +44,7 @@ class TaskDirectory:
         return [self.by_id[task_id] for task_id in sorted(self.by_id)]
 
 
-def names_of(services: Services, runner: ActionRunner) -> tuple[list[str], list[str]]:
-    """The names of every feature and every discipline (empty when they cannot be read)."""
-    features: list[Feature] = runner.read("read the features", services.features.list, [])
-    disciplines: list[Discipline] = runner.read("read the disciplines", services.disciplines.list, [])
+def names_of(services: Services) -> tuple[list[str], list[str]]:
+    """The names of every feature and every discipline (an operation for the worker)."""
+    features, disciplines = services.features.list(), services.disciplines.list()
     return [feature.name for feature in features], [discipline.name for discipline in disciplines]

@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
     def __init__(self, title: str, root: Path, settings: DeskSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.project_title = title
+        self.waiting = 0
         self.root = root
         self.settings = settings
         self.controller: Controller | None = None
@@ -447,9 +448,25 @@ class MainWindow(QMainWindow):
 
     def set_waiting(self, count: int) -> None:
         """Show how many inbox items wait: on the Inbox badge and in the title."""
+        self.waiting = count
         self.sidebar.set_badge("inbox", count)
         waiting = f" ({count})" if count else ""
         self.setWindowTitle(f"{self.project_title}{waiting} — {APP_NAME}")
+
+    def after_work(self, then: Callable[[], None]) -> None:
+        """`then()` once every operation handed to the window's worker so far is done."""
+        if self.controller is None:
+            then()
+            return
+        self.controller.worker.when_idle(then)
+
+    def set_project_title(self, title: str) -> None:
+        """Name the project (read once the window is built) in the title bar and beside the panes."""
+        self.project_title = title
+        self.project_label.setText(title)
+        self.set_waiting(self.waiting)
+        if self.controller is not None:
+            self.controller.notifier.set_title(title)
 
     def set_mcp(self, url: str | None, error: str | None = None) -> None:
         """Show the embedded MCP server's endpoint (or why it is not running)."""

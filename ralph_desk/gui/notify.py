@@ -78,6 +78,7 @@ class Notifier(QObject):
     ) -> None:
         super().__init__(parent)
         self.title = title
+        self.waiting = 0
         self.sent: list[tuple[str, str]] = []
         self.desktop = desktop
         self._sig_clicked.connect(self.sig_show_requested)
@@ -149,8 +150,14 @@ class Notifier(QObject):
         """The loop stopped on a limit or an error."""
         self.notify(Topic.LOOP, "The loop stopped", fmt.one_line(reason, TEXT_CHARS))
 
+    def set_title(self, title: str) -> None:
+        """Name the project (read once the window is built) in the tray tooltip."""
+        self.title = title
+        self.set_waiting(self.waiting)
+
     def set_waiting(self, count: int) -> None:
         """Show how many items wait in the tray tooltip."""
+        self.waiting = count
         if self.tray is not None:
             waiting = f" — {count} waiting in the inbox" if count else ""
             self.tray.setToolTip(f"{self.title}{waiting}")

@@ -23,7 +23,7 @@ class Editor(Protocol):
         ...
 
     def request_save(self) -> None:
-        """Save the edits (at once: `dirty` is false afterwards unless saving failed)."""
+        """Save the edits (on the worker: `dirty` is false once it is done, unless saving failed)."""
         ...
 
     def revert_edits(self) -> None:
@@ -63,12 +63,25 @@ class UnsavedBox(QMessageBox):
     def _clicked(self, clicked: QAbstractButton) -> None:
         if clicked is self.save_button:
             self._editor.request_save()
-            (self._stay if self._editor.dirty else self._leave)()  # a failed save keeps the edits in view
+            after_work(self.parentWidget(), self._saved)
         elif clicked is self.discard_button:
             self._editor.revert_edits()
             self._leave()
         else:
             self._stay()
+
+    def _saved(self) -> None:
+        (self._stay if self._editor.dirty else self._leave)()  # a failed save keeps the edits in view
+
+
+def after_work(widget: QWidget | None, then: Callable[[], None]) -> None:
+    """`then()` once the work the window has handed to its worker is done (at once without a worker)."""
+    top = widget.window() if widget is not None else None
+    wait: Callable[[Callable[[], None]], None] | None = getattr(top, "after_work", None)
+    if wait is None:
+        then()
+        return
+    wait(then)
 
 
 def ask_to_leave(

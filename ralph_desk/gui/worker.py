@@ -1,9 +1,11 @@
-"""The window's one worker: service calls run on one thread beside the GUI thread, in order.
+"""The one way from the window to the services: operations run on one thread beside the GUI thread.
 
 Anki's `CollectionOp` is the model: a pane hands the worker an operation and what to do with its
 result; the operation runs off the GUI thread (so git, files and database work never freeze the
 window), one at a time (so database work is serialised), and its result comes back on the GUI
-thread. What an operation changed reaches the panes through the change feed, as every write does.
+thread, where the pane applies it. A failure is shown in the window instead; a person's action keeps
+the busy cursor until its result is in. What an operation changed also reaches the panes through the
+change feed, as every write does.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import itertools
 import logging
 import queue
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
 
-from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.domain.listing import ItemError, errors_of
+from ralph_desk.gui.backend import is_refusal
 
 log = logging.getLogger("ralph_desk.gui.worker")
 
@@ -35,6 +39,8 @@ class _Request(Generic[T]):
     operation: Callable[[], T]
     then: Callable[[T], None] | None
     failed: Callable[[], None] | None
+    done: str
+    busy: bool
 
 
 @dataclass(frozen=True)
@@ -74,10 +80,18 @@ class Worker(QObject):
 
     sig_idle = Signal()
     """Every operation handed over so far has finished and been delivered."""
+    sig_failed = Signal(str)
+    """An operation failed; the text says what was tried and why it failed."""
+    sig_succeeded = Signal(str)
+    """A change went through; the text confirms it."""
 
-    def __init__(self, runner: ActionRunner, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.runner = runner
+        self.failures: list[str] = []
+        """Every failure shown, in order."""
+        self._shown_left_out: set[str] = set()
+        self.busy = 0
+        """A person's actions under way: the cursor says so until their results are in."""
         self.pending = 0
         self.held = 0
         """Reads promised but not handed over yet (a paced read waiting for its turn)."""
@@ -89,11 +103,25 @@ class Worker(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(DELIVERY_MS)
         self._timer.timeout.connect(self._deliver)
+        self._when_idle: list[Callable[[], None]] = []
+        self.sig_idle.connect(self._idle)
 
     @property
     def idle(self) -> bool:
         """Whether no operation is promised, waiting, running or undelivered."""
         return self.pending == 0 and self.held == 0
+
+    def when_idle(self, then: Callable[[], None]) -> None:
+        """`then()` once every operation handed over so far has been delivered (at once when idle)."""
+        if self.idle:
+            then()
+            return
+        self._when_idle.append(then)
+
+    def _idle(self) -> None:
+        waiting, self._when_idle = self._when_idle, []
+        for then in waiting:
+            then()
 
     def hold(self) -> None:
         """Promise an operation that will be handed over later: the worker is not idle until then."""
@@ -113,18 +141,24 @@ class Worker(QObject):
         failed: Callable[[], None] | None = None,
         *,
         keep: bool = False,
+        done: str = "",
+        busy: bool = False,
     ) -> None:
         """Run `operation` on the worker, then `then(result)` on the GUI thread.
 
-        A failure is shown instead (`what` names the attempt: "read the dashboard"), then `failed()`.
-        A `keep` operation (the person's decision) still runs when the window closes before its turn.
+        A failure is shown instead (`what` names the attempt: "read the dashboard"), then `failed()`;
+        each item a listing left out is shown once. `done` confirms a change that went through; a
+        `busy` operation (a person's action) shows the busy cursor until its result is in. A `keep`
+        operation (the person's decision) still runs when the window closes before its turn.
         """
         if self._pool is None:
             log.debug("worker stopped: not running %s", what)
             return
         self.pending += 1
+        if busy:
+            self._set_busy(+1)
         ticket = next(self._tickets)
-        self._requests[ticket] = _Request(what, operation, then, failed)
+        self._requests[ticket] = _Request(what, operation, then, failed, done, busy)
         future = self._pool.submit(_run, self._done, ticket, [operation])
         if not keep:
             self._droppable[ticket] = future
@@ -137,6 +171,8 @@ class Worker(QObject):
         for future in self._droppable.values():
             future.cancel()
         self._droppable.clear()
+        while self.busy:
+            self._set_busy(-1)
         if pool is not None:
             pool.shutdown(wait=wait)
 
@@ -158,9 +194,50 @@ class Worker(QObject):
                     self.sig_idle.emit()
 
     def _hand_over(self, request: _Request[Any], outcome: _Outcome[Any]) -> None:
+        if request.busy:
+            self._set_busy(-1)
         if outcome.error is not None:
-            self.runner.report(request.what, outcome.error)
+            self.report(request.what, outcome.error)
             if request.failed is not None:
                 request.failed()
-        elif request.then is not None:
+            return
+        self.left_out(request.what, errors_of(outcome.result))
+        if request.done:
+            self.sig_succeeded.emit(request.done)
+        if request.then is not None:
             request.then(outcome.result)
+
+    def _set_busy(self, step: int) -> None:
+        self.busy += step
+        if step > 0 and self.busy == 1:
+            QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        elif step < 0 and self.busy == 0:
+            QGuiApplication.restoreOverrideCursor()
+
+    # --- what the window is told ----------------------------------------------------------------
+
+    def report(self, what: str, error: BaseException) -> None:
+        """Show why `what` failed: a refusal in its own words, anything else with its type (and logged)."""
+        if is_refusal(error):
+            self.fail(f"Could not {what}: {error}")
+            return
+        log.error("could not %s", what, exc_info=error)
+        self.fail(f"Could not {what}: {type(error).__name__}: {error}")
+
+    def left_out(self, what: str, errors: Iterable[ItemError]) -> None:
+        """Show each item a list could not read (`what` names the read: "read the tasks"), once: a list is
+        read again at every change, and the item stays unreadable until someone repairs it."""
+        for error in errors:
+            message = f"Could not {what} in full: {error} (left out)"
+            if message not in self._shown_left_out:
+                self._shown_left_out.add(message)
+                self.fail(message)
+
+    def fail(self, message: str) -> None:
+        """Show a failure (found by an operation or on the GUI thread)."""
+        self.failures.append(message)
+        self.sig_failed.emit(message)
+
+    def succeed(self, message: str) -> None:
+        """Confirm a change that went through."""
+        self.sig_succeeded.emit(message)

@@ -306,7 +306,7 @@ class TaskService:
         task_id = _task_id(task_id)
         checked = check.choice("status", status, TaskStatus)
         with self.db.write() as unit:
-            return lifecycle.move(unit, task_id, checked, mover, self.unmerged)
+            return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged)
 
     def enrich(
         self,

@@ -61,8 +61,10 @@ def test_the_inbox_requeues_or_skips_and_leaves_review_alone() -> None:
     assert refusal(Move(5, S.IN_REVIEW, S.PENDING, Mover.INBOX)) is not None
 
 
-def test_the_loop_does_not_take_work_out_of_review() -> None:
-    assert refusal(Move(6, S.IN_REVIEW, S.PENDING, Mover.LOOP)) is not None
+def test_the_loop_only_requeues_work_in_review() -> None:
+    assert refusal(Move(6, S.IN_REVIEW, S.DONE, Mover.LOOP)) is not None
+    assert refusal(Move(6, S.IN_REVIEW, S.FAILED, Mover.LOOP)) is not None
+    assert refusal(Move(6, S.IN_REVIEW, S.PENDING, Mover.LOOP)) is None  # its own rejected session
     assert refusal(Move(6, S.IN_PROGRESS, S.PENDING, Mover.LOOP)) is None
     assert refusal(Move(6, S.IN_PROGRESS, S.FAILED, Mover.LOOP)) is None
 

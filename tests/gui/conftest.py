@@ -23,6 +23,7 @@ from ralph_desk.gui.controller import Controller
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
+from tests.gui.guard import GuiThreadGuard
 from tests.support.trusted import trust_copy
 
 # Offscreen Qt says this about every top-level window; it is not a problem of the window.
@@ -91,8 +92,22 @@ def opened_files() -> list[str]:
 
 
 @pytest.fixture
-def window(qtbot: QtBot, services: Services, settings: QSettings, opened_files: list[str]) -> MainWindow:
-    """The main window on the demo project, shown and following changes."""
+def gui_thread_guard(services: Services) -> Iterator[GuiThreadGuard]:
+    """The services guarded: the test fails if window code calls one on the GUI thread."""
+    guard = GuiThreadGuard(services)
+    yield guard
+    assert guard.faults == [], "window code called the services on the GUI thread"
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot,
+    services: Services,
+    settings: QSettings,
+    opened_files: list[str],
+    gui_thread_guard: GuiThreadGuard,
+) -> MainWindow:
+    """The main window on the demo project, shown and following changes (its service calls guarded)."""
 
     def open_file(path: str) -> bool:
         opened_files.append(path)

@@ -21,6 +21,7 @@ from ralph_desk.gui.panes.disciplines.pane import SERVERS, TOOLS, DisciplinesPan
 from ralph_desk.mcp_server.config import complete_context
 from ralph_desk.mcp_server.server import build_server
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 
 WAIT_MS = 3000
 
@@ -90,6 +91,7 @@ def test_unchecking_a_tool_changes_the_effective_set_and_saving_changes_a_new_se
     assert "next session" in pane.detail.notice.text()
 
     pane.detail.save.click()
+    settle(qtbot, window)
 
     assert services.disciplines.get("backend").disabled_tools == ("learned",)
     assert window.message_bar.text == "Saved discipline backend; the next session gets the change."
@@ -182,6 +184,7 @@ def test_editing_fields_and_saving_stores_them(qtbot: QtBot, window: MainWindow,
     fields.skills.setPlainText("pytest\nhypothesis\n")
     fields.conventions.setPlainText("Every bug gets a failing test first.")
     pane.detail.save.click()
+    settle(qtbot, window)
 
     stored = services.disciplines.get("testing")
     assert (stored.display_name, stored.acronym, stored.color, stored.icon) == (
@@ -202,6 +205,7 @@ def test_an_invalid_colour_is_refused_with_the_services_message(
     pane.detail.fields.color.set_text("orange")
 
     pane.detail.save.click()
+    settle(qtbot, window)
 
     assert "color" in window.message_bar.text and "#rrggbb" in window.message_bar.text
     assert services.disciplines.get("testing").color == "#f59e0b"
@@ -215,6 +219,7 @@ def test_adding_editing_and_removing_mcp_servers(
     assert servers.stack.currentWidget() is servers.empty
 
     servers.add_button.click()
+    settle(qtbot, window)
     dialog = servers.dialog
     assert dialog is not None
     dialog.name.setText("docs-search")
@@ -222,7 +227,9 @@ def test_adding_editing_and_removing_mcp_servers(
     dialog.url.setText("https://docs.example.com/mcp")
     dialog.headers.setPlainText("Authorization: Bearer abc")
     dialog.ok.click()
+    settle(qtbot, window)
     servers.add_button.click()
+    settle(qtbot, window)
     dialog = servers.dialog
     assert dialog is not None
     dialog.name.setText("db")
@@ -230,7 +237,9 @@ def test_adding_editing_and_removing_mcp_servers(
     dialog.args.setPlainText("mcp-server-postgres\n--read-only")
     dialog.env.setPlainText("DATABASE_URL=postgres://localhost/tides")
     dialog.ok.click()
+    settle(qtbot, window)
     pane.detail.save.click()
+    settle(qtbot, window)
 
     stored = {spec.name: spec for spec in services.disciplines.get("backend").mcp_servers}
     assert stored["docs-search"] == McpServerSpec(
@@ -250,7 +259,9 @@ def test_adding_editing_and_removing_mcp_servers(
     servers.remove_selected()
     assert servers.confirm_box is not None
     servers.confirm_box.confirm_button.click()
+    settle(qtbot, window)
     pane.detail.save.click()
+    settle(qtbot, window)
 
     assert [spec.name for spec in services.disciplines.get("backend").mcp_servers] == ["docs-search"]
 
@@ -258,6 +269,7 @@ def test_adding_editing_and_removing_mcp_servers(
 def test_the_reserved_server_name_cannot_be_chosen(qtbot: QtBot, window: MainWindow) -> None:
     pane = open_discipline(qtbot, window, "backend", SERVERS)
     pane.detail.servers.add_button.click()
+    settle(qtbot, window)
     dialog = pane.detail.servers.dialog
     assert dialog is not None
 
@@ -275,17 +287,21 @@ def test_creating_a_discipline_and_deleting_one_in_use_is_refused(
     window.show_pane("disciplines")
     pane = window.disciplines
     pane.new_button.click()
+    settle(qtbot, window)
     dialog = pane.new_dialog
     assert dialog is not None
     dialog.display_name.setText("Data science")
     dialog.create_button.click()
+    settle(qtbot, window)
     assert services.disciplines.get("data-science").display_name == "Data science"
     qtbot.waitUntil(lambda: pane.selected_name() == "data-science", timeout=WAIT_MS)
 
     open_discipline(qtbot, window, "backend")
     pane.delete_button.click()
+    settle(qtbot, window)
     assert pane.confirm_box is not None
     pane.confirm_box.confirm_button.click()
+    settle(qtbot, window)
 
     assert "discipline 'backend' is used by tasks" in window.message_bar.text
     assert "backend" in pane.names()

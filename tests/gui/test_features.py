@@ -14,6 +14,7 @@ from ralph_desk.gui.models.features import FeatureTableModel, LearningTableModel
 from ralph_desk.gui.panes.features.pane import LEARNINGS, FeaturesPane
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.support.demo_rows import task_id
 
 WAIT_MS = 3000
@@ -61,13 +62,16 @@ def test_editing_every_field_and_saving_stores_them(
     fields.boundaries.setPlainText("Never computes predictions itself.")
     fields.context.input.setText("web/src/charts/Axis.tsx")
     qtbot.keyClick(fields.context.input, Qt.Key.Key_Return)
+    settle(qtbot, window)
     fields.context.list.setCurrentRow(0)
     fields.context.remove_button.click()
+    settle(qtbot, window)
     fields.knowledge.add("docs/charts.md")
     fields.dependencies.set_checked("tide-data", False)
     fields.dependencies.set_checked("station-search", True)
     assert fields.save.isEnabled()
     fields.save.click()
+    settle(qtbot, window)
 
     stored = services.features.get("tide-charts")
     assert stored.display_name == "Tide curves"
@@ -90,6 +94,7 @@ def test_revert_throws_edits_away(qtbot: QtBot, window: MainWindow) -> None:
     assert fields.dirty
 
     fields.revert.click()
+    settle(qtbot, window)
 
     assert not fields.dirty
     assert fields.description.toPlainText() == (
@@ -114,11 +119,13 @@ def test_creating_a_feature_selects_it(qtbot: QtBot, window: MainWindow, service
     window.show_pane("features")
     pane = window.features
     pane.new_button.click()
+    settle(qtbot, window)
     dialog = pane.new_dialog
     assert dialog is not None
     dialog.display_name.setText("Weather overlay")
     assert dialog.name.text() == "weather-overlay"
     dialog.create_button.click()
+    settle(qtbot, window)
 
     assert services.features.get("weather-overlay").display_name == "Weather overlay"
     qtbot.waitUntil(lambda: pane.selected_name() == "weather-overlay", timeout=WAIT_MS)
@@ -129,9 +136,11 @@ def test_deleting_a_feature_that_tasks_use_is_refused_with_the_services_message(
 ) -> None:
     pane = open_feature(qtbot, window, "tide-data")
     pane.delete_button.click()
+    settle(qtbot, window)
     assert pane.confirm_box is not None
 
     pane.confirm_box.confirm_button.click()
+    settle(qtbot, window)
 
     assert window.message_bar.isVisible() and window.message_bar.level == "error"
     assert "feature 'tide-data' is used by tasks" in window.message_bar.text
@@ -144,9 +153,11 @@ def test_deleting_an_unused_feature_removes_it(qtbot: QtBot, window: MainWindow,
     qtbot.waitUntil(lambda: "scratch" in window.features.names(), timeout=WAIT_MS)
     pane = open_feature(qtbot, window, "scratch")
     pane.delete_button.click()
+    settle(qtbot, window)
     assert pane.confirm_box is not None
 
     pane.confirm_box.confirm_button.click()
+    settle(qtbot, window)
 
     assert "scratch" not in [feature.name for feature in services.features.list()]
     assert "scratch" not in pane.names()
@@ -176,10 +187,12 @@ def test_merging_two_learnings_keeps_one_and_adds_their_hit_counts(
     view.select_ids([first.id, second.id])
     assert view.merge_button.isEnabled()
     view.merge_button.click()
+    settle(qtbot, window)
     dialog = view.merge_dialog
     assert dialog is not None and dialog.keep_id() == first.id
     dialog.choose(second.id)
     dialog.ok.click()
+    settle(qtbot, window)
 
     stored = {learning.id: learning for learning in services.features.get("tide-data").learnings}
     assert first.id not in stored
@@ -197,11 +210,13 @@ def test_editing_and_deleting_a_learning(qtbot: QtBot, window: MainWindow, servi
     view.select_ids([learning.id])
 
     view.edit_button.click()
+    settle(qtbot, window)
     dialog = view.edit_dialog
     assert dialog is not None
     dialog.text.setPlainText("Keel clearance = draught + 0.3 m unless the user sets another margin.")
     dialog.reason.setPlainText("The harbour master's rule")
     dialog.ok.click()
+    settle(qtbot, window)
 
     edited = services.features.get("harbour-alerts").learnings[0]
     assert edited.text == "Keel clearance = draught + 0.3 m unless the user sets another margin."
@@ -209,8 +224,10 @@ def test_editing_and_deleting_a_learning(qtbot: QtBot, window: MainWindow, servi
 
     view.select_ids([learning.id])
     view.delete_button.click()
+    settle(qtbot, window)
     assert view.confirm_box is not None
     view.confirm_box.confirm_button.click()
+    settle(qtbot, window)
 
     assert services.features.get("harbour-alerts").learnings == ()
     qtbot.waitUntil(lambda: view.stack.currentWidget() is view.empty, timeout=WAIT_MS)

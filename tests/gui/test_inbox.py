@@ -410,7 +410,7 @@ def test_a_question_asked_in_another_process_appears_in_the_open_inbox_without_l
         "chart = int(sys.argv[2]); "
         "s.signals.record(chart, 'elsewhere-1', 'ask', question='Label heights in metres or feet?', "
         "options=['metres', 'feet'], preferred='metres', blocking=True); "
-        "s.tasks.move(chart, 'needs_input', Mover.IMPORT); s.close()"
+        "s.tasks.move(chart, 'needs_input', 'import'); s.close()"
     )
 
     run_elsewhere("-c", script, str(project), str(chart))

@@ -50,7 +50,9 @@ def test_retry_with_a_note_queues_the_task_again_with_the_note_for_its_agent(
     assert card is not None
 
     qtbot.keyClicks(card.note, "Use the SVG layer for the cursor instead.")
+    settle(qtbot, window)
     qtbot.mouseClick(card.retry, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     qtbot.waitUntil(lambda: failed not in failed_ids(window), timeout=WAIT_MS)
     task = services.tasks.get(failed)
@@ -68,11 +70,13 @@ def test_skip_gives_up_on_the_failed_task_and_edit_opens_it_in_the_tasks_pane(
     assert card is not None
 
     qtbot.mouseClick(card.edit, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     assert window.current_pane == "tasks"
     assert window.tasks.selected_id() == failed
 
     window.show_pane("inbox")
     qtbot.mouseClick(card.skip, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     qtbot.waitUntil(lambda: failed not in failed_ids(window), timeout=WAIT_MS)
     assert services.tasks.get(failed).status is TaskStatus.SKIPPED
@@ -88,7 +92,7 @@ def test_a_task_that_fails_in_another_process_arrives_in_the_inbox_and_is_notifi
         "s = Services.open(ProjectPaths.at(sys.argv[1])); t = int(sys.argv[2]); "
         "s.signals.record(t, None, 'stuck', reason='The alert API needs a key nobody gave me.'"
         "); "
-        "s.tasks.move(t, 'failed', Mover.IMPORT); s.close()"
+        "s.tasks.move(t, 'failed', 'import'); s.close()"
     )
 
     run_elsewhere("-c", script, str(project), str(pending))
@@ -103,7 +107,7 @@ def test_a_task_that_fails_in_another_process_arrives_in_the_inbox_and_is_notifi
 
 
 def test_the_failed_tasks_last_session_opens_in_the_windows_transcript_view(
-    window: MainWindow, services: Services, opened_files: list[str]
+    qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
 ) -> None:
     failed = task_id(services, KEYBOARD_TASK)
     card = window.inbox.failed.card(failed)
@@ -112,6 +116,7 @@ def test_the_failed_tasks_last_session_opens_in_the_windows_transcript_view(
     assert recorded is not None
 
     card.task.linkActivated.emit(f"transcript:{recorded}")
+    settle(qtbot, window)
 
     assert window.current_pane == "loop"
     assert window.loop.stream.title.text().startswith(f"Past session — #{failed} ")

@@ -58,7 +58,7 @@ def seen(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> Iterator[Seen]:
         window = next(
             (w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()), None
         )
-        if window is not None and window.controller is not None:
+        if window is not None and window.controller is not None and window.controller.worker.idle:
             record.root, record.title = window.root, window.project_title
             record.db_url = window.controller.services.db.url
             timer.stop()

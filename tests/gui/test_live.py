@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.live import FAILING_INTERVAL_MS, ChangeFeed
+from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
 from tests.support.demo_rows import task_id
@@ -19,12 +20,15 @@ CHART = "Mark high and low water on the chart"
 
 
 @pytest.fixture
-def feed(services: Services) -> Iterator[ChangeFeed]:
-    """A running feed over the demo database."""
-    running = ChangeFeed(services.db, interval_ms=50)
+def feed(qtbot: QtBot, services: Services) -> Iterator[ChangeFeed]:
+    """A running feed over the demo database, read on a worker of its own."""
+    worker = Worker()
+    running = ChangeFeed(services.db, worker, interval_ms=50)
     running.start()
+    qtbot.waitUntil(lambda: running.running, timeout=1000)
     yield running
     running.stop()
+    worker.shutdown()
 
 
 def test_a_write_in_this_process_is_reported_at_once_with_its_topics(
@@ -75,11 +79,13 @@ def test_a_failing_poll_says_so_slows_down_and_recovers(
         raise RuntimeError("disk unplugged")
 
     monkeypatch.setattr(services.db, "changes_since", broken)
-    feed.poll()
+    with qtbot.waitSignal(feed.sig_health, timeout=1000):
+        feed.poll()
     assert health == [(False, "live updates failing: disk unplugged")]
     assert feed._timer.interval() == FAILING_INTERVAL_MS
 
     monkeypatch.undo()
-    feed.poll()
+    with qtbot.waitSignal(feed.sig_health, timeout=1000):
+        feed.poll()
     assert health[-1][0] is True and feed.healthy
     assert feed._timer.interval() == 50

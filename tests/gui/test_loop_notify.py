@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.state import Phase
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 from tests.gui.test_loop_pane import embedded, loop_window, qt_loop
 from tests.gui.test_rehearsal_loop import no_agent_programs
 
@@ -26,6 +26,7 @@ def test_the_loop_stopping_on_its_iteration_limit_is_notified(
     pane.settings.max_iterations.setValue(1)
 
     pane.start.click()
+    settle(qtbot, loop_window)
 
     qtbot.waitUntil(lambda: pane.phase is Phase.COMPLETED, timeout=LOOP_MS)
     sent = controller(loop_window).notifier.sent

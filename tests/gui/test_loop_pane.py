@@ -36,7 +36,7 @@ from ralph_desk.loop.planner import peek_next_task
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.project import read_config, update_config
 from ralph_desk.services.container import Services
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 from tests.loop import conftest as loop_fixtures
 from tests.loop.conftest import Agent, StartApi, heading, verb
 from tests.support.fake_model_api import Hang, Text, ToolCalls
@@ -123,6 +123,7 @@ def loop_window(
     built.resize(1400, 900)
     built.show()
     built.show_pane("loop")
+    settle(qtbot, built)
     return built
 
 
@@ -180,6 +181,7 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     sessions_before = len(services.sessions.list(limit=500))
 
     pane.start.click()
+    settle(qtbot, loop_window)
 
     assert not pane.start.isEnabled() and pane.stop.isEnabled()
     qtbot.waitUntil(lambda: services.tasks.get(first.id).status is TaskStatus.DONE, timeout=SESSION_MS)
@@ -201,9 +203,11 @@ def test_start_shows_the_live_session_and_stop_ends_the_loop(
     assert pane.pause.isEnabled() and pane.stop.isEnabled() and not pane.start.isEnabled()
 
     pane.stop.click()
+    settle(qtbot, loop_window)
     box = wiring(loop_window).stop_box
     assert box is not None and box.defaultButton() is box.after_button
     box.now_button.click()
+    settle(qtbot, loop_window)
 
     assert pane.phase is Phase.STOPPING and not pane.stop.isEnabled()
     qtbot.waitUntil(lambda: pane.phase is Phase.STOPPED, timeout=SESSION_MS)
@@ -235,6 +239,7 @@ def test_a_missing_agent_program_is_shown_as_an_error_and_nothing_starts(
     pane.settings.agent_bin.setText(str(tmp_path / "no-such-claude"))
 
     pane.start.click()
+    settle(qtbot, window)
 
     assert window.message_bar.level == "error"
     assert "Could not start the loop" in window.message_bar.text
@@ -249,10 +254,12 @@ def test_a_loop_already_running_on_the_project_is_refused_in_the_message_bar(
     pane = loop_window.loop
     pane.settings.agent_bin.setText(sys.executable)
     pane.settings.save.click()
+    settle(qtbot, loop_window)
     lock = LoopLock(services.paths.ralph / "loop.lock")
     lock.acquire()
     try:
         pane.start.click()
+        settle(qtbot, loop_window)
         qtbot.waitUntil(lambda: "already running" in loop_window.message_bar.text, timeout=WAIT_MS)
     finally:
         lock.release()
@@ -263,10 +270,13 @@ def test_a_loop_already_running_on_the_project_is_refused_in_the_message_bar(
     assert pane.phase is Phase.IDLE
 
 
-def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(window: MainWindow) -> None:
+def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     window.loop.settings.agent_bin.setText(sys.executable)
 
     window.loop.start.click()
+    settle(qtbot, window)
 
     assert "embedded MCP server is not running" in window.message_bar.text
 
@@ -275,7 +285,7 @@ def test_without_the_embedded_server_the_loop_says_why_it_cannot_start(window: M
 
 
 def test_settings_and_the_program_are_saved_to_config_json(
-    window: MainWindow, services: Services, settings: QSettings
+    qtbot: QtBot, window: MainWindow, services: Services, settings: QSettings
 ) -> None:
     form = window.loop.settings
     form.agent.setCurrentIndex(form.agent.findData("codex"))
@@ -290,6 +300,7 @@ def test_settings_and_the_program_are_saved_to_config_json(
     assert form.dirty and form.save.isEnabled()
 
     form.save.click()
+    settle(qtbot, window)
 
     config = read_config(services.paths)
     assert config.agent == "codex"
@@ -301,23 +312,27 @@ def test_settings_and_the_program_are_saved_to_config_json(
     assert not form.dirty
 
 
-def test_zero_means_no_limit_and_no_budget(window: MainWindow, services: Services) -> None:
+def test_zero_means_no_limit_and_no_budget(qtbot: QtBot, window: MainWindow, services: Services) -> None:
     form = window.loop.settings
     form.max_iterations.setValue(0)
     form.budget.setValue(0)
 
     form.save.click()
+    settle(qtbot, window)
 
     config = read_config(services.paths)
     assert config.max_iterations == 0 and config.max_cost_usd is None
     assert form.max_iterations.text() == "no limit" and form.budget.text() == "no budget"
 
 
-def test_the_dry_run_shows_the_next_prompt_and_its_tools(window: MainWindow, services: Services) -> None:
+def test_the_dry_run_shows_the_next_prompt_and_its_tools(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     plan = peek_next_task(services)
     assert plan is not None and plan.task is not None
 
     window.loop.preview.click()
+    settle(qtbot, window)
 
     dialog = window.loop.preview_dialog
     assert dialog is not None and dialog.tabs is not None
@@ -333,7 +348,7 @@ def test_the_dry_run_shows_the_next_prompt_and_its_tools(window: MainWindow, ser
 
 
 def test_the_history_lists_sessions_and_opens_a_transcript(
-    window: MainWindow, services: Services, opened_files: list[str]
+    qtbot: QtBot, window: MainWindow, services: Services, opened_files: list[str]
 ) -> None:
     history = window.loop.history
     sessions = services.sessions.list(limit=200)
@@ -343,6 +358,7 @@ def test_the_history_lists_sessions_and_opens_a_transcript(
 
     history.table.selectRow(row)
     history.open_button.click()
+    settle(qtbot, window)
 
     assert opened_files == [str(services.paths.root / (sessions[0].transcript_path or ""))]
 
@@ -368,7 +384,7 @@ def test_a_session_recorded_elsewhere_is_listed_after_a_read_off_the_windows_thr
 
 
 def test_the_newest_session_is_shown_again_from_its_transcript_when_nothing_runs(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     newest = services.sessions.list(limit=1)[0]
     stream = window.loop.stream

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
-from ralph_desk.gui.panes.loop.wiring import LoopWiring, program_key
-from ralph_desk.project import ProjectConfig, read_config, update_config
+from ralph_desk.gui.panes.loop.wiring import LoopWiring, loop_settings, program_key
+from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
 from ralph_desk.project.config import bounds
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 
 WAIT_MS = 3000
 
@@ -161,11 +163,12 @@ def test_the_boxes_range_is_the_configs_own_bounds(qtbot: QtBot) -> None:
 
 
 def test_the_loop_pane_shows_max_turns_the_rate_limit_wait_and_the_program_from_config_json(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     update_config(services.paths, agent_bin="/opt/claude/bin/claude", max_turns=7, rate_limit_wait_s=42.5)
 
     wiring(window).refresh()
+    settle(qtbot, window)
 
     form = window.loop.settings
     assert form.agent_bin.text() == "/opt/claude/bin/claude"
@@ -174,7 +177,7 @@ def test_the_loop_pane_shows_max_turns_the_rate_limit_wait_and_the_program_from_
 
 
 def test_edits_in_the_loop_pane_are_saved_to_config_json_and_run_the_loop(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     form = window.loop.settings
     form.max_turns.setValue(12)
@@ -183,11 +186,12 @@ def test_edits_in_the_loop_pane_are_saved_to_config_json_and_run_the_loop(
     form.base_branch.setText("develop")
 
     form.save.click()
+    settle(qtbot, window)
 
     config = read_config(services.paths)
     assert (config.max_turns, config.rate_limit_wait_s) == (12, 3.5)
     assert (config.agent_bin, config.base_branch) == ("/opt/claude/bin/claude", "develop")
-    settings = wiring(window).settings()
+    settings = loop_settings(services.paths, window.loop.settings.changes())
     assert settings is not None
     assert (settings.max_turns, settings.rate_limit_wait_s, settings.agent_bin) == (
         12,
@@ -196,21 +200,24 @@ def test_edits_in_the_loop_pane_are_saved_to_config_json_and_run_the_loop(
     )
 
 
-def test_unsaved_edits_are_what_the_loop_would_run_with(window: MainWindow) -> None:
+def test_unsaved_edits_are_what_the_loop_would_run_with(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     window.loop.settings.max_turns.setValue(3)
 
-    settings = wiring(window).settings()
+    settings = loop_settings(services.paths, window.loop.settings.changes())
 
     assert settings is not None and settings.max_turns == 3
 
 
 def test_a_program_kept_on_this_computer_moves_into_config_json_once(
-    window: MainWindow, services: Services, settings: QSettings
+    qtbot: QtBot, window: MainWindow, services: Services, settings: QSettings
 ) -> None:
     key = program_key(str(services.paths.root))
     settings.setValue(key, "/opt/old/claude")
 
     wiring(window).refresh()
+    settle(qtbot, window)
 
     assert read_config(services.paths).agent_bin == "/opt/old/claude"
     assert window.loop.settings.agent_bin.text() == "/opt/old/claude"
@@ -218,27 +225,32 @@ def test_a_program_kept_on_this_computer_moves_into_config_json_once(
 
 
 def test_a_program_in_config_json_wins_over_one_kept_on_this_computer(
-    window: MainWindow, services: Services, settings: QSettings
+    qtbot: QtBot, window: MainWindow, services: Services, settings: QSettings
 ) -> None:
     update_config(services.paths, agent_bin="/opt/new/claude")
     settings.setValue(program_key(str(services.paths.root)), "/opt/old/claude")
 
     wiring(window).refresh()
+    settle(qtbot, window)
 
     assert read_config(services.paths).agent_bin == "/opt/new/claude"
     assert window.loop.settings.agent_bin.text() == "/opt/new/claude"
 
 
-def test_a_broken_config_json_is_named_and_left_as_it_was(window: MainWindow, services: Services) -> None:
+def test_a_broken_config_json_is_named_and_left_as_it_was(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
     services.paths.config_file.write_text('{"max_turns": 0}', encoding="utf-8")
     form = window.loop.settings
     form.max_turns.setValue(5)
 
-    saved = wiring(window).save_settings(form.changes())
+    wiring(window).save_settings(form.changes())
+    settle(qtbot, window)
 
-    assert not saved
+    assert "Could not save the loop settings" in window.message_bar.text
     assert services.paths.config_file.read_text(encoding="utf-8") == '{"max_turns": 0}'
-    assert wiring(window).settings() is None
+    with pytest.raises(ProjectError):
+        loop_settings(services.paths, window.loop.settings.changes())
 
 
 def test_browse_picks_the_agent_program_which_save_keeps_in_this_projects_config(
@@ -252,12 +264,15 @@ def test_browse_picks_the_agent_program_which_save_keeps_in_this_projects_config
     assert form.browse.isEnabled()
 
     form.browse.click()
+    settle(qtbot, window)
     dialog = form.program_dialog
     assert dialog is not None and dialog.isVisible()
     dialog.selectFile(str(program))
     dialog.accept()
+    settle(qtbot, window)
     assert form.agent_bin.text() == str(program)
     form.request_save()
+    settle(qtbot, window)
 
     assert read_config(services.paths).agent_bin == str(program)
     form.agent.setCurrentIndex(form.agent.findData("rehearsal"))

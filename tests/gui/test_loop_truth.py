@@ -16,6 +16,7 @@ from ralph_desk.gui.panes.loop.state import Backlog, LoopView, Phase
 from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 
 WAIT_MS = 3000
 
@@ -100,6 +101,7 @@ def test_double_clicking_a_past_session_shows_its_stream_in_the_window(
     assert row is not None
 
     history.show_at(history.model.index(row, 0))
+    settle(qtbot, window)
 
     assert window.loop.stream.title.text().startswith(f"Past session — #{oldest.task_id} ")
     assert window.loop.stream.model.lines

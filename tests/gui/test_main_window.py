@@ -31,6 +31,7 @@ def test_ctrl_and_a_number_switch_panes(qtbot: QtBot, window: MainWindow) -> Non
     qtbot.waitActive(window)
     for number, entry in enumerate(PANES, start=1):
         qtbot.keyClick(window, Qt.Key(Qt.Key.Key_0.value + number), Qt.KeyboardModifier.ControlModifier)
+        settle(qtbot, window)
         assert window.current_pane == entry.key
         assert window.sidebar.currentRow() == number - 1
 
@@ -126,6 +127,7 @@ def test_dashboard_tiles_lead_to_the_inbox_and_recent_sessions_to_their_task(
     window.show_pane("dashboard")
     settle(qtbot, window)
     qtbot.mouseClick(window.dashboard.suggestions, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     assert window.current_pane == "inbox"
     assert window.inbox.tabs.currentIndex() == SUGGESTIONS
 
@@ -192,20 +194,22 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
 
 def test_opening_another_project_starts_a_window_of_its_own(
-    window: MainWindow, project: Path, started: list[list[str]]
+    qtbot: QtBot, window: MainWindow, project: Path, started: list[list[str]]
 ) -> None:
     window.sig_open_project_requested.emit(str(project))
+    settle(qtbot, window)
 
     assert started and started[0][-2:] == ["open", str(project)]
     assert "new window" in window.message_bar.text
 
 
 def test_opening_a_broken_project_says_why_in_the_window(
-    window: MainWindow, project: Path, started: list[list[str]]
+    qtbot: QtBot, window: MainWindow, project: Path, started: list[list[str]]
 ) -> None:
     ProjectPaths.at(project).config_file.write_text("[]", encoding="utf-8")
 
     window.sig_open_project_requested.emit(str(project))
+    settle(qtbot, window)
 
     assert started == []
     assert window.message_bar.level == "error"
@@ -213,21 +217,27 @@ def test_opening_a_broken_project_says_why_in_the_window(
 
 
 def test_opening_another_project_runs_this_installations_ralph_desk(
-    window: MainWindow, project: Path, started: list[list[str]]
+    qtbot: QtBot, window: MainWindow, project: Path, started: list[list[str]]
 ) -> None:
     window.sig_open_project_requested.emit(str(project))
+    settle(qtbot, window)
 
     assert started == [[*ralph_command(), "open", str(project)]]
 
 
 def test_opening_a_plain_folder_offers_to_initialise_it_first(
-    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: list[list[str]]
+    qtbot: QtBot,
+    window: MainWindow,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    started: list[list[str]],
 ) -> None:
     monkeypatch.setattr(initialise, "ask_to_initialise", lambda *_args: True)
     folder = tmp_path / "harbour"
     folder.mkdir()
 
     window.sig_open_project_requested.emit(str(folder))
+    settle(qtbot, window)
 
     assert ProjectPaths.at(folder).db_file.is_file()
     assert started == [[*ralph_command(), "open", str(folder)]]

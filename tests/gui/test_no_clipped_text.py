@@ -31,7 +31,7 @@ from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestCha
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
 from ralph_desk.gui.panes.loop.running import RunningRow
 from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow
-from ralph_desk.gui.panes.loop.wiring import LoopWiring
+from ralph_desk.gui.panes.loop.wiring import LoopWiring, loop_settings
 from ralph_desk.gui.unsaved import UnsavedBox
 from ralph_desk.loop.start_summary import summarise_start
 from ralph_desk.services.container import Services
@@ -131,10 +131,7 @@ def _dry_run(window: MainWindow, _services: Services) -> QWidget | None:
 
 
 def _start_loop(window: MainWindow, services: Services) -> QWidget | None:
-    loop = window.findChild(LoopWiring)
-    assert loop is not None
-    settings = loop.settings()
-    assert settings is not None
+    settings = loop_settings(services.paths, window.loop.settings.changes())
     summary = summarise_start(services, settings, services.paths.root)
     return StartLoopDialog(summary, lambda _keep: None, window)
 
@@ -213,6 +210,17 @@ def _transcript(window: MainWindow, services: Services) -> QWidget | None:
     return loop.transcript_windows.get(services.paths.transcript(newest.session.transcript_path or ""))
 
 
+def _transcript_window(window: MainWindow) -> QWidget | None:
+    loop = window.findChild(LoopWiring)
+    assert loop is not None
+    return next(iter(loop.transcript_windows.values()), None)
+
+
+OPENED_BY_THE_WORKER: dict[type[QWidget], Callable[[MainWindow], QWidget | None]] = {
+    PreviewDialog: lambda window: window.loop.preview_dialog,
+    TranscriptWindow: _transcript_window,
+}
+
 OPENERS: dict[type[QWidget], Opener] = {
     TaskDialog: _task_dialog,
     ShortcutsDialog: _shortcuts,
@@ -263,6 +271,9 @@ def test_no_text_is_cut_off_in_the_dialogs(
     window.resize(size)
     settle(qtbot, window)
     dialog = OPENERS[kind](window, services)
+    if dialog is None and kind in OPENED_BY_THE_WORKER:  # opened once what it shows has been read
+        settle(qtbot, window)
+        dialog = OPENED_BY_THE_WORKER[kind](window)
     assert isinstance(dialog, kind)
     if not dialog.isVisible():
         dialog.open() if isinstance(dialog, QDialog) else dialog.show()

@@ -10,7 +10,6 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from ralph_desk.gui.actions import ActionRunner
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.worker import Worker
 
@@ -51,8 +50,7 @@ class Reads:
 
 @pytest.fixture
 def worker(qtbot: QtBot) -> Iterator[Worker]:
-    runner = ActionRunner()
-    worker = Worker(runner)
+    worker = Worker()
     yield worker
     worker.shutdown()
 
@@ -128,7 +126,7 @@ def test_a_read_that_cannot_start_leaves_the_next_ask_free_to_read(qtbot: QtBot,
 def test_a_failed_read_lets_the_next_ask_read_again(qtbot: QtBot, worker: Worker) -> None:
     reads = Reads(worker, spacing_ms=0)
     reads.fail = True
-    with qtbot.waitSignal(worker.runner.sig_failed, timeout=WAIT_MS):
+    with qtbot.waitSignal(worker.sig_failed, timeout=WAIT_MS):
         reads.pacer.request()
     qtbot.waitUntil(lambda: worker.idle, timeout=WAIT_MS)
     assert reads.shown == [] and not reads.pacer.waiting

@@ -17,6 +17,7 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.state import Phase
 from ralph_desk.gui.panes.loop.wiring import start_confirmed_key
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 
 __all__ = ["embedded", "loop_window", "qt_loop"]
@@ -48,6 +49,7 @@ def test_the_demos_rehearsal_brings_a_question_to_the_inbox_and_finishes_a_task_
     done_before = {task.id for task in services.tasks.list(status=TaskStatus.DONE.value)}
 
     pane.start.click()
+    settle(qtbot, loop_window)
 
     def finished() -> list[AgentSession]:
         return [s for s in services.sessions.list(limit=5) if s.outcome == SessionOutcome.DONE.value]
@@ -91,6 +93,7 @@ def test_start_first_says_what_will_run_and_enter_starts_it(
     runs_before = len(services.sessions.list_loop_runs(limit=100))
 
     pane.start.click()
+    settle(qtbot, loop_window)
 
     dialog = start_dialog(loop_window)
     shown = {name: value.text() for name, value in dialog.values.items()}
@@ -112,6 +115,7 @@ def test_start_first_says_what_will_run_and_enter_starts_it(
 
     wiring(loop_window).start_dialog = None
     pane.start.click()  # remembered: no second question
+    settle(qtbot, loop_window)
 
     assert wiring(loop_window).start_dialog is None and wiring(loop_window).running
     finish(qtbot, qt_loop, wiring(loop_window).shutdown(), timeout=REHEARSAL_MS)
@@ -130,6 +134,7 @@ def test_a_real_agent_shows_its_program_model_and_budget_and_cancel_starts_nothi
     form.budget.setValue(2.5)
 
     loop_window.loop.start.click()
+    settle(qtbot, loop_window)
 
     shown = {name: value.text() for name, value in start_dialog(loop_window).values.items()}
     assert shown["Agent"] == f"claude — {program}"
@@ -146,14 +151,17 @@ def test_stop_while_an_agent_works_offers_to_stop_after_the_session(
 ) -> None:
     pane = loop_window.loop
     pane.start.click()
+    settle(qtbot, loop_window)
     task = in_session(qtbot, loop_window)
 
     pane.stop.click()
+    settle(qtbot, loop_window)
 
     box = wiring(loop_window).stop_box
     assert box is not None and box.isVisible() and task in box.text()
     assert box.defaultButton() is box.after_button
     box.after_button.click()
+    settle(qtbot, loop_window)
     assert pane.phase is Phase.STOPPING
     qtbot.waitUntil(lambda: pane.phase is Phase.STOPPED, timeout=REHEARSAL_MS)
     (last,) = services.sessions.list(limit=1)
@@ -166,6 +174,7 @@ def test_quit_while_an_agent_works_asks_and_can_close_after_the_session(
     qtbot: QtBot, qt_loop: qasync.QEventLoop, loop_window: MainWindow, services: Services
 ) -> None:
     loop_window.loop.start.click()
+    settle(qtbot, loop_window)
     in_session(qtbot, loop_window)
 
     assert not loop_window.close()
@@ -175,6 +184,7 @@ def test_quit_while_an_agent_works_asks_and_can_close_after_the_session(
     assert box.after_button.text() == "Quit after this session"
     with qtbot.waitSignal(loop_window.sig_closed, timeout=REHEARSAL_MS):
         box.after_button.click()
+        settle(qtbot, loop_window)
     assert not wiring(loop_window).running
     (last,) = services.sessions.list(limit=1)
     assert last.outcome != SessionOutcome.STOPPED.value
@@ -185,6 +195,7 @@ def test_quit_now_while_an_agent_works_closes_at_once(
     qtbot: QtBot, qt_loop: qasync.QEventLoop, loop_window: MainWindow
 ) -> None:
     loop_window.loop.start.click()
+    settle(qtbot, loop_window)
     in_session(qtbot, loop_window)
     assert not loop_window.close()
     box = wiring(loop_window).stop_box
@@ -192,6 +203,7 @@ def test_quit_now_while_an_agent_works_closes_at_once(
 
     with qtbot.waitSignal(loop_window.sig_closed, timeout=WAIT):
         box.now_button.click()
+        settle(qtbot, loop_window)
 
     assert not loop_window.isVisible()
     finish(qtbot, qt_loop, wiring(loop_window).shutdown(), timeout=REHEARSAL_MS)

@@ -23,7 +23,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.vcs.initialise import make_repository
 from ralph_desk.vcs.worktrees import TaskWorktree
 from tests.gui import test_loop_pane as loop_pane
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 from tests.gui.test_loop_pane import choose_agent
 from tests.loop.conftest import Agent, StartApi, heading, verb
 from tests.support.fake_model_api import Hang, Text, ToolCalls
@@ -49,14 +49,17 @@ def test_the_gate_setting_is_saved_to_config_json_and_shown_again_by_a_new_windo
 
     form.review_gate.setChecked(False)
     form.save.click()
+    settle(qtbot, window)
 
     assert read_config(services.paths).review_gate is False and not form.dirty
     again = build_window(services, settings=settings, use_tray=False)
     qtbot.addWidget(again, before_close_func=lambda built: controller(built).feed.stop())
+    settle(qtbot, again)
     assert not again.loop.settings.review_gate.isChecked() and not again.loop.settings.dirty
 
     again.loop.settings.review_gate.setChecked(True)
     again.loop.settings.save.click()
+    settle(qtbot, again)
     assert read_config(services.paths).review_gate is True
 
 
@@ -116,6 +119,7 @@ def test_with_the_gate_off_a_tasks_done_merges_into_the_base_at_once(
     pane = gate_off_with_one_session(loop_window, agent, start_api, chosen.id, worktree)
 
     pane.start.click()  # saves the edited settings first
+    settle(qtbot, loop_window)
 
     assert read_config(services.paths).review_gate is False
     qtbot.waitUntil(lambda: services.tasks.get(chosen.id).status is TaskStatus.DONE, timeout=SESSION_MS)
@@ -150,6 +154,7 @@ def test_with_the_gate_off_a_merge_refused_for_uncommitted_changes_waits_in_the_
     pane = gate_off_with_one_session(loop_window, agent, start_api, chosen.id, worktree)
 
     pane.start.click()
+    settle(qtbot, loop_window)
 
     refused = "approved, not merged: the merge would overwrite uncommitted changes"
     qtbot.waitUntil(

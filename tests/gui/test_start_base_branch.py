@@ -10,6 +10,7 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.state import Phase
 from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.gui.test_loop_pane import embedded, loop_window, qt_loop, wiring
 from tests.support.git_repo import commit_all, git
 
@@ -29,6 +30,7 @@ def test_start_refuses_a_misspelt_base_branch_with_the_reason_and_runs_nothing(
     runs_before = services.sessions.list_loop_runs(limit=100)
 
     pane.start.click()  # Start was confirmed before ("don't ask again"): this would run at once
+    settle(qtbot, loop_window)
 
     assert loop_window.message_bar.level == "error"
     message = loop_window.message_bar.text

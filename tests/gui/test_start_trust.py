@@ -19,6 +19,7 @@ from ralph_desk.loop.trust_check import untrusted_servers
 from ralph_desk.project import read_config, trust
 from ralph_desk.project.config import command_fingerprint
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 from tests.gui.test_rehearsal_loop import start_dialog
 from tests.loop.test_trust import cloned_command, cloned_server
@@ -46,6 +47,7 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     runs_before = services.sessions.list_loop_runs(limit=100)
 
     pane.start.click()  # remembered, yet asked: the folder named a program never allowed here
+    settle(qtbot, loop_window)
 
     dialog = start_dialog(loop_window)
     assert dialog.warning is not None
@@ -62,7 +64,9 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     assert fingerprint is not None and not trust.is_trusted(services.paths.root, fingerprint)
 
     pane.start.click()
+    settle(qtbot, loop_window)
     start_dialog(loop_window).accept()
+    settle(qtbot, loop_window)
 
     assert trust.is_trusted(services.paths.root, fingerprint)
     qtbot.waitUntil(marker.exists, timeout=SESSION_MS)
@@ -73,6 +77,7 @@ def test_start_warns_about_a_cloned_command_and_runs_it_only_once_confirmed(
     cloned_command(services.paths, changed)  # as a `git pull` would change it
     wiring(loop_window).start_dialog = None
     pane.start.click()
+    settle(qtbot, loop_window)
 
     dialog = start_dialog(loop_window)
     assert dialog.warning is not None and str(changed) in dialog.warning.text()

@@ -17,7 +17,7 @@ from ralph_desk.gui.panes.tasks.detail import ACTIVITY, COMMENTS
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
-from tests.gui.conftest import add_tasks, controller
+from tests.gui.conftest import add_tasks, controller, settle
 from tests.support.demo_rows import task_id
 
 WAIT_MS = 3000
@@ -81,6 +81,7 @@ def test_search_text_filters_after_a_short_pause_and_no_match_offers_to_clear(
 ) -> None:
     pane = window.tasks
     qtbot.keyClicks(pane.filters.search, "keel")
+    settle(qtbot, window)
     qtbot.waitUntil(lambda: pane.proxy.filter.text == "keel", timeout=WAIT_MS)
     assert shown_ids(pane) and all(
         "keel" in pane.model.record(pane.model.row_of(i) or 0).title.lower() for i in shown_ids(pane)
@@ -89,6 +90,7 @@ def test_search_text_filters_after_a_short_pause_and_no_match_offers_to_clear(
     pane.filters.search.setText("no task is called this")
     qtbot.waitUntil(lambda: pane.table_stack.currentWidget() is pane.no_match, timeout=WAIT_MS)
     qtbot.mouseClick(pane.no_match.button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     assert pane.proxy.filter == TaskFilter()
     assert pane.table_stack.currentWidget() is pane.table
@@ -150,6 +152,7 @@ def test_show_transcript_shows_the_sessions_stream_in_the_windows_transcript_vie
     assert session.transcript_path is not None
 
     qtbot.mouseClick(detail.open_transcript, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     assert window.current_pane == "loop"
     assert window.loop.stream.title.text().startswith(f"Past session — #{offsets} ")
@@ -183,6 +186,7 @@ def test_editing_every_kind_of_field_and_saving_stores_them(
     assert fields.dirty and fields.save.isEnabled()
 
     qtbot.mouseClick(fields.save, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     task = services.tasks.get(chart)
     assert task.title == "Mark high and low water on the chart, with times"
@@ -209,6 +213,7 @@ def test_revert_throws_edits_away(qtbot: QtBot, window: MainWindow, services: Se
     fields.title.setText("Something else")
 
     qtbot.mouseClick(fields.revert, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     assert fields.title.text() == services.tasks.get(chart).title
     assert not fields.dirty
@@ -237,6 +242,7 @@ def test_a_refused_save_shows_why_in_the_message_bar(
     select(qtbot, window, chart)
 
     controller(window).tasks.save(chart, {"feature": "no-such-feature"})
+    settle(qtbot, window)
 
     assert window.message_bar.level == "error"
     assert "no-such-feature" in window.message_bar.text
@@ -252,6 +258,7 @@ def test_dependencies_are_added_and_removed_by_id(
     detail.dependency_id.setValue(predictions)
 
     qtbot.mouseClick(detail.add_dependency, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     qtbot.waitUntil(
         lambda: detail.dependencies.count() == len(services.tasks.get(chart).depends_on), timeout=WAIT_MS
@@ -264,6 +271,7 @@ def test_dependencies_are_added_and_removed_by_id(
     )
     detail.dependencies.setCurrentRow(row)
     qtbot.mouseClick(detail.remove_dependency, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     qtbot.waitUntil(lambda: predictions not in services.tasks.get(chart).depends_on, timeout=WAIT_MS)
 
 
@@ -276,6 +284,7 @@ def test_a_dependency_cycle_is_refused_with_a_message(
     window.tasks.detail.dependency_id.setValue(offsets)
 
     qtbot.mouseClick(window.tasks.detail.add_dependency, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
 
     assert window.message_bar.level == "error"
     assert offsets not in services.tasks.get(extremes).depends_on
@@ -288,7 +297,9 @@ def test_comments_are_added_edited_and_deleted(qtbot: QtBot, window: MainWindow,
     detail.tabs.setCurrentIndex(COMMENTS)
     comments = detail.comments
     qtbot.keyClicks(comments.new, "Use the chart's own font.")
+    settle(qtbot, window)
     qtbot.mouseClick(comments.add_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     qtbot.waitUntil(lambda: len(comments.cards.order) == 1, timeout=WAIT_MS)
     assert comments.new.toPlainText() == ""
     (comment,) = services.comments.list(chart)
@@ -297,14 +308,18 @@ def test_comments_are_added_edited_and_deleted(qtbot: QtBot, window: MainWindow,
     card = comments.cards.card(comment.id)
     assert card is not None
     qtbot.mouseClick(card.edit_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     card.editor.setPlainText("Use the chart's own font, at 11 px.")
     qtbot.mouseClick(card.save_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     qtbot.waitUntil(lambda: card.body.text() == "Use the chart's own font, at 11 px.", timeout=WAIT_MS)
     assert services.comments.list(chart)[0].body == "Use the chart's own font, at 11 px."
 
     qtbot.mouseClick(card.delete_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     assert card.confirm_button.isVisibleTo(card)
     qtbot.mouseClick(card.confirm_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     qtbot.waitUntil(lambda: comments.cards.order == [], timeout=WAIT_MS)
     assert services.comments.list(chart) == []
 
@@ -320,6 +335,7 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
     pane = window.tasks
     window.resize(1400, 500)
     select(qtbot, window, guide)
+    settle(qtbot, window)
     scroll = pane.table.verticalScrollBar()
     scroll.setValue(scroll.maximum())
     position = scroll.value()
@@ -333,7 +349,9 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
         timeout=WAIT_MS,
     )
     assert pane.selected_id() == guide
-    assert scroll.value() == position
+    # The detail, re-read after the change, may re-wrap a label and give the table a row more or less of
+    # height (Qt then clamps the bar by that row); what must not happen is a jump to the top.
+    assert abs(scroll.value() - position) <= 1 and position > 1
 
 
 def test_ten_thousand_tasks_load_filter_and_sort(qtbot: QtBot, project: Path, settings: QSettings) -> None:
@@ -351,6 +369,7 @@ def test_ten_thousand_tasks_load_filter_and_sort(qtbot: QtBot, project: Path, se
         pane.filters.choose(pane.filters.status, "pending")
         pane.table.sortByColumn(PRIORITY, Qt.SortOrder.AscendingOrder)
         controller(window).tasks.refresh()
+        settle(qtbot, window, timeout=120_000)
 
         assert pane.model.rowCount() == services.project.progress()["total"] > SCALE
         assert pane.proxy.rowCount() == len([t for t in pane.model.items if t.status is TaskStatus.PENDING])

@@ -14,7 +14,7 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError
 from ralph_desk.vcs.initialise import make_repository
-from tests.gui.conftest import controller
+from tests.gui.conftest import controller, settle
 from tests.support.demo_rows import task_id
 from tests.support.git_repo import git
 
@@ -28,12 +28,15 @@ def test_new_task_creates_a_draft_or_pending_task_and_selects_it(
     pane = window.tasks
 
     qtbot.mouseClick(pane.new_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     dialog = controller(window).tasks.task_dialog
     assert dialog is not None and dialog.isVisible()
     assert not dialog.create_button.isEnabled()  # a task needs a title
     qtbot.keyClicks(dialog.title, "Show the moon phase beside the tide curve")
+    settle(qtbot, window)
     dialog.status.setCurrentIndex(dialog.status.findData(TaskStatus.DRAFT.value))
     qtbot.keyClick(dialog.title, Qt.Key.Key_Return)  # Enter creates
+    settle(qtbot, window)
 
     created = services.tasks.list(search="moon phase")
     assert [task.title for task in created] == ["Show the moon phase beside the tide curve"]
@@ -42,7 +45,7 @@ def test_new_task_creates_a_draft_or_pending_task_and_selects_it(
 
 
 def test_delete_is_refused_with_the_reason_while_other_tasks_depend_on_it(
-    window: MainWindow, services: Services
+    qtbot: QtBot, window: MainWindow, services: Services
 ) -> None:
     needed = task_id(services, "Draw the seven-day tide curve")  # the keyboard task depends on it
     dependents = services.tasks.dependents(needed)
@@ -51,6 +54,7 @@ def test_delete_is_refused_with_the_reason_while_other_tasks_depend_on_it(
     window.tasks.select_task(needed)
 
     window.tasks.delete_button.click()
+    settle(qtbot, window)
 
     assert controller(window).tasks.confirm_box is None
     assert window.message_bar.level == "error"
@@ -68,9 +72,11 @@ def test_delete_asks_first_then_removes_the_task(
     window.tasks.select_task(doomed)
 
     window.tasks.delete_button.click()
+    settle(qtbot, window)
     box = controller(window).tasks.confirm_box
     assert box is not None and box.isVisible()
     box.confirm_button.click()
+    settle(qtbot, window)
 
     with pytest.raises(NotFoundError):
         services.tasks.get(doomed)
@@ -87,9 +93,11 @@ def test_deleting_a_task_removes_its_worktree_and_says_its_branch_with_unmerged_
     window.tasks.select_task(doomed)
 
     window.tasks.delete_button.click()
+    settle(qtbot, window)
     box = controller(window).tasks.confirm_box
     assert box is not None and "its worktree" in box.text()
     box.confirm_button.click()
+    settle(qtbot, window)
 
     qtbot.waitUntil(lambda: "kept the branch" in window.message_bar.text, timeout=WAIT_MS)
     assert f"kept the branch {worktree.branch}: it holds work not on main" in window.message_bar.text

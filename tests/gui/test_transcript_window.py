@@ -19,6 +19,7 @@ from ralph_desk.gui.panes.loop.transcript_window import BATCH, ENDED, FOLLOWING,
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.replay import CHUNK_BYTES, TranscriptTail
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.gui.test_loop_pane import embedded, finish, loop_window, qt_loop, wiring
 from tests.gui.test_rehearsal_loop import REHEARSAL_MS, in_session
 
@@ -51,6 +52,7 @@ def test_a_running_sessions_transcript_shows_lines_as_they_are_written_until_the
     qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-live") is not None, timeout=WAIT_MS)
 
     assert wiring(window).show_transcript(str(log))
+    settle(qtbot, window)
 
     shown = only_window(window)
     qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)
@@ -80,9 +82,11 @@ def test_showing_the_same_transcript_again_raises_its_window(
     services.sessions.start_session("s-again", 7, "task_execution", "claude", transcript_path=str(log))
     qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-again") is not None, timeout=WAIT_MS)
     assert wiring(window).show_transcript(str(log))
+    settle(qtbot, window)
     first = only_window(window)
 
     assert wiring(window).show_transcript(str(log))
+    settle(qtbot, window)
 
     assert only_window(window) is first
     first.close()
@@ -99,6 +103,7 @@ def test_show_transcript_while_the_loop_runs_opens_the_window_not_the_file(
 ) -> None:
     history = loop_window.loop.history
     loop_window.loop.start.click()
+    settle(qtbot, loop_window)
     in_session(qtbot, loop_window)
     running = next(s for s in services.sessions.list(limit=5) if s.outcome == SessionOutcome.RUNNING.value)
     assert running.transcript_path  # written from the session's start on
@@ -108,6 +113,7 @@ def test_show_transcript_while_the_loop_runs_opens_the_window_not_the_file(
     history.table.selectRow(row)
 
     history.show_button.click()
+    settle(qtbot, loop_window)
 
     shown = only_window(loop_window)
     assert shown.isVisible() and opened_files == []
@@ -126,6 +132,7 @@ def test_a_transcript_outside_the_logs_folder_is_refused(
     qtbot.waitUntil(lambda: window.loop.history.model.row_of("s-outside") is not None, timeout=WAIT_MS)
 
     assert wiring(window).show_transcript(str(outside))
+    settle(qtbot, window)
 
     assert wiring(window).transcript_windows == {}
     assert window.message_bar.isVisible() and "Could not show the transcript" in window.message_bar.text

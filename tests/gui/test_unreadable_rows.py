@@ -52,7 +52,7 @@ def test_the_window_lists_every_readable_task_and_feature_and_names_each_one_lef
     assert [model.record(row).name for row in range(model.rowCount())] == [item.name for item in features]
     controller(window).tasks.refresh()  # read again, as at every change: said once, not at every read
     settle(qtbot, window)
-    failures = controller(window).runner.failures
+    failures = controller(window).worker.failures
     for kind, error in (("tasks", bad_task), ("features", bad_feature)):
         said = f"Could not read the {kind} in full: {error}"
         assert sum(text.startswith(said) for text in failures) == 1, failures

@@ -14,6 +14,7 @@ from ralph_desk.gui.unsaved import UnsavedBox
 from ralph_desk.gui.widgets.sidebar import UNSAVED_MARK
 from ralph_desk.project import read_config
 from ralph_desk.services.container import Services
+from tests.gui.conftest import settle
 from tests.gui.test_disciplines import cell, checked, click, open_discipline
 from tests.gui.test_tasks import CHART, select, task_id
 
@@ -51,6 +52,7 @@ def test_another_task_with_an_unsaved_description_asks_and_cancel_keeps_the_text
     assert box.defaultButton() is box.save_button
     assert window.tasks.selected_id() == chart
     box.cancel_button.click()
+    settle(qtbot, window)
     assert window.tasks.selected_id() == chart
     assert fields.description.toPlainText() == "A description I typed" and fields.dirty
 
@@ -66,6 +68,7 @@ def test_discard_moves_on_and_save_stores_before_moving_on(
 
     window.tasks.select_task(others[0])
     asked(window.tasks.guard.box).discard_button.click()
+    settle(qtbot, window)
 
     qtbot.waitUntil(
         lambda: (d := window.tasks.detail.data) is not None and d.task.id == others[0], timeout=WAIT_MS
@@ -76,6 +79,7 @@ def test_discard_moves_on_and_save_stores_before_moving_on(
 
     window.tasks.select_task(others[1])
     asked(window.tasks.guard.box).save_button.click()
+    settle(qtbot, window)
 
     qtbot.waitUntil(
         lambda: (d := window.tasks.detail.data) is not None and d.task.id == others[1], timeout=WAIT_MS
@@ -97,6 +101,7 @@ def test_an_unticked_tool_survives_switching_discipline_when_saved(
     assert "backend" in box.text()
     assert pane.selected_name() == "backend"
     box.save_button.click()
+    settle(qtbot, window)
     qtbot.waitUntil(
         lambda: (shown := pane.detail.discipline) is not None and shown.name == "frontend", timeout=WAIT_MS
     )
@@ -116,10 +121,12 @@ def test_another_pane_with_unsaved_feature_fields_asks_and_cancel_stays(
     box = asked(window.unsaved_box)
     assert window.current_pane == "features" and window.sidebar.currentRow() == row_of("features")
     box.cancel_button.click()
+    settle(qtbot, window)
     assert window.current_pane == "features" and fields.description.toPlainText() == "Half a thought"
 
     window.sidebar.setCurrentRow(row_of("inbox"))
     asked(window.unsaved_box).discard_button.click()
+    settle(qtbot, window)
 
     assert window.current_pane == "inbox" and window.sidebar.currentRow() == row_of("inbox")
     assert not fields.dirty and not window.sidebar.unsaved("features")
@@ -136,6 +143,7 @@ def test_a_click_on_another_pane_keeps_the_sidebar_on_the_pane_with_unsaved_edit
     inbox_row = sidebar.visualItemRect(sidebar.item(row_of("inbox")))
 
     qtbot.mouseClick(sidebar.viewport(), Qt.MouseButton.LeftButton, pos=inbox_row.center())
+    settle(qtbot, window)
 
     asked(window.unsaved_box)
     qtbot.waitUntil(lambda: sidebar.selectedItems() == [sidebar.item(row_of("features"))], timeout=WAIT_MS)
@@ -154,6 +162,7 @@ def test_closing_with_unsaved_loop_settings_asks_and_save_writes_them_then_close
     assert window.isVisible() and window.current_pane == "loop"
     with qtbot.waitSignal(window.sig_closed, timeout=WAIT_MS):
         box.save_button.click()
+        settle(qtbot, window)
     assert read_config(services.paths).max_turns == 7
 
 
@@ -164,6 +173,7 @@ def test_enter_on_the_question_saves(qtbot: QtBot, window: MainWindow, services:
     window.sidebar.setCurrentRow(row_of("inbox"))
 
     QTest.keyClick(asked(window.unsaved_box), Qt.Key.Key_Return)
+    settle(qtbot, window)
 
     assert services.tasks.get(chart).title == "A sharper title"
     assert window.current_pane == "inbox"

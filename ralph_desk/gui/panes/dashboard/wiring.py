@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ralph_desk.domain.records import AgentSession, Change
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.domain.totals import ProjectTotals
+from ralph_desk.gui.backend import Services
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.pacer import ReadPacer
@@ -18,7 +19,6 @@ from ralph_desk.gui.panes.dashboard.pane import (
     RecentSession,
 )
 from ralph_desk.gui.worker import Worker
-from ralph_desk.services.container import Services
 
 READ_SPACING_MS = 1000
 """A person reads the figures, not each change: at most one read a second while a loop runs."""

@@ -9,11 +9,11 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import fmt, theme
+from ralph_desk.gui.backend import FailedTask
 from ralph_desk.gui.widgets.card_list import Card, CardList
 from ralph_desk.gui.widgets.common import SendingTextEdit, button, label, link
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill
-from ralph_desk.services.inbox import FailedTask
 
 
 class FailedCard(Card):

@@ -13,6 +13,7 @@ from ralph_desk.domain.enums import FlagResolution, Priority, Severity, TaskStat
 from ralph_desk.domain.listing import errors_of
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
+from ralph_desk.gui.backend import FailedTask, Question, Services, TriageResult, title_from
 from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.signals import FlagItem
@@ -27,8 +28,6 @@ from ralph_desk.gui.panes.inbox.suggestions import SuggestionItem
 from ralph_desk.gui.undo import PendingActions
 from ralph_desk.gui.widgets.card_list import CardList
 from ralph_desk.gui.worker import Worker
-from ralph_desk.services.container import Services
-from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 
 TOPICS = frozenset({"inbox", "signals", "tasks", "features"})
 
@@ -90,7 +89,6 @@ class InboxWiring:
         self.pane = pane
         self.services = services
         self.worker = worker
-        self.runner = worker.runner
         self.directory = directory
         self.notifier = notifier
         self.on_counts = on_counts
@@ -239,7 +237,7 @@ class InboxWiring:
 
     def _show(self, read: _InboxRead) -> None:
         lists = (read.questions, read.suggestions, read.flags, read.failed, read.answered)
-        self.runner.left_out("read the inbox", [error for items in lists for error in errors_of(items)])
+        self.worker.left_out("read the inbox", [error for items in lists for error in errors_of(items)])
         if read.features != self._features:
             self._features = read.features
             self.pane.flags.set_features(read.features)
@@ -300,7 +298,7 @@ class InboxWiring:
     def _succeeded(self, text: str) -> None:
         """Confirm a decision in the message bar, unless the undo notice already said it."""
         if self.pending is None:
-            self.runner.sig_succeeded.emit(text)
+            self.worker.succeed(text)
 
     def answer(self, ask_id: int, text: str) -> None:
         """Answer a question; its task goes back to pending once no blocking question is left."""
@@ -397,7 +395,7 @@ class InboxWiring:
         self.worker.submit(
             "acknowledge the suggestion",
             lambda: self.services.inbox.acknowledge_suggestion(signal_id),
-            lambda _: self.runner.sig_succeeded.emit("Suggestion acknowledged."),
+            lambda _: self.worker.succeed("Suggestion acknowledged."),
             keep=True,
         )
 
@@ -421,7 +419,7 @@ class InboxWiring:
         self.worker.submit(
             f"retry task #{task_id}",
             lambda: self.services.inbox.retry(task_id, note),
-            lambda task: self.runner.sig_succeeded.emit(f"Task #{task.id} is pending again: {task.title}"),
+            lambda task: self.worker.succeed(f"Task #{task.id} is pending again: {task.title}"),
             keep=True,
         )
 
@@ -430,7 +428,7 @@ class InboxWiring:
         self.worker.submit(
             f"skip task #{task_id}",
             lambda: self.services.inbox.skip(task_id),
-            lambda task: self.runner.sig_succeeded.emit(f"Skipped task #{task.id}: {task.title}"),
+            lambda task: self.worker.succeed(f"Skipped task #{task.id}: {task.title}"),
             keep=True,
         )
 
@@ -438,7 +436,7 @@ class InboxWiring:
         """Open the task dialog filled from the flag; Create makes the task and converts the flag."""
         item = next((item for item in self.pane.flags.model.items if item.flag.id == flag_id), None)
         if item is None:
-            self.runner.fail(f"Flag #{flag_id} is not shown (any more).")
+            self.worker.fail(f"Flag #{flag_id} is not shown (any more).")
             return
         flag = item.flag
         task = self.directory.get(flag.task_id)

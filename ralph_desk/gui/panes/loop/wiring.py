@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -16,8 +16,8 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState
-from ralph_desk.domain.records import AgentSession, Change
-from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.domain.records import AgentSession, Change, TaskSummary
+from ralph_desk.gui.backend import NoBaseBranchError, Services
 from ralph_desk.gui.dialogs.start_loop import StartLoopDialog
 from ralph_desk.gui.dialogs.stop_loop import StopChoice, StopLoopBox, ask_when_to_stop
 from ralph_desk.gui.directory import TaskDirectory
@@ -36,11 +36,9 @@ from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
 from ralph_desk.loop.replay import TranscriptTail, replay
 from ralph_desk.loop.runner import LoopRunner
-from ralph_desk.loop.start_summary import summarise_start
+from ralph_desk.loop.start_summary import StartSummary, summarise_start
 from ralph_desk.loop.trust_check import Untrusted, untrusted_start
-from ralph_desk.project import ProjectConfig, ProjectError, read_config, update_config
-from ralph_desk.services.container import Services
-from ralph_desk.services.workspaces import NoBaseBranchError
+from ralph_desk.project import ProjectConfig, ProjectError, ProjectPaths, read_config, update_config
 
 log = logging.getLogger("ralph_desk.gui.loop")
 
@@ -108,7 +106,6 @@ class LoopWiring(QObject):
         self.pane = pane
         self.services = services
         self.worker = worker
-        self.actions: ActionRunner = worker.runner
         self.directory = directory
         self.issuer = issuer
         self.store = store
@@ -124,6 +121,7 @@ class LoopWiring(QObject):
         self._close_window: Callable[[], None] | None = None  # set when the window closes after the session
         self._may_close = False
         self._after_session = False  # the person chose to stop once the current session ends
+        self._backlog_due = False
         self.history_reads = ReadPacer(worker, self._start_history_read, HISTORY_SPACING_MS)
         pane.sig_start_requested.connect(self.start)
         pane.sig_pause_requested.connect(self.pause)
@@ -151,28 +149,37 @@ class LoopWiring(QObject):
     def refresh(self) -> None:
         """Read the settings (unless being edited) and the session history."""
         if not self.pane.settings.dirty:
-            form = self.actions.read("read the loop settings", self._read_form, None)
-            if form is not None:
-                self.pane.settings.load(form)
+            paths, key = self.services.paths, program_key(str(self.services.paths.root))
+            program = str(self.store.value(key, "") or "").strip()
+            self.worker.submit(
+                "read the loop settings",
+                lambda: _read_form(paths, program),
+                lambda form: self._show_form(form, key, program),
+            )
         self.refresh_history()
         self._show(self.view)
+
+    def _show_form(self, form: ProjectConfig, key: str, program: str) -> None:
+        if program:
+            self.store.remove(key)
+        if not self.pane.settings.dirty:
+            self.pane.settings.load(form)
 
     def refresh_history(self) -> None:
         """Read the latest sessions on the worker (one read at a time, spaced out)."""
         self.history_reads.request()
 
     def _start_history_read(self) -> None:
-        sessions = self.services.sessions  # the worker's thread must not touch this QObject
+        services, known = self.services, self.directory.by_id  # the worker's thread must not touch self
         self.worker.submit(
             "read the session history",
-            lambda: sessions.list(limit=HISTORY_LIMIT),
+            lambda: _history(services, known),
             self.history_reads.then(self._show_history),
             self.history_reads.finished,
         )
 
-    def _show_history(self, sessions: list[AgentSession]) -> None:
+    def _show_history(self, rows: list[HistoryRow]) -> None:
         """Show the sessions read; while none is live, the newest one's stream is shown again."""
-        rows = [HistoryRow(session, self._title(session.task_id)) for session in sessions]
         self.pane.history.show_rows(rows)
         if not self.running and not self.pane.stream.model.lines:
             last = next((row for row in rows if row.session.transcript_path), None)
@@ -181,19 +188,17 @@ class LoopWiring(QObject):
 
     def show_past_session(self, row: HistoryRow) -> None:
         """Show a finished session's stream again, read from its transcript."""
-        session = row.session
-        paths = self.services.paths
-        try:
-            path = paths.transcript(session.transcript_path or "")
-        except ProjectError:
-            return  # not a transcript of this project: nothing to show again
-        if not path.is_file():
-            return
-        events: list[LiveEvent] = self.actions.read(
+        session, paths = row.session, self.services.paths
+        self.worker.submit(
             f"read the transcript of session {session.id}",
-            lambda: replay(paths.root, path, session.agent),
-            [],
+            lambda: _past_events(paths, session),
+            lambda events: self._show_past(row, events),
         )
+
+    def _show_past(self, row: HistoryRow, events: list[LiveEvent] | None) -> None:
+        if events is None:
+            return  # not a transcript of this project, or gone: nothing to show again
+        session = row.session
         outcome = (session.outcome or "").replace("_", " ")
         title = f"Past session — {_session_title(row)} ({outcome})"
         figures = SessionFigures(title=title, session_id=session.id)
@@ -220,20 +225,22 @@ class LoopWiring(QObject):
 
     def open_transcript_window(self, row: HistoryRow) -> None:
         """Show a session's transcript in a window of its own (raised again when it is open already)."""
-        session = row.session
-        paths = self.services.paths
-        try:
-            path = paths.transcript(session.transcript_path or "")
-        except ProjectError as error:
-            self.actions.fail(f"Could not show the transcript: {error}")
-            return
+        paths, recorded = self.services.paths, row.session.transcript_path or ""
+        self.worker.submit(
+            "show the transcript",
+            lambda: _found_transcript(paths, recorded),
+            lambda found: self._open_window(row, *found),
+        )
+
+    def _open_window(self, row: HistoryRow, path: Path, there: bool) -> None:
+        session, paths = row.session, self.services.paths
         shown = self.transcript_windows.get(path)
         if shown is not None:
             shown.raise_()
             shown.activateWindow()
             return
-        if not path.is_file():
-            self.actions.fail(f"Could not show the transcript: {path} is not there (any more).")
+        if not there:
+            self.worker.fail(f"Could not show the transcript: {path} is not there (any more).")
             return
         live = session.ended_at is None
         window = TranscriptWindow(
@@ -257,77 +264,58 @@ class LoopWiring(QObject):
         topics = {change.topic for change in changes}
         if topics & HISTORY_TOPICS:
             self.refresh_history()
-        if "tasks" in topics:
-            self._show(self.view)  # what the loop waits on may have changed
+        if "tasks" in topics and not self._backlog_due:  # shown once the directory has the change
+            self._backlog_due = True
+            self.worker.when_idle(self._show_backlog)
         if topics & WAKE_TOPICS and self.runner is not None and self.view.phase is Phase.WAITING:
             self.runner.wake()
 
-    def _read_form(self) -> ProjectConfig:
-        """The saved settings; a program an older window kept in QSettings moves into config.json once."""
-        paths = self.services.paths
-        config = read_config(paths)
-        key = program_key(str(paths.root))
-        program = str(self.store.value(key, "") or "").strip()
-        if program and config.agent_bin is None:
-            config = update_config(paths, agent_bin=program)
-            log.info(
-                "moved the agent program %s from this computer's settings to %s", program, paths.config_file
-            )
-        if program:
-            self.store.remove(key)
-        return config
-
-    def _title(self, task_id: int | None) -> str:
-        if task_id is None:
-            return ""
-        title = self.directory.title(task_id)
-        if not title:
-            title = self.actions.read(
-                f"read task #{task_id}", lambda: self.services.tasks.get(task_id).title, ""
-            )
-        return title
-
     # --- settings -----------------------------------------------------------------------------
 
-    def save_settings(self, changes: dict[str, Any]) -> bool:
-        """Write the edited settings to config.json (the rest of the file kept); whether it worked."""
-        try:
-            config = update_config(self.services.paths, **changes)
-        except (ProjectError, OSError) as error:
-            self.actions.fail(f"Could not save the loop settings: {error}")
-            return False
-        self.pane.settings.load(config)
-        self.actions.sig_succeeded.emit("Loop settings saved in .ralph/config.json.")
-        return True
+    def save_settings(self, changes: dict[str, Any], then: Callable[[], None] | None = None) -> None:
+        """Write the edited settings to config.json (the rest of the file kept), then `then()`."""
+        paths = self.services.paths
+        self.worker.submit(
+            "save the loop settings",
+            lambda: update_config(paths, **changes),
+            lambda config: self._saved(config, then),
+            keep=True,
+            busy=True,
+        )
 
-    def settings(self) -> LoopSettings | None:
-        """The loop settings the form shows (saved, with any edits on top), as the runner takes them."""
-        try:
-            saved = read_config(self.services.paths)
-        except ProjectError as error:
-            self.actions.fail(f"Could not read the loop settings: {error}")
-            return None
-        return LoopSettings.of(saved.changed(**self.pane.settings.changes()))
+    def _saved(self, config: ProjectConfig, then: Callable[[], None] | None) -> None:
+        self.pane.settings.load(config)
+        self.worker.succeed("Loop settings saved in .ralph/config.json.")
+        if then is not None:
+            then()
 
     # --- running ------------------------------------------------------------------------------
 
     def start(self) -> None:
         """Save the settings, check the agent, and run the loop as a task of the event loop."""
         if self.running:
-            self.actions.fail("The loop is already running in this window.")
+            self.worker.fail("The loop is already running in this window.")
             return
-        if self.pane.settings.dirty and not self.save_settings(self.pane.settings.changes()):
+        if self.pane.settings.dirty:
+            self.save_settings(self.pane.settings.changes(), then=self._prepare_start)
             return
-        settings = self.settings()
-        if settings is None or not self.actions.run("start the loop", self._base_ready):
+        self._prepare_start()
+
+    def _prepare_start(self) -> None:
+        """Read the settings and check the base branch, the agent and what is trusted, on the worker."""
+        services, changes = self.services, self.pane.settings.changes()
+        asked = not self.store.value(start_confirmed_key(str(services.paths.root)), False, bool)
+        self.worker.submit(
+            "start the loop", lambda: prepare_start(services, changes, asked), self._start_prepared, busy=True
+        )
+
+    def _start_prepared(self, plan: StartPlan) -> None:
+        if plan.refusal:
+            self.worker.fail(plan.refusal)
             return
-        try:
-            adapter_for(settings).check_available(settings)
-        except AgentUnavailableError as error:
-            self.actions.fail(f"Could not start the loop: {error}")
-            return
+        assert plan.settings is not None
         if self.issuer is None:
-            self.actions.fail(
+            self.worker.fail(
                 "Could not start the loop: the embedded MCP server is not running, so agents could not "
                 "reach ralph's tools. Restart the window; the status bar says why the server did not start."
             )
@@ -335,44 +323,36 @@ class LoopWiring(QObject):
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            self.actions.fail("Could not start the loop: no event loop runs this window.")
-            return
-        paths = self.services.paths
-        try:
-            found = untrusted_start(paths, read_config(paths), settings, self.services.disciplines.list())
-        except ProjectError as error:
-            self.actions.fail(f"Could not start the loop: {error}")
+            self.worker.fail("Could not start the loop: no event loop runs this window.")
             return
         # "Don't ask again" never covers a program the folder named and this computer has not allowed.
-        if found is None and self.store.value(start_confirmed_key(str(paths.root)), False, bool):
-            self._launch(settings)
+        if plan.summary is None:
+            self._launch(plan.settings)
             return
-        summary = self.actions.run(
-            "describe the loop run", lambda: summarise_start(self.services, settings, paths.root)
+        settings, found = plan.settings, plan.untrusted
+        dialog = StartLoopDialog(
+            plan.summary, lambda keep: self._confirmed(settings, keep, found), self.pane, untrusted=found
         )
-        if summary is not None:
-            dialog = StartLoopDialog(
-                summary, lambda keep: self._confirmed(settings, keep, found), self.pane, untrusted=found
-            )
-            self.start_dialog = dialog
-            dialog.open()
-
-    def _base_ready(self) -> bool:
-        """True when tasks may run; `NoBaseBranchError` (shown) in a git project without its base branch."""
-        self.services.workspaces.require_base()
-        return True
+        self.start_dialog = dialog
+        dialog.open()
 
     def _confirmed(self, settings: LoopSettings, remember: bool, found: Untrusted | None = None) -> None:
         """The person agreed to start (maybe not to be asked again); the program shown to them is trusted."""
         root = self.services.paths.root
-        if found is not None:
-            try:
-                found.allow(root)
-            except ProjectError as error:
-                self.actions.fail(f"Could not start the loop: {error}")
-                return
+        if found is None:
+            self._allowed(settings, remember)
+            return
+        self.worker.submit(
+            "start the loop",
+            lambda: found.allow(root),
+            lambda _allowed: self._allowed(settings, remember),
+            keep=True,
+            busy=True,
+        )
+
+    def _allowed(self, settings: LoopSettings, remember: bool) -> None:
         if remember:
-            self.store.setValue(start_confirmed_key(str(root)), True)
+            self.store.setValue(start_confirmed_key(str(self.services.paths.root)), True)
         if not self.running:
             self._launch(settings)
 
@@ -395,9 +375,9 @@ class LoopWiring(QObject):
         try:
             await runner.run()
         except (LoopAlreadyRunningError, AgentUnavailableError, NoBaseBranchError) as error:
-            self.actions.fail(f"Could not start the loop: {error}")
+            self.worker.fail(f"Could not start the loop: {error}")
         except Exception as error:  # the top of the loop's task: show it, the runner logged the traceback
-            self.actions.fail(f"The loop stopped with an error: {type(error).__name__}: {error}")
+            self.worker.fail(f"The loop stopped with an error: {type(error).__name__}: {error}")
             self.sig_stopped_by_itself.emit(f"an error: {type(error).__name__}: {error}")
         finally:
             status = runner.status
@@ -486,21 +466,23 @@ class LoopWiring(QObject):
 
     def preview(self) -> None:
         """Show what the next session would get, without claiming or starting anything."""
-        settings = self.settings()
-        if settings is None:
-            return
-        root = self.services.paths.root
+        services, changes, known = self.services, self.pane.settings.changes(), self.directory.by_id
 
         def read() -> tuple[SessionPreview | None, str]:
-            shown = preview_next_session(self.services, settings, root)
-            title = self._title(shown.task_id) if shown is not None else ""
-            return shown, title
+            shown = preview_next_session(
+                services, loop_settings(services.paths, changes), services.paths.root
+            )
+            return shown, _title(services, known, shown.task_id) if shown is not None else ""
 
-        result = self.actions.run("preview the next session", read)
-        if result is not None:
-            self.pane.show_preview(*result)
+        self.worker.submit(
+            "preview the next session", read, lambda result: self.pane.show_preview(*result), busy=True
+        )
 
     # --- events -------------------------------------------------------------------------------
+
+    def _show_backlog(self) -> None:
+        self._backlog_due = False
+        self._show(self.view)
 
     def _on_event(self, event: LiveEvent) -> None:
         kind = event.kind
@@ -608,13 +590,101 @@ class LoopWiring(QObject):
         self.pane.show_view(self.view)
 
     def _open_transcript(self, recorded: str) -> None:
-        try:
-            path = self.services.paths.transcript(recorded)
-        except ProjectError as error:
-            self.actions.fail(f"Could not open the transcript: {error}")
-            return
-        if not path.is_file():
-            self.actions.fail(f"Could not open the transcript: {path} is not there (any more).")
+        paths = self.services.paths
+        self.worker.submit(
+            "open the transcript",
+            lambda: _found_transcript(paths, recorded),
+            lambda found: self._open_found(*found),
+        )
+
+    def _open_found(self, path: Path, there: bool) -> None:
+        if not there:
+            self.worker.fail(f"Could not open the transcript: {path} is not there (any more).")
             return
         if self.open_file is not None and not self.open_file(str(path)):
-            self.actions.fail(f"Could not open {path}: no application is set to open it.")
+            self.worker.fail(f"Could not open {path}: no application is set to open it.")
+
+
+# --- operations: these run on the worker, never on the GUI thread -----------------------------------
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """What a start needs from the project: the settings, and what to ask (or why it cannot start)."""
+
+    settings: LoopSettings | None = None
+    untrusted: Untrusted | None = None
+    summary: StartSummary | None = None
+    """The run to confirm (None: start without asking)."""
+    refusal: str = ""
+
+
+def loop_settings(paths: ProjectPaths, changes: dict[str, Any]) -> LoopSettings:
+    """The loop settings saved in config.json with the form's `changes` on top, as the runner takes them."""
+    return LoopSettings.of(read_config(paths).changed(**changes))
+
+
+def prepare_start(services: Services, changes: dict[str, Any], asked: bool) -> StartPlan:
+    """Everything a start reads and checks (git's base branch, the agent, trust); `asked`: confirm first."""
+    paths = services.paths
+    try:
+        config = read_config(paths)
+    except ProjectError as error:
+        return StartPlan(refusal=f"Could not read the loop settings: {error}")
+    settings = LoopSettings.of(config.changed(**changes))
+    try:
+        services.workspaces.require_base()
+        adapter_for(settings).check_available(settings)
+        found = untrusted_start(paths, config, settings, services.disciplines.list())
+    except (ProjectError, AgentUnavailableError) as error:
+        return StartPlan(refusal=f"Could not start the loop: {error}")
+    if found is None and not asked:
+        return StartPlan(settings, found)
+    return StartPlan(settings, found, summarise_start(services, settings, paths.root))
+
+
+def _read_form(paths: ProjectPaths, program: str) -> ProjectConfig:
+    """The saved settings; a program an older window kept in QSettings moves into config.json once."""
+    config = read_config(paths)
+    if program and config.agent_bin is None:
+        config = update_config(paths, agent_bin=program)
+        log.info("moved the agent program %s from this computer's settings to %s", program, paths.config_file)
+    return config
+
+
+def _title(services: Services, known: dict[int, TaskSummary], task_id: int | None) -> str:
+    """A task's title, from the directory when it knows the task."""
+    if task_id is None:
+        return ""
+    summary = known.get(task_id)
+    return summary.title if summary is not None else services.tasks.get(task_id).title
+
+
+def _history(services: Services, known: dict[int, TaskSummary]) -> list[HistoryRow]:
+    """The latest sessions with their tasks' titles (a task that cannot be read has none)."""
+    rows = []
+    for session in services.sessions.list(limit=HISTORY_LIMIT):
+        try:
+            title = _title(services, known, session.task_id)
+        except Exception:  # one unreadable task must not hide the history
+            log.exception("could not read task #%s", session.task_id)
+            title = ""
+        rows.append(HistoryRow(session, title))
+    return rows
+
+
+def _found_transcript(paths: ProjectPaths, recorded: str) -> tuple[Path, bool]:
+    """A recorded transcript's path (refused outside logs/) and whether it is there."""
+    path = paths.transcript(recorded)
+    return path, path.is_file()
+
+
+def _past_events(paths: ProjectPaths, session: AgentSession) -> list[LiveEvent] | None:
+    """A finished session's events read from its transcript (None: no transcript of this project)."""
+    try:
+        path = paths.transcript(session.transcript_path or "")
+    except ProjectError:
+        return None
+    if not path.is_file():
+        return None
+    return replay(paths.root, path, session.agent)

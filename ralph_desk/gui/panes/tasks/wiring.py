@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
+from ralph_desk.domain.listing import errors_of
 from ralph_desk.domain.records import Change, Task, TaskSummary
-from ralph_desk.gui.actions import ActionRunner
+from ralph_desk.gui.backend import NotFoundError, Services, summary_of
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory, names_of
 from ralph_desk.gui.panes.tasks.detail import TaskDetailData
 from ralph_desk.gui.panes.tasks.pane import TasksPane
-from ralph_desk.services.container import Services
-from ralph_desk.services.errors import NotFoundError
-from ralph_desk.store.mapping import summary_of
+from ralph_desk.gui.worker import Worker
 
 log = logging.getLogger("ralph_desk.gui")
 
@@ -40,13 +40,13 @@ class TasksWiring:
         self,
         pane: TasksPane,
         services: Services,
-        runner: ActionRunner,
+        worker: Worker,
         directory: TaskDirectory,
         open_transcript: TranscriptOpener | None = None,
     ) -> None:
         self.pane = pane
         self.services = services
-        self.runner = runner
+        self.worker = worker
         self.directory = directory
         self.open_transcript = open_transcript
         self.read_seconds = 0.0
@@ -81,20 +81,32 @@ class TasksWiring:
         dialog.open()
 
     def _create(self, values: dict[str, Any]) -> None:
-        task = self.runner.run("create the task", lambda: self.services.tasks.create(**values))
-        if task is not None:
-            self._reread({task.id})
-            self.pane.select_task(task.id)
-            self.runner.sig_succeeded.emit(f"Created task #{task.id}: {task.title}")
+        tasks = self.services.tasks
+        self.worker.submit(
+            "create the task", lambda: tasks.create(**values), self._created, keep=True, busy=True
+        )
+
+    def _created(self, task: Task) -> None:
+        self._reread({task.id}, then=lambda: self._select_created(task))
+
+    def _select_created(self, task: Task) -> None:
+        self.pane.select_task(task.id)
+        self.worker.succeed(f"Created task #{task.id}: {task.title}")
 
     def ask_to_delete(self, task_id: int) -> None:
         """Delete a task once the person confirms; refused, with the reason, while others depend on it."""
-        dependents: list[int] = self.runner.read(
-            f"read what depends on task #{task_id}", lambda: self.services.tasks.dependents(task_id), []
+        tasks = self.services.tasks
+        self.worker.submit(
+            f"read what depends on task #{task_id}",
+            lambda: tasks.dependents(task_id),
+            lambda dependents: self._confirm_delete(task_id, dependents),
+            busy=True,
         )
+
+    def _confirm_delete(self, task_id: int, dependents: list[int]) -> None:
         if dependents:
             shown = ", ".join(f"#{i}" for i in dependents)
-            self.runner.fail(
+            self.worker.fail(
                 f"Task #{task_id} cannot be deleted: tasks {shown} depend on it. "
                 "Remove those dependencies (or delete those tasks) first."
             )
@@ -111,38 +123,54 @@ class TasksWiring:
 
     def _delete(self, task_id: int) -> None:
         title = self.directory.title(task_id)
+        retiring = self.services.retiring
+        self.worker.submit(
+            f"delete task #{task_id}",
+            lambda: retiring.delete_task(task_id),
+            lambda told: self._deleted(task_id, title, told),
+            keep=True,
+            busy=True,
+        )
 
-        told: list[str] = []
-
-        def delete() -> bool:
-            told.extend(filter(None, [self.services.retiring.delete_task(task_id)]))
-            return True
-
-        if not self.runner.run(f"delete task #{task_id}", delete):
-            return
+    def _deleted(self, task_id: int, title: str, told: str | None) -> None:
         self._reread({task_id})
-        self.runner.sig_succeeded.emit("; ".join([f"Deleted task #{task_id}: {title}", *told]))
+        self.worker.succeed("; ".join([f"Deleted task #{task_id}: {title}", *filter(None, [told])]))
 
     # --- reading ------------------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Read every task summary (one query) and the feature and discipline names."""
         self.refresh_choices()
+        tasks = self.services.tasks
+
+        def read() -> tuple[list[TaskSummary], float]:
+            started = time.perf_counter()
+            return tasks.list(), time.perf_counter() - started
+
+        self.worker.submit("read the tasks", read, lambda read: self._show_tasks(*read))
+
+    def _show_tasks(self, summaries: list[TaskSummary], read_seconds: float) -> None:
         started = time.perf_counter()
-        summaries: list[TaskSummary] = self.runner.read("read the tasks", self.services.tasks.list, [])
-        read = time.perf_counter()
         self.directory.replace(summaries)
         self.pane.show_tasks(summaries)
-        self.read_seconds = read - started
-        self.load_seconds = time.perf_counter() - started
+        self.read_seconds = read_seconds
+        self.load_seconds = read_seconds + time.perf_counter() - started
         log.info(
             "%d tasks: read in %.3f s, shown in %.3f s", len(summaries), self.read_seconds, self.load_seconds
         )
+        self.worker.left_out("read the tasks", errors_of(summaries))
         self.show_detail(self.pane.selected_id() or 0)
 
     def refresh_choices(self) -> None:
         """Read the names of features and disciplines for the filters and the editor."""
-        features, disciplines = names_of(self.services, self.runner)
+        services = self.services
+        self.worker.submit(
+            "read the features and disciplines",
+            lambda: names_of(services),
+            lambda names: self._set_choices(*names),
+        )
+
+    def _set_choices(self, features: list[str], disciplines: list[str]) -> None:
         self.directory.features, self.directory.disciplines = features, disciplines
         self.pane.set_choices(features, disciplines)
 
@@ -156,50 +184,41 @@ class TasksWiring:
             if len(touched) > MAX_SINGLE_READS or not touched:
                 self.refresh()
                 return
-            self._reread(touched)
-        if topics & DETAIL_TOPICS:
-            self.show_detail(self.pane.selected_id() or 0)
+            self._reread(touched, then=self._show_selected)  # a deleted task leaves the table first
+        elif topics & DETAIL_TOPICS:
+            self._show_selected()
 
-    def _reread(self, task_ids: set[int]) -> None:
-        changed: list[TaskSummary] = []
-        removed: list[int] = []
-        for task_id in sorted(task_ids):
-            try:
-                changed.append(summary_of(self.services.tasks.get(task_id)))
-            except NotFoundError:
-                removed.append(task_id)
-            except Exception:  # one unreadable task must not stop the others
-                log.exception("could not re-read task #%d", task_id)
+    def _show_selected(self) -> None:
+        self.show_detail(self.pane.selected_id() or 0)
+
+    def _reread(self, task_ids: set[int], then: Callable[[], None] | None = None) -> None:
+        services = self.services
+        self.worker.submit(
+            "re-read the changed tasks",
+            lambda: _read_summaries(services, task_ids),
+            lambda read: self._apply_reread(*read, then=then),
+        )
+
+    def _apply_reread(
+        self, changed: list[TaskSummary], removed: list[int], then: Callable[[], None] | None = None
+    ) -> None:
         self.directory.update(changed, removed)
         self.pane.update_tasks(changed, removed)
+        if then is not None:
+            then()
 
     def show_detail(self, task_id: int) -> None:
         """Show the task with this id in the detail view (0: none)."""
         if not task_id:
             self.pane.detail.show_task(None)
             return
-        data = self.runner.read(f"read task #{task_id}", lambda: self._detail(task_id), None)
-        self.pane.detail.show_task(data)
-
-    def _detail(self, task_id: int) -> TaskDetailData:
-        task = self.services.tasks.get(task_id)
-        dependents = self.services.tasks.dependents(task_id)
-        return TaskDetailData(
-            task=task,
-            dependencies=self._summaries(task.depends_on),
-            dependents=self._summaries(dependents),
-            signals=self.services.signals.for_task(task_id),
-            sessions=self.services.sessions.list(task_id=task_id, limit=200),
+        services, known = self.services, self.directory.by_id
+        self.worker.submit(
+            f"read task #{task_id}",
+            lambda: _detail(services, task_id, known),
+            self.pane.detail.show_task,
+            lambda: self.pane.detail.show_task(None),
         )
-
-    def _summaries(self, task_ids: Any) -> list[TaskSummary]:
-        found = []
-        for task_id in task_ids:
-            summary = self.directory.get(task_id)
-            if summary is None:
-                summary = summary_of(self.services.tasks.get(task_id))
-            found.append(summary)
-        return found
 
     # --- acting -------------------------------------------------------------------------------
 
@@ -207,61 +226,117 @@ class TasksWiring:
         """Save changed fields (and the status, when it changed) of a task."""
         fields = dict(changes)
         status = fields.pop("status", None)
+        tasks = self.services.tasks
 
         def apply() -> Task:
-            task = (
-                self.services.tasks.update(task_id, **fields) if fields else self.services.tasks.get(task_id)
-            )
+            task = tasks.update(task_id, **fields) if fields else tasks.get(task_id)
             if status is not None:
-                task = self.services.tasks.move(task_id, TaskStatus(status), Mover.PERSON)
+                task = tasks.move(task_id, TaskStatus(status), Mover.PERSON)
             return task
 
-        task = self.runner.run(f"save task #{task_id}", apply, done=f"Saved task #{task_id}.")
-        if task is not None:
-            self.pane.detail.fields.load(task, force=True)
+        self.worker.submit(
+            f"save task #{task_id}",
+            apply,
+            lambda task: self.pane.detail.fields.load(task, force=True),
+            done=f"Saved task #{task_id}.",
+            keep=True,
+            busy=True,
+        )
 
     def add_dependency(self, task_id: int, depends_on_id: int) -> None:
         """Make a task wait for another."""
-        self.runner.run(
+        tasks = self.services.tasks
+        self.worker.submit(
             f"make #{task_id} wait for #{depends_on_id}",
-            lambda: self.services.tasks.add_dependency(task_id, depends_on_id),
+            lambda: tasks.add_dependency(task_id, depends_on_id),
             done=f"Task #{task_id} now waits for #{depends_on_id}.",
+            keep=True,
+            busy=True,
         )
 
     def remove_dependency(self, task_id: int, depends_on_id: int) -> None:
         """Stop a task waiting for another."""
-        self.runner.run(
+        tasks = self.services.tasks
+        self.worker.submit(
             f"remove the dependency of #{task_id} on #{depends_on_id}",
-            lambda: self.services.tasks.remove_dependency(task_id, depends_on_id),
+            lambda: tasks.remove_dependency(task_id, depends_on_id),
             done=f"Task #{task_id} no longer waits for #{depends_on_id}.",
+            keep=True,
+            busy=True,
         )
 
     def add_comment(self, task_id: int, text: str) -> None:
         """Add a comment to a task."""
-        added = self.runner.run(
-            f"comment on task #{task_id}", lambda: self.services.comments.add(task_id, AUTHOR, text)
+        comments = self.services.comments
+        self.worker.submit(
+            f"comment on task #{task_id}",
+            lambda: comments.add(task_id, AUTHOR, text),
+            lambda _added: self.pane.detail.comments.clear_input(),
+            keep=True,
+            busy=True,
         )
-        if added is not None:
-            self.pane.detail.comments.clear_input()
 
     def edit_comment(self, task_id: int, comment_id: int, text: str) -> None:
         """Replace a comment's text."""
-        self.runner.run(
-            f"edit comment #{comment_id}", lambda: self.services.comments.update(task_id, comment_id, text)
+        comments = self.services.comments
+        self.worker.submit(
+            f"edit comment #{comment_id}",
+            lambda: comments.update(task_id, comment_id, text),
+            keep=True,
+            busy=True,
         )
 
     def delete_comment(self, task_id: int, comment_id: int) -> None:
         """Delete a comment."""
-        self.runner.run(
+        comments = self.services.comments
+        self.worker.submit(
             f"delete comment #{comment_id}",
-            lambda: self.services.comments.delete(task_id, comment_id),
+            lambda: comments.delete(task_id, comment_id),
             done="Comment deleted.",
+            keep=True,
+            busy=True,
         )
 
     def _open_transcript(self, relative: str) -> None:
         path = self.services.paths.root / relative
-        if not path.is_file():
-            self.runner.fail(f"Could not open the transcript: {path} is not there (any more).")
+        self.worker.submit(
+            "open the transcript", path.is_file, lambda there: self._open_found(relative, path, there)
+        )
+
+    def _open_found(self, relative: str, path: Path, there: bool) -> None:
+        if not there:
+            self.worker.fail(f"Could not open the transcript: {path} is not there (any more).")
             return
         if self.open_transcript is not None:
             self.open_transcript(relative)
+
+
+def _read_summaries(services: Services, task_ids: set[int]) -> tuple[list[TaskSummary], list[int]]:
+    """The summaries of these tasks, and the ids of those that are gone (on the worker)."""
+    changed: list[TaskSummary] = []
+    removed: list[int] = []
+    for task_id in sorted(task_ids):
+        try:
+            changed.append(summary_of(services.tasks.get(task_id)))
+        except NotFoundError:
+            removed.append(task_id)
+        except Exception:  # one unreadable task must not stop the others
+            log.exception("could not re-read task #%d", task_id)
+    return changed, removed
+
+
+def _detail(services: Services, task_id: int, known: dict[int, TaskSummary]) -> TaskDetailData:
+    """A task with what it waits for, what waits for it, its signals and sessions (on the worker)."""
+    task = services.tasks.get(task_id)
+    dependents = services.tasks.dependents(task_id)
+
+    def summaries(task_ids: Iterable[int]) -> list[TaskSummary]:
+        return [known.get(i) or summary_of(services.tasks.get(i)) for i in task_ids]
+
+    return TaskDetailData(
+        task=task,
+        dependencies=summaries(task.depends_on),
+        dependents=summaries(dependents),
+        signals=services.signals.for_task(task_id),
+        sessions=services.sessions.list(task_id=task_id, limit=200),
+    )

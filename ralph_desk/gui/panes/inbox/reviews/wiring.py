@@ -11,16 +11,19 @@ from ralph_desk.domain.enums import DiffSide, TaskStatus
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
+from ralph_desk.gui.backend import (
+    MERGE_TOPIC,  # an approval queued, merged or refused
+    MergeBusyError,
+    ReviewMovedError,
+    ReviewService,
+    Services,
+)
+from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
 from ralph_desk.gui.worker import Worker
-from ralph_desk.services.container import Services
-from ralph_desk.services.merge_queue import MergeBusyError
-from ralph_desk.services.reviews import ReviewMovedError, ReviewService
-from ralph_desk.store.merge_queue import TOPIC as MERGE_TOPIC  # an approval queued, merged or refused
-from ralph_desk.store.reviews import TOPIC as COMMENT_TOPIC
 
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
 
@@ -75,7 +78,6 @@ class ReviewsWiring:
         self.view = view
         self.services = services
         self.worker = worker
-        self.runner = worker.runner
         self.on_count = on_count
         self.reads = ReadPacer(worker, self._start_read, READ_SPACING_MS)
         self._force = False
@@ -161,7 +163,7 @@ class ReviewsWiring:
     def _show(self, read: tuple[Version, Listing[ReviewEntry]] | None) -> None:
         if read is not None:
             self.version, entries = read
-            self.worker.runner.left_out("read the reviews", entries.errors)
+            self.worker.left_out("read the reviews", entries.errors)
             self.view.show_items(entries)
             if self.on_count is not None:
                 self.on_count(len(entries))
@@ -261,20 +263,20 @@ class ReviewsWiring:
 
     def _made(self, branch: str) -> None:
         self.view.show_git(True)
-        self.runner.sig_succeeded.emit(
+        self.worker.succeed(
             f"The project is a git repository now, on branch {branch}: each task works on its own branch."
         )
 
     def _decided(self, result: ReviewResult | ReviewMovedError | int) -> None:
         if isinstance(result, ReviewMovedError):
             self.view.show_moved(result.task_id)
-            self.runner.fail(f"Task #{result.task_id} was not merged: the work changed since you opened it.")
+            self.worker.fail(f"Task #{result.task_id} was not merged: the work changed since you opened it.")
         elif isinstance(result, int):
-            self.runner.sig_succeeded.emit(MERGE_QUEUED.format(task_id=result))
+            self.worker.succeed(MERGE_QUEUED.format(task_id=result))
         elif result.conflicts:
-            self.runner.fail(f"Task #{result.task_id} was not merged: {result.message}")
+            self.worker.fail(f"Task #{result.task_id} was not merged: {result.message}")
         else:
-            self.runner.sig_succeeded.emit(f"Task #{result.task_id}: {result.message} ({result.status}).")
+            self.worker.succeed(f"Task #{result.task_id}: {result.message} ({result.status}).")
 
 
 def _approve_or_queue(
