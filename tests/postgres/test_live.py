@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.live import ChangeFeed
+from ralph_desk.gui.worker import Worker
 from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 
@@ -68,7 +69,8 @@ def test_a_write_by_another_process_on_postgresql_is_in_the_change_log_once_it_c
 def test_the_window_feed_on_postgresql_shows_another_process_write_within_a_bounded_wait(
     qtbot: QtBot, services: Services
 ) -> None:
-    feed = ChangeFeed(services.db, interval_ms=50)
+    worker = Worker()  # the feed reads the change log on the window's worker, off the GUI thread
+    feed = ChangeFeed(services.db, worker, interval_ms=50)
     feed.start()
     try:
         with qtbot.waitSignal(feed.sig_changes, timeout=FEED_WAIT_MS) as heard:
@@ -79,3 +81,4 @@ def test_the_window_feed_on_postgresql_shows_another_process_write_within_a_boun
         assert services.tasks.get(2).status.value == "skipped"
     finally:
         feed.stop()
+        worker.shutdown()
