@@ -36,6 +36,8 @@ DECIDE_REPEATS = 200
 
 
 def measure(root: Path, sessions: int, signals: int) -> dict[str, Any]:
+    from ralph_desk.domain.enums import TaskStatus
+    from ralph_desk.domain.lifecycle import Mover
     from ralph_desk.domain.postprocess import decide
     from ralph_desk.loop.apply import apply_decision
     from ralph_desk.project import ProjectPaths
@@ -46,7 +48,7 @@ def measure(root: Path, sessions: int, signals: int) -> dict[str, Any]:
         started = time.perf_counter()
         for number in range(sessions):
             task_id = number + 1
-            services.tasks.set_status(task_id, "in_progress")
+            services.tasks.move(task_id, TaskStatus.IN_PROGRESS, Mover.LOOP)
             for verb, params in session_signals(signals, number):
                 services.signals.record(task_id, f"bench-post-{number}", verb, **params)
         setup = time.perf_counter() - started

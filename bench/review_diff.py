@@ -32,6 +32,7 @@ TARGET_MS = 300.0
 def put_in_review(root: Path, lines: int, files: int) -> int:
     """Task 1 in review after one session that added `lines` lines over `files` files on its branch."""
     from ralph_desk.domain.enums import Recipe, TaskStatus, Verb
+    from ralph_desk.domain.lifecycle import Mover
     from ralph_desk.project import ProjectPaths
     from ralph_desk.services.container import Services
 
@@ -52,7 +53,7 @@ def put_in_review(root: Path, lines: int, files: int) -> int:
         commit = services.workspaces.commit_session(worktree, task.title, "bench-1", "done", "tides", True)
         services.sessions.finish_session("bench-1", head_after=commit.after, outcome="done")
         services.signals.record(task.id, "bench-1", Verb.DONE, summary="Added the harbour tide functions")
-        services.tasks.set_status(task.id, TaskStatus.IN_REVIEW.value)
+        services.tasks.move(task.id, TaskStatus.IN_REVIEW, Mover.IMPORT)
         return task.id
     finally:
         services.close()
