@@ -26,7 +26,7 @@ def move(
     current = store.status_of(unit, task_id)
     if current is None:
         raise NotFoundError("task", task_id)
-    _allow(Move(task_id, current, target, mover, _has_unmerged(task_id, target, mover, unmerged)))
+    check(Move(task_id, current, target, mover, _has_unmerged(task_id, target, mover, unmerged)))
     task = store.set_status(unit, task_id, target.value)
     assert task is not None
     return task
@@ -36,7 +36,7 @@ def settle(
     unit: UnitOfWork, task_id: int, current: TaskStatus, target: TaskStatus, count_stuck: bool
 ) -> Task:
     """The loop's move at the end of a session (one UPDATE), raising the stuck count if asked."""
-    _allow(Move(task_id, current, target, Mover.LOOP))
+    check(Move(task_id, current, target, Mover.LOOP))
     task = store.settle(unit, task_id, target.value, count_stuck)
     if task is None:
         raise NotFoundError("task", task_id)
@@ -49,11 +49,7 @@ def claim_next(unit: UnitOfWork, skip: Collection[int] = ()) -> Task | None:
 
 
 def check(move_asked: Move) -> None:
-    """Raise ConflictError when the lifecycle refuses the move (for a caller that checks before acting)."""
-    _allow(move_asked)
-
-
-def _allow(move_asked: Move) -> None:
+    """Raise ConflictError when the lifecycle refuses the move (a caller may check before acting)."""
     problem = refusal(move_asked)
     if problem is not None:
         raise ConflictError(problem)
