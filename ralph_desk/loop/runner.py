@@ -62,6 +62,7 @@ class LoopRunner:
     def stop(self) -> None:
         """End the current agents (not counted as stuck) and stop the loop."""
         self.state.stop_requested = True
+        self.state.checks_stop.request()
         self.state.wake.set()
         self.processes.terminate()
 

@@ -15,6 +15,7 @@ from ralph_desk.store.database import Database
 log = logging.getLogger("ralph_desk.services")
 
 if TYPE_CHECKING:  # each service is imported when first used: a process reading tasks needs no reviews
+    from ralph_desk.services.checks import CheckService
     from ralph_desk.services.comments import CommentService
     from ralph_desk.services.disciplines import DisciplineService
     from ralph_desk.services.features import FeatureService
@@ -132,6 +133,12 @@ class Services:
         from ralph_desk.services.reviews import ReviewService
 
         return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals)
+
+    @cached_property
+    def checks(self) -> CheckService:
+        from ralph_desk.services.checks import CheckService
+
+        return CheckService(self.db, self.paths)
 
     @cached_property
     def retiring(self) -> RetiringService:
