@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ralph_desk.domain.checks import Verdict
 from ralph_desk.project import ProjectPaths
 from ralph_desk.store.database import Database
 
@@ -68,11 +69,15 @@ class Services:
     def tasks(self) -> TaskService:
         from ralph_desk.services.tasks import TaskService
 
-        return TaskService(self.db, self._has_unmerged_work)
+        return TaskService(self.db, self._has_unmerged_work, self._checks_verdict)
 
     def _has_unmerged_work(self, task_id: int) -> bool:
         """Whether the task has a branch here (its work is not merged: a merge removes the branch)."""
         return self.workspaces.existing(task_id) is not None
+
+    def _checks_verdict(self, task_id: int) -> Verdict:
+        """What the task's latest check runs say of the project's configured checks."""
+        return self.checks.verdict(task_id, self.workspaces.config().checks)
 
     @cached_property
     def comments(self) -> CommentService:
@@ -132,7 +137,7 @@ class Services:
     def reviews(self) -> ReviewService:
         from ralph_desk.services.reviews import ReviewService
 
-        return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals)
+        return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals, self.checks)
 
     @cached_property
     def checks(self) -> CheckService:

@@ -124,9 +124,15 @@ def _shown(task_ids: Sequence[int]) -> str:
 class TaskService:
     """Create, read, change and delete tasks; keep their dependencies acyclic; hand the loop its next task."""
 
-    def __init__(self, db: Database, unmerged: lifecycle.UnmergedWork | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        unmerged: lifecycle.UnmergedWork | None = None,
+        checks: lifecycle.ChecksVerdict | None = None,
+    ) -> None:
         self.db = db
         self.unmerged = unmerged  # asked before a person or an agent declares a task done
+        self.checks = checks  # asked before an agent declares a task done
 
     def create(
         self,
@@ -306,7 +312,7 @@ class TaskService:
         task_id = _task_id(task_id)
         checked = check.choice("status", status, TaskStatus)
         with self.db.write() as unit:
-            return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged)
+            return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged, self.checks)
 
     def enrich(
         self,

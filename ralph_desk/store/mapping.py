@@ -203,6 +203,7 @@ def queued_merge(row: MergeQueueRow) -> QueuedMerge:
         approved_at=row.approved_at,
         refused=row.refused,
         commit=row.approved_commit,
+        checks_overridden=row.checks_overridden,
     )
 
 

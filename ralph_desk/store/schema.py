@@ -320,6 +320,8 @@ class MergeQueueRow(Base):
     refused: Mapped[str | None] = mapped_column(Text)
     # The object id the person approved: the merge takes exactly it, never the branch's tip of the moment.
     approved_commit: Mapped[str | None] = mapped_column(String(64))
+    # The required checks that failed when the person chose to merge anyway (None: no such choice).
+    checks_overridden: Mapped[str | None] = mapped_column(Text)
 
 
 class CheckRunRow(Base):

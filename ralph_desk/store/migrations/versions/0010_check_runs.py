@@ -19,7 +19,7 @@ PURPOSES = "'session', 'rerun', 'merge', 'project'"
 
 
 def upgrade() -> None:
-    """Add check_runs."""
+    """Add check_runs, and merge_queue.checks_overridden (the failing checks a person merged anyway)."""
     op.create_table(
         "check_runs",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -47,8 +47,12 @@ def upgrade() -> None:
     with op.batch_alter_table("check_runs", schema=None) as batch_op:
         batch_op.create_index("ix_check_runs_task", ["task_id", "id"], unique=False)
         batch_op.create_index("ix_check_runs_session", ["session_id"], unique=False)
+    with op.batch_alter_table("merge_queue", recreate="auto") as batch_op:
+        batch_op.add_column(sa.Column("checks_overridden", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
     """Drop the records of check runs (their log files stay in .ralph/logs/checks/)."""
+    with op.batch_alter_table("merge_queue", recreate="auto") as batch_op:
+        batch_op.drop_column("checks_overridden")
     op.drop_table("check_runs")
