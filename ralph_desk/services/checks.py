@@ -119,10 +119,12 @@ class CheckService:
             first.setdefault(task_id, passed)
         return FirstTimePasses(sum(first.values()), len(first))
 
-    def abandon_running(self) -> int:
-        """Close the runs a process that died mid-check left running (stopped); how many."""
+    def abandon(self, session_ids: Sequence[str]) -> int:
+        """Close the runs that sessions of a dead loop left running (stopped); how many."""
+        if not session_ids:
+            return 0
         with self.db.write() as unit:
-            left = store.running(unit)
+            left = store.running(unit, session_ids)
             for run in left:
                 store.finish(unit, run.id, Outcome(CheckStatus.STOPPED, None, 0.0, run.tail))
         return len(left)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import and_, case, func, select, update
@@ -95,9 +96,11 @@ def history(unit: UnitOfWork, task_id: int, limit: int) -> list[CheckRun]:
     return [mapping.check_run(row) for row in unit.session.scalars(statement)]
 
 
-def running(unit: UnitOfWork) -> list[CheckRun]:
-    """The runs not ended (a process that died mid-run leaves one: `abandon` closes it)."""
-    statement = select(CheckRunRow).where(CheckRunRow.status == CheckStatus.RUNNING.value)
+def running(unit: UnitOfWork, session_ids: Sequence[str]) -> list[CheckRun]:
+    """The runs of these sessions not ended (a process that died mid-run leaves them)."""
+    statement = select(CheckRunRow).where(
+        CheckRunRow.status == CheckStatus.RUNNING.value, CheckRunRow.session_id.in_(list(session_ids))
+    )
     return [mapping.check_run(row) for row in unit.session.scalars(statement.order_by(CheckRunRow.id))]
 
 
