@@ -95,3 +95,33 @@ def test_failing_checks_in_a_row_end_the_task_failed_with_the_reason(
     last = project.state_files.progress_tail(1)
     assert "done, but its checks failed: failed, stuck count 2" in last
     assert "checks failed after done (tests exit 3)" in last
+
+
+def test_a_new_worktree_gets_its_setup_run_once_and_only_ignored_files_copied(
+    project: Services, start_api: StartApi
+) -> None:
+    root = project.paths.root
+    (root / ".gitignore").write_text(".env\nsetup-ran.txt\n")
+    (root / ".env").write_text("TOKEN=local-secret\n")
+    setup = f"\"{sys.executable}\" -c \"open('setup-ran.txt', 'a').write('once\\n')\""
+    update_config(project.paths, setup=setup, worktree_files=[".env", "notes.txt"])
+    commit_all(root, "ignore rules")
+    # Untracked and not ignored: never copied in (a session would commit it).
+    (root / "notes.txt").write_text("untracked, not ignored\n")
+    task = project.tasks.create("core", "backend", "Use the token")
+    partial = session(verb("partial", summary="half", remaining="the rest"))
+    start_api(**{heading(task.id): partial + partial})
+    loop = settings(stand_in(), setup=setup, worktree_files=(".env", "notes.txt"), max_iterations=2)
+
+    run_loop(project, loop)
+
+    worktree = project.workspaces.existing(task.id)
+    assert worktree is not None
+    assert (worktree.path / "setup-ran.txt").read_text() == "once\n"  # two sessions, one setup
+    assert (worktree.path / ".env").read_text() == "TOKEN=local-secret\n"
+    assert not (worktree.path / "notes.txt").exists()
+    if sys.platform != "win32":
+        assert (worktree.path / ".env").stat().st_mode & 0o777 == 0o600
+    assert ".env" not in git(root, "show", "--stat", "--format=", worktree.ref)
+    (run,) = [run for run in project.checks.history(task.id) if run.name == "setup"]
+    assert run.status is CheckStatus.PASSED and not run.required
