@@ -94,3 +94,20 @@ def test_checks_run_again_that_pass_let_the_review_merge(desk: Services) -> None
     assert desk.reviews.approve(task.id, read_tip(desk, task.id)).status == TaskStatus.DONE.value
     passes = desk.checks.first_time_passes()
     assert (passes.passed, passes.checked) == (0, 1)
+
+
+def test_a_log_path_a_shared_database_points_outside_the_logs_is_never_read(desk: Services) -> None:
+    from sqlalchemy import update
+
+    from ralph_desk.project.contained import LinkRefusedError
+    from ralph_desk.store.schema import CheckRunRow
+
+    (run,) = desk.checks.run([GREEN], desk.paths.root, purpose=CheckPurpose.PROJECT)
+    assert "ok" in desk.checks.read_log(run, 1000)
+    for planted in ("/etc/passwd", str(desk.paths.logs_dir / ".." / ".." / "app.py")):
+        with desk.db.write() as unit:
+            unit.execute(update(CheckRunRow).where(CheckRunRow.id == run.id).values(log_path=planted))
+        hostile = desk.checks.get(run.id)
+        assert hostile is not None
+        with pytest.raises(LinkRefusedError, match="outside the project"):
+            desk.checks.read_log(hostile, 1000)
