@@ -8,11 +8,13 @@ runs off the GUI thread.
 from __future__ import annotations
 
 from ralph_desk.project import ProjectError
+from ralph_desk.services.checks import FirstTimePasses
+from ralph_desk.services.checks import require_trusted as require_trusted_checks
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 from ralph_desk.services.merge_queue import MergeBusyError
-from ralph_desk.services.reviews import ReviewMovedError, ReviewService
+from ralph_desk.services.reviews import ChecksFailingError, ReviewMovedError, ReviewService
 from ralph_desk.services.workspaces import NoBaseBranchError
 from ralph_desk.store.database import Database
 from ralph_desk.store.errors import StoreError
@@ -23,8 +25,10 @@ from ralph_desk.store.reviews import TOPIC as REVIEW_COMMENT_TOPIC
 __all__ = [
     "MERGE_TOPIC",
     "REVIEW_COMMENT_TOPIC",
+    "ChecksFailingError",
     "Database",
     "FailedTask",
+    "FirstTimePasses",
     "MergeBusyError",
     "NoBaseBranchError",
     "NotFoundError",
@@ -34,6 +38,7 @@ __all__ = [
     "Services",
     "TriageResult",
     "is_refusal",
+    "require_trusted_checks",
     "summary_of",
     "title_from",
 ]
