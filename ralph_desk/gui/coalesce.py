@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QThread, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 INTERVAL_MS = 100
 LIMIT_CHARS = 64_000
@@ -19,7 +19,11 @@ CUT_NOTE = "… (earlier output not shown here: the full log has it)\n"
 
 
 class TextFeed(QObject):
-    """Gathers text from any thread; `show` gets what came since, on the GUI thread, every `interval_ms`."""
+    """Gathers text from any thread; `show` gets what came since, on the GUI thread, every `interval_ms`.
+
+    Made on the GUI thread. Text added there starts the timer; text from another thread comes between
+    `hold` and `release`, which keep the timer running.
+    """
 
     def __init__(
         self,
@@ -36,6 +40,9 @@ class TextFeed(QObject):
         self._size = 0
         self._cut = False
         self._held = False
+        self._gui_thread = threading.get_ident()
+        self._ticking = False
+        """Whether the timer runs (kept here: a piece added costs no call into Qt)."""
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.flush)
@@ -48,12 +55,13 @@ class TextFeed(QObject):
             if self._size > 2 * self.limit:  # more than a view keeps: only the end is worth holding
                 kept = "".join(self._pieces)[-self.limit :]
                 self._pieces, self._size, self._cut = [kept], len(kept), True
-        if not self._held and QThread.currentThread() is self.thread() and not self._timer.isActive():
+        if not self._ticking and threading.get_ident() == self._gui_thread:
+            self._ticking = True
             self._timer.start()
 
     def hold(self) -> None:
         """On the GUI thread: text comes from another thread until `release` (flushing goes on meanwhile)."""
-        self._held = True
+        self._held = self._ticking = True
         self._timer.start()
 
     def release(self) -> None:
@@ -68,6 +76,7 @@ class TextFeed(QObject):
             self._pieces, self._size, self._cut = [], 0, False
         if not pieces:
             if not self._held:
+                self._ticking = False
                 self._timer.stop()
             return
         self._show((CUT_NOTE if cut else "") + "".join(pieces))
