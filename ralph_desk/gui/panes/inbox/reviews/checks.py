@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from ralph_desk.domain.checks import CheckRun, CheckStatus
 from ralph_desk.domain.enums import TaskStatus
@@ -15,7 +15,7 @@ from ralph_desk.gui import theme
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.output import OutputView
 
-OUTPUT_HEIGHT = 180
+OUTPUT_HEIGHT = 150
 OUTPUT_LINES = 2_000
 
 MARKS: dict[CheckStatus | None, str] = {
@@ -109,6 +109,8 @@ class ChecksStrip(QWidget):
         self.stop = button("Stop", "stop", "Stop the checks running")
         self.stop.hide()
         self.output_title = label(name="muted", selectable=True)
+        # A long command must not widen the tab: the title takes the width it is given.
+        self.output_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.output = OutputView(OUTPUT_LINES)
         self.output.setFixedHeight(OUTPUT_HEIGHT)
         self.output.setObjectName("checkOutput")
@@ -190,8 +192,10 @@ class ChecksStrip(QWidget):
         if task_id != self.task_id or run.name != self.shown_name:
             return
         self.output_title.setProperty("run", (run.id, run.status.value))
-        where = f" — the end of {run.log_path}" if run.log_path and log_end else " — its recorded tail"
-        self.output_title.setText(f"{run.name}: {WORDS[run.status]} · `{run.command}`{where}")
+        how = WORDS[run.status] + (f", exit code {run.exit_code}" if run.failing and run.exit_code else "")
+        where = "the end of its full output" if log_end else "the end of its output, as recorded"
+        self.output_title.setText(f"{run.name}: {how} · {where}")
+        self.output_title.setToolTip(f"{run.command}\n{run.log_path or ''}".strip())
         self.output.show_text(log_end or run.tail)
 
     # --- running again --------------------------------------------------------------------------
