@@ -279,6 +279,16 @@ def _views(window: MainWindow) -> Iterator[str]:
         yield f"tasks-{index}"
 
 
+def _merge_anyway(window: MainWindow) -> QWidget | None:
+    """The question Approve & merge asks when the task's required checks fail."""
+    reviews = window.inbox.reviews
+    current = reviews.current
+    if current is None:
+        return None
+    reviews.ask_merge_anyway(current.task_id, reviews.pin or "", "tests failed")
+    return reviews.dialog
+
+
 def _dialogs(window: MainWindow) -> Iterator[tuple[str, QWidget]]:
     """Open each dialog in turn; yield its name and the dialog (closed after)."""
     controller = window.controller
@@ -287,6 +297,7 @@ def _dialogs(window: MainWindow) -> Iterator[tuple[str, QWidget]]:
         ("new-task", lambda: (controller.tasks.new_task(), controller.tasks.task_dialog)[1]),
         ("shortcuts", lambda: (window.show_shortcuts(), window.shortcuts_dialog)[1]),
         ("connect", lambda: (controller.show_connect(), controller.connect_dialog)[1]),
+        ("merge-anyway", lambda: _merge_anyway(window)),
     ]
     for name, open_dialog in openers:
         dialog = open_dialog()
