@@ -16,6 +16,9 @@ from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.output import OutputView
 
 OUTPUT_HEIGHT = 150
+OUTPUT_MIN_HEIGHT = 64
+OUTPUT_SHARE = 0.2
+"""The most of the review's height a check's output takes (the diff is what the person reviews)."""
 OUTPUT_LINES = 2_000
 
 MARKS: dict[CheckStatus | None, str] = {
@@ -157,14 +160,26 @@ class ChecksStrip(QWidget):
             widget.setText(state.text())
             widget.setToolTip(state.tip())
             widget.setChecked(state.name == self.shown_name)
-            theme.style(widget, f"QToolButton {{ color: {_color(state.status)}; font-weight: bold; }}")
+            sheet = f"QToolButton {{ color: {_color(state.status)}; font-weight: bold; }}"
+            if widget.styleSheet() != sheet:  # a new sheet polishes the button again: only when it changed
+                theme.style(widget, sheet)
         failing = [state.name for state in states if state.required and state.run and state.run.failing]
         if not self.running:
             self.status.setText(f"required failing: {', '.join(failing)}" if failing else "")
         self._refresh_selected()
 
+    def fit_output(self, height: int) -> None:
+        """Size the output for a review this tall."""
+        self.output.setFixedHeight(max(OUTPUT_MIN_HEIGHT, min(OUTPUT_HEIGHT, int(height * OUTPUT_SHARE))))
+
     def _choose(self, index: int) -> None:
         state = self.states[index]
+        if state.name == self.shown_name and self.output.isVisible():  # clicked again: put it away
+            self.shown_name = None
+            self.buttons[index].setChecked(False)
+            self.output.hide()
+            self.output_title.hide()
+            return
         self.shown_name = state.name
         for number, widget in enumerate(self.buttons):
             widget.setChecked(number == index)

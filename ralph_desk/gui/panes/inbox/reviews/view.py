@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
 
 from ralph_desk.domain.diffs import FileDiff
@@ -159,6 +160,11 @@ class ReviewDetail(QWidget):
         layout.addWidget(self.checks)
         layout.addLayout(actions)
         layout.addWidget(self.diff, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A check's output takes a share of the height: on a small screen the diff keeps its room."""
+        self.checks.fit_output(event.size().height())
+        super().resizeEvent(event)
 
     def show_entry(self, entry: ReviewEntry) -> None:
         """Show a task's account, signals and sessions (the diff comes separately)."""
