@@ -48,18 +48,21 @@ HEARTBEAT_MS = 5
 LINE = "tests/test_tides.py::test_high_water[{n}] PASSED  [ {p:3d}%] the harbour model agrees to 0.01 m"
 
 
-def check_command(lines: int) -> str:
-    """A check printing `lines` lines, flushing each (a test runner's verbose output)."""
+def check_command(lines: int, seconds: float) -> str:
+    """A check printing `lines` lines, flushing each (a test runner's verbose output), over `seconds` (0: at
+    once)."""
+    pause = seconds / max(1, lines // 100)
     script = (
-        "import sys\n"
+        "import sys, time\n"
         f"for n in range({lines}):\n"
         f"    sys.stdout.write({LINE!r}.format(n=n, p=100 * n // {lines}) + chr(10))\n"
         "    sys.stdout.flush()\n"
+        f"    if {pause} and n % 100 == 99: time.sleep({pause})\n"
     )
     return f"{PYTHON} -c \"exec(bytes.fromhex('{script.encode().hex()}').decode())\""  # one shell line
 
 
-def prepare(root: Path, lines: int) -> int:
+def prepare(root: Path, lines: int, seconds: float) -> int:
     """A git project whose one check prints `lines` lines, and a task in review; the task's id."""
     from ralph_desk.demo_review import put_in_review
     from ralph_desk.project import ProjectPaths, update_config
@@ -69,7 +72,7 @@ def prepare(root: Path, lines: int) -> int:
     services = Services.open(ProjectPaths.at(root))
     try:
         update_config(
-            services.paths, checks=[{"name": "tests", "run": check_command(lines), "timeout_s": 600}]
+            services.paths, checks=[{"name": "tests", "run": check_command(lines, seconds), "timeout_s": 600}]
         )
         task = services.tasks.list()[0].id
         put_in_review(services, task, ({"src/tides.py": "HIGH = 1.2\n"}, "wrote the tides"))
@@ -209,6 +212,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--view", choices=("loop", "reviews"), default="loop")
     parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=0.0, help="print them over this long (0: at once)")
     parser.add_argument("--unpaced", action="store_true", help="loop: an event per piece (the code before)")
     parser.add_argument("--label", default="", help="a note for the row (e.g. which code was measured)")
     args = parser.parse_args()
@@ -216,13 +220,13 @@ def main() -> None:
     env_for_children()
     with scratch_dir("checks") as tmp:
         root = tmp / "repo"
-        task = prepare(root, args.lines)
+        task = prepare(root, args.lines, args.seconds)
         figures = measure(root, task, args.view, args.lines, 0.0 if args.unpaced else None)
     say(
         f"{args.view}: a check printed {args.lines:,} lines in {figures['seconds']:.1f} s; the window showed "
         f"the last {figures['shown_lines']:,} (last line in: {figures['last_line_shown']}); "
-        f"{figures['events']:,} output events; "
-        f"{figures['ticks']} heartbeats of {HEARTBEAT_MS} ms; load average {figures['load_average']:.1f}"
+        + (f"{figures['events']:,} output events; " if args.view == "loop" else "")
+        + f"{figures['ticks']} heartbeats of {HEARTBEAT_MS} ms; load average {figures['load_average']:.1f}"
     )
     say(
         f"stalls beyond the heartbeat: longest {fmt_ms(figures['longest_stall_ms'])}, p99 "
@@ -234,7 +238,8 @@ def main() -> None:
     emit(
         Row(
             key=f"window_checks_{args.view}",
-            what=f"GUI thread's longest stall while a check streams {args.lines:,} lines ({args.view})",
+            what=f"GUI thread's longest stall while a check streams {args.lines:,} lines ({args.view}"
+            + (f", over {args.seconds:g} s)" if args.seconds else ", at once)"),
             measured=fmt_ms(longest),
             target=f"≤ {TARGET_MS:.0f} ms",
             passed=longest <= TARGET_MS and figures["last_line_shown"],
