@@ -148,3 +148,45 @@ def test_merge_anyway_merges_and_records_the_choice(
     assert "def tide_1" in git(project, "show", "main:src/tides.py")
     assert any("Merge anyway" in comment.body for comment in services.reviews.comments(checked))
     settle(qtbot, window)
+
+
+def test_checks_a_cloned_config_names_are_not_run_again_until_allowed(
+    qtbot: QtBot, window: MainWindow, services: Services, checked: int
+) -> None:
+    _view, strip = strip_of(qtbot, window, checked)
+    config = services.paths.config_file
+    config.write_text(config.read_text().replace("print('clean')", "print('changed behind my back')"))
+    before = len(services.checks.history(checked))
+
+    qtbot.mouseClick(strip.run_again, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: "has not allowed them" in window.message_bar.text, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: strip.run_again.isEnabled(), timeout=WAIT_MS)
+    settle(qtbot, window)
+    assert len(services.checks.history(checked)) == before
+
+
+def test_stop_ends_the_checks_running_again(
+    qtbot: QtBot, window: MainWindow, services: Services, checked: int
+) -> None:
+    slow = Check(name="tests", run=f"{PY} -c \"import time; print('started', flush=True); time.sleep(60)\"")
+    update_config(services.paths, checks=[slow.model_dump()])
+    _view, strip = strip_of_one(qtbot, window, checked)
+
+    qtbot.mouseClick(strip.run_again, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "started" in strip.output.text(), timeout=WAIT_MS)
+    qtbot.mouseClick(strip.stop, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: strip.run_again.isEnabled(), timeout=WAIT_MS)
+    assert "the checks were stopped" in window.message_bar.text
+    qtbot.waitUntil(lambda: strip.buttons[0].text().startswith("– tests"), timeout=WAIT_MS)
+    latest = {run.name: run for run in services.checks.latest(checked)}
+    assert latest["tests"].status is CheckStatus.STOPPED and latest["tests"].purpose is CheckPurpose.RERUN
+
+
+def strip_of_one(qtbot: QtBot, window: MainWindow, task: int) -> tuple[ReviewsView, ChecksStrip]:
+    view = reviews_tab(window)
+    wait_for_diff(qtbot, view, task)
+    strip = view.detail.checks
+    qtbot.waitUntil(lambda: strip.isVisible() and len(strip.buttons) == 1, timeout=WAIT_MS)
+    return view, strip

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.checks.runner import Stop
-from ralph_desk.domain.checks import CheckPurpose, CheckRun, required_failures
+from ralph_desk.domain.checks import CheckPurpose, CheckRun, CheckStatus, required_failures
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.backend import Services, require_trusted_checks
 from ralph_desk.gui.coalesce import TextFeed
@@ -150,6 +150,8 @@ class ReviewChecks:
         failed = required_failures(runs)
         if not runs:
             self.worker.succeed(f"Task #{task_id}: no check ran.")
+        elif any(run.status is CheckStatus.STOPPED for run in runs):
+            self.worker.succeed(f"Task #{task_id}: the checks were stopped.")
         elif failed:
             names = ", ".join(run.name for run in failed)
             self.worker.fail(f"Task #{task_id}: required checks fail: {names}.")
