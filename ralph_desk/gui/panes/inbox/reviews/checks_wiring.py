@@ -53,8 +53,6 @@ class ReviewChecks:
         if task_id is None:
             self.strip.hide()
             return
-        if changed:
-            self.strip.set_running(task_id, task_id in self.running)
         self.reads.request(now=changed)
 
     def on_changes(self, changes: list[Change]) -> None:
@@ -82,6 +80,9 @@ class ReviewChecks:
     def _show(self, read: _Read) -> None:
         if read.task_id == self.task_id:
             self.strip.show_checks(read.task_id, read.states)
+            running = read.task_id in self.running
+            if running != self.strip.running:  # another task was shown while its checks ran, or this one's
+                self.strip.set_running(read.task_id, running)
 
     def read_output(self, task_id: int, run_id: int) -> None:
         """Read a run's record and the end of its full log, and show them."""
