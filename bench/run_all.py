@@ -40,6 +40,8 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("window_live", ["--writes", "12"], ["--writes", "8"]),
     ("window_responsive", ["--tasks", "12"], ["--tasks", "6"]),
     ("review_diff", ["--runs", "7"], ["--runs", "3"]),
+    ("window_checks", ["--view", "loop"], ["--view", "loop"]),
+    ("window_checks", ["--view", "reviews", "--seconds", "5"], ["--view", "reviews"]),
 ]
 
 

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ralph_desk.app import build_window, prepare_application
 from ralph_desk.demo import create_demo
 from ralph_desk.demo_review import put_in_review
+from ralph_desk.domain.checks import Check, CheckPurpose
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.clipping import clipped_texts
 from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
@@ -40,7 +41,7 @@ from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIO
 from ralph_desk.gui.panes.loop.running import RunningRow, also_running
 from ralph_desk.gui.panes.loop.state import LoopView, Phase
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
-from ralph_desk.project import ProjectConfig, ProjectPaths
+from ralph_desk.project import ProjectConfig, ProjectPaths, update_config
 from ralph_desk.services.container import Services
 from ralph_desk.vcs.initialise import make_repository
 
@@ -91,14 +92,47 @@ def _inbox(tab: int) -> Scene:
 def _reviews(window: MainWindow) -> None:
     window.show_pane("inbox")
     window.inbox.show_tab(REVIEWS)
-    diff = window.inbox.reviews.detail.diff
+    detail = window.inbox.reviews.detail
     deadline = time.monotonic() + 30
-    while diff.model.rowCount() == 0 and time.monotonic() < deadline:  # read on the window's worker
+    while (  # read on the window's worker
+        detail.diff.model.rowCount() == 0 or not detail.checks.buttons
+    ) and time.monotonic() < deadline:
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+    if detail.checks.buttons and detail.checks.shown_name is None:
+        detail.checks.buttons[0].click()  # the failing check's output
+        while "FAILED" not in detail.checks.output.text() and time.monotonic() < deadline:
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+
+# The demo's checks: tests fail after the task's done (the Reviews tab shows why), lint passes, types
+# never ran.
+PYTEST_OUTPUT = (
+    "tests/test_chart.py::test_extremes PASSED",
+    "tests/test_chart.py::test_marks_above_high_water PASSED",
+    "tests/test_chart.py::test_marks_round_to_one_decimal FAILED",
+    "",
+    "    def test_marks_round_to_one_decimal():",
+    ">       assert marks(STATION)[0].label == '4.2 m'",
+    "E       AssertionError: assert '4.23 m' == '4.2 m'",
+    "",
+    "FAILED tests/test_chart.py::test_marks_round_to_one_decimal - AssertionError",
+    "1 failed, 2 passed in 0.41s",
+)
+DEMO_CHECKS = (
+    Check(
+        name="tests",
+        run=f"{sys.executable} -c \"exec(bytes.fromhex('"
+        + f"import sys; print({chr(10).join(PYTEST_OUTPUT)!r}); sys.exit(1)".encode().hex()
+        + "').decode())\"",
+        timeout_s=600,
+    ),
+    Check(name="lint", run=f"{sys.executable} -c \"print('All checks passed!')\"", timeout_s=120),
+    Check(name="types", run=f"{sys.executable} -c \"print('Success')\"", timeout_s=300, required=False),
+)
 
 
 def _put_work_in_review(root: Path, services: Services) -> None:
-    """The demo as a git repository, with one task's two sessions of work waiting in review."""
+    """The demo as a git repository, with one task's two sessions of work in review, its checks run."""
     make_repository(root, "main")
     task = next(task.id for task in services.tasks.list() if task.title.startswith(REVIEWED_TASK))
     first = {
@@ -115,6 +149,13 @@ def _put_work_in_review(root: Path, services: Services) -> None:
     services.reviews.add_comment(
         task, "Round to one decimal as the question decided", "tidewater/chart.py", 19
     )
+    update_config(services.paths, checks=[check.model_dump() for check in DEMO_CHECKS])
+    worktree = services.workspaces.existing(task)
+    if worktree is not None:
+        session = f"review-{task}-2"
+        services.checks.run(
+            DEMO_CHECKS[:2], worktree.path, purpose=CheckPurpose.SESSION, task_id=task, session_id=session
+        )
 
 
 def _tasks(tab: int | None = None) -> Scene:
@@ -238,6 +279,16 @@ def _views(window: MainWindow) -> Iterator[str]:
         yield f"tasks-{index}"
 
 
+def _merge_anyway(window: MainWindow) -> QWidget | None:
+    """The question Approve & merge asks when the task's required checks fail."""
+    reviews = window.inbox.reviews
+    current = reviews.current
+    if current is None:
+        return None
+    reviews.ask_merge_anyway(current.task_id, reviews.pin or "", "tests failed")
+    return reviews.dialog
+
+
 def _dialogs(window: MainWindow) -> Iterator[tuple[str, QWidget]]:
     """Open each dialog in turn; yield its name and the dialog (closed after)."""
     controller = window.controller
@@ -246,6 +297,7 @@ def _dialogs(window: MainWindow) -> Iterator[tuple[str, QWidget]]:
         ("new-task", lambda: (controller.tasks.new_task(), controller.tasks.task_dialog)[1]),
         ("shortcuts", lambda: (window.show_shortcuts(), window.shortcuts_dialog)[1]),
         ("connect", lambda: (controller.show_connect(), controller.connect_dialog)[1]),
+        ("merge-anyway", lambda: _merge_anyway(window)),
     ]
     for name, open_dialog in openers:
         dialog = open_dialog()

@@ -8,11 +8,13 @@ runs off the GUI thread.
 from __future__ import annotations
 
 from ralph_desk.project import ProjectError
+from ralph_desk.services.checks import FirstTimePasses
+from ralph_desk.services.checks import require_trusted as require_trusted_checks
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 from ralph_desk.services.merge_queue import MergeBusyError
-from ralph_desk.services.reviews import ReviewMovedError, ReviewService
+from ralph_desk.services.reviews import ChecksFailingError, ReviewMovedError, ReviewService
 from ralph_desk.services.sessions import process_exists
 from ralph_desk.services.workspaces import NoBaseBranchError
 from ralph_desk.store.database import Database
@@ -24,8 +26,10 @@ from ralph_desk.store.reviews import TOPIC as REVIEW_COMMENT_TOPIC
 __all__ = [
     "MERGE_TOPIC",
     "REVIEW_COMMENT_TOPIC",
+    "ChecksFailingError",
     "Database",
     "FailedTask",
+    "FirstTimePasses",
     "MergeBusyError",
     "NoBaseBranchError",
     "NotFoundError",
@@ -36,6 +40,7 @@ __all__ = [
     "TriageResult",
     "is_refusal",
     "process_exists",
+    "require_trusted_checks",
     "summary_of",
     "title_from",
 ]

@@ -96,6 +96,9 @@ class Worker(QObject):
         self.held = 0
         """Reads promised but not handed over yet (a paced read waiting for its turn)."""
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-worker")
+        self._long: ThreadPoolExecutor | None = None
+        """The thread of long operations (checks run for minutes): reads go on beside them."""
+        self._stops: dict[int, Callable[[], None]] = {}
         self._done: queue.SimpleQueue[_Outcome[Any]] = queue.SimpleQueue()
         self._requests: dict[int, _Request[Any]] = {}
         self._droppable: dict[int, Future[None]] = {}
@@ -143,13 +146,16 @@ class Worker(QObject):
         keep: bool = False,
         done: str = "",
         busy: bool = False,
+        stop: Callable[[], None] | None = None,
     ) -> None:
         """Run `operation` on the worker, then `then(result)` on the GUI thread.
 
         A failure is shown instead (`what` names the attempt: "read the dashboard"), then `failed()`;
         each item a listing left out is shown once. `done` confirms a change that went through; a
         `busy` operation (a person's action) shows the busy cursor until its result is in. A `keep`
-        operation (the person's decision) still runs when the window closes before its turn.
+        operation (the person's decision) still runs when the window closes before its turn. An operation
+        given a `stop` is long (minutes: running checks): it runs on a thread of its own, one at a time, so
+        that reads go on meanwhile, and `stop()` (from the GUI thread) asks it to end when the window closes.
         """
         if self._pool is None:
             log.debug("worker stopped: not running %s", what)
@@ -159,7 +165,13 @@ class Worker(QObject):
             self._set_busy(+1)
         ticket = next(self._tickets)
         self._requests[ticket] = _Request(what, operation, then, failed, done, busy)
-        future = self._pool.submit(_run, self._done, ticket, [operation])
+        if stop is not None:
+            if self._long is None:
+                self._long = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-worker-long")
+            self._stops[ticket] = stop
+            future = self._long.submit(_run, self._done, ticket, [operation])
+        else:
+            future = self._pool.submit(_run, self._done, ticket, [operation])
         if not keep:
             self._droppable[ticket] = future
         if not self._timer.isActive():
@@ -171,10 +183,16 @@ class Worker(QObject):
         for future in self._droppable.values():
             future.cancel()
         self._droppable.clear()
+        for stop in self._stops.values():
+            stop()
+        self._stops.clear()
         while self.busy:
             self._set_busy(-1)
         if pool is not None:
             pool.shutdown(wait=wait)
+        long, self._long = self._long, None
+        if long is not None:
+            long.shutdown(wait=wait)
 
     def _deliver(self) -> None:
         # One outcome a tick: a paint or a click waits for at most one pane's update, not for all.
@@ -186,6 +204,7 @@ class Worker(QObject):
             if outcome is not None:
                 self.pending -= 1
                 self._droppable.pop(outcome.ticket, None)
+                self._stops.pop(outcome.ticket, None)
                 self._hand_over(self._requests.pop(outcome.ticket), outcome)
         finally:  # also when a pane's handler raised: the timer must not tick on for nothing
             if self.pending == 0 or self._pool is None:

@@ -3,6 +3,9 @@ done whose required checks pass goes on to review; the runs are kept as the task
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from ralph_desk.domain import checks
@@ -13,6 +16,51 @@ from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.run_parts import Attempt, RunParts
 
 STOPPED_REASON = "the loop was stopped while the checks ran: re-queued as pending, not counted as stuck"
+OUTPUT_SPACING_S = 0.05
+"""The least time between two CHECK_OUTPUT events: a check printing thousands of lines a second sends
+twenty events a second, not one per line (each is a turn of the event loop the window shares)."""
+
+
+class OutputPacer:
+    """Hands a check's output on in pieces at most every `spacing_s`: what comes between waits, briefly."""
+
+    def __init__(self, emit: Callable[[str, str], None], spacing_s: float = OUTPUT_SPACING_S) -> None:
+        self._emit = emit
+        self.spacing_s = spacing_s
+        self._lock = threading.Lock()
+        self._name: str | None = None
+        self._pieces: list[str] = []
+        self._last = -float("inf")
+        self._timer: threading.Timer | None = None
+
+    def heard(self, name: str, text: str) -> None:
+        """A piece of a check's output (from the runner's reader thread)."""
+        with self._lock:
+            if name != self._name:
+                self._flush()
+                self._name = name
+            self._pieces.append(text)
+            wait = self._last + self.spacing_s - time.monotonic()
+            if wait <= 0:
+                self._flush()
+            elif self._timer is None:  # what waits goes out on its own, even if nothing more comes
+                self._timer = threading.Timer(wait, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        """Hand on what waits (and stop waiting)."""
+        with self._lock:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._pieces and self._name is not None:
+            self._emit(self._name, "".join(self._pieces))
+            self._last = time.monotonic()
+        self._pieces = []
 
 
 def after_done(parts: RunParts, attempt: Attempt, decision: Decision, commit: str | None) -> Decision:
@@ -31,6 +79,8 @@ def after_done(parts: RunParts, attempt: Attempt, decision: Decision, commit: st
     def heard(name: str, text: str) -> None:
         state.emit_from_thread(LiveEvent(EventKind.CHECK_OUTPUT, text, {"check": name}, session_id))
 
+    output = OutputPacer(heard)
+
     attempt.transcript.note(f"done: running the checks ({', '.join(c.name for c in settings.checks)})")
     state.emit_from_thread(
         LiveEvent(EventKind.CHECK_STARTED, "", {"checks": [c.name for c in settings.checks]}, session_id)
@@ -43,8 +93,9 @@ def after_done(parts: RunParts, attempt: Attempt, decision: Decision, commit: st
         session_id=session_id,
         commit=commit,
         stop=state.checks_stop,
-        on_output=heard,
+        on_output=output.heard,
     )
+    output.flush()
     attempt.transcript.note(summary(runs))
     state.emit_from_thread(
         LiveEvent(EventKind.CHECK_ENDED, summary(runs), {"passed": _passed(runs)}, session_id)

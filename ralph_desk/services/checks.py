@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ralph_desk.checks.runner import Stop, run_check
 from ralph_desk.domain.checks import Check, CheckPurpose, CheckRun, CheckStatus, Outcome, Verdict, verdict
-from ralph_desk.project import ProjectPaths, contained
+from ralph_desk.project import ProjectConfig, ProjectError, ProjectPaths, contained, trust
+from ralph_desk.project.config import command_fingerprint
 from ralph_desk.store import check_runs as store
 from ralph_desk.store.database import Database
 
@@ -148,3 +149,13 @@ class CheckService:
 
 
 _SAFE = re.compile(r"[^a-z0-9_-]")
+
+
+def require_trusted(paths: ProjectPaths, config: ProjectConfig) -> None:
+    """Refuse to run checks a config.json that came with the folder names, until the person allowed them."""
+    print_ = command_fingerprint(config)
+    if config.checks and print_ is not None and not trust.is_trusted(paths.root, print_):
+        raise ProjectError(
+            f"{paths.config_file} names the checks to run and this computer has not allowed them, so nothing "
+            f"was run: check them, then allow them with `ralph-desk trust` (or by starting the loop)"
+        )

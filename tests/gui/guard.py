@@ -39,6 +39,7 @@ SERVICES = (
     "workspaces",
     "reviews",
     "retiring",
+    "checks",
 )
 WINDOW = ("ralph_desk.gui", "ralph_desk.app")
 DATABASE = ("read", "write", "changes_since", "latest_change_id")

@@ -40,6 +40,8 @@ KIND_ICONS: dict[EventKind, str] = {
     EventKind.STDERR: "info",
     EventKind.SESSION_ENDED: "session",
     EventKind.LOOP_STATE: "loop",
+    EventKind.CHECK_STARTED: "tool",
+    EventKind.CHECK_ENDED: "result",
 }
 MONOSPACED = frozenset({EventKind.TOOL_CALL, EventKind.TOOL_RESULT, EventKind.STDERR})
 BOLD = frozenset({EventKind.SESSION_STARTED, EventKind.SESSION_ENDED})
@@ -95,6 +97,13 @@ def line_of(event: LiveEvent) -> StreamLine:
     elif kind is EventKind.LOOP_STATE:
         reason = data.get("reason")
         text = f"Loop {event.text.replace('_', ' ')}" + (f": {reason}" if reason else "")
+    elif kind is EventKind.CHECK_STARTED:
+        names = ", ".join(str(name) for name in data.get("checks") or ())
+        text = f"Running the checks after done: {names}" if names else "Running the checks after done"
+    elif kind is EventKind.CHECK_ENDED:
+        passed = bool(data.get("passed"))
+        error = not passed
+        text = f"Checks {'passed' if passed else 'failed'} — {text.removeprefix('checks: ')}"
     elif kind is EventKind.RESULT:
         error = bool(data.get("is_error"))
         # The agent's process ending says nothing of the task; the session-ended line gives the outcome.
@@ -110,6 +119,10 @@ def _color(line: StreamLine) -> QColor | None:
     kind = line.kind
     if kind is EventKind.TOOL_CALL:
         return theme.accent()
+    if kind is EventKind.CHECK_ENDED:
+        return theme.status_color(TaskStatus.DONE)
+    if kind is EventKind.CHECK_STARTED:
+        return theme.status_color(TaskStatus.IN_PROGRESS)
     if kind in (EventKind.TOOL_RESULT, EventKind.INIT, EventKind.STDERR, EventKind.LOOP_STATE):
         return theme.muted()
     if kind in (EventKind.COST, EventKind.RESULT):

@@ -68,6 +68,8 @@ class DashboardData:
     recent: list[RecentSession] = field(default_factory=list)
     spend: list[HistoryRow] = field(default_factory=list)
     """The latest sessions (up to `SPEND_SESSIONS`) with their task titles, for the spend table."""
+    first_checks: tuple[int, int] = (0, 0)
+    """How many tasks passed their checks on their first checked done, and of how many checked."""
 
 
 def _card(title: str) -> tuple[CardFrame, QVBoxLayout]:
@@ -233,8 +235,18 @@ class DashboardPane(QScrollArea):
         self.recent_note = label(name="muted", wrap=True)
         self.overall_rate = label("—", name="tileValue")
         self.overall_note = label(name="muted", wrap=True)
+        self.first_checks = label("—", name="tileValue")
+        self.first_checks.setObjectName("firstTimePasses")
+        self.first_checks_note = label(name="muted", wrap=True)
+        self.first_checks_note.setToolTip(
+            "Of the tasks whose done the desk checked (the project's checks, after a session's done), how "
+            "many passed them the first time; the others came back to their agent with the failures"
+        )
         for widget in (self.recent_rate, self.recent_note, self.overall_rate, self.overall_note):
             layout.addWidget(widget)
+        layout.addSpacing(6)
+        layout.addWidget(self.first_checks)
+        layout.addWidget(self.first_checks_note)
         layout.addStretch(1)
         card.setToolTip(
             "Tasks the agents finished per hour: a task counts when a session of it ends done (merged "
@@ -290,6 +302,7 @@ class DashboardPane(QScrollArea):
         if previous is None or previous.recent != data.recent:
             self._show_recent(data.recent)
         self._show_throughput(data.totals.throughput)
+        self._show_first_checks(*data.first_checks)
         self._show_spend(data.spend, sessions, data.totals.throughput.overall.tasks)
 
     def _show_throughput(self, throughput: Throughput) -> None:
@@ -304,6 +317,16 @@ class DashboardPane(QScrollArea):
             f"overall · {fmt.plural(overall.tasks, 'task')} in {fmt.span(overall.hours * 3600)}"
             if overall.hours
             else ""
+        )
+
+    def _show_first_checks(self, passed: int, checked: int) -> None:
+        self.first_checks.setVisible(checked > 0)
+        self.first_checks.setText(f"{passed} of {checked}")
+        self.first_checks_note.setText(
+            f"{'task' if checked == 1 else 'tasks'} passed {'its' if checked == 1 else 'their'} checks on "
+            f"the first done ({round(100 * passed / checked)}%)"
+            if checked
+            else "no checks yet: with checks configured, how often done passes them the first time"
         )
 
     def _show_spend(self, rows: list[HistoryRow], sessions: SessionTotals, finished: int) -> None:

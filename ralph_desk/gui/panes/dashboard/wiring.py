@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ralph_desk.domain.records import AgentSession, Change
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.domain.totals import ProjectTotals
-from ralph_desk.gui.backend import Services
+from ralph_desk.gui.backend import FirstTimePasses, Services
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.models.history import HistoryRow
 from ralph_desk.gui.pacer import ReadPacer
@@ -31,12 +31,13 @@ class _Read:
     totals: ProjectTotals
     recent: list[tuple[AgentSession, list[SignalRecord]]]
     spend: list[AgentSession]
+    first_checks: FirstTimePasses
 
 
 class DashboardWiring:
     """Re-reads the dashboard when tasks, sessions or the inbox change — only while it is shown."""
 
-    topics = frozenset({"tasks", "sessions", "inbox", "signals", "loop"})
+    topics = frozenset({"tasks", "sessions", "inbox", "signals", "loop", "checks"})
 
     def __init__(
         self, pane: DashboardPane, services: Services, worker: Worker, directory: TaskDirectory
@@ -86,7 +87,7 @@ class DashboardWiring:
         recent: list[tuple[AgentSession, list[SignalRecord]]] = [
             (session, services.signals.for_session(session.id)) for session in sessions[:RECENT_SESSIONS]
         ]
-        return _Read(services.progress.totals(), recent, sessions)
+        return _Read(services.progress.totals(), recent, sessions, services.checks.first_time_passes())
 
     def _title(self, task_id: int | None) -> str:
         return self.directory.title(task_id) if task_id else ""
@@ -96,4 +97,5 @@ class DashboardWiring:
             RecentSession(session, self._title(session.task_id), signals) for session, signals in read.recent
         ]
         spend = [HistoryRow(session, self._title(session.task_id)) for session in read.spend]
-        self.pane.show_data(DashboardData(read.totals, recent, spend))
+        first = read.first_checks
+        self.pane.show_data(DashboardData(read.totals, recent, spend, (first.passed, first.checked)))

@@ -28,6 +28,8 @@ STATES: dict[EventKind, str] = {
     EventKind.ERROR: "error",
     EventKind.RESULT: "finishing",
     EventKind.COST: "finishing",
+    EventKind.CHECK_STARTED: "running the checks",
+    EventKind.CHECK_ENDED: "checks ended",
 }
 KEPT_EVENTS = 5000  # per running session, so that choosing it shows its stream from the start
 SPEAKING = frozenset({EventKind.ASSISTANT_TEXT, EventKind.TOOL_CALL})

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from ralph_desk.gui import fmt
 from ralph_desk.gui.models.stream import StreamLine, StreamModel, line_of
+from ralph_desk.gui.panes.loop.checks import ChecksPanel
 from ralph_desk.gui.panes.loop.running import SessionFigures
 from ralph_desk.gui.widgets.common import label
 from ralph_desk.gui.widgets.empty_state import EmptyState
@@ -93,6 +94,7 @@ class StreamView(QWidget):
         self.stack.addWidget(self.list)
         self.stack.addWidget(self.empty)
         self.stack.setCurrentWidget(self.empty)
+        self.checks = ChecksPanel()
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.counts)
@@ -102,6 +104,7 @@ class StreamView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.note)
         layout.addWidget(self.stack, 1)
+        layout.addWidget(self.checks)
         self.clock = QTimer(self)
         self.clock.setInterval(CLOCK_MS)
         self.clock.timeout.connect(self._show_figures)
@@ -120,6 +123,7 @@ class StreamView(QWidget):
         `figures` are the running session's own (counted as its events come), else the view counts anew.
         """
         self.model.set_lines(lines)
+        self.checks.reset()
         self.figures = figures or SessionFigures(title=title, session_id=session_id, started=started)
         self.following = True
         self.note.setText("")

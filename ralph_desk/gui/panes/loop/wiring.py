@@ -57,6 +57,8 @@ FIGURE_KINDS = frozenset(
         EventKind.ASSISTANT_TEXT,
         EventKind.TOOL_CALL,
         EventKind.COST,
+        EventKind.CHECK_STARTED,
+        EventKind.CHECK_ENDED,
     }
 )
 
@@ -490,6 +492,10 @@ class LoopWiring(QObject):
             self._on_state(event)
             return
         running = self.running_sessions
+        if kind is EventKind.CHECK_OUTPUT:  # thousands a second: only into the bounded checks view
+            if running.shown(event.session_id):
+                self.pane.stream.checks.add_output(str(event.data.get("check") or ""), event.text)
+            return
         if kind is EventKind.SESSION_STARTED:
             task_id = event.data.get("task_id")
             task = f"#{task_id} {event.text}" if task_id else event.text
@@ -500,6 +506,10 @@ class LoopWiring(QObject):
         taken = running.take(event)
         if running.shown(event.session_id):
             self.pane.add_line(line_of(event))
+            if kind is EventKind.CHECK_STARTED:
+                self.pane.stream.checks.started([str(name) for name in event.data.get("checks") or ()])
+            elif kind is EventKind.CHECK_ENDED:
+                self.pane.stream.checks.ended(bool(event.data.get("passed")), event.text)
         if kind is EventKind.SESSION_ENDED:
             self._ended(event.session_id or "")
         if taken is not None and kind in FIGURE_KINDS:

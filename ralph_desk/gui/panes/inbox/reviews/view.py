@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
 
 from ralph_desk.domain.diffs import FileDiff
@@ -14,7 +15,9 @@ from ralph_desk.domain.enums import ReviewCommentState
 from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, theme
+from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.models.base import Column, RecordTableModel
+from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
 from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
 from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
@@ -37,6 +40,11 @@ MOVED = (
     "read it, then approve again to merge it."
 )
 NOT_READ = "The diff is still being read: approve once it is shown."
+MERGE_ANYWAY = (
+    "<b>Task #{task_id}'s required checks fail:</b> {failing}.<br><br>Merge it into the base anyway? "
+    "Your choice is recorded on the task's review. To see why they fail, click a check above; to try "
+    "again, <i>Run checks again</i>."
+)
 NOT_GIT = (
     "This project is not a git repository, so agents edit its folder directly and <b>done</b> is done "
     "at once. As a git repository, each task works on a branch of its own and waits here for review. "
@@ -124,6 +132,7 @@ class ReviewDetail(QWidget):
         )
         self.request = button("Request changes…", "comment", "Send the task back with your comments")
         self.discard = button("Discard…", "trash", "Remove the branch: start the task again, or skip it")
+        self.checks = ChecksStrip()
         self.diff = DiffView()
         self.status = label(name="muted")
         self._build()
@@ -148,8 +157,14 @@ class ReviewDetail(QWidget):
         layout.addWidget(self.merge)
         layout.addWidget(self.signals)
         layout.addWidget(self.notes)
+        layout.addWidget(self.checks)
         layout.addLayout(actions)
         layout.addWidget(self.diff, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A check's output takes a share of the height: on a small screen the diff keeps its room."""
+        self.checks.fit_output(event.size().height())
+        super().resizeEvent(event)
 
     def show_entry(self, entry: ReviewEntry) -> None:
         """Show a task's account, signals and sessions (the diff comes separately)."""
@@ -231,6 +246,8 @@ class ReviewsView(QWidget):
     """Delete this task's unsent comment (by id)."""
     sig_approve_requested = Signal(int, str)
     """Merge into its base exactly this commit of this task (the tip of the diff shown; empty: no branch)."""
+    sig_approve_anyway_requested = Signal(int, str)
+    """Merge this commit of this task although its required checks fail (the person said so)."""
     sig_changes_requested = Signal(int, str)
     """Send this task back to pending with its line comments and this message (may be empty)."""
     sig_discard_requested = Signal(int, bool)
@@ -253,7 +270,7 @@ class ReviewsView(QWidget):
         self.comments: list[LineComment] = []
         self.pin: str | None = None
         """The tip commit of the current task's whole diff last shown: what Approve & merge merges."""
-        self.dialog: RequestChangesDialog | DiscardDialog | None = None
+        self.dialog: RequestChangesDialog | DiscardDialog | ConfirmBox | None = None
         self.empty = EmptyState(
             "merge",
             "Nothing to review",
@@ -378,6 +395,18 @@ class ReviewsView(QWidget):
         self.detail.session.setCurrentIndex(max(0, self.detail.session.findData(WHOLE_TASK)))
         self.detail.session.blockSignals(False)
         self._ask_diff()
+
+    def ask_merge_anyway(self, task_id: int, commit: str, failing: str) -> None:
+        """The task's required checks fail: ask whether to merge anyway (Cancel is the default)."""
+        if self.current is None or self.current.task_id != task_id:
+            return
+        self.dialog = confirm(
+            self,
+            "Merge anyway?",
+            MERGE_ANYWAY.format(task_id=task_id, failing=escape(failing)),
+            "Merge anyway",
+            lambda: self.sig_approve_anyway_requested.emit(task_id, commit),
+        )
 
     def show_failure(self, text: str) -> None:
         """Say that reading the diff failed."""

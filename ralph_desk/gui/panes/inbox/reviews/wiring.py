@@ -13,6 +13,7 @@ from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
 from ralph_desk.gui.backend import (
     MERGE_TOPIC,  # an approval queued, merged or refused
+    ChecksFailingError,
     MergeBusyError,
     ReviewMovedError,
     ReviewService,
@@ -21,6 +22,7 @@ from ralph_desk.gui.backend import (
 from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
+from ralph_desk.gui.panes.inbox.reviews.checks_wiring import CHECKS_TOPIC, ReviewChecks
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
 from ralph_desk.gui.worker import Worker
@@ -70,7 +72,7 @@ def line_comment(comment: ReviewComment) -> LineComment:
 class ReviewsWiring:
     """Connects the Reviews tab to the review service; re-reads it when tasks or comments change."""
 
-    topics = TASK_TOPICS | {COMMENT_TOPIC, MERGE_TOPIC}
+    topics = TASK_TOPICS | {COMMENT_TOPIC, MERGE_TOPIC, CHECKS_TOPIC}
 
     def __init__(
         self, view: ReviewsView, services: Services, worker: Worker, on_count: CountListener | None = None
@@ -84,6 +86,8 @@ class ReviewsWiring:
         """A read asked for must read every review again (and see whether the project is a git repository)."""
         self.version: Version | None = None
         """The tasks in review shown, each with its last change."""
+        self.checks = ReviewChecks(view.detail.checks, services, worker)
+        view.sig_approve_anyway_requested.connect(lambda task_id, commit: self.approve(task_id, commit, True))
         view.sig_diff_requested.connect(self.read_diff)
         view.sig_comment_requested.connect(self.comment)
         view.sig_comment_edit_requested.connect(self.edit_comment)
@@ -127,6 +131,7 @@ class ReviewsWiring:
         topics = {change.topic for change in changes}
         if topics & (TASK_TOPICS | {MERGE_TOPIC}):
             self.refresh(force=False)
+        self.checks.on_changes(changes)
         current = self.view.current
         if current is None or COMMENT_TOPIC not in topics:
             return
@@ -165,12 +170,15 @@ class ReviewsWiring:
             self.version, entries = read
             self.worker.left_out("read the reviews", entries.errors)
             self.view.show_items(entries)
+            current = self.view.current
+            self.checks.show_task(current.task_id if current is not None else None)
             if self.on_count is not None:
                 self.on_count(len(entries))
 
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
         split = self.view.detail.diff.is_split
+        self.checks.show_task(task_id)
         self.worker.submit(
             f"read the diff of task #{task_id}",
             lambda: self._read_diff(task_id, session_id or None, split),
@@ -225,9 +233,10 @@ class ReviewsWiring:
             lambda _: self.read_comments(task_id),
         )
 
-    def approve(self, task_id: int, commit: str) -> None:
+    def approve(self, task_id: int, commit: str, anyway: bool = False) -> None:
         """Merge exactly `commit`, the tip of the diff shown, into the base (or send the task back when the
         merge would conflict); a branch that moved since is shown again with its new diff, nothing merged.
+        Required checks that fail are merged only `anyway` (else the person is asked).
 
         The worker waits for the merge turn only briefly: while another process merges, the approval
         stays queued (recorded first) and that process merges it in turn; the worker goes on to reads.
@@ -235,8 +244,8 @@ class ReviewsWiring:
         reviews = self.services.reviews
         self.worker.submit(
             f"approve and merge task #{task_id}",
-            lambda: _approve_or_queue(reviews, task_id, commit or None),
-            self._decided,
+            lambda: _approve_or_queue(reviews, task_id, commit or None, anyway),
+            lambda result: self._decided(result, commit),
         )
 
     def request_changes(self, task_id: int, message: str) -> None:
@@ -267,8 +276,10 @@ class ReviewsWiring:
             f"The project is a git repository now, on branch {branch}: each task works on its own branch."
         )
 
-    def _decided(self, result: ReviewResult | ReviewMovedError | int) -> None:
-        if isinstance(result, ReviewMovedError):
+    def _decided(self, result: Decided, commit: str = "") -> None:
+        if isinstance(result, ChecksFailingError):
+            self.view.ask_merge_anyway(result.task_id, commit, result.failing)
+        elif isinstance(result, ReviewMovedError):
             self.view.show_moved(result.task_id)
             self.worker.fail(f"Task #{result.task_id} was not merged: the work changed since you opened it.")
         elif isinstance(result, int):
@@ -279,13 +290,19 @@ class ReviewsWiring:
             self.worker.succeed(f"Task #{result.task_id}: {result.message} ({result.status}).")
 
 
+Decided = ReviewResult | ReviewMovedError | ChecksFailingError | int
+
+
 def _approve_or_queue(
-    reviews: ReviewService, task_id: int, commit: str | None
-) -> ReviewResult | ReviewMovedError | int:
+    reviews: ReviewService, task_id: int, commit: str | None, anyway: bool = False
+) -> Decided:
     """On the worker: approve and merge `commit`; the task's id when its approval waits queued behind another
-    merge; the refusal when the branch moved since its diff was read (its new diff is to be shown)."""
+    merge; the refusal when the branch moved since its diff was read (its new diff is to be shown), or when
+    its required checks fail (the person is asked whether to merge anyway)."""
     try:
-        return reviews.approve(task_id, commit, WINDOW_WAIT_S)
+        return reviews.approve(task_id, commit, WINDOW_WAIT_S, anyway=anyway)
+    except ChecksFailingError as failing:
+        return failing
     except MergeBusyError:
         return task_id
     except ReviewMovedError as moved:
