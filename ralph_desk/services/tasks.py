@@ -16,11 +16,13 @@ from ralph_desk.domain.tools import (
     MAX_ITEMS,
     CreateTaskInput,
     EnrichTaskInput,
+    SearchTasksInput,
     UpdateTaskInput,
 )
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.inputs import Page, TaskExtras, TaskQuery
 from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
@@ -29,8 +31,6 @@ from ralph_desk.store.errors import UnreadableRowError
 from ralph_desk.store.writes import TaskWrite
 
 log = logging.getLogger("ralph_desk.tasks")
-
-MAX_QUERY = 500
 
 _T = TypeVar("_T")
 
@@ -49,7 +49,6 @@ REQUIRED = ("title", "priority")
 MOVES = ("feature", "discipline", "pseudocode")
 UPDATABLE_FIELDS = (*(name for name in UpdateTaskInput.model_fields if name != "id"), *MOVES)
 
-Filter = str | Sequence[str] | None
 
 
 def _task_id(value: int, field: str = "task_id") -> int:
@@ -57,6 +56,14 @@ def _task_id(value: int, field: str = "task_id") -> int:
     if checked is None:
         raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
     return checked
+
+
+_PLAIN = TaskExtras()
+
+
+def _given(values: dict[str, object]) -> dict[str, object]:
+    """The values a caller gave: None stands for leaving the argument out."""
+    return {key: value for key, value in values.items() if value is not None}
 
 
 def _unique(values: Sequence[_T] | None) -> list[_T]:
@@ -88,33 +95,10 @@ def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) ->
     return fields
 
 
-def _optional_text(field: str, value: str | None) -> str | None:
-    """A clearable text beyond the tools' arguments (the pseudocode): None, empty or blank all clear it."""
-    checked = check.text(field, value)
-    return checked if checked is not None and checked.strip() else None
-
-
 def _name(field: str, value: object) -> str:
     if not isinstance(value, str):
         raise InvalidValueError(field, value, f"the name of an existing {field}")
     return value
-
-
-def _choices(field: str, value: Filter, enum: type[TaskStatus] | type[TaskOrigin]) -> list[str] | None:
-    values = _filter_values(field, value)
-    if values is None:
-        return None
-    return [check.choice(field, item, enum).value for item in values]
-
-
-def _filter_values(field: str, value: Filter) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, Sequence):
-        raise InvalidValueError(field, value, "a value or a list of values")
-    return builtins.list(value)
 
 
 def _shown(task_ids: Sequence[int]) -> str:
@@ -134,8 +118,8 @@ class TaskService:
         discipline: str,
         title: str,
         description: str | None = None,
-        priority: str = Priority.MEDIUM.value,
-        status: str = TaskStatus.PENDING.value,
+        priority: Priority = Priority.MEDIUM,
+        status: TaskStatus = TaskStatus.PENDING,
         acceptance_criteria: Sequence[str] | None = None,
         depends_on: Sequence[int] | None = None,
         tags: Sequence[str] | None = None,
@@ -143,7 +127,7 @@ class TaskService:
         output_artifacts: Sequence[str] | None = None,
         hints: str | None = None,
         estimated_turns: int | None = None,
-        origin: str = TaskOrigin.HUMAN.value,
+        origin: TaskOrigin = TaskOrigin.HUMAN,
         pseudocode: str | None = None,
     ) -> Task:
         """Add a task from plain values (the window, the CLI, an import), checked as create_task's."""
@@ -161,34 +145,27 @@ class TaskService:
             "hints": check.blank_is_none(hints),
             "estimated_turns": estimated_turns,
         }
-        args = check.arguments(
-            CreateTaskInput, {key: value for key, value in given.items() if value is not None}, "create_task"
-        )
-        return self.create_input(args, status=status, origin=origin, pseudocode=pseudocode)
+        args = check.arguments(CreateTaskInput, _given(given), "create_task")
+        extras = {"status": status, "origin": origin, "pseudocode": check.blank_is_none(pseudocode)}
+        return self.create_input(args, check.arguments(TaskExtras, _given(extras), "create"))
 
-    def create_input(
-        self,
-        args: CreateTaskInput,
-        *,
-        status: str | None = None,
-        origin: str = TaskOrigin.HUMAN.value,
-        pseudocode: str | None = None,
-    ) -> Task:
+    def create_input(self, args: CreateTaskInput, extras: TaskExtras = _PLAIN) -> Task:
         """Add a task to a feature and discipline, as draft or pending (an import may also add done tasks).
 
-        `status` (else the arguments', else pending) may be done only for an import; `pseudocode` is
-        the plan an enrichment would give.
+        The extras' status (else the arguments', else pending) may be done only for an import; their
+        pseudocode is the plan an enrichment would give.
         """
-        checked_origin = check.choice("origin", origin, TaskOrigin)
         new_statuses = [TaskStatus.DRAFT, TaskStatus.PENDING]
-        if checked_origin is TaskOrigin.IMPORT:
+        if extras.origin is TaskOrigin.IMPORT:
             new_statuses.append(TaskStatus.DONE)
-        wanted = status or args.status or TaskStatus.PENDING.value
+        wanted = extras.status or args.status or TaskStatus.PENDING
+        if wanted not in new_statuses:
+            raise InvalidValueError("status", wanted.value, "one of " + ", ".join(new_statuses))
         fields = _columns(args, type(args).model_fields)
         fields.setdefault("priority", Priority.MEDIUM.value)
-        fields["status"] = check.choice("status", wanted, TaskStatus, new_statuses).value
-        fields["origin"] = checked_origin.value
-        fields["pseudocode"] = _optional_text("pseudocode", pseudocode)
+        fields["status"] = wanted.value
+        fields["origin"] = extras.origin.value
+        fields["pseudocode"] = extras.pseudocode
         dependency_ids = _unique(args.depends_on)
         with self.db.write() as unit:
             fields["feature_id"] = self._feature_id(unit, args.feature)
@@ -204,45 +181,40 @@ class TaskService:
 
     def list(
         self,
-        status: Filter = None,
-        feature: Filter = None,
-        discipline: Filter = None,
-        origin: Filter = None,
+        status: TaskStatus | Sequence[TaskStatus] | None = None,
+        feature: str | Sequence[str] | None = None,
+        discipline: str | Sequence[str] | None = None,
+        origin: TaskOrigin | Sequence[TaskOrigin] | None = None,
         search: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> Listing[TaskSummary]:
         """Tasks by id, narrowed by each given filter (a value or a list of values) and search text."""
-        statuses = _choices("status", status, TaskStatus)
-        origins = _choices("origin", origin, TaskOrigin)
-        feature_names = _filter_values("feature", feature)
-        discipline_names = _filter_values("discipline", discipline)
-        query = check.required_text("search", search, limit=MAX_QUERY).strip() if search is not None else None
-        checked_limit = check.positive_int("limit", limit)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidValueError("offset", offset, "a whole number from 0 up")
+        given = {"status": status, "feature": feature, "discipline": discipline, "origin": origin}
+        query = check.arguments(
+            TaskQuery, _given({**given, "search": search, "limit": limit, "offset": offset}), "list"
+        )
         with self.db.read() as unit:
-            for name in feature_names or ():
+            for name in query.feature or ():
                 self._feature_id(unit, name)
-            for name in discipline_names or ():
+            for name in query.discipline or ():
                 self._discipline_id(unit, name)
             return store.list_summaries(
                 unit,
-                statuses=statuses,
-                features=feature_names,
-                disciplines=discipline_names,
-                origins=origins,
-                search=query,
-                limit=checked_limit,
-                offset=offset,
+                statuses=None if query.status is None else [member.value for member in query.status],
+                features=query.feature,
+                disciplines=query.discipline,
+                origins=None if query.origin is None else [member.value for member in query.origin],
+                search=query.search,
+                limit=query.limit,
+                offset=query.offset,
             )
 
     def search(self, query: str, limit: int = 20) -> Listing[TaskSummary]:
         """Tasks whose title, description or tags contain `query` (any case); title matches first."""
-        checked = check.required_text("query", query, limit=MAX_QUERY).strip()
-        checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)
+        args = check.arguments(SearchTasksInput, {"query": query, "limit": limit}, "search_tasks")
         with self.db.read() as unit:
-            return store.list_summaries(unit, search=checked, limit=checked_limit)
+            return store.list_summaries(unit, search=args.query, limit=args.limit)
 
     def count_by_status(self) -> dict[str, int]:
         """How many tasks are in each status (every status present, zero included)."""
@@ -284,7 +256,8 @@ class TaskService:
         fields = _columns(args, names)
         dependency_ids = _unique(args.depends_on) if "depends_on" in names else None
         if "pseudocode" in moves:
-            fields["pseudocode"] = _optional_text("pseudocode", moves["pseudocode"])
+            plan = check.blank_is_none(moves["pseudocode"])
+            fields["pseudocode"] = check.arguments(TaskExtras, {"pseudocode": plan}, "update").pseudocode
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if "feature" in moves:
@@ -304,7 +277,8 @@ class TaskService:
     def move(self, task_id: int, status: TaskStatus, mover: Mover) -> Task:
         """Move a task to a status if `mover` may (the lifecycle's rules), stamping its start or end."""
         task_id = _task_id(task_id)
-        checked = check.choice("status", status, TaskStatus)
+        checked = check.arguments(TaskExtras, {"status": status}, "move").status
+        assert checked is not None
         with self.db.write() as unit:
             return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged)
 
@@ -427,10 +401,9 @@ class TaskService:
 
     def next_runnable(self, limit: int = 1) -> builtins.list[TaskSummary]:
         """Pending tasks whose dependencies are all done: most urgent first, then oldest."""
-        checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)
-        assert checked_limit is not None
+        page = check.arguments(Page, {"limit": limit}, "next_runnable")
         with self.db.read() as unit:
-            return store.next_runnable(unit, checked_limit)
+            return store.next_runnable(unit, page.limit)
 
     def claim_next(self) -> Task | None:
         """Take the next runnable task and mark it in_progress atomically: no two callers get the same one.
