@@ -8,7 +8,7 @@ from typing import Annotated, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 from pydantic_core import PydanticCustomError
 
-from ralph_desk.domain.enums import TaskOrigin, TaskStatus
+from ralph_desk.domain.enums import FlagCategory, FlagResolution, Severity, TaskOrigin, TaskStatus, Triage
 from ralph_desk.domain.tools import Id, Limit, Offset, ShortText, Text
 
 _T = TypeVar("_T")
@@ -60,3 +60,17 @@ class Page(ServiceInput):
     """How many items a call returns at most."""
 
     limit: Limit
+
+
+class FlagQuery(ServiceInput):
+    """Which flags a list shows: each filter a value or a list of values."""
+
+    resolution: Listed[FlagResolution] | None = None
+    severity: Listed[Severity] | None = None
+    category: Listed[FlagCategory] | None = None
+
+
+class Triaging(ServiceInput):
+    """What a person does with a flag."""
+
+    resolution: Triage

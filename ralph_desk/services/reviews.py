@@ -121,7 +121,7 @@ class ReviewService:
     def list(self) -> Listing[ReviewItem]:
         """Every task in review, oldest first, with what its agent said and its branch; a task whose
         stored text cannot be read is an error in `errors`."""
-        summaries = self.tasks.list(status=TaskStatus.IN_REVIEW.value)
+        summaries = self.tasks.list(status=TaskStatus.IN_REVIEW)
         items: builtins.list[ReviewItem] = []
         errors = builtins.list(summaries.errors)
         for summary in sorted(summaries, key=lambda task: task.updated_at):
@@ -279,7 +279,7 @@ class ReviewService:
         """Queue the tasks in review that wait for no person (the gate is off for them) and have no approval
         yet, whose branch is in this checkout: a loop stopped between their `done` and their merge."""
         found: builtins.list[int] = []
-        for task in self.tasks.list(status=TaskStatus.IN_REVIEW.value):
+        for task in self.tasks.list(status=TaskStatus.IN_REVIEW):
             if self.gate_applies(task.discipline) or self.queued(task.id) is not None:
                 continue
             worktree = self._worktree(task.id)
@@ -445,8 +445,8 @@ class ReviewService:
             None,
             Verb.FLAG,
             what=what,
-            severity=Severity.WARNING.value,
-            category=FlagCategory.OVERLAP.value,
+            severity=Severity.WARNING,
+            category=FlagCategory.OVERLAP,
         )
         with self.db.write() as unit:
             lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.REVIEW)

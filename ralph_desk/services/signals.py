@@ -33,7 +33,7 @@ from ralph_desk.store.writes import SignalWrite
 INBOX_VERBS = frozenset({Verb.ASK, Verb.FLAG, Verb.SUGGEST})
 
 
-def verb_input(verb: Verb | str, params: dict[str, object]) -> VerbInput:
+def verb_input(verb: Verb, params: dict[str, object]) -> VerbInput:
     """A verb's typed arguments from plain values, refused as an MCP call with them would be."""
     checked = check.choice("verb", verb, Verb)
     return check.arguments(VERB_INPUTS[checked], params, checked.value)
@@ -91,7 +91,7 @@ class SignalService:
         self,
         task_id: int,
         session_id: str | None,
-        verb: Verb | str,
+        verb: Verb,
         /,
         *,
         recorded_at: datetime | None = None,
@@ -150,7 +150,7 @@ class SignalService:
             return store.for_task(unit, task_id)
 
     def learnings(
-        self, feature: str | None = None, scope: LearningScope | str | None = None, task_id: int | None = None
+        self, feature: str | None = None, scope: LearningScope | None = None, task_id: int | None = None
     ) -> Listing[Signal]:
         """`learned` signals, oldest first, filtered by their task's feature, their scope and their task."""
         checked_scope = check.choice("scope", scope, LearningScope).value if scope is not None else None

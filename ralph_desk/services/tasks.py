@@ -50,7 +50,6 @@ MOVES = ("feature", "discipline", "pseudocode")
 UPDATABLE_FIELDS = (*(name for name in UpdateTaskInput.model_fields if name != "id"), *MOVES)
 
 
-
 def _task_id(value: int, field: str = "task_id") -> int:
     checked = check.positive_int(field, value)
     if checked is None:

@@ -466,7 +466,7 @@ def test_flags_filter_by_resolution_severity_category_and_feature(desk: Desk) ->
         ),
         (
             {"severity": ["info", "fatal"]},
-            "invalid severity: 'fatal'; allowed: one of info, warning, blocking",
+            "invalid severity[1]: 'fatal'; allowed: one of info, warning, blocking",
         ),
         (
             {"category": "typo"},
