@@ -28,7 +28,7 @@ from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
-from ralph_desk.services.inputs import FlagQuery, Triaging
+from ralph_desk.services.inputs import FlagQuery, Triaging, given
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.store import comments as comments_store
 from ralph_desk.store import features as features_store
@@ -236,8 +236,8 @@ class InboxService:
         feature: str | None = None,
     ) -> Listing[Signal]:
         """Flags (each filter one value or a list): blocking, then warning, then info; newest first within."""
-        given = {"resolution": resolution, "severity": severity, "category": category}
-        query = check.arguments(FlagQuery, {k: v for k, v in given.items() if v is not None}, "flags")
+        filters = {"resolution": resolution, "severity": severity, "category": category}
+        query = check.arguments(FlagQuery, given(filters), "flags")
         resolutions, severities, categories = (
             None if chosen is None else [member.value for member in chosen]
             for chosen in (query.resolution, query.severity, query.category)

@@ -22,7 +22,7 @@ from ralph_desk.domain.tools import (
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
-from ralph_desk.services.inputs import Page, TaskExtras, TaskQuery
+from ralph_desk.services.inputs import Page, TaskExtras, TaskQuery, given
 from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
@@ -58,11 +58,6 @@ def _task_id(value: int, field: str = "task_id") -> int:
 
 
 _PLAIN = TaskExtras()
-
-
-def _given(values: dict[str, object]) -> dict[str, object]:
-    """The values a caller gave: None stands for leaving the argument out."""
-    return {key: value for key, value in values.items() if value is not None}
 
 
 def _unique(values: Sequence[_T] | None) -> list[_T]:
@@ -130,7 +125,7 @@ class TaskService:
         pseudocode: str | None = None,
     ) -> Task:
         """Add a task from plain values (the window, the CLI, an import), checked as create_task's."""
-        given = {
+        values = {
             "feature": feature,
             "discipline": discipline,
             "title": title,
@@ -144,9 +139,9 @@ class TaskService:
             "hints": check.blank_is_none(hints),
             "estimated_turns": estimated_turns,
         }
-        args = check.arguments(CreateTaskInput, _given(given), "create_task")
+        args = check.arguments(CreateTaskInput, given(values), "create_task")
         extras = {"status": status, "origin": origin, "pseudocode": check.blank_is_none(pseudocode)}
-        return self.create_input(args, check.arguments(TaskExtras, _given(extras), "create"))
+        return self.create_input(args, check.arguments(TaskExtras, given(extras), "create"))
 
     def create_input(self, args: CreateTaskInput, extras: TaskExtras = _PLAIN) -> Task:
         """Add a task to a feature and discipline, as draft or pending (an import may also add done tasks).
@@ -189,9 +184,9 @@ class TaskService:
         offset: int = 0,
     ) -> Listing[TaskSummary]:
         """Tasks by id, narrowed by each given filter (a value or a list of values) and search text."""
-        given = {"status": status, "feature": feature, "discipline": discipline, "origin": origin}
+        filters = {"status": status, "feature": feature, "discipline": discipline, "origin": origin}
         query = check.arguments(
-            TaskQuery, _given({**given, "search": search, "limit": limit, "offset": offset}), "list"
+            TaskQuery, given({**filters, "search": search, "limit": limit, "offset": offset}), "list"
         )
         with self.db.read() as unit:
             for name in query.feature or ():
