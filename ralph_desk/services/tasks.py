@@ -5,7 +5,10 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Collection, Sequence
-from typing import Any, TypeVar
+from enum import StrEnum
+from typing import Any, TypeVar, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.graph import find_cycle, format_path
@@ -28,7 +31,10 @@ from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import UnreadableRowError
-from ralph_desk.store.writes import TaskWrite
+from ralph_desk.store.writes import TaskWrite, checked
+
+PATH_FIELDS = ("context_files", "output_artifacts")
+_COLUMN_TYPES = get_type_hints(TaskWrite)
 
 log = logging.getLogger("ralph_desk.tasks")
 
@@ -65,28 +71,32 @@ def _unique(values: Sequence[_T] | None) -> list[_T]:
     return list(dict.fromkeys(values or ()))
 
 
-def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) -> TaskWrite:
-    """The task columns of the input's fields `names`: an empty text and a missing list clear theirs."""
-    fields: TaskWrite = {}
-    if "title" in names and args.title is not None:
-        fields["title"] = args.title
-    if "description" in names:
-        fields["description"] = check.text_or_none(args.description)
-    if "priority" in names and args.priority is not None:
-        fields["priority"] = args.priority.value
-    if "acceptance_criteria" in names:
-        fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
-    if "tags" in names:
-        fields["tags"] = _unique(args.tags)
-    if "context_files" in names:
-        fields["context_files"] = check.paths("context_files", args.context_files)
-    if "output_artifacts" in names:
-        fields["output_artifacts"] = check.paths("output_artifacts", args.output_artifacts)
-    if "hints" in names:
-        fields["hints"] = check.text_or_none(args.hints)
-    if "estimated_turns" in names:
-        fields["estimated_turns"] = args.estimated_turns
-    return fields
+def _given_fields(args: BaseModel) -> set[str]:
+    """The fields a caller set to a value."""
+    return {name for name in args.model_fields_set if getattr(args, name) is not None}
+
+
+def _columns(args: BaseModel, names: Collection[str]) -> TaskWrite:
+    """The task columns of the input's fields `names`, by name: an empty text and a missing list clear theirs.
+
+    The status is the lifecycle's to set; a feature or discipline is looked up; dependencies are rows.
+    """
+    fields: dict[str, object] = {}
+    for name in names:
+        hint, value = _COLUMN_TYPES.get(name), getattr(args, name)
+        if hint is None or name == "status":
+            continue
+        if name in PATH_FIELDS:
+            value = check.paths(name, value)
+        if get_origin(hint) is list:
+            fields[name] = _unique(value)
+        elif value is None and type(None) not in get_args(hint):
+            continue  # a required column the caller left as it is
+        elif isinstance(value, StrEnum):
+            fields[name] = value.value
+        else:
+            fields[name] = check.text_or_none(value) if isinstance(value, str) else value
+    return checked(fields, TaskWrite)
 
 
 def _name(field: str, value: object) -> str:
@@ -246,7 +256,7 @@ class TaskService:
         say, and make the `moves` (feature, discipline, pseudocode)."""
         task_id = args.id
         if names is None:
-            names = {name for name in args.model_fields_set if getattr(args, name) is not None}
+            names = _given_fields(args)
         fields = _columns(args, names)
         dependency_ids = _unique(args.depends_on) if "depends_on" in names else None
         if "pseudocode" in moves:
@@ -295,11 +305,7 @@ class TaskService:
     def enrich_input(self, args: EnrichTaskInput) -> Task:
         """Give a draft task its pseudocode (and maybe new criteria and context files); it becomes pending."""
         task_id = args.id
-        fields: TaskWrite = {"pseudocode": args.pseudocode}
-        if args.acceptance_criteria is not None:
-            fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
-        if args.context_files is not None:
-            fields["context_files"] = check.paths("context_files", args.context_files)
+        fields = _columns(args, _given_fields(args))
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if task.status is not TaskStatus.DRAFT:
