@@ -24,7 +24,7 @@ from ralph_desk.domain.enums import (
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Signal, Task
-from ralph_desk.domain.tools import MAX_TEXT
+from ralph_desk.domain.tools import MAX_TEXT, Text
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
@@ -145,16 +145,9 @@ def draft_fields(unit: UnitOfWork, suggestion: Signal, source: store.TaskFacts) 
     }
 
 
-def _positive_id(field: str, value: int) -> int:
-    checked = check.positive_int(field, value)
-    if checked is None:
-        raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
-    return checked
-
-
 def _signal_of(unit: UnitOfWork, field: str, signal_id: int, verb: Verb) -> Signal:
     """The signal `signal_id`, which must be a `verb`."""
-    signal = store.get(unit, _positive_id(field, signal_id), for_update=unit.writable)
+    signal = store.get(unit, check.positive_int(field, signal_id), for_update=unit.writable)
     if signal is None:
         raise NotFoundError(verb.value, signal_id)
     if signal.verb is not verb:
@@ -168,7 +161,7 @@ def _signal_of(unit: UnitOfWork, field: str, signal_id: int, verb: Verb) -> Sign
 
 def _suggested_draft(unit: UnitOfWork, task_id: int, action: str) -> Task:
     """The task `task_id`, which must be a draft an agent suggested."""
-    task = tasks_store.get(unit, _positive_id("task_id", task_id))
+    task = tasks_store.get(unit, check.positive_int("task_id", task_id))
     if task is None:
         raise NotFoundError("task", task_id)
     if task.origin is not TaskOrigin.AGENT:
@@ -274,7 +267,7 @@ class InboxService:
 
     def answer(self, ask_id: int, text: str) -> Signal:
         """Answer a question; its task goes back to pending once none of its blocking questions is open."""
-        answer = check.required_text("text", text)
+        answer = check.value(Text, "text", text)
         with self.db.write() as unit:
             ask = _signal_of(unit, "ask_id", ask_id, Verb.ASK)
             if ask.answered_at is not None:
@@ -363,7 +356,7 @@ class InboxService:
             return lifecycle.move(unit, task.id, TaskStatus.SKIPPED, Mover.INBOX)
 
     def _failed_task(self, unit: UnitOfWork, task_id: int) -> Task:
-        task = tasks_store.get(unit, _positive_id("task_id", task_id))
+        task = tasks_store.get(unit, check.positive_int("task_id", task_id))
         if task is None:
             raise NotFoundError("task", task_id)
         if task.status is not TaskStatus.FAILED:
@@ -375,7 +368,7 @@ class InboxService:
 
     def reject(self, task_id: int, reason: str) -> Task:
         """Reject an agent-suggested draft task: it is skipped, and the reason is kept as a comment."""
-        checked_reason = check.required_text("reason", reason)
+        checked_reason = check.value(Text, "reason", reason)
         with self.db.write() as unit:
             _suggested_draft(unit, task_id, "rejected")
             lifecycle.move(unit, task_id, TaskStatus.SKIPPED, Mover.INBOX)

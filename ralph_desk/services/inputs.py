@@ -39,6 +39,7 @@ from ralph_desk.domain.enums import (
 from ralph_desk.domain.tools import (
     MAX_SESSION_ID,
     MAX_TEXT,
+    NAME_PATTERN,
     NO_NUL_PATTERN,
     TEXT_PATTERN,
     Id,
@@ -179,6 +180,7 @@ NameText = Annotated[str, _text(MAX_NAME)]
 HeadText = Annotated[str, _text(MAX_HEAD)]
 PathText = Annotated[str, _text(MAX_PATH)]
 LongText = Annotated[str, _text(MAX_TEXT)]
+Slug = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 Count = Annotated[
     int, _refused_unless(lambda value: _whole(value, 0, 2**63 - 1), "a whole number of 0 or more")
 ]

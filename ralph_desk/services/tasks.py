@@ -56,13 +56,6 @@ MOVES = ("feature", "discipline", "pseudocode")
 UPDATABLE_FIELDS = (*(name for name in UpdateTaskInput.model_fields if name != "id"), *MOVES)
 
 
-def _task_id(value: int, field: str = "task_id") -> int:
-    checked = check.positive_int(field, value)
-    if checked is None:
-        raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
-    return checked
-
-
 _PLAIN = TaskExtras()
 
 
@@ -179,7 +172,7 @@ class TaskService:
 
     def get(self, task_id: int) -> Task:
         """One task with its comments and dependencies."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.read() as unit:
             return self._require(unit, task_id)
 
@@ -238,7 +231,7 @@ class TaskService:
     def update(self, task_id: int, **changes: Any) -> Task:
         """Change the given fields from plain values (None clears an optional one; a list replaces the whole
         list); checked as update_task's arguments, plus a move to another feature or discipline."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
         if unknown:
             raise InvalidValueError("field", unknown[0], "one of " + ", ".join(UPDATABLE_FIELDS))
@@ -280,7 +273,7 @@ class TaskService:
 
     def move(self, task_id: int, status: TaskStatus, mover: Mover) -> Task:
         """Move a task to a status if `mover` may (the lifecycle's rules), stamping its start or end."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         checked = check.arguments(TaskExtras, {"status": status}, "move").status
         assert checked is not None
         with self.db.write() as unit:
@@ -323,7 +316,7 @@ class TaskService:
 
     def add_context_file(self, task_id: int, file_path: str) -> Task:
         """Register a project file that sessions on this task should read (once)."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         path = check.relative_path("file_path", file_path)
         with self.db.write() as unit:
             task = self._require(unit, task_id)
@@ -339,16 +332,16 @@ class TaskService:
 
     def add_dependency(self, task_id: int, depends_on_id: int) -> Task:
         """Make a task wait for another one to be done (refused if that would close a cycle)."""
-        task_id = _task_id(task_id)
-        depends_on_id = _task_id(depends_on_id, "depends_on_id")
+        task_id = check.positive_int("task_id", task_id)
+        depends_on_id = check.positive_int("depends_on_id", depends_on_id)
         with self.db.write() as unit:
             add_dependency(unit, task_id, depends_on_id)
             return self._require(unit, task_id)
 
     def remove_dependency(self, task_id: int, depends_on_id: int) -> Task:
         """Stop a task waiting for another one."""
-        task_id = _task_id(task_id)
-        depends_on_id = _task_id(depends_on_id, "depends_on_id")
+        task_id = check.positive_int("task_id", task_id)
+        depends_on_id = check.positive_int("depends_on_id", depends_on_id)
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if not store.remove_dependency(unit, task_id, depends_on_id):
@@ -360,7 +353,7 @@ class TaskService:
 
     def dependents(self, task_id: int) -> builtins.list[int]:
         """Ids of the tasks that wait for this one."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.read() as unit:
             _require_all(unit, [task_id])
             return store.dependents(unit, task_id)
@@ -372,7 +365,7 @@ class TaskService:
 
     def increment_stuck(self, task_id: int) -> int:
         """Count one more session that ended without progress; returns the new count."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.write() as unit:
             count = store.increment_stuck(unit, task_id)
             if count is None:
@@ -381,14 +374,14 @@ class TaskService:
 
     def reset_stuck(self, task_id: int) -> None:
         """Set a task's stuck count back to zero."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.write() as unit:
             if not store.reset_stuck(unit, task_id):
                 raise NotFoundError("task", task_id)
 
     def delete(self, task_id: int) -> None:
         """Remove a task and its comments; refused while other tasks depend on it."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.write() as unit:
             _require_all(unit, [task_id])
             waiting = store.dependents(unit, task_id)

@@ -150,9 +150,9 @@ def test_answering_an_unknown_id_or_a_signal_that_is_no_question_is_refused(desk
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("  ", "invalid text: '  '; allowed: a non-empty text"),
+        ("  ", "invalid text: '  '; allowed: a non-empty text without NUL characters"),
         ("x" * 20_001, "invalid text: '<20001 characters>'; allowed: at most 20000 characters"),
-        ("nul\x00", "invalid text: 'nul\\x00'; allowed: text without NUL characters"),
+        ("nul\x00", "invalid text: 'nul\\x00'; allowed: a non-empty text without NUL characters"),
     ],
 )
 def test_an_empty_huge_or_nul_answer_is_refused_and_the_question_stays_open(
