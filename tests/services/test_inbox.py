@@ -680,3 +680,20 @@ def test_a_flag_converts_only_to_a_pending_or_draft_task(desk: Desk) -> None:
 
     assert len(desk.tasks.list()) == before
     assert desk.signals.get(flag.id).resolution is FlagResolution.OPEN
+
+
+def test_a_refused_triage_leaves_the_flag_open_and_makes_no_task(desk: Desk) -> None:
+    task = desk.task()
+    flag = desk.flag(task, "Broken.")
+
+    with pytest.raises(InvalidValueError, match=r"^invalid resolution: 'converted'; allowed: one of "):
+        desk.inbox.triage(flag.id, "converted")
+
+    assert desk.signals.get(flag.id) == flag
+    assert [listed.id for listed in desk.tasks.list()] == [task.id]
+
+
+def test_a_single_bad_flag_filter_is_named_without_an_index(desk: Desk) -> None:
+    with pytest.raises(InvalidValueError) as caught:
+        desk.inbox.flags(severity="fatal")
+    assert str(caught.value) == "invalid severity: 'fatal'; allowed: one of info, warning, blocking"
