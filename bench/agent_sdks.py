@@ -29,7 +29,7 @@ from _common import PYTHON, REPO, Row, emit, fmt_ms, median, ms, say, scratch_di
 
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import EventKind
-from ralph_desk.loop.processes import own_group, stop_tree
+from ralph_desk.process_tree import own_group, stop_tree
 from tests.support.fake_model_api import FakeModelApi, Hang, Text
 from tests.support.npm_tools import claude_bin
 

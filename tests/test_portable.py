@@ -58,7 +58,7 @@ def package_modules() -> list[str]:
 
 def test_every_module_imports_without_the_posix_only_modules() -> None:
     names = package_modules()
-    assert "ralph_desk.loop.lock" in names and "ralph_desk.loop.processes" in names
+    assert "ralph_desk.loop.lock" in names and "ralph_desk.process_tree" in names
 
     done = subprocess.run(
         [sys.executable, "-c", IMPORT_ALL, json.dumps(names), json.dumps(POSIX_ONLY)],

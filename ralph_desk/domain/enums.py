@@ -204,6 +204,7 @@ class SessionOutcome(StrEnum):
     STOPPED = "stopped"
     RATE_LIMITED = "rate_limited"
     REJECTED = "rejected"
+    CHECKS_FAILED = "checks_failed"
     RUNNING = "running"
 
 
@@ -241,3 +242,4 @@ class ChangeTopic(StrEnum):
     STATE_FILES = "state_files"
     REVIEWS = "reviews"
     MERGES = "merges"
+    CHECKS = "checks"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ralph_desk.domain.checks import Verdict
 from ralph_desk.domain.enums import TaskStatus
 
 
@@ -55,11 +56,24 @@ class Move:
     mover: Mover
     unmerged_work: bool = False
     """The task has a branch whose work has not been merged (asked only for a move to done)."""
+    checks: Verdict = Verdict.NONE
+    """What the task's latest check runs say (asked only where a checks rule applies)."""
+    anyway: bool = False
+    """The person chose to merge although required checks fail (a review's "Merge anyway")."""
 
 
 def asks_about_branch(target: TaskStatus, mover: Mover) -> bool:
     """Whether `refusal` needs to know if the task has unmerged work (a git lookup: skipped otherwise)."""
     return target is TaskStatus.DONE and mover in (Mover.PERSON, Mover.AGENT)
+
+
+def asks_about_checks(target: TaskStatus, mover: Mover) -> bool:
+    """Whether `refusal` needs the task's checks verdict (a database read: skipped otherwise)."""
+    return target in (TaskStatus.DONE, TaskStatus.IN_REVIEW) and mover in (
+        Mover.AGENT,
+        Mover.LOOP,
+        Mover.REVIEW,
+    )
 
 
 def refusal(move: Move) -> str | None:
@@ -89,9 +103,24 @@ def _person(move: Move) -> str | None:
     return None
 
 
+def _agent(move: Move) -> str | None:
+    if move.target is TaskStatus.DONE and move.checks in (Verdict.NOT_RUN, Verdict.FAILED):
+        return (
+            f"task #{move.task_id} is done only when the project's checks pass: call done, and the desk runs "
+            "them in your worktree"
+        )
+    return _person(move)
+
+
 def _review(move: Move) -> str | None:
     if move.target not in REVIEW_EXITS:
         return f"a review moves task #{move.task_id} to done, pending or skipped, not {move.target.value}"
+    if move.target is TaskStatus.DONE and move.checks is Verdict.FAILED and not move.anyway:
+        return (
+            f"task #{move.task_id}'s required checks fail, so it is merged only when the person chooses to "
+            f"merge anyway (the window asks; `ralph-desk review approve {move.task_id} --anyway`), or after "
+            "they pass again"
+        )
     if move.current in (TaskStatus.IN_PROGRESS, TaskStatus.DONE):
         return (
             f"task #{move.task_id} is {move.current.value}; "
@@ -109,6 +138,8 @@ def _inbox(move: Move) -> str | None:
 
 
 def _loop(move: Move) -> str | None:
+    if move.target in (TaskStatus.DONE, TaskStatus.IN_REVIEW) and move.checks is Verdict.FAILED:
+        return f"task #{move.task_id}'s required checks failed after its done: it goes back to its agent"
     # Back to pending is the loop's requeue of work it just put in review and then rejected (edits made
     # where none were allowed); any other way out of review is a person's decision.
     if move.current is TaskStatus.IN_REVIEW and move.target is not TaskStatus.PENDING:
@@ -120,7 +151,7 @@ def _loop(move: Move) -> str | None:
 
 _RULES = {
     Mover.PERSON: _person,
-    Mover.AGENT: _person,
+    Mover.AGENT: _agent,
     Mover.REVIEW: _review,
     Mover.INBOX: _inbox,
     Mover.LOOP: _loop,

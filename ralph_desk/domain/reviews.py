@@ -80,6 +80,8 @@ class QueuedMerge:
     refused: str | None
     commit: str | None = None
     """The commit the person approved: exactly this merges (None: queued before approvals were pinned)."""
+    checks_overridden: str | None = None
+    """The failing required checks the person chose to merge anyway (None: no such choice)."""
 
 
 @dataclass(frozen=True)

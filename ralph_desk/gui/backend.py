@@ -13,6 +13,7 @@ from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 from ralph_desk.services.merge_queue import MergeBusyError
 from ralph_desk.services.reviews import ReviewMovedError, ReviewService
+from ralph_desk.services.sessions import process_exists
 from ralph_desk.services.workspaces import NoBaseBranchError
 from ralph_desk.store.database import Database
 from ralph_desk.store.errors import StoreError
@@ -34,6 +35,7 @@ __all__ = [
     "Services",
     "TriageResult",
     "is_refusal",
+    "process_exists",
     "summary_of",
     "title_from",
 ]

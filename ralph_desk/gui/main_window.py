@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from ralph_desk import __version__
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.gui import icons, theme
+from ralph_desk.gui.backend import process_exists
 from ralph_desk.gui.dialogs.shortcuts import FIXED as FIXED_SHORTCUTS
 from ralph_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from ralph_desk.gui.notify import TOPIC_TITLES, Topic
@@ -50,7 +51,6 @@ from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.unsaved import Editor, UnsavedBox, ask_to_leave
 from ralph_desk.gui.widgets.message_bar import MessageBar
 from ralph_desk.gui.widgets.sidebar import PaneEntry, Sidebar
-from ralph_desk.services.sessions import process_exists
 
 if TYPE_CHECKING:
     from ralph_desk.gui.controller import Controller

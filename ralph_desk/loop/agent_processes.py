@@ -11,10 +11,10 @@ from pathlib import Path
 
 from ralph_desk.loop.lines import MAX_LINE, lines_of
 from ralph_desk.loop.model import AgentCommand, LiveEvent
-from ralph_desk.loop.processes import own_group, stop_tree
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.tasks import cancel
 from ralph_desk.loop.transcript import Transcript
+from ralph_desk.process_tree import own_group, stop_tree
 
 log = logging.getLogger("ralph_desk.loop")
 

@@ -205,6 +205,11 @@ def _progress_parts(
         return "stopped by the human, re-queued", said
     if decision.outcome is SessionOutcome.RATE_LIMITED:
         return "rate-limited, re-queued", said
+    if decision.outcome is SessionOutcome.CHECKS_FAILED:
+        head = "failed" if status is TaskStatus.FAILED else "re-queued"
+        return f"done, but its checks failed: {head}, stuck count {decision.stuck_count}", (
+            decision.reasons[-1]
+        )
     verb = decision.closing_verb.value if decision.closing_verb else "no closing verb"
     if status is TaskStatus.NEEDS_INPUT:
         questions = [signals[i].question or "" for i in decision.blocking_ask_ids if i in signals]

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ralph_desk.domain.checks import Check, required_failures
 from ralph_desk.domain.enums import DiffSide, LearningScope, Recipe, SessionOutcome, TaskStatus, Verb
 from ralph_desk.domain.learnings import find_duplicate
 from ralph_desk.domain.records import AgentSession, Feature, FeatureLearning, Signal, Task
@@ -47,7 +48,11 @@ MAX_SESSIONS_READ = 50
 
 
 def gather_inputs(
-    services: Services, plan: SessionPlan, repo_root: Path, allowed_paths: Sequence[str] = ()
+    services: Services,
+    plan: SessionPlan,
+    repo_root: Path,
+    allowed_paths: Sequence[str] = (),
+    checks: Sequence[Check] = (),
 ) -> PromptInputs:
     """Everything the prompt of `plan`'s session shows, read now; `repo_root` resolves file paths."""
     title, description = _project(services, repo_root)
@@ -66,6 +71,7 @@ def gather_inputs(
         feature_knowledge_paths=_file_refs(repo_root, feature.knowledge_paths) if feature else (),
         extra_input=plan.extra_input,
         allowed_paths=tuple(allowed_paths),
+        checks=tuple(checks),
     )
     if wants_learnings:
         inputs = _with_learnings(services, inputs, feature)
@@ -252,6 +258,7 @@ def _with_task(
     return replace(
         inputs,
         task=task,
+        failed_checks=tuple(required_failures(services.checks.latest(task.id))) if inputs.checks else (),
         task_context_files=_file_refs(repo_root, task.context_files),
         task_learnings=not_shown(
             merge_learnings((), signals.learnings(task_id=task.id, scope=LearningScope.TASK)),

@@ -21,9 +21,9 @@ from ralph_desk.loop.idle import IdleReport, idle_report
 from ralph_desk.loop.model import NOTHING_RUNNABLE, EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
-from ralph_desk.loop.processes import on_stop_signals
 from ralph_desk.loop.runner import LoopStatus
 from ralph_desk.loop.settings import RunOverrides, load_checked
+from ralph_desk.process_tree import on_stop_signals
 from ralph_desk.project.config import RULES, problem
 from ralph_desk.services.container import Services
 

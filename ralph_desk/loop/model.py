@@ -10,6 +10,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ralph_desk.domain.checks import Check
 from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.enums import Recipe, TaskStatus
 from ralph_desk.domain.records import Discipline, Feature, Task
@@ -49,6 +50,9 @@ class LoopSettings:
     rate_limit_wait_s: float = _CONFIG.rate_limit_wait_s
     rate_limit_max_wait_s: float = _CONFIG.rate_limit_max_wait_s
     allowed_paths: tuple[str, ...] = _CONFIG.allowed_paths  # empty: edits anywhere in the project
+    checks: tuple[Check, ...] = _CONFIG.checks  # run after a task's done, before it may enter review
+    setup: str | None = _CONFIG.setup  # run once in each new task worktree
+    worktree_files: tuple[str, ...] = _CONFIG.worktree_files  # untracked files copied into new worktrees
 
     @classmethod
     def of(cls, config: ProjectConfig) -> LoopSettings:
@@ -115,6 +119,9 @@ class EventKind(StrEnum):
     STDERR = "stderr"
     SESSION_ENDED = "session_ended"
     LOOP_STATE = "loop_state"
+    CHECK_STARTED = "check_started"
+    CHECK_OUTPUT = "check_output"
+    CHECK_ENDED = "check_ended"
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ def preview_next_session(
     plan = peek_next_task(services)
     if plan is None:
         return None
-    prompt = render_prompt(gather_inputs(services, plan, repo_root, settings.allowed_paths))
+    prompt = render_prompt(gather_inputs(services, plan, repo_root, settings.allowed_paths, settings.checks))
     endpoint = SessionEndpoint(URL_PLACEHOLDER, CREDENTIAL_PLACEHOLDER, plan.context)
     return SessionPreview(
         task_id=plan.task.id if plan.task else None,

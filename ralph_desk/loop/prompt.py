@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from string import Formatter
 
+from ralph_desk.domain.checks import Check, CheckRun, failure_report
+from ralph_desk.domain.checks import listing as checks_listing
 from ralph_desk.domain.enums import (
     BlockerKind,
     FlagCategory,
@@ -235,6 +237,8 @@ class PromptInputs:
     done_reports: tuple[DependencyNote, ...] = ()
     draft_tasks: tuple[TaskSummary, ...] = ()
     allowed_paths: tuple[str, ...] = ()  # globs the agent may edit; empty: anywhere
+    checks: tuple[Check, ...] = ()  # what the desk runs after done
+    failed_checks: tuple[CheckRun, ...] = ()  # the required checks that failed after the last done
 
 
 # --- entry point ----------------------------------------------------------------------------------------
@@ -261,6 +265,7 @@ def _task_prompt(inputs: PromptInputs) -> list[str]:
     task = inputs.task
     assert task is not None
     return [
+        failure_report(inputs.failed_checks) if inputs.failed_checks else "",
         _review_section(inputs.review),
         _answers_opening(inputs.answers),
         f"# Task #{task.id}: {task.title}",
@@ -276,6 +281,7 @@ def _task_prompt(inputs: PromptInputs) -> list[str]:
         _problems_section(inputs.problems, task.id),
         _progress_section(inputs.progress_tail),
         _changed_files_section(inputs.changed_files),
+        checks_listing(inputs.checks),
         _reporting_section(inputs.enabled_tools),
     ]
 

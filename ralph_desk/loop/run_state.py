@@ -10,6 +10,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ralph_desk.checks.runner import Stop
 from ralph_desk.domain.enums import LoopState
 from ralph_desk.loop.limits import Backoff
 from ralph_desk.loop.model import IDLE_POLL_S, EventKind, LiveEvent, LoopSettings, SessionPlan, StreamSummary
@@ -51,6 +52,8 @@ class RunState:
         self.stop_after_session = False
         self.pause_requested = False
         self.wake = asyncio.Event()
+        self.checks_stop = Stop()  # a stop ends the checks running now too
+        self.event_loop: asyncio.AbstractEventLoop | None = None
         self.backoff = Backoff(settings.rate_limit_wait_s, settings.rate_limit_max_wait_s)
         # The run's state is written off the event loop (the window's thread), in the order it changed.
         self._writer: ThreadPoolExecutor | None = None
@@ -68,6 +71,11 @@ class RunState:
                 listener(event)
             except Exception:
                 log.exception("loop event listener failed")
+
+    def emit_from_thread(self, event: LiveEvent) -> None:
+        """Hand an event from another thread to the listeners, on the event loop (dropped without one)."""
+        if self.event_loop is not None and not self.event_loop.is_closed():
+            self.event_loop.call_soon_threadsafe(self.emit, event)
 
     def open_record(self) -> None:
         """Start the thread that writes the run's state into the database."""

@@ -62,6 +62,7 @@ class LoopRunner:
     def stop(self) -> None:
         """End the current agents (not counted as stuck) and stop the loop."""
         self.state.stop_requested = True
+        self.state.checks_stop.request()
         self.state.wake.set()
         self.processes.terminate()
 
@@ -167,6 +168,7 @@ class LoopRunner:
                 outcome=SessionOutcome.STOPPED.value,
                 error="recovered: the loop stopped mid-session",
             )
+        self.services.checks.abandon(list(orphans.session_ids))
 
     def _merge_approved(self) -> None:
         """Approvals whose process ended before their merge (a crash, a closed terminal) merge now, in order;

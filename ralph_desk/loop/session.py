@@ -11,7 +11,7 @@ from ralph_desk.domain.endpoints import SessionEndpoint
 from ralph_desk.domain.enums import Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.tools import MAX_TEXT
-from ralph_desk.loop import branches, git
+from ralph_desk.loop import branches, git, worktree_setup
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.model import FINISHED, AgentCommand, EventKind, LiveEvent, SessionLaunch, SessionPlan
@@ -74,6 +74,7 @@ class SessionRunner:
         except BaseException as error:
             self._abandon(attempt, error)
             raise
+        await asyncio.to_thread(worktree_setup.set_up, self.parts, attempt)
         # Hashing files, git and the database block: they run off the event loop (and the window's thread).
         if plan.task:
             attempt.fingerprint_before = await asyncio.to_thread(project_fingerprint, services, work.root)
@@ -238,7 +239,9 @@ class SessionRunner:
     def _write_prompt(self, plan: SessionPlan, root: Path) -> str:
         """Gather the session's inputs, render its prompt and keep a copy beside the MCP config."""
         services = self.parts.services
-        inputs = gather_inputs(services, plan, root, self.parts.settings.allowed_paths)
+        inputs = gather_inputs(
+            services, plan, root, self.parts.settings.allowed_paths, self.parts.settings.checks
+        )
         prompt = render_prompt(inputs)
         paths = services.paths
         contained.write_text(paths.root, paths.mcp_dir / PROMPT_FILE_NAME, prompt)

@@ -10,7 +10,7 @@ from ralph_desk.domain.enums import FlagCategory, SessionOutcome, Severity, Task
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import Decision, decide
 from ralph_desk.domain.tools import MAX_TEXT
-from ralph_desk.loop import branches, git, guard
+from ralph_desk.loop import branches, check_gate, git, guard
 from ralph_desk.loop.apply import apply_decision
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.model import FINISHED, SessionPlan, StreamSummary
@@ -67,7 +67,11 @@ async def conclude(parts: RunParts, attempt: Attempt) -> Ending:
     except branches.UNCOMMITTABLE as error:  # the session ends; its task, the siblings and the loop go on
         log.warning("session %s: its work was not committed: %s", plan.session_id, error)
         return await through(conclude_lost, parts, attempt, branches.not_committed(error))
-    result = await asyncio.to_thread(post_process, parts, attempt, changed, attempt.fingerprint_before)
+    parts.state.event_loop = asyncio.get_running_loop()  # the checks' live output comes back through it
+    tip = committed.after if committed is not None else git_after.head
+    result = await asyncio.to_thread(
+        post_process, parts, attempt, changed, attempt.fingerprint_before, None, tip
+    )
     stashed = (
         committed.stashed
         if committed is not None
@@ -116,6 +120,7 @@ def post_process(
     changed: list[str],
     fingerprint_before: str | None,
     lost: branches.Lost | None = None,
+    tip: str | None = None,
 ) -> SessionResult:
     """Off the event loop: decide from the session's signals (and its stagnation) and apply the decision."""
     services, plan, summary = parts.services, attempt.plan, attempt.summary
@@ -138,9 +143,11 @@ def post_process(
         rate_limited=summary.rate_limited,
         stagnant=stagnant,
     )
-    decision = branches.gate(services, attempt.prepared, plan, decision)
     if lost is not None:
-        decision = branches.requeue(decision, lost)
+        decision = branches.requeue(branches.gate(services, attempt.prepared, plan, decision), lost)
+    else:
+        decision = check_gate.after_done(parts, attempt, decision, tip)
+        decision = branches.gate(services, attempt.prepared, plan, decision)
     apply_decision(services, plan.task.id, plan.session_id, decision)
     return SessionResult(
         plan, summary, exit_code, decision, decision.outcome, changed, timed_out, stopped=stopped

@@ -11,8 +11,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
 
+from ralph_desk.domain.checks import SETUP_NAME, Check
 from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.domain.setting_bounds import (
+    MAX_CHECK_TIMEOUT_S,
+    MAX_CHECKS,
+    MAX_COMMAND_TEXT,
     MAX_COST_USD,
     MAX_ITERATIONS,
     MAX_PARALLEL,
@@ -21,12 +25,13 @@ from ralph_desk.domain.setting_bounds import (
     MAX_SESSION_TIMEOUT_S,
     MAX_STUCK_THRESHOLD,
     MAX_TURNS,
+    MAX_WORKTREE_FILES,
 )
 from ralph_desk.project import contained, trust
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
-CONFIG_VERSION = 5
+CONFIG_VERSION = 6
 AGENTS = ("claude", "codex", "command", "rehearsal")
 IDE_DISCONNECT = ("finish", "stop")
 RECIPES = tuple(recipe.value for recipe in Recipe)
@@ -114,6 +119,38 @@ def _is_relative_glob(value: Any) -> bool:
     if not _is_text(value) or "\\" in value or value.startswith(("/", "~")) or ":" in value[:2]:
         return False
     return ".." not in value.split("/")
+
+
+def _is_checks(value: Any) -> bool:
+    if not isinstance(value, list | tuple) or len(value) > MAX_CHECKS:
+        return False
+    try:
+        checks = [item if isinstance(item, Check) else Check.model_validate(item) for item in value]
+    except ValueError:
+        return False
+    names = {check.name for check in checks}
+    return len(names) == len(checks) and SETUP_NAME not in names
+
+
+def _is_command_line(value: Any) -> bool:
+    return value is None or (_is_text(value) and len(value) <= MAX_COMMAND_TEXT and "\x00" not in value)
+
+
+def _is_worktree_files(value: Any) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and len(value) <= MAX_WORKTREE_FILES
+        and all(_is_relative_glob(item) and not any(mark in item for mark in "*?[") for item in value)
+    )
+
+
+CHECKS_ALLOWED = (
+    f"a list of at most {MAX_CHECKS} checks with different names, each "
+    '{"name": "tests", "run": "pytest -q", "timeout_s": 600, "required": true}: name 1-64 characters of '
+    f"a-z, 0-9, '-' and '_' (not setup); run a command line for the platform's shell; timeout_s 1 to "
+    f"{MAX_CHECK_TIMEOUT_S} seconds (default 600); required true (the task enters review only when it "
+    "passes) or false (advisory)"
+)
 
 
 def _setting(default: Any, rule: Rule, factory: Callable[[], Any] | None = None) -> Any:
@@ -210,6 +247,25 @@ class ProjectConfig(BaseModel):
         ),
     )
 
+    checks: tuple[Check, ...] = _setting((), Rule(_is_checks, CHECKS_ALLOWED, since=6))
+    setup: str | None = _setting(
+        None,
+        Rule(
+            _is_command_line,
+            "null or a command line run once in each new task worktree (e.g. installing dependencies)",
+            since=6,
+        ),
+    )
+    worktree_files: tuple[str, ...] = _setting(
+        (),
+        Rule(
+            _is_worktree_files,
+            f"a list of at most {MAX_WORKTREE_FILES} paths inside the project (no wildcards), such as "
+            '".env": files git ignores, copied into each new task worktree',
+            since=6,
+        ),
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _follow_the_rules(cls, values: Any) -> Any:
@@ -268,10 +324,13 @@ def _as_json(values: Any) -> Any:
     """Settings given as keyword arguments, in the form `config.json` holds them (lists, objects)."""
     if not isinstance(values, Mapping):
         return values
-    return {
-        key: list(value) if isinstance(value, tuple) else dict(value) if isinstance(value, Mapping) else value
-        for key, value in values.items()
-    }
+    return {key: _json_value(value) for key, value in values.items()}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return [item.model_dump() if isinstance(item, BaseModel) else item for item in value]
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 def _unknown(key: str) -> str:
@@ -347,12 +406,19 @@ def read_config(paths: ProjectPaths) -> ProjectConfig:
         raise ProjectError(f"{paths.config_file}: {error}") from None
 
 
-COMMAND_KEYS = ("agent_bin", "agent_command")  # the settings that name a program ralph-desk runs
+AGENT_PROGRAM_KEYS = ("agent_bin", "agent_command")
+COMMAND_KEYS = (*AGENT_PROGRAM_KEYS, "checks", "setup")  # the settings that name a program ralph-desk runs
 
 
 def command_fingerprint(config: ProjectConfig) -> str | None:
     """The fingerprint of the settings that name a program to run; None when they name none."""
-    named = {key: config.to_json()[key] for key in COMMAND_KEYS}
+    settings = config.to_json()
+    # Checks and setup join the fingerprint only when set: a project trusted before they existed stays so.
+    named = {
+        key: settings[key]
+        for key in COMMAND_KEYS
+        if key in AGENT_PROGRAM_KEYS or settings[key] not in (None, [])
+    }
     return trust.fingerprint(named) if any(value is not None for value in named.values()) else None
 
 

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ralph_desk.domain.checks import Verdict
 from ralph_desk.project import ProjectPaths
 from ralph_desk.store.database import Database
 
 log = logging.getLogger("ralph_desk.services")
 
 if TYPE_CHECKING:  # each service is imported when first used: a process reading tasks needs no reviews
+    from ralph_desk.services.checks import CheckService
     from ralph_desk.services.comments import CommentService
     from ralph_desk.services.disciplines import DisciplineService
     from ralph_desk.services.features import FeatureService
@@ -67,11 +69,15 @@ class Services:
     def tasks(self) -> TaskService:
         from ralph_desk.services.tasks import TaskService
 
-        return TaskService(self.db, self._has_unmerged_work)
+        return TaskService(self.db, self._has_unmerged_work, self._checks_verdict)
 
     def _has_unmerged_work(self, task_id: int) -> bool:
         """Whether the task has a branch here (its work is not merged: a merge removes the branch)."""
         return self.workspaces.existing(task_id) is not None
+
+    def _checks_verdict(self, task_id: int) -> Verdict:
+        """What the task's latest check runs say of the project's configured checks."""
+        return self.checks.verdict(task_id, self.workspaces.config().checks)
 
     @cached_property
     def comments(self) -> CommentService:
@@ -131,7 +137,13 @@ class Services:
     def reviews(self) -> ReviewService:
         from ralph_desk.services.reviews import ReviewService
 
-        return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals)
+        return ReviewService(self.db, self.workspaces, self.tasks, self.sessions, self.signals, self.checks)
+
+    @cached_property
+    def checks(self) -> CheckService:
+        from ralph_desk.services.checks import CheckService
+
+        return CheckService(self.db, self.paths)
 
     @cached_property
     def retiring(self) -> RetiringService:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from ralph_desk.domain.checks import Verdict
 from ralph_desk.domain.enums import TaskStatus
-from ralph_desk.domain.lifecycle import Move, Mover, asks_about_branch, refusal
+from ralph_desk.domain.lifecycle import Move, Mover, asks_about_branch, asks_about_checks, refusal
 from ralph_desk.domain.records import Task
 from ralph_desk.services.errors import ConflictError, NotFoundError
 from ralph_desk.store import tasks as store
@@ -13,6 +14,8 @@ from ralph_desk.store.database import UnitOfWork
 
 UnmergedWork = Callable[[int], bool]
 """Whether a task has a branch whose work was not merged (a git lookup, made only when a rule asks)."""
+ChecksVerdict = Callable[[int], Verdict]
+"""What a task's latest check runs say of the configured checks (read only when a rule asks)."""
 
 
 def move(
@@ -21,12 +24,18 @@ def move(
     target: TaskStatus,
     mover: Mover,
     unmerged: UnmergedWork | None = None,
+    checks: ChecksVerdict | None = None,
+    anyway: bool = False,
 ) -> Task:
-    """Move a task to `target` (stamping started_at / completed_at) if `mover` may; else ConflictError."""
+    """Move a task to `target` (stamping started_at / completed_at) if `mover` may; else ConflictError.
+
+    `anyway`: a review's merge the person chose although required checks fail."""
     current = store.status_of(unit, task_id)
     if current is None:
         raise NotFoundError("task", task_id)
-    check(Move(task_id, current, target, mover, _has_unmerged(task_id, target, mover, unmerged)))
+    verdict = checks(task_id) if checks is not None and asks_about_checks(target, mover) else Verdict.NONE
+    unmerged_work = _has_unmerged(task_id, target, mover, unmerged)
+    check(Move(task_id, current, target, mover, unmerged_work, verdict, anyway))
     task = store.set_status(unit, task_id, target.value)
     assert task is not None
     return task

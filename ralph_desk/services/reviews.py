@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ralph_desk.domain.checks import Verdict, required_failures
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagCategory,
@@ -35,6 +36,7 @@ from ralph_desk.domain.reviews import (
 from ralph_desk.domain.tools import ClearableText
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
+from ralph_desk.services.checks import CheckService
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
 from ralph_desk.services.merge_queue import WAIT_S, merge_turn
 from ralph_desk.services.sessions import SessionService
@@ -94,7 +96,20 @@ class ReviewMovedError(ReviewError):
         self.tip = tip
 
 
+class ChecksFailingError(ReviewError):
+    """The task's required checks fail: it merges only when the person chooses to merge anyway."""
+
+    def __init__(self, task_id: int, failing: str) -> None:
+        super().__init__(
+            f"task #{task_id} was not approved: its required checks fail ({failing}); run them again, or "
+            f"merge anyway (the window asks; `ralph-desk review approve {task_id} --anyway`)"
+        )
+        self.task_id = task_id
+        self.failing = failing
+
+
 MOVED = "the branch moved since it was approved: review it again"
+MERGED_ANYWAY = "Merge anyway: approved although its required checks failed ({failing})"
 RULES = (
     "the task branch changes the project's rules under .ralph/ ({paths}); a task branch may not change "
     "them: remove those changes from the branch (request changes so that its agent restores them as they "
@@ -112,12 +127,14 @@ class ReviewService:
         tasks: TaskService,
         sessions: SessionService,
         signals: SignalService,
+        checks: CheckService,
     ) -> None:
         self.db = db
         self.workspaces = workspaces
         self.tasks = tasks
         self.sessions = sessions
         self.signals = signals
+        self.checks = checks
 
     def list(self) -> Listing[ReviewItem]:
         """Every task in review, oldest first, with what its agent said and its branch; a task whose
@@ -228,7 +245,9 @@ class ReviewService:
             )
         return comment
 
-    def approve(self, task_id: int, commit: str | None, wait_s: float = WAIT_S) -> ReviewResult:
+    def approve(
+        self, task_id: int, commit: str | None, wait_s: float = WAIT_S, anyway: bool = False
+    ) -> ReviewResult:
         """Approve exactly `commit`, the tip of the diff the person read (None only for a task without a
         branch): queue its merge (the approval is recorded first), then merge the queue in approval order.
 
@@ -238,6 +257,9 @@ class ReviewService:
         another process merged meanwhile reports what became of it. A merge refused (uncommitted changes in
         the way, the branch moved since) raises ReviewError and stays noted on the task; a turn not had
         within `wait_s` raises MergeBusyError, the approval still queued for the holder.
+
+        A task whose required checks fail raises ChecksFailingError unless the person chose `anyway`; that
+        choice is recorded with the approval (its failing checks named).
         """
         task = self._in_review(task_id)
         approved = _commit(commit)
@@ -246,8 +268,13 @@ class ReviewService:
             self._check_approvable(task.id, self._pin(worktree), approved)
         elif approved is not None:
             raise ReviewError(f"task #{task.id} has no branch to merge; approve it without a commit")
+        failing = self.failing_checks(task.id)
+        if failing and not anyway:
+            raise ChecksFailingError(task.id, failing)
         with self.db.write() as unit:
-            queue.enqueue(unit, task.id, self.workspaces.checkout, approved)
+            queue.enqueue(unit, task.id, self.workspaces.checkout, approved, failing or None)
+            if failing:  # the person's choice stays on the task's review, after the queue entry is gone
+                store.add(unit, task.id, HUMAN, MERGED_ANYWAY.format(failing=failing), None, None, None)
         outcomes = self.merge_queued(wait_s)
         outcome = outcomes.get(task.id)
         if outcome is None:
@@ -255,6 +282,19 @@ class ReviewService:
         if isinstance(outcome, ReviewError):
             raise outcome
         return outcome
+
+    def failing_checks(self, task_id: int) -> str:
+        """The task's required checks whose latest run failed, named with how (empty: none fails)."""
+        configured = {check.name for check in self.workspaces.config().checks if check.required}
+        failed = [run for run in required_failures(self.checks.latest(task_id)) if run.name in configured]
+        return ", ".join(f"{run.name} {run.status.value}" for run in failed)
+
+    def _mark_done(self, unit: UnitOfWork, task_id: int, anyway: bool) -> None:
+        """The review's move to done (merged), asking the checks rule first."""
+        lifecycle.move(unit, task_id, TaskStatus.DONE, Mover.REVIEW, checks=self._verdict, anyway=anyway)
+
+    def _verdict(self, task_id: int) -> Verdict:
+        return self.checks.verdict(task_id, self.workspaces.config().checks)
 
     def merge_queued(self, wait_s: float = WAIT_S) -> dict[int, ReviewResult | ReviewError]:
         """Merge every approved task of this checkout still waiting, in approval order; what became of each.
@@ -316,7 +356,7 @@ class ReviewService:
                 queue.remove(unit, task.id)
             return ReviewError(f"task #{task.id} is {task.status.value} now; its approval was dropped")
         try:
-            return self._approve(task, entry.commit)
+            return self._approve(task, entry.commit, entry.checks_overridden is not None)
         except ReviewError as error:
             with self.db.write() as unit:
                 queue.refuse(unit, task.id, str(error).removeprefix(f"task #{task.id} was not merged: "))
@@ -335,13 +375,15 @@ class ReviewService:
         )
         return ReviewResult(task.id, task.status.value, message=what)
 
-    def _approve(self, task: Task, commit: str | None) -> ReviewResult:
+    def _approve(self, task: Task, commit: str | None, anyway: bool = False) -> ReviewResult:
         worktree = self._worktree(task.id)
         if worktree is None and commit is not None:
             raise ReviewError(f"task #{task.id} was not merged: {MOVED} (its branch is gone)")
         if worktree is None:
             with self.db.write() as unit:
-                lifecycle.move(unit, task.id, TaskStatus.DONE, Mover.REVIEW)
+                lifecycle.move(
+                    unit, task.id, TaskStatus.DONE, Mover.REVIEW, checks=self._verdict, anyway=anyway
+                )
                 queue.remove(unit, task.id)
             return ReviewResult(task.id, TaskStatus.DONE.value, message="approved (no branch to merge)")
         strategy = MergeStrategy(self.workspaces.config().merge_strategy)
@@ -362,7 +404,7 @@ class ReviewService:
         if not result.merged:
             return self._send_back(task, worktree, result)
         with self.db.write() as unit:  # done and off the queue at once: a crash before this merges again
-            lifecycle.move(unit, task.id, TaskStatus.DONE, Mover.REVIEW)
+            self._mark_done(unit, task.id, anyway)
             store.move(unit, task.id, ReviewCommentState.REQUESTED, ReviewCommentState.ADDRESSED)
             queue.remove(unit, task.id)
         self._remove(task.id)

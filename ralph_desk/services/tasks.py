@@ -105,9 +105,15 @@ def _shown(task_ids: Sequence[int]) -> str:
 class TaskService:
     """Create, read, change and delete tasks; keep their dependencies acyclic; hand the loop its next task."""
 
-    def __init__(self, db: Database, unmerged: lifecycle.UnmergedWork | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        unmerged: lifecycle.UnmergedWork | None = None,
+        checks: lifecycle.ChecksVerdict | None = None,
+    ) -> None:
         self.db = db
         self.unmerged = unmerged  # asked before a person or an agent declares a task done
+        self.checks = checks  # asked before an agent declares a task done
 
     def create(
         self,
@@ -277,7 +283,7 @@ class TaskService:
         checked = check.arguments(TaskExtras, {"status": status}, "move").status
         assert checked is not None
         with self.db.write() as unit:
-            return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged)
+            return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged, self.checks)
 
     def enrich(
         self,

@@ -8,7 +8,7 @@ either, and runs no task (`base_problem` says why): never in the person's own ch
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +21,7 @@ from ralph_desk.services.sessions import this_host
 from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
-from ralph_desk.vcs import bases, commits, initialise, soundness, worktree_git, worktrees
+from ralph_desk.vcs import bases, commits, initialise, soundness, untracked, worktree_git, worktrees
 from ralph_desk.vcs.places import Checkout, GitError
 from ralph_desk.vcs.refs import is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
@@ -147,6 +147,10 @@ class WorkspaceService:
             worktrees.delete_ref(self.root, ref, made)
             raise
         return worktrees.ensure(self.root, worktrees_dir, task_id, ref, base)
+
+    def ignored(self, worktree: TaskWorktree, paths: Sequence[str]) -> set[str]:
+        """Which of `paths` git ignores in the task's worktree (read through the git folder the desk made)."""
+        return untracked.ignored(self.git_of(worktree), paths)
 
     def commit_session(
         self,

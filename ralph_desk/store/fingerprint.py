@@ -34,6 +34,7 @@ BOOKKEEPING_TABLE_NAMES = (
     "merge_queue",
     "task_branches",
     "branch_adoptions",
+    "check_runs",
     "alembic_version",
 )
 """Left out, so that a session that only signalled (and was recorded) counts as changing nothing."""

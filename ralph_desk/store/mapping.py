@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any, TypeVar, get_origin, get_type_hints
 
 from ralph_desk.domain.branches import TaskBranch
+from ralph_desk.domain.checks import CheckPurpose, CheckRun, CheckStatus
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagResolution,
@@ -32,6 +33,7 @@ from ralph_desk.domain.reviews import QueuedMerge, ReviewComment
 from ralph_desk.store.schema import (
     AgentSessionRow,
     Base,
+    CheckRunRow,
     DisciplineRow,
     FeatureRow,
     LoopRunRow,
@@ -205,6 +207,27 @@ def queued_merge(row: MergeQueueRow) -> QueuedMerge:
         approved_at=row.approved_at,
         refused=row.refused,
         commit=row.approved_commit,
+        checks_overridden=row.checks_overridden,
+    )
+
+
+def check_run(row: CheckRunRow) -> CheckRun:
+    """A check run from its row."""
+    return CheckRun(
+        id=row.id,
+        task_id=row.task_id,
+        session_id=row.session_id,
+        name=row.name,
+        command=row.command,
+        required=row.required,
+        purpose=CheckPurpose(row.purpose),
+        status=CheckStatus(row.status),
+        exit_code=row.exit_code,
+        duration_s=row.duration_s,
+        tail=row.tail,
+        log_path=row.log_path,
+        started_at=row.started_at,
+        commit=row.commit,
     )
 
 

@@ -13,11 +13,15 @@ from ralph_desk.store.schema import MergeQueueRow
 TOPIC = ChangeTopic.MERGES
 
 
-def enqueue(unit: UnitOfWork, task_id: int, checkout: str, commit: str | None) -> QueuedMerge:
+def enqueue(
+    unit: UnitOfWork, task_id: int, checkout: str, commit: str | None, checks_overridden: str | None = None
+) -> QueuedMerge:
     """Queue the approval of `commit` (None: a task without a branch) at the end; a task approved again
-    after a refusal goes to the end too."""
+    after a refusal goes to the end too. `checks_overridden`: the failing checks the person merges anyway."""
     unit.execute(delete(MergeQueueRow).where(MergeQueueRow.task_id == task_id))
-    row = MergeQueueRow(task_id=task_id, checkout=checkout, approved_commit=commit)
+    row = MergeQueueRow(
+        task_id=task_id, checkout=checkout, approved_commit=commit, checks_overridden=checks_overridden
+    )
     unit.session.add(row)
     unit.session.flush()
     unit.touch(TOPIC, task_id)

@@ -24,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from ralph_desk.domain.checks import CheckPurpose, CheckStatus
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagCategory,
@@ -319,6 +320,36 @@ class MergeQueueRow(Base):
     refused: Mapped[str | None] = mapped_column(Text)
     # The object id the person approved: the merge takes exactly it, never the branch's tip of the moment.
     approved_commit: Mapped[str | None] = mapped_column(String(64))
+    # The required checks that failed when the person chose to merge anyway (None: no such choice).
+    checks_overridden: Mapped[str | None] = mapped_column(Text)
+
+
+class CheckRunRow(Base):
+    """One run of one project check: the evidence a task's review shows (DESIGN §13)."""
+
+    __tablename__ = "check_runs"
+    __table_args__ = (
+        one_of("status", CheckStatus),
+        one_of("purpose", CheckPurpose),
+        Index("ix_check_runs_task", "task_id", "id"),
+        Index("ix_check_runs_session", "session_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    task_id: Mapped[int | None] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    session_id: Mapped[str | None] = mapped_column(String(128))
+    name: Mapped[str] = mapped_column(String(64))
+    command: Mapped[str] = mapped_column(Text)
+    required: Mapped[bool] = mapped_column(Boolean)
+    purpose: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    exit_code: Mapped[int | None] = mapped_column(Integer)
+    duration_s: Mapped[float | None] = mapped_column(Float)
+    tail: Mapped[str] = mapped_column(Text, default="")
+    log_path: Mapped[str | None] = mapped_column(Text)
+    commit: Mapped[str | None] = mapped_column(String(64))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column()
 
 
 class TaskBranchRow(Base):

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from ralph_desk.vcs.places import Where
 from ralph_desk.vcs.run import run
 from ralph_desk.vcs.tree_changes import Change
 
@@ -65,3 +66,20 @@ def _ignored(folder: Path, paths: list[str]) -> set[str]:
         folder, "check-ignore", "-z", "--stdin", "--no-index", stdin="\0".join(paths) + "\0", ok_codes=(0, 1)
     )
     return {path for path in result.stdout.split("\0") if path}
+
+
+def ignored(folder: Where, paths: Iterable[str]) -> set[str]:
+    """Which of `paths` (relative, with `/`) git ignores in the checkout at `folder`, tracked or not."""
+    wanted = list(paths)
+    if not wanted:
+        return set()
+    found = run(
+        folder,
+        "check-ignore",
+        "--no-index",
+        "-z",
+        "--stdin",
+        stdin="\0".join(wanted) + "\0",
+        ok_codes=(0, 1),
+    )
+    return {name for name in found.stdout.split("\0") if name}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +103,26 @@ def test_the_file_tree_snapshot_skips_project_state_and_tool_folders(tmp_path: P
     (tmp_path / "src" / "app.py").write_text("x = 22\n")
     (tmp_path / "src" / "new.py").write_text("")
     assert filetree.changed(before, filetree.snapshot(tmp_path)) == ["src/app.py", "src/new.py"]
+
+
+def test_checks_run_in_the_project_folder_and_a_pass_makes_the_task_done(
+    plain_project: Services, start_api: StartApi
+) -> None:
+    from ralph_desk.domain.checks import Check, CheckStatus
+    from tests.loop.conftest import stand_in
+
+    root = plain_project.paths.root
+    task = plain_project.tasks.create("core", "backend", "Write the notes")
+    notes = root / "notes.md"
+    check = Check(name="notes", run=f'"{sys.executable}" -c "open(\'notes.md\').read()"', timeout_s=60)
+    start_api(
+        **{
+            heading(task.id): session(
+                ("Write", {"file_path": str(notes), "content": "written\n"}), verb("done", summary="notes")
+            )
+        }
+    )
+    run_loop(plain_project, settings(stand_in(), checks=(check,)))
+    assert plain_project.tasks.get(task.id).status is TaskStatus.DONE
+    (run,) = plain_project.checks.latest(task.id)
+    assert run.status is CheckStatus.PASSED and run.commit is None

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from ralph_desk.loop.processes import on_stop_signals, own_group, stop_tree
+from ralph_desk.process_tree import on_stop_signals, own_group, stop_tree
 
 pytestmark = [
     pytest.mark.anyio,

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
+from ralph_desk.domain.checks import CheckPurpose, CheckStatus
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.agents.base import AgentUnavailableError
@@ -25,6 +26,7 @@ from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
 from ralph_desk.services.container import Services
 from ralph_desk.services.sessions import LOOP_RUN_LEASE_S, this_host
+from ralph_desk.store import check_runs
 from ralph_desk.store.schema import LoopRunRow, TaskRow
 from tests.loop.conftest import LOOP_TIMEOUT_S, Agent, StartApi, heading, run_loop, session, settings, verb
 from tests.support.cli import ralph_desk_process
@@ -88,12 +90,26 @@ def test_a_task_left_in_progress_by_a_dead_loop_is_recovered_at_start(
     task = project.tasks.create("core", "backend", "Interrupted job")
     project.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
     project.sessions.start_session("dead-session", task_id=task.id, recipe="task_execution", agent="claude")
+    with project.db.write() as unit:  # the dead loop was running the task's check when it died
+        check_runs.start(
+            unit,
+            task_id=task.id,
+            session_id="dead-session",
+            name="tests",
+            command="pytest",
+            required=True,
+            purpose=CheckPurpose.SESSION,
+            log_path=None,
+            commit=None,
+        )
     start_api(**{heading(task.id): session(verb("done", summary="finished after recovery"))})
     run_loop(project, settings(agent))
     assert project.tasks.get(task.id).status is TaskStatus.DONE
     assert project.tasks.get(task.id).stuck_count == 0
     dead = project.sessions.get("dead-session")
     assert dead.outcome == SessionOutcome.STOPPED.value and dead.ended_at is not None
+    (left,) = project.checks.for_session("dead-session")
+    assert left.status is CheckStatus.STOPPED
 
 
 def _lapsed() -> datetime:
