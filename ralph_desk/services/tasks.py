@@ -40,16 +40,6 @@ log = logging.getLogger("ralph_desk.tasks")
 
 _T = TypeVar("_T")
 
-# What None means in a plain update: the clearing value of update_task's argument (none: cleared as None).
-CLEARED: dict[str, object] = {
-    "description": "",
-    "hints": "",
-    "acceptance_criteria": [],
-    "depends_on": [],
-    "tags": [],
-    "context_files": [],
-    "output_artifacts": [],
-}
 REQUIRED = ("title", "priority")
 # What `update` changes beyond update_task's arguments: a move to another feature or discipline, the plan.
 MOVES = ("feature", "discipline", "pseudocode")
@@ -80,8 +70,8 @@ def _columns(args: BaseModel, names: Collection[str]) -> TaskWrite:
         if hint is None or name == "status":
             continue
         if name in PATH_FIELDS:
-            value = check.paths(name, value)
-        if get_origin(hint) is list:
+            fields[name] = check.paths(name, value)
+        elif get_origin(hint) is list:
             fields[name] = _unique(value)
         elif value is None and type(None) not in get_args(hint):
             continue  # a required column the caller left as it is
@@ -241,14 +231,13 @@ class TaskService:
         unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
         if unknown:
             raise InvalidValueError("field", unknown[0], "one of " + ", ".join(UPDATABLE_FIELDS))
-        given = {key: value for key, value in changes.items() if key not in MOVES}
-        values = {key: CLEARED.get(key) if value is None else value for key, value in given.items()}
+        plain = {key: value for key, value in changes.items() if key not in MOVES}
         for key in REQUIRED:
-            if key in values and values[key] is None:
+            if key in plain and plain[key] is None:
                 raise InvalidValueError(key, None, f"a value ({key} cannot be cleared)")
-        args = check.arguments(UpdateTaskInput, {"id": task_id, **values}, "update_task")
+        args = check.arguments(UpdateTaskInput, {"id": task_id, **plain}, "update_task")
         moves = {key: value for key, value in changes.items() if key in MOVES}
-        return self.update_input(args, set(given), **moves)
+        return self.update_input(args, set(plain), **moves)
 
     def update_input(self, args: UpdateTaskInput, names: Collection[str] | None = None, **moves: Any) -> Task:
         """Change the task's fields `names` (by default those the arguments set to a value) as the arguments
