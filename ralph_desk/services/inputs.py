@@ -37,6 +37,7 @@ from ralph_desk.domain.enums import (
     Verb,
 )
 from ralph_desk.domain.tools import (
+    MAX_PATH,
     MAX_SESSION_ID,
     MAX_TEXT,
     NAME_PATTERN,
@@ -53,7 +54,6 @@ from ralph_desk.domain.tools import (
 MAX_AGENT = 32
 MAX_NAME = 64
 MAX_HEAD = 64
-MAX_PATH = 4_096
 MAX_CHANGED_FILES = 10_000
 MAX_LIST = 1_000
 TRUNCATED = "\n… (truncated)"
@@ -179,6 +179,7 @@ ModelText = Annotated[str, _text(MAX_SESSION_ID)]
 NameText = Annotated[str, _text(MAX_NAME)]
 HeadText = Annotated[str, _text(MAX_HEAD)]
 PathText = Annotated[str, _text(MAX_PATH)]
+RequiredPath = Annotated[str, _text(MAX_PATH, required=True)]
 LongText = Annotated[str, _text(MAX_TEXT)]
 Slug = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 Count = Annotated[
@@ -200,7 +201,7 @@ Settings = Annotated[
     dict[str, Any], _refused_unless(_json_mapping, "a mapping of setting names to JSON values")
 ]
 ChangedFiles = Annotated[
-    list[Annotated[str, _text(MAX_PATH, required=True)]],
+    list[RequiredPath],
     _refused_unless(lambda value: isinstance(value, list | tuple), "a list of file paths"),
     Field(max_length=MAX_CHANGED_FILES),
 ]

@@ -8,11 +8,12 @@ from functools import cache
 from pathlib import PurePosixPath
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, Field, Strict, StringConstraints, ValidationError, create_model
+from pydantic import BaseModel, Field, Strict, ValidationError, create_model
 
 from ralph_desk.domain.arguments import problems
-from ralph_desk.domain.tools import MAX_ID, MAX_PATH, TEXT_PATTERN
+from ralph_desk.domain.tools import MAX_ID
 from ralph_desk.services.errors import InvalidValueError
+from ralph_desk.services.inputs import RequiredPath
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,7 +52,6 @@ def value(kind: Any, field: str, given: object) -> Any:
 
 
 RowId = Annotated[int, Strict(), Field(ge=1, le=MAX_ID)]
-PathText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_PATH, pattern=TEXT_PATTERN)]
 
 
 def positive_int(field: str, given: int) -> int:
@@ -62,7 +62,7 @@ def positive_int(field: str, given: int) -> int:
 
 def relative_path(field: str, given: str) -> str:
     """A path inside the project: relative, without '..', normalised to forward slashes."""
-    checked: str = value(PathText, field, given)
+    checked: str = value(RequiredPath, field, given)
     normalised = checked.replace("\\", "/")
     path = PurePosixPath(normalised)
     if path.is_absolute() or re.match(r"^[a-zA-Z]:", normalised) or ".." in path.parts:
