@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ralph_desk import resource_dir
-from ralph_desk.domain.enums import Priority, Recipe, SessionOutcome, TaskStatus, Verb
+from ralph_desk.domain.enums import FlagCategory, Priority, Recipe, SessionOutcome, TaskStatus, Triage, Verb
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import (
     ProjectError,
@@ -242,8 +242,8 @@ def _tasks(services: Services, demo: DemoStory) -> dict[str, int]:
             discipline=task.discipline,
             title=task.title,
             description=task.description,
-            priority=task.priority.value,
-            status=(TaskStatus.DRAFT if task.status is TaskStatus.DRAFT else TaskStatus.PENDING).value,
+            priority=task.priority,
+            status=TaskStatus.DRAFT if task.status is TaskStatus.DRAFT else TaskStatus.PENDING,
             acceptance_criteria=task.criteria,
             depends_on=[ids[key] for key in task.depends_on],
             tags=task.tags,
@@ -423,10 +423,10 @@ def _inbox(services: Services, demo: DemoStory, ids: dict[str, int]) -> None:
             services.inbox.create_suggested_task(suggestion.id)
         else:
             services.inbox.acknowledge_suggestion(suggestion.id)
-    stale = next(flag for flag in services.inbox.flags(category="stale"))
-    services.inbox.triage(stale.id, "resolved")
-    seen = next(flag for flag in services.inbox.flags(category="incomplete_prior"))
-    services.inbox.triage(seen.id, "acknowledged")
+    stale = next(flag for flag in services.inbox.flags(category=FlagCategory.STALE))
+    services.inbox.triage(stale.id, Triage.RESOLVED)
+    seen = next(flag for flag in services.inbox.flags(category=FlagCategory.INCOMPLETE_PRIOR))
+    services.inbox.triage(seen.id, Triage.ACKNOWLEDGED)
 
 
 def _state_files(services: Services, demo: DemoStory) -> None:

@@ -303,12 +303,12 @@ def _import_stories(
                 discipline=discipline_name,
                 title=story.title,
                 description=story.description or None,
-                priority=level_of(story.priority).value,
-                status=(TaskStatus.DONE if story.passes else TaskStatus.PENDING).value,
+                priority=level_of(story.priority),
+                status=TaskStatus.DONE if story.passes else TaskStatus.PENDING,
                 acceptance_criteria=list(story.acceptance_criteria),
                 tags=[story_tag(story.id)],
                 hints=story.notes,
-                origin=TaskOrigin.IMPORT.value,
+                origin=TaskOrigin.IMPORT,
             )
             result.created.append(task.id)
         elif _update(services, existing, story, keep_tags=tagged is None):

@@ -129,6 +129,15 @@ class FlagResolution(StrEnum):
     CONVERTED = "converted"
 
 
+class Triage(StrEnum):
+    """What a person may do with a flag: settle it, or convert it into a pending task."""
+
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+    CONVERT = "convert"
+
+
 class ReviewDecision(StrEnum):
     """The human's decision on a suggestion."""
 

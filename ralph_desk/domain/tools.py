@@ -103,6 +103,8 @@ def _not_a_bool(value: object) -> object:
 
 Id = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_not_a_bool)]
 Turns = Annotated[int, Field(ge=1, le=MAX_TURNS), BeforeValidator(_not_a_bool)]
+Offset = Annotated[int, Field(ge=0), BeforeValidator(_not_a_bool)]
+Limit = Annotated[int, Field(ge=1, le=MAX_ITEMS), BeforeValidator(_not_a_bool)]
 TextList = Annotated[list[Text], Field(max_length=MAX_ITEMS)]
 ShortTextList = Annotated[list[ShortText], Field(max_length=MAX_ITEMS)]
 LineList = Annotated[list[Line], Field(max_length=MAX_ITEMS)]

@@ -92,10 +92,10 @@ def unblock_ready(services: Services) -> list[int]:
     A task blocked on something external (or on an upstream text no dependency stands for, or by a
     person without any `blocked` signal) stays blocked until a person moves it.
     """
-    blocked = services.tasks.list(status=TaskStatus.BLOCKED.value)
+    blocked = services.tasks.list(status=TaskStatus.BLOCKED)
     if not blocked:
         return []
-    done = {summary.id for summary in services.tasks.list(status=TaskStatus.DONE.value)}
+    done = {summary.id for summary in services.tasks.list(status=TaskStatus.DONE)}
     unblocked: list[int] = []
     for summary in blocked:
         task = services.tasks.get(summary.id)

@@ -8,7 +8,15 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ralph_desk.domain.enums import CLOSING_VERBS, Recipe, SessionOutcome, TaskStatus
+from ralph_desk.domain.enums import (
+    CLOSING_VERBS,
+    FlagCategory,
+    Recipe,
+    SessionOutcome,
+    Severity,
+    TaskStatus,
+    Verb,
+)
 from ralph_desk.domain.postprocess import Decision
 from ralph_desk.loop.model import ReviewSettings, SessionPlan
 from ralph_desk.loop.planner import plan_recipe_session
@@ -58,7 +66,12 @@ def prepare(services: Services, plan: SessionPlan, project_root: Path) -> Sessio
             "conflict keeping both the base's changes and this task's intent, then carry on with the task."
         )
         services.signals.record(
-            plan.task.id, None, "flag", what=what, severity="blocking", category="overlap"
+            plan.task.id,
+            None,
+            Verb.FLAG,
+            what=what,
+            severity=Severity.BLOCKING,
+            category=FlagCategory.OVERLAP,
         )
     return SessionWork(worktree.path, worktree)
 
@@ -123,7 +136,12 @@ def flag_lost(services: Services, plan: SessionPlan, lost: Lost) -> None:
     """Flag the task whose worktree its agent wrecked (a person should know: the agent did it)."""
     assert plan.task is not None
     services.signals.record(
-        plan.task.id, None, "flag", what=lost.reason, severity="warning", category="security"
+        plan.task.id,
+        None,
+        Verb.FLAG,
+        what=lost.reason,
+        severity=Severity.WARNING,
+        category=FlagCategory.SECURITY,
     )
 
 
@@ -184,7 +202,9 @@ def commit(services: Services, work: SessionWork, plan: SessionPlan, allowed: bo
 
 
 def _flag(services: Services, task_id: int, what: str) -> None:
-    services.signals.record(task_id, None, "flag", what=what, severity="blocking", category="security")
+    services.signals.record(
+        task_id, None, Verb.FLAG, what=what, severity=Severity.BLOCKING, category=FlagCategory.SECURITY
+    )
 
 
 def gate(services: Services, work: SessionWork, plan: SessionPlan, decision: Decision) -> Decision:

@@ -340,7 +340,7 @@ def _with_project_view(
         if task.status is TaskStatus.DONE and recipe in RECIPES_WITH_DONE_REPORTS
     )
     drafts = (
-        tuple(services.tasks.list(status=TaskStatus.DRAFT.value, feature=feature.name if feature else None))
+        tuple(services.tasks.list(status=TaskStatus.DRAFT, feature=feature.name if feature else None))
         if recipe is Recipe.ENRICHMENT
         else ()
     )

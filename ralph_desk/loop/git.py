@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph_desk.loop import filetree
-from ralph_desk.services.sessions import MAX_CHANGED_FILES
+from ralph_desk.services.inputs import MAX_CHANGED_FILES
 from ralph_desk.vcs import work_state
 from ralph_desk.vcs.places import Where
 

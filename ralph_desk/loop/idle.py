@@ -39,12 +39,12 @@ def idle_report(services: Services) -> IdleReport:
         )
     counts = services.tasks.count_by_status()
     running, queued = _running_elsewhere(services)
-    for task in services.tasks.list(status=TaskStatus.DRAFT.value, limit=MAX_LISTED):
+    for task in services.tasks.list(status=TaskStatus.DRAFT, limit=MAX_LISTED):
         lines.append(
             f"suggested task #{task.id}: {_clip(task.title)} — `{PROG} approve --root {root} {task.id}` "
             f"or `{PROG} reject --root {root} {task.id} --reason R`"
         )
-    for task in services.tasks.list(status=TaskStatus.BLOCKED.value, limit=MAX_LISTED):
+    for task in services.tasks.list(status=TaskStatus.BLOCKED, limit=MAX_LISTED):
         lines.append(f"task #{task.id} is blocked: {_clip(task.title)} — see `{PROG} inbox --root {root}`")
     to_review, merging = _in_review(services)
     for task, refused in to_review[:MAX_LISTED]:
@@ -58,7 +58,7 @@ def idle_report(services: Services) -> IdleReport:
                 f"task #{task.id} was approved but not merged: {_clip(refused, 200)} — then "
                 f"`{PROG} review approve --root {root} {task.id}` again"
             )
-    for task in services.tasks.list(status=TaskStatus.FAILED.value, limit=MAX_LISTED):
+    for task in services.tasks.list(status=TaskStatus.FAILED, limit=MAX_LISTED):
         lines.append(f"task #{task.id} failed: {_clip(task.title)} — set it back to pending to retry it")
     listed = (TaskStatus.NEEDS_INPUT, TaskStatus.DRAFT, TaskStatus.BLOCKED, TaskStatus.FAILED)
     beyond = sum(max(0, counts[status.value] - MAX_LISTED) for status in listed)
@@ -86,7 +86,7 @@ def _in_review(services: Services) -> tuple[list[tuple[TaskSummary, str | None]]
     to merge: approved, or done with the review gate off (the loop that finished them is merging them)."""
     to_review: list[tuple[TaskSummary, str | None]] = []
     merging: list[TaskSummary] = []
-    for task in services.tasks.list(status=TaskStatus.IN_REVIEW.value):
+    for task in services.tasks.list(status=TaskStatus.IN_REVIEW):
         approval = services.reviews.queued(task.id)
         if approval is not None and approval.refused is not None:
             to_review.append((task, approval.refused))
@@ -102,7 +102,7 @@ def _running_elsewhere(services: Services) -> tuple[list[TaskSummary], set[int]]
 
     Neither waits for a person: another runner is working, and its tasks' dependents follow when it is done.
     """
-    in_progress = services.tasks.list(status=TaskStatus.IN_PROGRESS.value)
+    in_progress = services.tasks.list(status=TaskStatus.IN_PROGRESS)
     orphaned = set(services.sessions.orphans().task_ids)
     running = [task for task in in_progress if task.id not in orphaned]
     if not running:

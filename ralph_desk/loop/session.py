@@ -224,7 +224,7 @@ class SessionRunner:
         services.sessions.start_session(
             plan.session_id,
             task_id=plan.task.id if plan.task else None,
-            recipe=plan.recipe.value,
+            recipe=plan.recipe,
             agent=adapter.name,
             model=model,
             loop_run_id=plan.loop_run_id,

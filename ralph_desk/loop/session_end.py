@@ -6,7 +6,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from ralph_desk.domain.enums import SessionOutcome, TaskStatus
+from ralph_desk.domain.enums import FlagCategory, SessionOutcome, Severity, TaskStatus, Verb
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import Decision, decide
 from ralph_desk.domain.tools import MAX_TEXT
@@ -171,7 +171,12 @@ def put_aside(parts: RunParts, attempt: Attempt, paths: list[str], place: git.Pl
     what = what[:MAX_TEXT]
     transcript.note(what)
     services.signals.record(
-        plan.task.id, plan.session_id, "flag", what=what, severity="blocking", category="security"
+        plan.task.id,
+        plan.session_id,
+        Verb.FLAG,
+        what=what,
+        severity=Severity.BLOCKING,
+        category=FlagCategory.SECURITY,
     )
 
 

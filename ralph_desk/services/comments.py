@@ -5,9 +5,9 @@ from __future__ import annotations
 import builtins
 
 from ralph_desk.domain.records import Comment
-from ralph_desk.domain.tools import AddTaskCommentInput
+from ralph_desk.domain.tools import AddTaskCommentInput, Text
 from ralph_desk.services import validation as check
-from ralph_desk.services.errors import InvalidValueError, NotFoundError
+from ralph_desk.services.errors import NotFoundError
 from ralph_desk.store import comments as store
 from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import tasks as tasks_store
@@ -24,13 +24,6 @@ class CommentNotOnTaskError(NotFoundError):
             f"comment {comment_id} belongs to task #{owner_id}, not to task #{task_id}; "
             f"name the task it belongs to",
         )
-
-
-def _id(field: str, value: int) -> int:
-    checked = check.positive_int(field, value)
-    if checked is None:
-        raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
-    return checked
 
 
 class CommentService:
@@ -74,9 +67,9 @@ class CommentService:
 
     def update(self, task_id: int, comment_id: int, body: str) -> Comment:
         """Replace the text of one of a task's comments (the window's edit; no tool does it)."""
-        task_id = _id("task_id", task_id)
-        comment_id = _id("comment_id", comment_id)
-        checked = check.required_text("body", body)
+        task_id = check.positive_int("task_id", task_id)
+        comment_id = check.positive_int("comment_id", comment_id)
+        checked = check.value(Text, "body", body)
         with self.db.write() as unit:
             self._require(unit, task_id, comment_id)
             comment = store.update(unit, comment_id, {"body": checked})
@@ -85,15 +78,15 @@ class CommentService:
 
     def delete(self, task_id: int, comment_id: int) -> None:
         """Remove one of a task's comments."""
-        task_id = _id("task_id", task_id)
-        comment_id = _id("comment_id", comment_id)
+        task_id = check.positive_int("task_id", task_id)
+        comment_id = check.positive_int("comment_id", comment_id)
         with self.db.write() as unit:
             self._require(unit, task_id, comment_id)
             store.delete(unit, comment_id)
 
     def list(self, task_id: int) -> builtins.list[Comment]:
         """A task's comments, oldest first."""
-        task_id = _id("task_id", task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.read() as unit:
             self._require_task(unit, task_id)
             return store.list_for(unit, task_id)

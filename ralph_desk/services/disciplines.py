@@ -19,6 +19,7 @@ from ralph_desk.domain.tools import (
     PATTERN_WORDING,
     REGISTRY,
     CreateDisciplineInput,
+    TextList,
     UpdateDisciplineInput,
     closest_tools,
     in_registry_order,
@@ -26,6 +27,7 @@ from ralph_desk.domain.tools import (
 from ralph_desk.project import trust
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.inputs import Slug
 from ralph_desk.store import disciplines as store
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.writes import DisciplineWrite
@@ -72,7 +74,7 @@ def _acronym(value: Any) -> str | None:
 
 def _disabled_tools(values: Sequence[str] | None) -> builtins.list[str]:
     """Registered tool names, without repeats, in registry order."""
-    names = check.text_list("disabled_tools", values)
+    names: builtins.list[str] = check.value(TextList, "disabled_tools", values or [])
     unknown = unknown_tools(names)
     if unknown:
         close = closest_tools(unknown[0])
@@ -195,7 +197,7 @@ def _mcp_servers(value: Any) -> dict[str, dict[str, Any]]:
         raise InvalidValueError("mcp_servers", f"<{len(items)} servers>", f"at most {MAX_ITEMS} servers")
     servers: dict[str, dict[str, Any]] = {}
     for name, entry in items:
-        check.name("mcp_servers name", name)
+        check.value(Slug, "mcp_servers name", name)
         if name in RESERVED_SERVER_NAMES:
             raise InvalidValueError(
                 "mcp_servers name", name, "any name but 'ralph', which is ralph-desk's own server"

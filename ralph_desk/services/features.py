@@ -12,7 +12,13 @@ from ralph_desk.domain.enums import LearningSource
 from ralph_desk.domain.learnings import DUPLICATE_THRESHOLD, word_set
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Feature, FeatureLearning
-from ralph_desk.domain.tools import AppendFeatureLearningInput, CreateFeatureInput, UpdateFeatureInput
+from ralph_desk.domain.tools import (
+    AppendFeatureLearningInput,
+    ClearableText,
+    CreateFeatureInput,
+    Text,
+    UpdateFeatureInput,
+)
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.store import features as store
@@ -296,9 +302,9 @@ class FeatureService:
         """Edit a learning's text or reason."""
         fields: LearningWrite = {}
         if text is not None:
-            fields["text"] = check.required_text("text", text)
+            fields["text"] = check.value(Text, "text", text)
         if reason is not UNSET:
-            fields["reason"] = check.text("reason", reason)
+            fields["reason"] = check.value(ClearableText | None, "reason", reason)
         with self.db.write() as unit:
             learning = store.update_learning(unit, learning_id, fields)
             if learning is None:

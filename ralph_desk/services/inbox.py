@@ -6,8 +6,7 @@ import builtins
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 from ralph_desk.domain.enums import (
     ChangeTopic,
@@ -19,15 +18,17 @@ from ralph_desk.domain.enums import (
     SuggestionKind,
     TaskOrigin,
     TaskStatus,
+    Triage,
     Verb,
 )
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Signal, Task
-from ralph_desk.domain.tools import MAX_TEXT
+from ralph_desk.domain.tools import MAX_TEXT, Text
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.inputs import FlagQuery, Triaging, given
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.store import comments as comments_store
 from ralph_desk.store import features as features_store
@@ -42,10 +43,6 @@ from ralph_desk.store.writes import SignalWrite, TaskWrite
 TITLE_LENGTH = 120
 ELLIPSIS = "…"
 HUMAN = "human"
-TRIAGE_CHOICES = ("acknowledged", "resolved", "dismissed", "convert")
-
-E = TypeVar("E", bound=StrEnum)
-Filter = str | Sequence[str] | None
 
 
 @dataclass(frozen=True)
@@ -148,25 +145,9 @@ def draft_fields(unit: UnitOfWork, suggestion: Signal, source: store.TaskFacts) 
     }
 
 
-def _choices(field: str, value: Filter, enum: type[E]) -> list[str] | None:
-    if value is None:
-        return None
-    values = [value] if isinstance(value, str) else value
-    if not isinstance(values, Sequence):
-        raise InvalidValueError(field, value, "a value or a list of values")
-    return [check.choice(field, item, enum).value for item in values]
-
-
-def _positive_id(field: str, value: int) -> int:
-    checked = check.positive_int(field, value)
-    if checked is None:
-        raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
-    return checked
-
-
 def _signal_of(unit: UnitOfWork, field: str, signal_id: int, verb: Verb) -> Signal:
     """The signal `signal_id`, which must be a `verb`."""
-    signal = store.get(unit, _positive_id(field, signal_id), for_update=unit.writable)
+    signal = store.get(unit, check.positive_int(field, signal_id), for_update=unit.writable)
     if signal is None:
         raise NotFoundError(verb.value, signal_id)
     if signal.verb is not verb:
@@ -180,7 +161,7 @@ def _signal_of(unit: UnitOfWork, field: str, signal_id: int, verb: Verb) -> Sign
 
 def _suggested_draft(unit: UnitOfWork, task_id: int, action: str) -> Task:
     """The task `task_id`, which must be a draft an agent suggested."""
-    task = tasks_store.get(unit, _positive_id("task_id", task_id))
+    task = tasks_store.get(unit, check.positive_int("task_id", task_id))
     if task is None:
         raise NotFoundError("task", task_id)
     if task.origin is not TaskOrigin.AGENT:
@@ -242,15 +223,18 @@ class InboxService:
 
     def flags(
         self,
-        resolution: Filter = None,
-        severity: Filter = None,
-        category: Filter = None,
+        resolution: FlagResolution | Sequence[FlagResolution] | None = None,
+        severity: Severity | Sequence[Severity] | None = None,
+        category: FlagCategory | Sequence[FlagCategory] | None = None,
         feature: str | None = None,
     ) -> Listing[Signal]:
         """Flags (each filter one value or a list): blocking, then warning, then info; newest first within."""
-        resolutions = _choices("resolution", resolution, FlagResolution)
-        severities = _choices("severity", severity, Severity)
-        categories = _choices("category", category, FlagCategory)
+        filters = {"resolution": resolution, "severity": severity, "category": category}
+        query = check.arguments(FlagQuery, given(filters), "flags")
+        resolutions, severities, categories = (
+            None if chosen is None else [member.value for member in chosen]
+            for chosen in (query.resolution, query.severity, query.category)
+        )
         with self.db.read() as unit:
             if feature is not None and features_store.id_of(unit, feature) is None:
                 raise NotFoundError("feature", feature, features_store.names(unit))
@@ -283,7 +267,7 @@ class InboxService:
 
     def answer(self, ask_id: int, text: str) -> Signal:
         """Answer a question; its task goes back to pending once none of its blocking questions is open."""
-        answer = check.required_text("text", text)
+        answer = check.value(Text, "text", text)
         with self.db.write() as unit:
             ask = _signal_of(unit, "ask_id", ask_id, Verb.ASK)
             if ask.answered_at is not None:
@@ -372,7 +356,7 @@ class InboxService:
             return lifecycle.move(unit, task.id, TaskStatus.SKIPPED, Mover.INBOX)
 
     def _failed_task(self, unit: UnitOfWork, task_id: int) -> Task:
-        task = tasks_store.get(unit, _positive_id("task_id", task_id))
+        task = tasks_store.get(unit, check.positive_int("task_id", task_id))
         if task is None:
             raise NotFoundError("task", task_id)
         if task.status is not TaskStatus.FAILED:
@@ -384,7 +368,7 @@ class InboxService:
 
     def reject(self, task_id: int, reason: str) -> Task:
         """Reject an agent-suggested draft task: it is skipped, and the reason is kept as a comment."""
-        checked_reason = check.required_text("reason", reason)
+        checked_reason = check.value(Text, "reason", reason)
         with self.db.write() as unit:
             _suggested_draft(unit, task_id, "rejected")
             lifecycle.move(unit, task_id, TaskStatus.SKIPPED, Mover.INBOX)
@@ -419,10 +403,9 @@ class InboxService:
             unit.touch(ChangeTopic.INBOX, suggestion.id)
             return acknowledged
 
-    def triage(self, flag_id: int, resolution: str) -> TriageResult:
+    def triage(self, flag_id: int, resolution: Triage) -> TriageResult:
         """Settle a flag: acknowledged, resolved, dismissed, or convert (into a pending task)."""
-        if resolution not in TRIAGE_CHOICES:
-            raise InvalidValueError("resolution", resolution, "one of " + ", ".join(TRIAGE_CHOICES))
+        resolution = check.arguments(Triaging, {"resolution": resolution}, "triage").resolution
         with self.db.write() as unit:
             flag = _signal_of(unit, "flag_id", flag_id, Verb.FLAG)
             if flag.resolution is FlagResolution.CONVERTED:
@@ -432,11 +415,11 @@ class InboxService:
                 )
             fields: SignalWrite = {"resolved_at": _now()}
             task: Task | None = None
-            if resolution == "convert":
+            if resolution is Triage.CONVERT:
                 task = self._task_from_flag(unit, flag)
                 fields["resolution"], fields["created_task_id"] = FlagResolution.CONVERTED.value, task.id
             else:
-                fields["resolution"] = resolution
+                fields["resolution"] = resolution.value
             triaged = store.update(unit, flag.id, fields)
             assert triaged is not None
             unit.touch(ChangeTopic.INBOX, flag.id)
@@ -449,7 +432,7 @@ class InboxService:
             raise InvalidValueError("status", status, "pending or draft")
         with self.db.read() as unit:
             self._unconverted_flag(unit, flag_id)
-        created = self.tasks.create(**task, origin=TaskOrigin.HUMAN.value)
+        created = self.tasks.create(**task, origin=TaskOrigin.HUMAN)
         try:
             with self.db.write() as unit:
                 flag = self._unconverted_flag(unit, flag_id)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import StringConstraints
 
 from ralph_desk.domain.records import Project
+from ralph_desk.domain.tools import TEXT_PATTERN, ClearableText
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.services.progress import progress_dict
@@ -13,6 +16,8 @@ from ralph_desk.store import totals as totals_store
 from ralph_desk.store.database import Database
 
 MAX_TITLE = 200
+
+Title = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TITLE, pattern=TEXT_PATTERN)]
 
 
 class ProjectNotInitialisedError(NotFoundError):
@@ -43,8 +48,8 @@ class ProjectInfoService:
 
     def set(self, title: str, description: str | None = "") -> Project:
         """Create the project or change its title and description."""
-        checked_title = check.required_text("title", title, limit=MAX_TITLE)
-        checked_description = check.text("description", description) or ""
+        checked_title: str = check.value(Title, "title", title)
+        checked_description: str = check.value(ClearableText | None, "description", description) or ""
         with self.db.write() as unit:
             return store.upsert(unit, checked_title, checked_description)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ralph_desk.domain.enums import FlagResolution
 from ralph_desk.domain.listing import ItemError
 from ralph_desk.services.container import Services
 from ralph_desk.services.progress import cost_dict, progress_dict, throughput_dict
@@ -34,7 +35,7 @@ def inbox_report(services: Services) -> dict[str, Any]:
     `errors` holds an entry (kind, id, message) for each item whose stored text cannot be read."""
     suggestions = []
     asks, suggested_signals = services.inbox.asks(open_only=False), services.inbox.suggestions()
-    flags = services.inbox.flags(resolution="open")
+    flags = services.inbox.flags(resolution=FlagResolution.OPEN)
     errors = [*asks.errors, *suggested_signals.errors, *flags.errors]
     for signal in suggested_signals:
         try:

@@ -33,6 +33,7 @@ from ralph_desk.domain.reviews import (
     ReviewPin,
     ReviewResult,
 )
+from ralph_desk.domain.tools import ClearableText
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.checks import CheckService
@@ -138,7 +139,7 @@ class ReviewService:
     def list(self) -> Listing[ReviewItem]:
         """Every task in review, oldest first, with what its agent said and its branch; a task whose
         stored text cannot be read is an error in `errors`."""
-        summaries = self.tasks.list(status=TaskStatus.IN_REVIEW.value)
+        summaries = self.tasks.list(status=TaskStatus.IN_REVIEW)
         items: builtins.list[ReviewItem] = []
         errors = builtins.list(summaries.errors)
         for summary in sorted(summaries, key=lambda task: task.updated_at):
@@ -192,7 +193,7 @@ class ReviewService:
 
     def comments(self, task_id: int) -> builtins.list[ReviewComment]:
         """A task's review comments, oldest first."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.read() as unit:
             return store.list_for(unit, task_id)
 
@@ -229,7 +230,7 @@ class ReviewService:
 
     def _pending(self, unit: UnitOfWork, comment_id: int, verb: str) -> ReviewComment:
         """The comment, if the human may still change it: theirs, unsent, its task in review, not approved."""
-        comment = store.get(unit, _positive("comment_id", comment_id))
+        comment = store.get(unit, check.positive_int("comment_id", comment_id))
         if comment is None:
             raise NotFoundError("review comment", comment_id, [])
         if not comment.pending:
@@ -319,7 +320,7 @@ class ReviewService:
         """Queue the tasks in review that wait for no person (the gate is off for them) and have no approval
         yet, whose branch is in this checkout: a loop stopped between their `done` and their merge."""
         found: builtins.list[int] = []
-        for task in self.tasks.list(status=TaskStatus.IN_REVIEW.value):
+        for task in self.tasks.list(status=TaskStatus.IN_REVIEW):
             if self.gate_applies(task.discipline) or self.queued(task.id) is not None:
                 continue
             worktree = self._worktree(task.id)
@@ -334,12 +335,12 @@ class ReviewService:
     def queued(self, task_id: int) -> QueuedMerge | None:
         """A task's approval waiting to merge (or refused), None when it was not approved."""
         with self.db.read() as unit:
-            return queue.entry(unit, _task_id(task_id))
+            return queue.entry(unit, check.positive_int("task_id", task_id))
 
     def merge_state(self, task_id: int) -> str | None:
         """`approved: merges after N others`, `not merged: why`, or None for a task not approved."""
         with self.db.read() as unit:
-            entry = queue.entry(unit, _task_id(task_id))
+            entry = queue.entry(unit, check.positive_int("task_id", task_id))
             ahead = queue.ahead_of(unit, entry) if entry is not None and entry.refused is None else 0
         if entry is None:
             return None
@@ -449,14 +450,16 @@ class ReviewService:
     def requested(self, task_id: int) -> builtins.list[ReviewComment]:
         """The comments sent back to the agent and not yet answered by a session that called done."""
         with self.db.read() as unit:
-            return store.list_for(unit, _task_id(task_id), (ReviewCommentState.REQUESTED,))
+            return store.list_for(
+                unit, check.positive_int("task_id", task_id), (ReviewCommentState.REQUESTED,)
+            )
 
     def addressed(self, task_id: int, session_id: str) -> int:
         """Mark the sent-back comments answered by `session_id` (it called done); how many."""
         with self.db.write() as unit:
             return store.move(
                 unit,
-                _task_id(task_id),
+                check.positive_int("task_id", task_id),
                 ReviewCommentState.REQUESTED,
                 ReviewCommentState.ADDRESSED,
                 session_id,
@@ -487,8 +490,8 @@ class ReviewService:
             None,
             Verb.FLAG,
             what=what,
-            severity=Severity.WARNING.value,
-            category=FlagCategory.OVERLAP.value,
+            severity=Severity.WARNING,
+            category=FlagCategory.OVERLAP,
         )
         with self.db.write() as unit:
             lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.REVIEW)
@@ -566,26 +569,15 @@ def _commit(value: str | None) -> str | None:
     return commit
 
 
-def _task_id(value: int) -> int:
-    return _positive("task_id", value)
-
-
-def _positive(name: str, value: int) -> int:
-    checked = check.positive_int(name, value)
-    if checked is None:
-        raise InvalidValueError(name, value, f"a whole number from 1 to {2**31 - 1}")
-    return checked
-
-
 def _checked(draft: CommentDraft) -> CommentDraft:
     """A comment with text, a relative file path inside the project, and a line only with a file."""
     body = draft.body.strip() if isinstance(draft.body, str) else ""
     if not body or len(body) > BODY_LIMIT:
         raise InvalidValueError("comment", draft.body, f"a text of 1 to {BODY_LIMIT} characters")
-    check.text("comment", body)  # README: NUL or a lone surrogate is refused, naming the field
+    check.value(ClearableText, "comment", body)  # NUL or a lone surrogate is refused, naming the field
     file = draft.file.strip() if draft.file else None
     if file is not None:
-        check.text("file", file)
+        check.value(ClearableText, "file", file)
         path = PurePosixPath(file.replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts:
             raise InvalidValueError("file", draft.file, "a path relative to the project, without '..'")

@@ -3,60 +3,36 @@
 from __future__ import annotations
 
 import builtins
-import json
-import math
 import os
 import socket
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from ralph_desk.domain.enums import CLOSING_VERBS, LoopState, Recipe, SessionOutcome, Verb
+from pydantic import BaseModel
+
+from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import AgentSession, LoopRun
-from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.inputs import (
+    LoopRunChange,
+    LoopRunStart,
+    SessionChange,
+    SessionQuery,
+    SessionStart,
+    columns,
+    given,
+)
 from ralph_desk.store import sessions as store
 from ralph_desk.store.database import Database
 from ralph_desk.store.writes import LoopRunWrite, SessionWrite, checked
 
-MAX_ID_TEXT = 128
-MAX_AGENT = 32
-MAX_NAME = 64
-MAX_HEAD = 64
-MAX_PATH = 4_096
-MAX_CHANGED_FILES = 10_000
-MAX_LIST = 1_000
-TRUNCATED = "\n… (truncated)"
+M = TypeVar("M", bound=BaseModel)
 
-SESSION_FIELDS = (
-    "ended_at",
-    "exit_code",
-    "closing_verb",
-    "outcome",
-    "cost_usd",
-    "input_tokens",
-    "output_tokens",
-    "turns",
-    "transcript_path",
-    "changed_files",
-    "head_after",
-    "error",
-)
-LOOP_RUN_FIELDS = (
-    "state",
-    "ended_at",
-    "iterations",
-    "cost_usd",
-    "stop_reason",
-    "max_iterations",
-    "max_cost_usd",
-    "settings",
-)
-CLOSING_ORDER = [verb for verb in Verb if verb in CLOSING_VERBS]
 FINAL_LOOP_STATES = frozenset({LoopState.COMPLETED, LoopState.STOPPED, LoopState.FAILED})
 LOOP_RUN_LEASE_S = 60.0
 MAX_HOST = 255
@@ -131,113 +107,12 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def _count(field: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**63 - 1:
-        raise InvalidValueError(field, value, "a whole number of 0 or more")
-    return value
-
-
-def _money(field: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise InvalidValueError(field, value, "an amount in US dollars of 0 or more")
-    return float(value)
-
-
-def _exit_code(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not -(2**31) <= value < 2**31:
-        raise InvalidValueError("exit_code", value, "a whole number (a process exit status)")
-    return value
-
-
-def _changed_files(values: Any) -> list[str]:
-    if values is None:
-        return []
-    if isinstance(values, str) or not isinstance(values, Sequence):
-        raise InvalidValueError("changed_files", values, "a list of file paths")
-    if len(values) > MAX_CHANGED_FILES:
-        raise InvalidValueError(
-            "changed_files", f"<{len(values)} items>", f"at most {MAX_CHANGED_FILES} paths"
-        )
-    return [
-        check.required_text(f"changed_files[{index}]", item, limit=MAX_PATH)
-        for index, item in enumerate(values)
-    ]
-
-
-def _error(value: Any) -> str | None:
-    """An error text; a very long one (a whole traceback) is cut rather than refused."""
-    if isinstance(value, str) and len(value) > MAX_TEXT:
-        value = value[: MAX_TEXT - len(TRUNCATED)] + TRUNCATED
-    return check.text("error", value)
-
-
-def _settings(value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InvalidValueError("settings", value, "a mapping of setting names to JSON values")
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        raise InvalidValueError("settings", value, "a mapping of setting names to JSON values") from None
-    return dict(value)
-
-
-def _session_field(key: str, value: Any) -> Any:
-    if key == "ended_at":
-        return check.moment(key, value)
-    if key == "exit_code":
-        return _exit_code(value)
-    if key == "closing_verb":
-        if value is None:
-            return None
-        return check.choice(key, value, Verb, allowed=CLOSING_ORDER).value
-    if key == "outcome":
-        return None if value is None else check.choice(key, value, SessionOutcome).value
-    if key == "cost_usd":
-        return _money(key, value)
-    if key in ("input_tokens", "output_tokens", "turns"):
-        return _count(key, value)
-    if key == "transcript_path":
-        return check.text(key, value, limit=MAX_PATH)
-    if key == "changed_files":
-        return _changed_files(value)
-    if key == "head_after":
-        return check.text(key, value, limit=MAX_HEAD)
-    return _error(value)
-
-
-def _loop_run_field(key: str, value: Any) -> Any:
-    if key == "state":
-        return check.choice(key, value, LoopState).value
-    if key == "ended_at":
-        return None if value is None else check.moment(key, value)
-    if key == "iterations":
-        return _count(key, value)
-    if key == "cost_usd":
-        return _money(key, value)
-    if key == "max_cost_usd":
-        return None if value is None else _money(key, value)
-    if key == "max_iterations":
-        return check.positive_int(key, value)
-    if key == "stop_reason":
-        return check.text(key, value)
-    return _settings(value)
-
-
-def _fields(changes: Mapping[str, Any], allowed: Sequence[str], convert: Any) -> dict[str, Any]:
-    unknown = sorted(set(changes) - set(allowed))
+def _changes(changes: Mapping[str, Any], model: type[M], owner: str) -> dict[str, Any]:
+    """The columns of `changes`, checked as `model`'s fields; an unknown name is refused listing them."""
+    unknown = sorted(set(changes) - set(model.model_fields))
     if unknown:
-        raise InvalidValueError("field", unknown[0], "one of " + ", ".join(allowed))
-    return {key: convert(key, value) for key, value in changes.items()}
-
-
-def _limit(limit: Any, offset: Any = 0) -> tuple[int, int]:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST:
-        raise InvalidValueError("limit", limit, f"a whole number from 1 to {MAX_LIST}")
-    return limit, _count("offset", offset)
+        raise InvalidValueError("field", unknown[0], "one of " + ", ".join(model.model_fields))
+    return columns(check.arguments(model, changes, owner))
 
 
 class SessionService:
@@ -250,7 +125,7 @@ class SessionService:
         self,
         id: str,
         task_id: int | None,
-        recipe: Recipe | str,
+        recipe: Recipe,
         agent: str,
         model: str | None = None,
         loop_run_id: int | None = None,
@@ -265,21 +140,24 @@ class SessionService:
 
         `transcript_path` is where its transcript is being written (the window follows it as it grows).
         """
-        fields: SessionWrite = {
-            "id": check.required_text("id", id, limit=MAX_ID_TEXT),
-            "task_id": check.positive_int("task_id", task_id),
-            "recipe": check.choice("recipe", recipe, Recipe).value,
-            "agent": check.required_text("agent", agent, limit=MAX_AGENT),
-            "model": check.text("model", model, limit=MAX_ID_TEXT),
-            "loop_run_id": check.positive_int("loop_run_id", loop_run_id),
-            "iteration": None if iteration is None else _count("iteration", iteration),
-            "discipline": check.text("discipline", discipline, limit=MAX_NAME),
-            "feature": check.text("feature", feature, limit=MAX_NAME),
-            "head_before": check.text("head_before", head_before, limit=MAX_HEAD),
-            "transcript_path": check.text("transcript_path", transcript_path, limit=MAX_PATH),
-            "outcome": SessionOutcome.RUNNING.value,
-            "started_at": _now() if started_at is None else check.moment("started_at", started_at),
+        values = {
+            "id": id,
+            "task_id": task_id,
+            "recipe": recipe,
+            "agent": agent,
+            "model": model,
+            "loop_run_id": loop_run_id,
+            "iteration": iteration,
+            "discipline": discipline,
+            "feature": feature,
+            "head_before": head_before,
+            "transcript_path": transcript_path,
+            "started_at": started_at,
         }
+        args = check.arguments(SessionStart, given(values), "start_session")
+        fields = checked(columns(args), SessionWrite)
+        fields["outcome"] = SessionOutcome.RUNNING.value
+        fields["started_at"] = args.started_at or _now()
         with self.db.write() as unit:
             if store.get(unit, fields["id"]) is not None:
                 raise ConflictError(f"an agent session {id!r} already exists; every session needs a new id")
@@ -291,7 +169,7 @@ class SessionService:
 
     def update_session(self, id: str, **changes: Any) -> AgentSession:
         """Change fields of a session while it runs (cost, tokens, turns…)."""
-        fields = _fields(changes, SESSION_FIELDS, _session_field)
+        fields = _changes(changes, SessionChange, "update_session")
         with self.db.write() as unit:
             session = store.update(unit, id, checked(fields, SessionWrite))
             if session is None:
@@ -315,20 +193,22 @@ class SessionService:
         self, task_id: int | None = None, loop_run_id: int | None = None, limit: int = 50, offset: int = 0
     ) -> Listing[AgentSession]:
         """Agent sessions, newest first, optionally of one task or one loop run."""
-        checked_limit, checked_offset = _limit(limit, offset)
+        values = {"task_id": task_id, "loop_run_id": loop_run_id, "limit": limit, "offset": offset}
+        query = check.arguments(SessionQuery, values, "list")
         with self.db.read() as unit:
             return store.list_sessions(
                 unit,
-                task_id=check.positive_int("task_id", task_id),
-                loop_run_id=check.positive_int("loop_run_id", loop_run_id),
-                limit=checked_limit,
-                offset=checked_offset,
+                task_id=query.task_id,
+                loop_run_id=query.loop_run_id,
+                limit=query.limit,
+                offset=query.offset,
             )
 
     def total_cost(self, loop_run_id: int | None = None) -> float:
         """What every session (of one loop run) cost, in US dollars."""
         with self.db.read() as unit:
-            return store.total_cost(unit, check.positive_int("loop_run_id", loop_run_id))
+            query = check.arguments(SessionQuery, {"loop_run_id": loop_run_id}, "total_cost")
+            return store.total_cost(unit, query.loop_run_id)
 
     def start_loop_run(
         self,
@@ -339,14 +219,20 @@ class SessionService:
         settings: Mapping[str, Any] | None = None,
     ) -> LoopRun:
         """Record that the loop started (state `running`)."""
-        if not isinstance(allow_edits, bool):
-            raise InvalidValueError("allow_edits", allow_edits, "true or false")
-        fields: LoopRunWrite = {
-            "agent": check.required_text("agent", agent, limit=MAX_AGENT),
-            "max_iterations": check.positive_int("max_iterations", max_iterations),
-            "max_cost_usd": None if max_cost_usd is None else _money("max_cost_usd", max_cost_usd),
+        values = {
+            "agent": agent,
+            "max_iterations": max_iterations,
+            "max_cost_usd": max_cost_usd,
             "allow_edits": allow_edits,
-            "settings": _settings(settings),
+            "settings": settings,
+        }
+        args = check.arguments(LoopRunStart, given(values), "start_loop_run")
+        fields: LoopRunWrite = {
+            "agent": args.agent,
+            "max_iterations": args.max_iterations,
+            "max_cost_usd": args.max_cost_usd,
+            "allow_edits": args.allow_edits,
+            "settings": args.settings,
             "state": LoopState.RUNNING.value,
             "started_at": _now(),
             "host": this_host(),
@@ -398,7 +284,7 @@ class SessionService:
 
     def update_loop_run(self, id: int, **changes: Any) -> LoopRun:
         """Change a loop run's state, counters or settings; a final state stamps `ended_at`."""
-        fields = _fields(changes, LOOP_RUN_FIELDS, _loop_run_field)
+        fields = _changes(changes, LoopRunChange, "update_loop_run")
         with self.db.write() as unit:
             current = store.get_loop_run(unit, id)
             if current is None:
@@ -425,6 +311,6 @@ class SessionService:
 
     def list_loop_runs(self, limit: int = 20) -> builtins.list[LoopRun]:
         """Loop runs, newest first."""
-        checked_limit, _ = _limit(limit)
+        query = check.arguments(SessionQuery, {"limit": limit}, "list_loop_runs")
         with self.db.read() as unit:
-            return store.list_loop_runs(unit, checked_limit)
+            return store.list_loop_runs(unit, query.limit)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ralph_desk.domain.enums import ChangeTopic, TaskStatus, Verb
 from ralph_desk.domain.postprocess import Blocker
 from ralph_desk.domain.records import FeatureLearning, Signal, Task
+from ralph_desk.domain.tools import Text
 from ralph_desk.services import features as features_service
 from ralph_desk.services import lifecycle
 from ralph_desk.services import tasks as tasks_service
@@ -149,7 +150,7 @@ def _link_upstream(
         try:
             fields: CommentWrite = {
                 "author": SETTLER,
-                "body": check.required_text("body", note),
+                "body": check.value(Text, "body", note),
                 "discipline": None,
                 "priority": None,
             }

@@ -8,8 +8,6 @@ from ralph_desk.domain.enums import ChangeTopic, FlagResolution, LearningScope, 
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Signal
 from ralph_desk.domain.tools import (
-    MAX_ID,
-    MAX_SESSION_ID,
     VERB_INPUTS,
     VERB_OF,
     AskInput,
@@ -23,7 +21,8 @@ from ralph_desk.domain.tools import (
     VerbInput,
 )
 from ralph_desk.services import validation as check
-from ralph_desk.services.errors import InvalidValueError, NotFoundError
+from ralph_desk.services.errors import NotFoundError
+from ralph_desk.services.inputs import Moment, SessionId
 from ralph_desk.store import features as features_store
 from ralph_desk.store import signals as store
 from ralph_desk.store.database import Database, UnitOfWork
@@ -33,9 +32,9 @@ from ralph_desk.store.writes import SignalWrite
 INBOX_VERBS = frozenset({Verb.ASK, Verb.FLAG, Verb.SUGGEST})
 
 
-def verb_input(verb: Verb | str, params: dict[str, object]) -> VerbInput:
+def verb_input(verb: Verb, params: dict[str, object]) -> VerbInput:
     """A verb's typed arguments from plain values, refused as an MCP call with them would be."""
-    checked = check.choice("verb", verb, Verb)
+    checked: Verb = check.value(Verb, "verb", verb)
     return check.arguments(VERB_INPUTS[checked], params, checked.value)
 
 
@@ -91,7 +90,7 @@ class SignalService:
         self,
         task_id: int,
         session_id: str | None,
-        verb: Verb | str,
+        verb: Verb,
         /,
         *,
         recorded_at: datetime | None = None,
@@ -113,7 +112,7 @@ class SignalService:
         fields = _columns(args)
         fields["session_id"] = session_id_of(session_id)
         if recorded_at is not None:
-            fields["created"] = check.moment("recorded_at", recorded_at)
+            fields["created"] = check.value(Moment, "recorded_at", recorded_at)
         feature_name = args.feature if isinstance(args, SuggestInput) else None
         with self.db.write() as unit:
             facts = store.task_facts(unit, task_id)
@@ -139,7 +138,7 @@ class SignalService:
 
     def for_session(self, session_id: str) -> Listing[Signal]:
         """Every signal of one agent session, in the order they were called."""
-        session = check.required_text("session_id", session_id, limit=MAX_SESSION_ID)
+        session: str = check.value(SessionId, "session_id", session_id)
         with self.db.read() as unit:
             return store.for_session(unit, session)
 
@@ -150,10 +149,10 @@ class SignalService:
             return store.for_task(unit, task_id)
 
     def learnings(
-        self, feature: str | None = None, scope: LearningScope | str | None = None, task_id: int | None = None
+        self, feature: str | None = None, scope: LearningScope | None = None, task_id: int | None = None
     ) -> Listing[Signal]:
         """`learned` signals, oldest first, filtered by their task's feature, their scope and their task."""
-        checked_scope = check.choice("scope", scope, LearningScope).value if scope is not None else None
+        checked_scope = None if scope is None else check.value(LearningScope, "scope", scope).value
         with self.db.read() as unit:
             if feature is not None:
                 feature_id_of(unit, feature)
@@ -187,10 +186,7 @@ class SignalService:
 
 def require_id(field: str, value: int) -> int:
     """`value`, refused unless a whole number from 1 to `MAX_ID`."""
-    checked = check.positive_int(field, value)
-    if checked is None:
-        raise InvalidValueError(field, value, f"a whole number from 1 to {MAX_ID}")
-    return checked
+    return check.positive_int(field, value)
 
 
 def require_task(unit: UnitOfWork, task_id: int) -> store.TaskFacts:
@@ -206,7 +202,8 @@ def session_id_of(value: str | None) -> str | None:
     """A session id as stored: a non-empty text of at most `MAX_SESSION_ID` characters, or None."""
     if value is None:
         return None
-    return check.required_text("session_id", value, limit=MAX_SESSION_ID)
+    checked: str = check.value(SessionId, "session_id", value)
+    return checked
 
 
 def feature_id_of(unit: UnitOfWork, name: str) -> int:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ralph_desk.domain.enums import ChangeTopic
+from ralph_desk.domain.tools import Text
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.services import validation as check
 from ralph_desk.store.database import Database, UnitOfWork
@@ -62,7 +63,7 @@ class StateFileService:
     def append_within(self, unit: UnitOfWork, name: str, text: str) -> str:
         """Append an entry to `learnings` or `progress` as part of a write unit that holds the write lock."""
         path = self.paths.learnings_file if name == LEARNINGS else self.paths.progress_file
-        entry = format_entry(check.required_text("text", text), self.clock())
+        entry = format_entry(check.value(Text, "text", text), self.clock())
         # Take the write lock before the file changes: a busy database then leaves the file untouched.
         unit.session.connection()
         unit.touch(TOPIC, name)

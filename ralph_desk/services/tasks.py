@@ -5,7 +5,10 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Collection, Sequence
-from typing import Any, TypeVar
+from enum import StrEnum
+from typing import Any, TypeVar, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel
 
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.graph import find_cycle, format_path
@@ -16,47 +19,34 @@ from ralph_desk.domain.tools import (
     MAX_ITEMS,
     CreateTaskInput,
     EnrichTaskInput,
+    SearchTasksInput,
     UpdateTaskInput,
 )
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.inputs import Page, TaskExtras, TaskQuery, given
 from ralph_desk.store import disciplines as disciplines_store
 from ralph_desk.store import features as features_store
 from ralph_desk.store import tasks as store
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import UnreadableRowError
-from ralph_desk.store.writes import TaskWrite
+from ralph_desk.store.writes import TaskWrite, checked
+
+PATH_FIELDS = ("context_files", "output_artifacts")
+_COLUMN_TYPES = get_type_hints(TaskWrite)
 
 log = logging.getLogger("ralph_desk.tasks")
 
-MAX_QUERY = 500
-
 _T = TypeVar("_T")
 
-# What None means in a plain update: the clearing value of update_task's argument (none: cleared as None).
-CLEARED: dict[str, object] = {
-    "description": "",
-    "hints": "",
-    "acceptance_criteria": [],
-    "depends_on": [],
-    "tags": [],
-    "context_files": [],
-    "output_artifacts": [],
-}
 REQUIRED = ("title", "priority")
 # What `update` changes beyond update_task's arguments: a move to another feature or discipline, the plan.
 MOVES = ("feature", "discipline", "pseudocode")
 UPDATABLE_FIELDS = (*(name for name in UpdateTaskInput.model_fields if name != "id"), *MOVES)
 
-Filter = str | Sequence[str] | None
 
-
-def _task_id(value: int, field: str = "task_id") -> int:
-    checked = check.positive_int(field, value)
-    if checked is None:
-        raise InvalidValueError(field, value, f"a whole number from 1 to {2**31 - 1}")
-    return checked
+_PLAIN = TaskExtras()
 
 
 def _unique(values: Sequence[_T] | None) -> list[_T]:
@@ -64,57 +54,38 @@ def _unique(values: Sequence[_T] | None) -> list[_T]:
     return list(dict.fromkeys(values or ()))
 
 
-def _columns(args: CreateTaskInput | UpdateTaskInput, names: Collection[str]) -> TaskWrite:
-    """The task columns of the input's fields `names`: an empty text and a missing list clear theirs."""
-    fields: TaskWrite = {}
-    if "title" in names and args.title is not None:
-        fields["title"] = args.title
-    if "description" in names:
-        fields["description"] = check.text_or_none(args.description)
-    if "priority" in names and args.priority is not None:
-        fields["priority"] = args.priority.value
-    if "acceptance_criteria" in names:
-        fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
-    if "tags" in names:
-        fields["tags"] = _unique(args.tags)
-    if "context_files" in names:
-        fields["context_files"] = check.paths("context_files", args.context_files)
-    if "output_artifacts" in names:
-        fields["output_artifacts"] = check.paths("output_artifacts", args.output_artifacts)
-    if "hints" in names:
-        fields["hints"] = check.text_or_none(args.hints)
-    if "estimated_turns" in names:
-        fields["estimated_turns"] = args.estimated_turns
-    return fields
+def _given_fields(args: BaseModel) -> set[str]:
+    """The fields a caller set to a value."""
+    return {name for name in args.model_fields_set if getattr(args, name) is not None}
 
 
-def _optional_text(field: str, value: str | None) -> str | None:
-    """A clearable text beyond the tools' arguments (the pseudocode): None, empty or blank all clear it."""
-    checked = check.text(field, value)
-    return checked if checked is not None and checked.strip() else None
+def _columns(args: BaseModel, names: Collection[str]) -> TaskWrite:
+    """The task columns of the input's fields `names`, by name: an empty text and a missing list clear theirs.
+
+    The status is the lifecycle's to set; a feature or discipline is looked up; dependencies are rows.
+    """
+    fields: dict[str, object] = {}
+    for name in names:
+        hint, value = _COLUMN_TYPES.get(name), getattr(args, name)
+        if hint is None or name == "status":
+            continue
+        if name in PATH_FIELDS:
+            fields[name] = check.paths(name, value)
+        elif get_origin(hint) is list:
+            fields[name] = _unique(value)
+        elif value is None and type(None) not in get_args(hint):
+            continue  # a required column the caller left as it is
+        elif isinstance(value, StrEnum):
+            fields[name] = value.value
+        else:
+            fields[name] = check.text_or_none(value) if isinstance(value, str) else value
+    return checked(fields, TaskWrite)
 
 
 def _name(field: str, value: object) -> str:
     if not isinstance(value, str):
         raise InvalidValueError(field, value, f"the name of an existing {field}")
     return value
-
-
-def _choices(field: str, value: Filter, enum: type[TaskStatus] | type[TaskOrigin]) -> list[str] | None:
-    values = _filter_values(field, value)
-    if values is None:
-        return None
-    return [check.choice(field, item, enum).value for item in values]
-
-
-def _filter_values(field: str, value: Filter) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, Sequence):
-        raise InvalidValueError(field, value, "a value or a list of values")
-    return builtins.list(value)
 
 
 def _shown(task_ids: Sequence[int]) -> str:
@@ -140,8 +111,8 @@ class TaskService:
         discipline: str,
         title: str,
         description: str | None = None,
-        priority: str = Priority.MEDIUM.value,
-        status: str = TaskStatus.PENDING.value,
+        priority: Priority = Priority.MEDIUM,
+        status: TaskStatus = TaskStatus.PENDING,
         acceptance_criteria: Sequence[str] | None = None,
         depends_on: Sequence[int] | None = None,
         tags: Sequence[str] | None = None,
@@ -149,11 +120,11 @@ class TaskService:
         output_artifacts: Sequence[str] | None = None,
         hints: str | None = None,
         estimated_turns: int | None = None,
-        origin: str = TaskOrigin.HUMAN.value,
+        origin: TaskOrigin = TaskOrigin.HUMAN,
         pseudocode: str | None = None,
     ) -> Task:
         """Add a task from plain values (the window, the CLI, an import), checked as create_task's."""
-        given = {
+        values = {
             "feature": feature,
             "discipline": discipline,
             "title": title,
@@ -167,34 +138,27 @@ class TaskService:
             "hints": check.blank_is_none(hints),
             "estimated_turns": estimated_turns,
         }
-        args = check.arguments(
-            CreateTaskInput, {key: value for key, value in given.items() if value is not None}, "create_task"
-        )
-        return self.create_input(args, status=status, origin=origin, pseudocode=pseudocode)
+        args = check.arguments(CreateTaskInput, given(values), "create_task")
+        extras = {"status": status, "origin": origin, "pseudocode": check.blank_is_none(pseudocode)}
+        return self.create_input(args, check.arguments(TaskExtras, given(extras), "create"))
 
-    def create_input(
-        self,
-        args: CreateTaskInput,
-        *,
-        status: str | None = None,
-        origin: str = TaskOrigin.HUMAN.value,
-        pseudocode: str | None = None,
-    ) -> Task:
+    def create_input(self, args: CreateTaskInput, extras: TaskExtras = _PLAIN) -> Task:
         """Add a task to a feature and discipline, as draft or pending (an import may also add done tasks).
 
-        `status` (else the arguments', else pending) may be done only for an import; `pseudocode` is
-        the plan an enrichment would give.
+        The extras' status (else the arguments', else pending) may be done only for an import; their
+        pseudocode is the plan an enrichment would give.
         """
-        checked_origin = check.choice("origin", origin, TaskOrigin)
         new_statuses = [TaskStatus.DRAFT, TaskStatus.PENDING]
-        if checked_origin is TaskOrigin.IMPORT:
+        if extras.origin is TaskOrigin.IMPORT:
             new_statuses.append(TaskStatus.DONE)
-        wanted = status or args.status or TaskStatus.PENDING.value
+        wanted = extras.status or args.status or TaskStatus.PENDING
+        if wanted not in new_statuses:
+            raise InvalidValueError("status", wanted.value, "one of " + ", ".join(new_statuses))
         fields = _columns(args, type(args).model_fields)
         fields.setdefault("priority", Priority.MEDIUM.value)
-        fields["status"] = check.choice("status", wanted, TaskStatus, new_statuses).value
-        fields["origin"] = checked_origin.value
-        fields["pseudocode"] = _optional_text("pseudocode", pseudocode)
+        fields["status"] = wanted.value
+        fields["origin"] = extras.origin.value
+        fields["pseudocode"] = extras.pseudocode
         dependency_ids = _unique(args.depends_on)
         with self.db.write() as unit:
             fields["feature_id"] = self._feature_id(unit, args.feature)
@@ -204,51 +168,46 @@ class TaskService:
 
     def get(self, task_id: int) -> Task:
         """One task with its comments and dependencies."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.read() as unit:
             return self._require(unit, task_id)
 
     def list(
         self,
-        status: Filter = None,
-        feature: Filter = None,
-        discipline: Filter = None,
-        origin: Filter = None,
+        status: TaskStatus | Sequence[TaskStatus] | None = None,
+        feature: str | Sequence[str] | None = None,
+        discipline: str | Sequence[str] | None = None,
+        origin: TaskOrigin | Sequence[TaskOrigin] | None = None,
         search: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> Listing[TaskSummary]:
         """Tasks by id, narrowed by each given filter (a value or a list of values) and search text."""
-        statuses = _choices("status", status, TaskStatus)
-        origins = _choices("origin", origin, TaskOrigin)
-        feature_names = _filter_values("feature", feature)
-        discipline_names = _filter_values("discipline", discipline)
-        query = check.required_text("search", search, limit=MAX_QUERY).strip() if search is not None else None
-        checked_limit = check.positive_int("limit", limit)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidValueError("offset", offset, "a whole number from 0 up")
+        filters = {"status": status, "feature": feature, "discipline": discipline, "origin": origin}
+        query = check.arguments(
+            TaskQuery, given({**filters, "search": search, "limit": limit, "offset": offset}), "list"
+        )
         with self.db.read() as unit:
-            for name in feature_names or ():
+            for name in query.feature or ():
                 self._feature_id(unit, name)
-            for name in discipline_names or ():
+            for name in query.discipline or ():
                 self._discipline_id(unit, name)
             return store.list_summaries(
                 unit,
-                statuses=statuses,
-                features=feature_names,
-                disciplines=discipline_names,
-                origins=origins,
-                search=query,
-                limit=checked_limit,
-                offset=offset,
+                statuses=None if query.status is None else [member.value for member in query.status],
+                features=query.feature,
+                disciplines=query.discipline,
+                origins=None if query.origin is None else [member.value for member in query.origin],
+                search=query.search,
+                limit=query.limit,
+                offset=query.offset,
             )
 
     def search(self, query: str, limit: int = 20) -> Listing[TaskSummary]:
         """Tasks whose title, description or tags contain `query` (any case); title matches first."""
-        checked = check.required_text("query", query, limit=MAX_QUERY).strip()
-        checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)
+        args = check.arguments(SearchTasksInput, {"query": query, "limit": limit}, "search_tasks")
         with self.db.read() as unit:
-            return store.list_summaries(unit, search=checked, limit=checked_limit)
+            return store.list_summaries(unit, search=args.query, limit=args.limit)
 
     def count_by_status(self) -> dict[str, int]:
         """How many tasks are in each status (every status present, zero included)."""
@@ -268,29 +227,29 @@ class TaskService:
     def update(self, task_id: int, **changes: Any) -> Task:
         """Change the given fields from plain values (None clears an optional one; a list replaces the whole
         list); checked as update_task's arguments, plus a move to another feature or discipline."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         unknown = sorted(set(changes) - set(UPDATABLE_FIELDS))
         if unknown:
             raise InvalidValueError("field", unknown[0], "one of " + ", ".join(UPDATABLE_FIELDS))
-        given = {key: value for key, value in changes.items() if key not in MOVES}
-        values = {key: CLEARED.get(key) if value is None else value for key, value in given.items()}
+        plain = {key: value for key, value in changes.items() if key not in MOVES}
         for key in REQUIRED:
-            if key in values and values[key] is None:
+            if key in plain and plain[key] is None:
                 raise InvalidValueError(key, None, f"a value ({key} cannot be cleared)")
-        args = check.arguments(UpdateTaskInput, {"id": task_id, **values}, "update_task")
+        args = check.arguments(UpdateTaskInput, {"id": task_id, **plain}, "update_task")
         moves = {key: value for key, value in changes.items() if key in MOVES}
-        return self.update_input(args, set(given), **moves)
+        return self.update_input(args, set(plain), **moves)
 
     def update_input(self, args: UpdateTaskInput, names: Collection[str] | None = None, **moves: Any) -> Task:
         """Change the task's fields `names` (by default those the arguments set to a value) as the arguments
         say, and make the `moves` (feature, discipline, pseudocode)."""
         task_id = args.id
         if names is None:
-            names = {name for name in args.model_fields_set if getattr(args, name) is not None}
+            names = _given_fields(args)
         fields = _columns(args, names)
         dependency_ids = _unique(args.depends_on) if "depends_on" in names else None
         if "pseudocode" in moves:
-            fields["pseudocode"] = _optional_text("pseudocode", moves["pseudocode"])
+            plan = check.blank_is_none(moves["pseudocode"])
+            fields["pseudocode"] = check.arguments(TaskExtras, {"pseudocode": plan}, "update").pseudocode
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if "feature" in moves:
@@ -309,8 +268,9 @@ class TaskService:
 
     def move(self, task_id: int, status: TaskStatus, mover: Mover) -> Task:
         """Move a task to a status if `mover` may (the lifecycle's rules), stamping its start or end."""
-        task_id = _task_id(task_id)
-        checked = check.choice("status", status, TaskStatus)
+        task_id = check.positive_int("task_id", task_id)
+        checked = check.arguments(TaskExtras, {"status": status}, "move").status
+        assert checked is not None
         with self.db.write() as unit:
             return lifecycle.move(unit, task_id, checked, Mover(mover), self.unmerged, self.checks)
 
@@ -333,11 +293,7 @@ class TaskService:
     def enrich_input(self, args: EnrichTaskInput) -> Task:
         """Give a draft task its pseudocode (and maybe new criteria and context files); it becomes pending."""
         task_id = args.id
-        fields: TaskWrite = {"pseudocode": args.pseudocode}
-        if args.acceptance_criteria is not None:
-            fields["acceptance_criteria"] = _unique(args.acceptance_criteria)
-        if args.context_files is not None:
-            fields["context_files"] = check.paths("context_files", args.context_files)
+        fields = _columns(args, _given_fields(args))
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if task.status is not TaskStatus.DRAFT:
@@ -355,7 +311,7 @@ class TaskService:
 
     def add_context_file(self, task_id: int, file_path: str) -> Task:
         """Register a project file that sessions on this task should read (once)."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         path = check.relative_path("file_path", file_path)
         with self.db.write() as unit:
             task = self._require(unit, task_id)
@@ -371,16 +327,16 @@ class TaskService:
 
     def add_dependency(self, task_id: int, depends_on_id: int) -> Task:
         """Make a task wait for another one to be done (refused if that would close a cycle)."""
-        task_id = _task_id(task_id)
-        depends_on_id = _task_id(depends_on_id, "depends_on_id")
+        task_id = check.positive_int("task_id", task_id)
+        depends_on_id = check.positive_int("depends_on_id", depends_on_id)
         with self.db.write() as unit:
             add_dependency(unit, task_id, depends_on_id)
             return self._require(unit, task_id)
 
     def remove_dependency(self, task_id: int, depends_on_id: int) -> Task:
         """Stop a task waiting for another one."""
-        task_id = _task_id(task_id)
-        depends_on_id = _task_id(depends_on_id, "depends_on_id")
+        task_id = check.positive_int("task_id", task_id)
+        depends_on_id = check.positive_int("depends_on_id", depends_on_id)
         with self.db.write() as unit:
             task = self._require(unit, task_id)
             if not store.remove_dependency(unit, task_id, depends_on_id):
@@ -392,7 +348,7 @@ class TaskService:
 
     def dependents(self, task_id: int) -> builtins.list[int]:
         """Ids of the tasks that wait for this one."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.read() as unit:
             _require_all(unit, [task_id])
             return store.dependents(unit, task_id)
@@ -404,7 +360,7 @@ class TaskService:
 
     def increment_stuck(self, task_id: int) -> int:
         """Count one more session that ended without progress; returns the new count."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.write() as unit:
             count = store.increment_stuck(unit, task_id)
             if count is None:
@@ -413,14 +369,14 @@ class TaskService:
 
     def reset_stuck(self, task_id: int) -> None:
         """Set a task's stuck count back to zero."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.write() as unit:
             if not store.reset_stuck(unit, task_id):
                 raise NotFoundError("task", task_id)
 
     def delete(self, task_id: int) -> None:
         """Remove a task and its comments; refused while other tasks depend on it."""
-        task_id = _task_id(task_id)
+        task_id = check.positive_int("task_id", task_id)
         with self.db.write() as unit:
             _require_all(unit, [task_id])
             waiting = store.dependents(unit, task_id)
@@ -433,10 +389,9 @@ class TaskService:
 
     def next_runnable(self, limit: int = 1) -> builtins.list[TaskSummary]:
         """Pending tasks whose dependencies are all done: most urgent first, then oldest."""
-        checked_limit = check.positive_int("limit", limit, maximum=MAX_ITEMS)
-        assert checked_limit is not None
+        page = check.arguments(Page, {"limit": limit}, "next_runnable")
         with self.db.read() as unit:
-            return store.next_runnable(unit, checked_limit)
+            return store.next_runnable(unit, page.limit)
 
     def claim_next(self) -> Task | None:
         """Take the next runnable task and mark it in_progress atomically: no two callers get the same one.

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from typing import Any, TypeVar, get_origin, get_type_hints
 
 from ralph_desk.domain.branches import TaskBranch
 from ralph_desk.domain.checks import CheckPurpose, CheckRun, CheckStatus
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagResolution,
-    Priority,
     ReviewCommentState,
     ReviewDecision,
-    TaskOrigin,
-    TaskStatus,
     Verb,
 )
 from ralph_desk.domain.records import (
@@ -43,6 +42,44 @@ from ralph_desk.store.schema import (
     ReviewCommentRow,
     TaskBranchRow,
 )
+
+R = TypeVar("R")
+
+
+def _converter(hint: Any) -> Callable[[Any], Any] | None:
+    """How a column value becomes a record field of type `hint`: an enum by value, a tuple from a list."""
+    if isinstance(hint, type) and issubclass(hint, StrEnum):
+        return hint
+    if get_origin(hint) is tuple:
+        return tuple
+    return None
+
+
+_Fields = tuple[tuple[str, Callable[[Any], Any] | None], ...]
+_FIELDS: dict[type[Any], _Fields] = {}
+
+
+def _fields(kind: type[Any]) -> _Fields:
+    """Each field of a record type with the conversion its column value needs (None: none)."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        hints = get_type_hints(kind)
+        found = tuple((item.name, _converter(hints[item.name])) for item in dataclasses.fields(kind))
+        _FIELDS[kind] = found
+    return found
+
+
+def record(kind: type[R], values: Mapping[str, Any], **given: Any) -> R:
+    """A record of type `kind`: each field from its column in `values` (by name), or from `given`.
+
+    One declaration of the fields, the record's: a field added to it is read from the column of that name.
+    """
+    fields = {
+        name: values[name] if convert is None else convert(values[name])
+        for name, convert in _fields(kind)
+        if name not in given
+    }
+    return kind(**fields, **given)
 
 
 def project(row: ProjectRow) -> Project:
@@ -130,17 +167,7 @@ def comment(values: Mapping[str, Any]) -> Comment:
 
 def task_summary(values: Mapping[str, Any]) -> TaskSummary:
     """A task as listed, from its columns and its feature's and discipline's names."""
-    return TaskSummary(
-        id=values["id"],
-        title=values["title"],
-        status=TaskStatus(values["status"]),
-        priority=Priority(values["priority"]),
-        feature=values["feature"],
-        discipline=values["discipline"],
-        origin=TaskOrigin(values["origin"]),
-        created_at=values["created_at"],
-        updated_at=values["updated_at"],
-    )
+    return record(TaskSummary, values)
 
 
 def summary_of(task: Task) -> TaskSummary:
@@ -151,30 +178,7 @@ def summary_of(task: Task) -> TaskSummary:
 def task(values: Mapping[str, Any], comments: tuple[Comment, ...] = ()) -> Task:
     """A task with every field, from its columns with its feature's and discipline's names and the
     ids it depends on (`depends_on`, ascending)."""
-    return Task(
-        id=values["id"],
-        title=values["title"],
-        description=values["description"],
-        status=TaskStatus(values["status"]),
-        priority=Priority(values["priority"]),
-        feature=values["feature"],
-        discipline=values["discipline"],
-        origin=TaskOrigin(values["origin"]),
-        acceptance_criteria=tuple(values["acceptance_criteria"]),
-        tags=tuple(values["tags"]),
-        context_files=tuple(values["context_files"]),
-        output_artifacts=tuple(values["output_artifacts"]),
-        hints=values["hints"],
-        estimated_turns=values["estimated_turns"],
-        pseudocode=values["pseudocode"],
-        stuck_count=values["stuck_count"],
-        depends_on=tuple(values["depends_on"]),
-        created_at=values["created_at"],
-        updated_at=values["updated_at"],
-        started_at=values["started_at"],
-        completed_at=values["completed_at"],
-        comments=comments,
-    )
+    return record(Task, values, comments=comments)
 
 
 def review_comment(row: ReviewCommentRow) -> ReviewComment:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Collection, Iterable, Sequence
 from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    Column,
     ColumnElement,
     Row,
     Select,
@@ -27,6 +29,7 @@ from sqlalchemy import insert as insert_rows
 from sqlalchemy import update as update_rows
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
+from sqlalchemy.sql.elements import Label
 
 from ralph_desk.domain.enums import ChangeTopic, Priority, TaskStatus
 from ralph_desk.domain.listing import Listing
@@ -95,29 +98,20 @@ _COMMENT = TaskCommentRow.__table__.c
 _FEATURE_NAME = FeatureRow.__table__.c.name
 _DISCIPLINE_NAME = DisciplineRow.__table__.c.name
 _INSERT_TASKS = insert_rows(_TASKS).returning(_TASK.id, sort_by_parameter_order=True)
-_TASK_COLUMNS = (
-    _TASK.id,
-    _TASK.title,
-    _TASK.description,
-    _TASK.status,
-    _TASK.priority,
-    _FEATURE_NAME.label("feature"),
-    _DISCIPLINE_NAME.label("discipline"),
-    _TASK.origin,
-    _TASK.acceptance_criteria,
-    _TASK.tags,
-    _TASK.context_files,
-    _TASK.output_artifacts,
-    _TASK.hints,
-    _TASK.estimated_turns,
-    _TASK.pseudocode,
-    _TASK.stuck_count,
-    _DEPENDS_ON.label("depends_on"),
-    _TASK.created_at,
-    _TASK.updated_at,
-    _TASK.started_at,
-    _TASK.completed_at,
-)
+_JOINED = {
+    "feature": _FEATURE_NAME.label("feature"),
+    "discipline": _DISCIPLINE_NAME.label("discipline"),
+    "depends_on": _DEPENDS_ON.label("depends_on"),
+}
+
+
+def _selected(kind: type[Task | TaskSummary]) -> tuple[Column[Any] | Label[Any], ...]:
+    """What a task record is read from: a column (or a joined value) per field, by the field's name."""
+    names = [item.name for item in dataclasses.fields(kind) if item.name != "comments"]
+    return tuple(_JOINED[name] if name in _JOINED else _TASK[name] for name in names)
+
+
+_TASK_COLUMNS = _selected(Task)
 _COMMENT_COLUMNS = (
     _COMMENT.id,
     _COMMENT.task_id,
@@ -243,17 +237,7 @@ def list_summaries(
     return listing(unit.session, rows, _summary, _values, _id, "task")
 
 
-_SUMMARY_COLUMNS = (
-    TaskRow.id,
-    TaskRow.title,
-    TaskRow.status,
-    TaskRow.priority,
-    FeatureRow.name.label("feature"),
-    DisciplineRow.name.label("discipline"),
-    TaskRow.origin,
-    TaskRow.created_at,
-    TaskRow.updated_at,
-)
+_SUMMARY_COLUMNS = _selected(TaskSummary)
 _SUMMARY_KEYS = tuple(column.key for column in _SUMMARY_COLUMNS)
 _SUMMARIES = (
     select(*_SUMMARY_COLUMNS)

@@ -150,9 +150,9 @@ def test_answering_an_unknown_id_or_a_signal_that_is_no_question_is_refused(desk
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("  ", "invalid text: '  '; allowed: a non-empty text"),
+        ("  ", "invalid text: '  '; allowed: a non-empty text without NUL characters"),
         ("x" * 20_001, "invalid text: '<20001 characters>'; allowed: at most 20000 characters"),
-        ("nul\x00", "invalid text: 'nul\\x00'; allowed: text without NUL characters"),
+        ("nul\x00", "invalid text: 'nul\\x00'; allowed: a non-empty text without NUL characters"),
     ],
 )
 def test_an_empty_huge_or_nul_answer_is_refused_and_the_question_stays_open(
@@ -466,7 +466,7 @@ def test_flags_filter_by_resolution_severity_category_and_feature(desk: Desk) ->
         ),
         (
             {"severity": ["info", "fatal"]},
-            "invalid severity: 'fatal'; allowed: one of info, warning, blocking",
+            "invalid severity[1]: 'fatal'; allowed: one of info, warning, blocking",
         ),
         (
             {"category": "typo"},
@@ -680,3 +680,20 @@ def test_a_flag_converts_only_to_a_pending_or_draft_task(desk: Desk) -> None:
 
     assert len(desk.tasks.list()) == before
     assert desk.signals.get(flag.id).resolution is FlagResolution.OPEN
+
+
+def test_a_refused_triage_leaves_the_flag_open_and_makes_no_task(desk: Desk) -> None:
+    task = desk.task()
+    flag = desk.flag(task, "Broken.")
+
+    with pytest.raises(InvalidValueError, match=r"^invalid resolution: 'converted'; allowed: one of "):
+        desk.inbox.triage(flag.id, "converted")
+
+    assert desk.signals.get(flag.id) == flag
+    assert [listed.id for listed in desk.tasks.list()] == [task.id]
+
+
+def test_a_single_bad_flag_filter_is_named_without_an_index(desk: Desk) -> None:
+    with pytest.raises(InvalidValueError) as caught:
+        desk.inbox.flags(severity="fatal")
+    assert str(caught.value) == "invalid severity: 'fatal'; allowed: one of info, warning, blocking"

@@ -51,7 +51,7 @@ def test_setting_the_project_creates_it_once_and_then_changes_it(
     [
         ("", "", "invalid title: ''; allowed: a non-empty text"),
         ("t" * 201, "", "invalid title: '<201 characters>'; allowed: at most 200 characters"),
-        ("Tides", "nul\x00", "invalid description: 'nul\\x00'; allowed: text without NUL characters"),
+        ("Tides", "nul\x00", "invalid description: 'nul\\x00'; allowed: a text without NUL characters"),
         ("Tides", 5, "invalid description: 5; allowed: a text"),
     ],
 )

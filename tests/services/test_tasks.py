@@ -311,12 +311,13 @@ def test_filters_narrow_the_list(
     ("filters", "message"),
     [
         ({"status": "finished"}, f"invalid status: 'finished'; allowed: one of {ALL_STATUSES}"),
-        ({"status": ["done", "nope"]}, "invalid status: 'nope'"),
+        ({"status": ["done", "nope"]}, "invalid status[1]: 'nope'"),
         ({"origin": "robot"}, "invalid origin: 'robot'; allowed: one of human, agent, import"),
         ({"status": 3}, "invalid status: 3; allowed: a value or a list of values"),
         ({"limit": 0}, "invalid limit: 0; allowed: a whole number from 1"),
         ({"offset": -1}, "invalid offset: -1; allowed: a whole number from 0 up"),
         ({"search": " "}, "invalid search: ' '; allowed: a non-empty text"),
+        ({"search": "x" * 501}, "invalid search: '<501 characters>'; allowed: at most 500 characters"),
     ],
 )
 def test_an_invalid_filter_is_refused_saying_what_is_allowed(
@@ -589,6 +590,7 @@ def test_an_unknown_status_is_refused_listing_every_status(
         InvalidValueError, match=re.escape(f"invalid status: 'completed'; allowed: one of {ALL_STATUSES}")
     ):
         tasks.move(task.id, "completed", Mover.IMPORT)
+    assert tasks.get(task.id) == task
 
 
 def test_setting_the_same_status_again_notifies_no_one(

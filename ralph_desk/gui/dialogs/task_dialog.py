@@ -122,8 +122,8 @@ class TaskDialog(QDialog):
             "description": self.description.toPlainText().strip() or None,
             "feature": self.feature.currentText(),
             "discipline": self.discipline.currentText(),
-            "priority": self.priority.currentText(),
-            "status": str(self.status.currentData()),
+            "priority": Priority(self.priority.currentText()),
+            "status": TaskStatus(self.status.currentData()),
             "acceptance_criteria": _lines(self.criteria.toPlainText()) or None,
         }
 

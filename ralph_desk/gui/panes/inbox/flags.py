@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from html import escape
+from typing import TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
@@ -41,15 +43,22 @@ TRIAGE = (
     ("convert", "Convert to task…", "convert", "Make a task of it: edit its fields, pending or draft"),
 )
 
+E = TypeVar("E", bound=StrEnum)
+
 
 @dataclass(frozen=True)
 class FlagFilters:
     """The flag filters: None means any."""
 
-    severity: str | None = None
-    category: str | None = None
+    severity: Severity | None = None
+    category: FlagCategory | None = None
     feature: str | None = None
-    resolution: str | None = FlagResolution.OPEN.value
+    resolution: FlagResolution | None = FlagResolution.OPEN
+
+
+def _member(enum: type[E], value: str | None) -> E | None:
+    """A combo's chosen value as its enum member (None: any)."""
+    return None if value is None else enum(value)
 
 
 def _combo(tip: str, values: list[tuple[str, str]]) -> QComboBox:
@@ -161,10 +170,10 @@ class FlagsView(QWidget):
             return None if data in (None, ANY) else str(data)
 
         return FlagFilters(
-            severity=value(self.severity),
-            category=value(self.category),
+            severity=_member(Severity, value(self.severity)),
+            category=_member(FlagCategory, value(self.category)),
             feature=value(self.feature),
-            resolution=value(self.resolution),
+            resolution=_member(FlagResolution, value(self.resolution)),
         )
 
     def set_features(self, names: list[str]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QApplication
 from shiboken6 import isValid
 
-from ralph_desk.domain.enums import FlagResolution, Priority, Severity, TaskStatus, Verb
+from ralph_desk.domain.enums import FlagResolution, Priority, Severity, TaskStatus, Triage, Verb
 from ralph_desk.domain.listing import errors_of
 from ralph_desk.domain.records import Change, Signal, Task
 from ralph_desk.gui import fmt
@@ -226,9 +226,7 @@ class InboxWiring:
             ),
             counts=inbox.counts(),
             failed=inbox.failed(),
-            blocking_flags=inbox.flags(
-                resolution=FlagResolution.OPEN.value, severity=Severity.BLOCKING.value
-            ),
+            blocking_flags=inbox.flags(resolution=FlagResolution.OPEN, severity=Severity.BLOCKING),
             answered=inbox.answered(ANSWERED_SHOWN),
         )
 
@@ -408,7 +406,7 @@ class InboxWiring:
             f"Flag #{flag_id} {resolution.replace('_', ' ')}",
             lambda: self.worker.submit(
                 f"triage flag #{flag_id}",
-                lambda: self.services.inbox.triage(flag_id, resolution),
+                lambda: self.services.inbox.triage(flag_id, Triage(resolution)),
                 lambda result: self._triaged(flag_id, resolution, result),
                 keep=True,
             ),

@@ -182,7 +182,7 @@ class TaskFields(EditForm):
             return {}
         current: dict[str, Any] = {
             "title": self.title.text().strip(),
-            "priority": self.priority.currentData(),
+            "priority": Priority(self.priority.currentData()),
             "feature": self.feature.currentText(),
             "discipline": self.discipline.currentText(),
             "estimated_turns": self.turns.value() or None,
@@ -192,7 +192,7 @@ class TaskFields(EditForm):
             "context_files": lines(self.context.toPlainText()),
             "hints": self.hints.toPlainText().strip() or None,
             "pseudocode": self.pseudocode.toPlainText().rstrip() or None,
-            "status": self.status.currentData(),
+            "status": TaskStatus(self.status.currentData()),
         }
         stored: dict[str, Any] = {
             "title": task.title,

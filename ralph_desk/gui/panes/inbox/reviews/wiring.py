@@ -140,7 +140,7 @@ class ReviewsWiring:
             self.read_comments(current.task_id)
 
     def _read(self, known: Version | None) -> tuple[Version, Listing[ReviewEntry]] | None:
-        in_review = self.services.tasks.list(status=TaskStatus.IN_REVIEW.value)
+        in_review = self.services.tasks.list(status=TaskStatus.IN_REVIEW)
         merges = self.services.reviews.merge_state
         version = tuple(sorted((task.id, task.updated_at, merges(task.id)) for task in in_review))
         if version == known:
