@@ -154,7 +154,7 @@ def gate(decision: Decision, failed: Sequence[CheckRun], stuck_threshold: int) -
     if not failed or decision.status not in (TaskStatus.DONE, TaskStatus.IN_REVIEW):
         return decision
     stuck_count = decision.stuck_count + 1
-    names = ", ".join(_failure_phrase(run) for run in failed)
+    names = ", ".join(failure_phrase(run) for run in failed)
     if stuck_count >= stuck_threshold:
         status = TaskStatus.FAILED
         reason = f"checks failed after done ({names}): stuck {stuck_count} times in a row, so the task failed"
@@ -173,7 +173,8 @@ def gate(decision: Decision, failed: Sequence[CheckRun], stuck_threshold: int) -
     )
 
 
-def _failure_phrase(run: CheckRun) -> str:
+def failure_phrase(run: CheckRun) -> str:
+    """How a run failed, in a few words (`tests exit 1`, `lint timed out`)."""
     if run.status is CheckStatus.TIMED_OUT:
         return f"{run.name} timed out"
     if run.status is CheckStatus.ERROR:
