@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision
-from ralph_desk.domain.setting_bounds import MAX_CHECK_TIMEOUT_S, MAX_COMMAND_TEXT
+from ralph_desk.domain.setting_bounds import MAX_CHECK_TIMEOUT_S, MAX_COMMAND_TEXT, MAX_SESSION_TIMEOUT_S
 from ralph_desk.domain.tools import NAME_PATTERN
 
 DEFAULT_TIMEOUT_S = 600
@@ -48,6 +48,11 @@ class Check(BaseModel):
         if not value.strip() or "\x00" in value:
             raise ValueError("a command line: not blank, no NUL character")
         return value
+
+
+def setup_check(command: str) -> Check:
+    """The setup command run like a check: advisory, with as long as a session may take."""
+    return Check(name=SETUP_NAME, run=command, timeout_s=int(MAX_SESSION_TIMEOUT_S), required=False)
 
 
 class CheckStatus(StrEnum):

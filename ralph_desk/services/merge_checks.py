@@ -3,15 +3,26 @@ worktree, and the base moves to exactly the commit checked, only when its requir
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
-from ralph_desk.domain.checks import REPORT_LIMIT, Check, CheckPurpose, CheckRun, failure_phrase
+from ralph_desk.domain.checks import (
+    REPORT_LIMIT,
+    Check,
+    CheckPurpose,
+    CheckRun,
+    failure_phrase,
+    setup_check,
+)
 from ralph_desk.project import trust
 from ralph_desk.project.config import ProjectConfig, command_fingerprint
+from ralph_desk.services import worktree_files
 from ralph_desk.services.checks import CheckService
 from ralph_desk.services.workspaces import WorkspaceService
 from ralph_desk.vcs import merge_trial
 from ralph_desk.vcs.merging import Planned
+
+log = logging.getLogger("ralph_desk.reviews")
 
 NAMED = 10
 UNTRUSTED = (
@@ -38,10 +49,21 @@ def run(
     planned: Planned,
     wanted: Sequence[Check],
 ) -> list[CheckRun]:
-    """Run `wanted` on the planned merge's commit in a trial worktree (removed afterwards); the runs,
-    recorded for the task as merge runs of that commit."""
-    with merge_trial.checked_out(workspaces.root, workspaces.worktrees_dir, planned.new) as folder:
-        return checks.run(wanted, folder, purpose=CheckPurpose.MERGE, task_id=task_id, commit=planned.new)
+    """Run `wanted` on the planned merge's commit in a trial worktree (removed afterwards) made ready as a
+    task's is (its worktree files copied in, the setup command run first); the runs, recorded for the task
+    as merge runs of that commit."""
+    config, root = workspaces.config(), workspaces.root
+    setup = [setup_check(config.setup)] if config.setup else []
+    with merge_trial.checked_out(root, workspaces.worktrees_dir, planned.new) as folder:
+        notes = worktree_files.copy_into(
+            root, folder, config.worktree_files, lambda paths: merge_trial.ignored(root, folder, paths)
+        )
+        for note in notes:
+            log.info("merge of task #%s: %s", task_id, note)
+        runs = checks.run(
+            [*setup, *wanted], folder, purpose=CheckPurpose.MERGE, task_id=task_id, commit=planned.new
+        )
+    return runs[len(setup) :]
 
 
 def collided(workspaces: WorkspaceService, branch_tip: str, planned: Planned, task_id: int) -> list[int]:
@@ -65,7 +87,12 @@ def failure_flag(task_id: int, planned: Planned, failed: Sequence[CheckRun], oth
         f"{planned.new}) its required checks failed ({names}), so the base was not moved. {since} "
         f"Its next session starts with {planned.base!r} merged into the branch: make the checks pass on "
         "that, keeping the task's intent and what the base has, run them yourself, then call done again.",
-        *(f"{run.name}: `{run.command}`\n{run.tail.strip()}" for run in failed if run.tail.strip()),
+        *(_output(run) for run in failed if run.tail.strip()),
     ]
     text = "\n\n".join(parts)
     return text if len(text) <= REPORT_LIMIT else text[:REPORT_LIMIT] + "\n… (the rest is in .ralph/logs/)"
+
+
+def _output(run: CheckRun) -> str:
+    fenced = run.tail.strip().replace("```", "ʼʼʼ")
+    return f"{run.name}: `{run.command}`\n```text\n{fenced}\n```"

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ralph_desk.vcs import untracked, worktree_git
 from ralph_desk.vcs.names import object_id
 from ralph_desk.vcs.run import run
 from ralph_desk.vcs.worktrees import discard_folder
@@ -35,6 +36,11 @@ def checked_out(repo: Path, worktrees_dir: Path, commit: str) -> Iterator[Path]:
         yield path
     finally:
         discard_folder(repo, path)
+
+
+def ignored(repo: Path, folder: Path, paths: list[str]) -> set[str]:
+    """Which of `paths` git ignores in the trial at `folder` (reached through the repository that made it)."""
+    return untracked.ignored(worktree_git.checkout_of(repo, folder), paths)
 
 
 def tasks_merged(repo: Path, branch_tip: str, base: str) -> tuple[int, ...]:

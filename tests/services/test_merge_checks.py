@@ -197,3 +197,44 @@ def test_without_required_checks_the_queue_merges_without_a_trial(desk: Services
 
     assert result.status == TaskStatus.DONE.value
     assert desk.checks.history(alpha.id) == desk.checks.history(beta.id) == []
+
+
+def test_the_trial_is_made_ready_like_a_task_s_worktree_before_its_checks(desk: Services) -> None:
+    root = desk.paths.root
+    with (root / ".gitignore").open("a", encoding="utf-8") as ignore:
+        ignore.write(".env\nbuilt.txt\n")
+    (root / ".env").write_text("SECRET=1\n", encoding="utf-8")
+    needs = "import os, sys; sys.exit(0 if os.path.exists('.env') and os.path.exists('built.txt') else 1)"
+    build = "import pathlib; pathlib.Path('built.txt').write_text('ok')"
+    python = shlex.quote(sys.executable)
+    update_config(
+        desk.paths,
+        checks=[Check(name="ready", run=f"{python} -c {shlex.quote(needs)}").model_dump()],
+        setup=f"{python} -c {shlex.quote(build)}",
+        worktree_files=[".env"],
+    )
+    commit_all(root, "setup")
+    task = _alpha(desk)
+
+    result = desk.reviews.approve(task.id, read_tip(desk, task.id))
+
+    runs = {run.name: run for run in desk.checks.history(task.id)}
+    assert result.status == TaskStatus.DONE.value, result.message
+    assert runs["setup"].purpose is CheckPurpose.MERGE and runs["ready"].status is CheckStatus.PASSED
+    assert (root / ".env").read_text() == "SECRET=1\n" and _no_trial_left(desk)
+
+
+def test_a_base_that_moves_while_the_merged_result_is_checked_is_not_overwritten(desk: Services) -> None:
+    root = desk.paths.root
+    person = "-c user.name=Person -c user.email=person@example.invalid"
+    meanwhile = f"git -C {shlex.quote(str(root))} {person} commit -q --allow-empty -m meanwhile"
+    update_config(desk.paths, checks=[Check(name="slow", run=meanwhile).model_dump()])
+    commit_all(root, "a check during which the person commits")
+    task = _alpha(desk)
+
+    with pytest.raises(ReviewError, match="moved on while the merge was checked"):
+        desk.reviews.approve(task.id, read_tip(desk, task.id))
+
+    assert git(root, "log", "-1", "--format=%s", "main") == "meanwhile"
+    assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    assert "moved on" in (desk.reviews.merge_state(task.id) or "") and _no_trial_left(desk)
