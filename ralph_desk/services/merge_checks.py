@@ -45,14 +45,14 @@ def trusted(workspaces: WorkspaceService, config: ProjectConfig) -> bool:
 def run(
     checks: CheckService,
     workspaces: WorkspaceService,
+    config: ProjectConfig,
     task_id: int,
     planned: Planned,
-    wanted: Sequence[Check],
 ) -> list[CheckRun]:
-    """Run `wanted` on the planned merge's commit in a trial worktree (removed afterwards) made ready as a
-    task's is (its worktree files copied in, the setup command run first); the runs, recorded for the task
-    as merge runs of that commit."""
-    config, root = workspaces.config(), workspaces.root
+    """Run the required checks on the planned merge's commit in a trial worktree (removed afterwards) made
+    ready as a task's is (its worktree files copied in, the setup command run first); the runs, recorded
+    for the task as merge runs of that commit."""
+    root, wanted = workspaces.root, required(config)
     setup = [setup_check(config.setup)] if config.setup else []
     with merge_trial.checked_out(root, workspaces.worktrees_dir, planned.new) as folder:
         notes = worktree_files.copy_into(
@@ -80,7 +80,7 @@ def failure_flag(task_id: int, planned: Planned, failed: Sequence[CheckRun], oth
     since = (
         f"It collides with what was merged into {planned.base!r} since this task's branch left it: {shown}."
         if others
-        else f"The branch passes its checks alone; {planned.base!r} moved on since it left it."
+        else f"No task's merge into {planned.base!r} since this task's branch left it was found."
     )
     parts = [
         f"Merging task #{task_id} into {planned.base!r} was refused: on the merged result (commit "

@@ -258,7 +258,9 @@ class ReviewService:
         within `wait_s` raises MergeBusyError, the approval still queued for the holder.
 
         A task whose required checks fail raises ChecksFailingError unless the person chose `anyway`; that
-        choice is recorded with the approval (its failing checks named).
+        choice is recorded with the approval (its failing checks named). With required checks configured,
+        each merge is checked on the merged result before the base moves (services/merge_checks.py): one
+        that fails sends the task back to its agent with a flag, unless the person merged anyway.
         """
         task = self._in_review(task_id)
         approved = _commit(commit)
@@ -424,15 +426,14 @@ class ReviewService:
         """Merge `tip` into the base; with required checks configured, the base moves only to a merged
         result they passed on (or failed on, when the person merged anyway), else the task is sent back."""
         config = self.workspaces.config()
-        wanted = merge_checks.required(config)
-        if not wanted:
+        if not merge_checks.required(config):
             return merging.merge(self.workspaces.root, worktree.base, tip, strategy, text)
         if not merge_checks.trusted(self.workspaces, config):
             raise ReviewError(f"task #{task.id} was not merged: {merge_checks.UNTRUSTED}")
         planned = merging.plan(self.workspaces.root, worktree.base, tip, strategy, text)
         if isinstance(planned, merging.MergeResult):
             return planned
-        failed = required_failures(merge_checks.run(self.checks, self.workspaces, task.id, planned, wanted))
+        failed = required_failures(merge_checks.run(self.checks, self.workspaces, config, task.id, planned))
         if failed and not anyway:
             return self._refuse_merged(task, tip, planned, failed)
         return merging.land(self.workspaces.root, planned)

@@ -20,7 +20,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.reviews import ReviewError
 from ralph_desk.store import merge_queue as queue
 from ralph_desk.vcs import merge_trial
-from tests.support.git_repo import commit_all, fsck_ok, git
+from tests.support.git_repo import commit_all, fsck_ok, git, output
 from tests.support.review_project import open_review_project, read_tip
 
 # Each file under rules/ names a file the project must not have: two tasks that each add a module and a
@@ -238,3 +238,18 @@ def test_a_base_that_moves_while_the_merged_result_is_checked_is_not_overwritten
     assert git(root, "log", "-1", "--format=%s", "main") == "meanwhile"
     assert desk.tasks.get(task.id).status is TaskStatus.IN_REVIEW
     assert "moved on" in (desk.reviews.merge_state(task.id) or "") and _no_trial_left(desk)
+
+
+def test_the_person_s_uncommitted_work_survives_a_refused_and_a_landed_merge(desk: Services) -> None:
+    root = desk.paths.root
+    alpha, beta = _alpha(desk), _beta(desk)
+    (root / "run_rules.py").write_text(RULES + "# the person's edit\n", encoding="utf-8")
+    (root / "draft.txt").write_text("untracked draft\n", encoding="utf-8")
+
+    desk.reviews.approve(alpha.id, read_tip(desk, alpha.id))
+    desk.reviews.approve(beta.id, read_tip(desk, beta.id))
+
+    assert (root / "run_rules.py").read_text().endswith("# the person's edit\n")
+    assert (root / "draft.txt").read_text() == "untracked draft\n"
+    assert (root / "alpha.py").read_text() == "A = 1\n" and not (root / "beta.py").exists()
+    assert output(root, "status", "--porcelain").splitlines() == [" M run_rules.py", "?? draft.txt"]
