@@ -253,3 +253,21 @@ def test_the_person_s_uncommitted_work_survives_a_refused_and_a_landed_merge(des
     assert (root / "draft.txt").read_text() == "untracked draft\n"
     assert (root / "alpha.py").read_text() == "A = 1\n" and not (root / "beta.py").exists()
     assert output(root, "status", "--porcelain").splitlines() == [" M run_rules.py", "?? draft.txt"]
+
+
+def test_a_trial_whose_checks_raise_is_removed_and_the_base_stays(
+    desk: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = _alpha(desk)
+    base = _main(desk)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(desk.checks, "run", broken)
+
+    with pytest.raises(RuntimeError, match="went away"):
+        desk.reviews.approve(task.id, read_tip(desk, task.id))
+
+    assert _main(desk) == base and _no_trial_left(desk)
+    assert desk.reviews.queued(task.id) is not None  # still approved: the next turn tries again
