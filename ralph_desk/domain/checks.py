@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus
 from ralph_desk.domain.postprocess import Decision
-from ralph_desk.domain.setting_bounds import MAX_CHECK_TIMEOUT_S, MAX_COMMAND_TEXT
+from ralph_desk.domain.setting_bounds import MAX_CHECK_TIMEOUT_S, MAX_COMMAND_TEXT, MAX_SESSION_TIMEOUT_S
 from ralph_desk.domain.tools import NAME_PATTERN
 
 DEFAULT_TIMEOUT_S = 600
@@ -48,6 +48,11 @@ class Check(BaseModel):
         if not value.strip() or "\x00" in value:
             raise ValueError("a command line: not blank, no NUL character")
         return value
+
+
+def setup_check(command: str) -> Check:
+    """The setup command run like a check: advisory, with as long as a session may take."""
+    return Check(name=SETUP_NAME, run=command, timeout_s=int(MAX_SESSION_TIMEOUT_S), required=False)
 
 
 class CheckStatus(StrEnum):
@@ -154,7 +159,7 @@ def gate(decision: Decision, failed: Sequence[CheckRun], stuck_threshold: int) -
     if not failed or decision.status not in (TaskStatus.DONE, TaskStatus.IN_REVIEW):
         return decision
     stuck_count = decision.stuck_count + 1
-    names = ", ".join(_failure_phrase(run) for run in failed)
+    names = ", ".join(failure_phrase(run) for run in failed)
     if stuck_count >= stuck_threshold:
         status = TaskStatus.FAILED
         reason = f"checks failed after done ({names}): stuck {stuck_count} times in a row, so the task failed"
@@ -173,7 +178,8 @@ def gate(decision: Decision, failed: Sequence[CheckRun], stuck_threshold: int) -
     )
 
 
-def _failure_phrase(run: CheckRun) -> str:
+def failure_phrase(run: CheckRun) -> str:
+    """How a run failed, in a few words (`tests exit 1`, `lint timed out`)."""
     if run.status is CheckStatus.TIMED_OUT:
         return f"{run.name} timed out"
     if run.status is CheckStatus.ERROR:

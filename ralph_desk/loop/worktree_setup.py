@@ -10,11 +10,11 @@ import json
 import logging
 import os
 
-from ralph_desk.domain.checks import SETUP_NAME, Check, CheckPurpose
-from ralph_desk.domain.setting_bounds import MAX_SESSION_TIMEOUT_S
+from ralph_desk.domain.checks import CheckPurpose, setup_check
 from ralph_desk.loop.run_parts import Attempt, RunParts
 from ralph_desk.project import contained
 from ralph_desk.project.errors import ProjectError
+from ralph_desk.services import worktree_files
 
 log = logging.getLogger("ralph_desk.loop")
 
@@ -37,11 +37,8 @@ def set_up(parts: RunParts, attempt: Attempt) -> None:
     for note in copy_files(parts, attempt):
         attempt.transcript.note(note)
     if settings.setup:
-        setup = Check(
-            name=SETUP_NAME, run=settings.setup, timeout_s=int(MAX_SESSION_TIMEOUT_S), required=False
-        )
         runs = services.checks.run(
-            [setup],
+            [setup_check(settings.setup)],
             work.root,
             purpose=CheckPurpose.SESSION,
             task_id=attempt.plan.task.id,
@@ -57,28 +54,11 @@ def set_up(parts: RunParts, attempt: Attempt) -> None:
 def copy_files(parts: RunParts, attempt: Attempt) -> list[str]:
     """Copy each listed file git ignores from the project into the worktree (never over one there); notes."""
     services, work = parts.services, attempt.prepared
-    assert work.worktree is not None
-    root = services.paths.root
-    wanted = [path for path in parts.settings.worktree_files if not os.path.lexists(work.root / path)]
-    ignored = services.workspaces.ignored(work.worktree, wanted)
-    notes: list[str] = []
-    for path in wanted:
-        if path not in ignored:
-            notes.append(
-                f"worktree_files: {path} is not ignored by git, so a session would commit it: not copied"
-            )
-            continue
-        try:
-            data = contained.read_bytes(root, root / path)
-        except FileNotFoundError:
-            continue
-        except (ProjectError, OSError) as error:
-            notes.append(f"worktree_files: {path} not copied: {error}")
-            continue
-        descriptor = contained.open_descriptor(
-            work.root, work.root / path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, contained.PRIVATE_FILE_MODE
-        )
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-        notes.append(f"worktree_files: copied {path} into the worktree")
-    return notes
+    worktree = work.worktree
+    assert worktree is not None
+    return worktree_files.copy_into(
+        services.paths.root,
+        work.root,
+        parts.settings.worktree_files,
+        lambda wanted: services.workspaces.ignored(worktree, wanted),
+    )

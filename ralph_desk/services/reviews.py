@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ralph_desk.domain.checks import Verdict, required_failures
+from ralph_desk.domain.checks import CheckRun, Verdict, required_failures
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagCategory,
@@ -34,7 +34,7 @@ from ralph_desk.domain.reviews import (
     ReviewResult,
 )
 from ralph_desk.domain.tools import ClearableText
-from ralph_desk.services import lifecycle
+from ralph_desk.services import lifecycle, merge_checks
 from ralph_desk.services import validation as check
 from ralph_desk.services.checks import CheckService
 from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
@@ -259,7 +259,9 @@ class ReviewService:
         within `wait_s` raises MergeBusyError, the approval still queued for the holder.
 
         A task whose required checks fail raises ChecksFailingError unless the person chose `anyway`; that
-        choice is recorded with the approval (its failing checks named).
+        choice is recorded with the approval (its failing checks named). With required checks configured,
+        each merge is checked on the merged result before the base moves (services/merge_checks.py): one
+        that fails sends the task back to its agent with a flag, unless the person merged anyway.
         """
         task = self._in_review(task_id)
         approved = _commit(commit)
@@ -371,7 +373,9 @@ class ReviewService:
             raise ReviewError(f"task #{task.id} stays in review: {state}")
         merged = task.status is TaskStatus.DONE
         what = (
-            "merged by another process's turn at the queue" if merged else "sent back: its merge conflicted"
+            "merged by another process's turn at the queue"
+            if merged
+            else "sent back to its agent (its flag says why)"
         )
         return ReviewResult(task.id, task.status.value, message=what)
 
@@ -396,11 +400,13 @@ class ReviewService:
         except ReviewMovedError:
             raise ReviewError(f"task #{task.id} was not merged: {MOVED} (it is at {pinned.tip})") from None
         try:  # the commit approved (checked to be the tip), by its id: never a name that can move
-            result = merging.merge(self.workspaces.root, worktree.base, pinned.tip, strategy, text)
+            result = self._merge(task, worktree, pinned.tip, strategy, text, anyway)
         except merging.MergeRefusedError as error:
             raise ReviewError(f"task #{task.id} was not merged: {error}") from None
         except GitError as error:
             raise ReviewError(f"task #{task.id} was not merged: {error}") from None
+        if isinstance(result, ReviewResult):
+            return result
         if not result.merged:
             return self._send_back(task, worktree, result)
         with self.db.write() as unit:  # done and off the queue at once: a crash before this merges again
@@ -414,6 +420,40 @@ class ReviewService:
             merged_commit=result.commit,
             message=f"merged {worktree.branch} into {worktree.base} ({strategy.value})",
         )
+
+    def _merge(
+        self, task: Task, worktree: TaskWorktree, tip: str, strategy: MergeStrategy, text: str, anyway: bool
+    ) -> merging.MergeResult | ReviewResult:
+        """Merge `tip` into the base; with required checks configured, the base moves only to a merged
+        result they passed on (or failed on, when the person merged anyway), else the task is sent back."""
+        config = self.workspaces.config()
+        if not merge_checks.required(config):
+            return merging.merge(self.workspaces.root, worktree.base, tip, strategy, text)
+        if not merge_checks.trusted(self.workspaces, config):
+            raise ReviewError(f"task #{task.id} was not merged: {merge_checks.UNTRUSTED}")
+        planned = merging.plan(self.workspaces.root, worktree.base, tip, strategy, text)
+        if isinstance(planned, merging.MergeResult):
+            return planned
+        failed = required_failures(merge_checks.run(self.checks, self.workspaces, config, task.id, planned))
+        if failed and not anyway:
+            return self._refuse_merged(task, tip, planned, failed)
+        return merging.land(self.workspaces.root, planned)
+
+    def _refuse_merged(
+        self, task: Task, tip: str, planned: merging.Planned, failed: builtins.list[CheckRun]
+    ) -> ReviewResult:
+        """A merged result that failed its checks: the base stays, the task returns to its agent."""
+        found = merge_checks.collided(self.workspaces, tip, planned, task.id)
+        others = [self._named(other) for other in found]
+        what = merge_checks.failure_flag(task.id, planned, failed, others)
+        return self._return_to_agent(task, what, Severity.BLOCKING)
+
+    def _named(self, task_id: int) -> str:
+        """`#id title`, or `#id` for a task the database no longer has."""
+        try:
+            return f"#{task_id} {self.tasks.get(task_id).title}"
+        except NotFoundError:
+            return f"#{task_id}"
 
     def request_changes(self, task_id: int, comments: Sequence[CommentDraft | str] = ()) -> ReviewResult:
         """Send the task back to its agent: its open comments (and these) open the next session's prompt."""
@@ -485,18 +525,18 @@ class ReviewService:
             f"Merging task #{task.id} into {worktree.base!r} was aborted ({result.reason}); "
             f"conflicting files: {files}. Please {UPDATE_INSTRUCTION.format(base=worktree.base)}."
         )
+        returned = self._return_to_agent(task, what, Severity.WARNING)
+        return ReviewResult(returned.task_id, returned.status, conflicts=result.conflicts, message=what)
+
+    def _return_to_agent(self, task: Task, what: str, severity: Severity) -> ReviewResult:
+        """An approval that did not merge: off the queue, the task back to its agent, a flag saying why."""
         self.signals.record(
-            task.id,
-            None,
-            Verb.FLAG,
-            what=what,
-            severity=Severity.WARNING,
-            category=FlagCategory.OVERLAP,
+            task.id, None, Verb.FLAG, what=what, severity=severity, category=FlagCategory.OVERLAP
         )
         with self.db.write() as unit:
             lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.REVIEW)
             queue.remove(unit, task.id)
-        return ReviewResult(task.id, TaskStatus.PENDING.value, conflicts=result.conflicts, message=what)
+        return ReviewResult(task.id, TaskStatus.PENDING.value, message=what)
 
     def _pin(self, worktree: TaskWorktree) -> ReviewPin:
         """The task branch's commits now: where it left the base, and its tip."""

@@ -40,19 +40,35 @@ class MergeResult:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A merge worked out and not made yet: the base's commit now, and the commit it would move to."""
+
+    base: str
+    old: str
+    new: str
+    commit: str
+
+
 def merge(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str) -> MergeResult:
     """Merge the approved `commit` (a full object id) into `base` by `strategy`; a conflict moves nothing."""
+    planned = plan(repo, base, commit, strategy, text)
+    return planned if isinstance(planned, MergeResult) else land(repo, planned)
+
+
+def plan(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str) -> Planned | MergeResult:
+    """The commit merging `commit` into `base` would make, written but not on any branch; a MergeResult
+    when there is nothing to move (the work is on the base already) or it conflicts."""
     if not is_object_id(commit):
         raise MergeRefusedError(f"{commit!r} is not a full commit id (40 or 64 lowercase hex digits)")
     recover_interrupted(repo)
-    ref = f"refs/heads/{base}"
-    old = rev(repo, ref)
+    old = rev(repo, f"refs/heads/{base}")
     if old is None:
         raise MergeRefusedError(f"the branch {base!r} does not exist")
     tip = rev(repo, commit)
     if tip != commit:
         raise MergeRefusedError(f"the commit {commit} does not exist in {repo}")
-    checkout = _checkout(repo, base)
+    _checkout(repo, base)
     if is_ancestor(repo, tip, old):
         return MergeResult(True, base, old)
     new = _new_commit(repo, old, tip, strategy, text)
@@ -60,11 +76,23 @@ def merge(repo: Path, base: str, commit: str, strategy: MergeStrategy, text: str
         return new
     if new == old:
         return MergeResult(True, base, old)
+    return Planned(base, old, new, commit)
+
+
+def land(repo: Path, planned: Planned) -> MergeResult:
+    """Move the base from exactly the commit it was planned on to the planned one (its checkout along)."""
+    ref = f"refs/heads/{planned.base}"
+    checkout = _checkout(repo, planned.base)
+    if rev(repo, ref) != planned.old:
+        raise MergeRefusedError(
+            f"{planned.base!r} moved on while the merge was checked (a commit made there meanwhile?) — "
+            "approve again"
+        )
     if checkout is None:
-        run(repo, "update-ref", "-m", f"ralph-desk: merge {commit}", ref, new, old)
-        return MergeResult(True, base, new)
-    _move_with(repo, checkout, ref, old, new, commit)
-    return MergeResult(True, base, new)
+        run(repo, "update-ref", "-m", f"ralph-desk: merge {planned.commit}", ref, planned.new, planned.old)
+    else:
+        _move_with(repo, checkout, ref, planned.old, planned.new, planned.commit)
+    return MergeResult(True, planned.base, planned.new)
 
 
 def recover_interrupted(repo: Path) -> str | None:

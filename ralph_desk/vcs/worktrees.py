@@ -132,19 +132,24 @@ def ensure(repo: Path, worktrees_dir: Path, task_id: int, ref: str, base: str) -
     if _registered(repo).get(path) == branch and soundness.mend(repo, path):
         _clear_stale_lock(repo, path)
         return TaskWorktree(task_id, path, branch, base)
-    run(repo, "worktree", "prune")  # a registration whose folder vanished would refuse the add
-    if path.is_symlink() or path.is_file():
-        path.unlink()  # a link is removed itself, never followed
-    elif path.exists():  # a leftover, wrecked or other-head folder: the task's work is on its branch
-        run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
-        if path.exists():
-            shutil.rmtree(path)
-        run(repo, "worktree", "prune")
+    discard_folder(repo, path)  # a leftover, wrecked or other-head folder: the task's work is on its branch
     worktrees_dir.mkdir(parents=True, exist_ok=True)
     # `worktree add` takes no full ref for a branch to check out (it would detach); given the short name
     # of a branch that exists, it checks out `refs/heads/<name>` itself, whatever tag has the same name.
     run(repo, "worktree", "add", "--quiet", str(path), branch)
     return TaskWorktree(task_id, path, branch, base)
+
+
+def discard_folder(repo: Path, path: Path) -> None:
+    """Remove the folder at `path` (a link itself, never followed) and git's record of it, and of any
+    worktree whose folder vanished (such a record would refuse the next `worktree add`)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        run(repo, "worktree", "remove", "--force", "--force", str(path), ok_codes=(0, 128))
+        if path.exists():
+            shutil.rmtree(path)
+    run(repo, "worktree", "prune")
 
 
 def _check_task_ref(ref: str) -> None:

@@ -91,6 +91,8 @@ def test_checks_run_again_that_pass_let_the_review_merge(desk: Services) -> None
     desk.checks.run([RED], worktree.path, purpose=CheckPurpose.SESSION, task_id=task.id, session_id="s-x")
     desk.checks.run([GREEN], worktree.path, purpose=CheckPurpose.RERUN, task_id=task.id)
     assert desk.checks.verdict(task.id, [GREEN]) is Verdict.PASSED
+    update_config(desk.paths, checks=[GREEN.model_dump()])  # the queue runs it on the merged result too
+    commit_all(desk.paths.root, "green")
     assert desk.reviews.approve(task.id, read_tip(desk, task.id)).status == TaskStatus.DONE.value
     passes = desk.checks.first_time_passes()
     assert (passes.passed, passes.checked) == (0, 1)
