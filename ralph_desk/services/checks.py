@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ralph_desk.checks.runner import Stop, run_check
 from ralph_desk.domain.checks import Check, CheckPurpose, CheckRun, CheckStatus, Outcome, Verdict, verdict
-from ralph_desk.project import ProjectPaths, contained
+from ralph_desk.project import ProjectPaths, contained, read_config
+from ralph_desk.project.untrusted import require_trusted_checks
 from ralph_desk.store import check_runs as store
 from ralph_desk.store.database import Database
 
@@ -40,6 +41,15 @@ class CheckService:
         self.db = db
         self.paths = paths
 
+    def configured(self) -> tuple[Check, ...]:
+        """The checks config.json names, once the person allowed them; every run outside the loop asks here.
+
+        `UntrustedCommandError` (which says to run `ralph-desk trust`) when they came with the folder unasked.
+        """
+        config = read_config(self.paths)
+        require_trusted_checks(self.paths, config)
+        return config.checks
+
     def run(
         self,
         checks: Sequence[Check],
@@ -54,8 +64,8 @@ class CheckService:
     ) -> list[CheckRun]:
         """Run `checks` one after another in `folder`, each recorded as it starts and ends; the runs.
 
-        The caller has made sure the checks are the person's (trusted). A stop ends the running check and
-        skips the rest.
+        The caller took them from `configured` or from trusted loop settings. A stop ends the running check
+        and skips the rest.
         """
         runs: list[CheckRun] = []
         for check in checks:
