@@ -87,9 +87,17 @@ def _run_review(args: argparse.Namespace) -> int:
             session = int(args.session) if args.session and args.session.isdigit() else args.session
             diff = reviews.diff(args.task_id, session)
             item = reviews.get(args.task_id)
-            shown = {"review": item, "diff": diff.text, "pin": diff.pin, "rules_changed": diff.rules_changed}
+            checks = services.checks.evidence(item.task.id, services.workspaces.config().checks)
+            shown = {
+                "review": item,
+                "checks": checks,
+                "diff": diff.text,
+                "pin": diff.pin,
+                "rules_changed": diff.rules_changed,
+            }
             pinned = _review_pin_lines(item.task.id, diff, whole=session is None)
-            return _review_out(args, shown, [*_review_show_lines(item), *pinned, "", diff.text])
+            lines = [*_review_show_lines(item), *_review_checks_lines(checks), *pinned, "", diff.text]
+            return _review_out(args, shown, lines)
         if args.action == "approve":
             result = _approve_reviewed(reviews, args.task_id, args.commit)
         elif args.action == "changes":
@@ -142,6 +150,20 @@ def _review_pin_lines(task_id: int, diff: Any, whole: bool) -> list[str]:
         lines.append(f"  approve exactly this diff: {PROG} review approve {task_id} --commit {diff.pin.tip}")
     elif diff.pin is not None:
         lines.append(f"  session diff {diff.pin.base}..{diff.pin.tip}")
+    return lines
+
+
+def _review_checks_lines(checks: Any) -> list[str]:
+    """The verdict of the task's checks and each latest run, with where its whole output is."""
+    if not checks.latest:
+        return [f"  checks: {checks.verdict.value}"] if checks.verdict.value != "none" else []
+    lines = [f"  checks: {checks.verdict.value}"]
+    for run in checks.latest:
+        kind = "" if run.required else " (advisory)"
+        lines.append(
+            f"    {run.name}{kind}: {run.status.value}, exit {run.exit_code}, {run.duration_s or 0:.1f} s"
+            f" — {run.log_path or 'no log'}"
+        )
     return lines
 
 

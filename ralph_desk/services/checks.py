@@ -27,6 +27,15 @@ CheckOutput = Callable[[str, str], None]
 
 
 @dataclass(frozen=True)
+class TaskChecks:
+    """A task's evidence: what its latest runs say of the configured checks, and those runs."""
+
+    task_id: int
+    verdict: Verdict
+    latest: tuple[CheckRun, ...]
+
+
+@dataclass(frozen=True)
 class FirstTimePasses:
     """How often a task's first checked done passed its checks."""
 
@@ -100,6 +109,17 @@ class CheckService:
         """The newest run of each check on the task's own work (after a done, or run again)."""
         with self.db.read() as unit:
             return store.latest(unit, task_id, GATE_PURPOSES)
+
+    def evidence(self, task_id: int, checks: Sequence[Check]) -> TaskChecks:
+        """The task's latest runs and their verdict on `checks` (the configured ones)."""
+        latest = self.latest(task_id)
+        return TaskChecks(task_id, verdict(checks, latest), tuple(latest))
+
+    def evidence_of_tasks(self, checks: Sequence[Check]) -> list[TaskChecks]:
+        """`evidence` of every task that has a run, by task id."""
+        with self.db.read() as unit:
+            found = store.latest_of_tasks(unit, GATE_PURPOSES)
+        return [TaskChecks(task_id, verdict(checks, runs), tuple(runs)) for task_id, runs in found.items()]
 
     def for_session(self, session_id: str) -> list[CheckRun]:
         """The runs after one session's done."""
