@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from ralph_desk.cli.command import log
 from ralph_desk.cli.database import masked, read_db_url
@@ -53,6 +54,7 @@ __all__ = [
 
 DEBUG_ENV = "RALPH_DEBUG"
 REHEARSE = "rehearse"  # the rehearsal agent's hidden command (loop/agents/rehearsal.py starts it)
+DEMO_CHECK = "demo-check"  # the demo's check, hidden too (demo.py names it in the demo's config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ralph_desk.loop.rehearse import main as rehearse
 
         return rehearse(arguments[1:])
+    if arguments[:1] == [DEMO_CHECK]:
+        from ralph_desk.loop.rehearse import check_labels
+
+        return check_labels(Path.cwd())
     try:
         refuse_unstorable(arguments)
         args = build_parser().parse_args(with_folder_as_open(arguments))
