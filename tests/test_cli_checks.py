@@ -12,6 +12,8 @@ import pytest
 
 from ralph_desk.cli import main
 from ralph_desk.domain.checks import Check
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.support.git_repo import commit_all, make_repo
@@ -133,6 +135,13 @@ def task_project(tmp_path: Path) -> Path:
         worktree = services.workspaces.prepare(task.id, task.title)
         assert worktree is not None
         (worktree.path / "tide.txt").write_text("high\n")
+        services.signals.record(task.id, "s-1", "done", summary="Raised.")
+        commit = services.workspaces.commit_session(worktree, task.title, "s-1", "done", "Raised.", True)
+        services.sessions.start_session(
+            "s-1", task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
+        )
+        services.sessions.finish_session("s-1", outcome="done", head_after=commit.after)
+        services.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
     finally:
         services.close()
     return root
@@ -157,3 +166,21 @@ def test_checks_run_for_a_task_runs_in_its_worktree_and_is_its_evidence(
     assert shown["checks"]["verdict"] == "passed" and shown["checks"]["latest"][0]["tail"] == ran["tail"]
     code, out, _ = run(capsys, "review", "show", "1", "--root", str(task_project))
     assert "checks: passed" in out and "tide: passed, exit 0" in out
+
+
+def test_a_task_whose_check_fails_merges_only_with_anyway(
+    capsys: pytest.CaptureFixture[str], task_project: Path
+) -> None:
+    low = Check(
+        name="tide", run=shlex.join([sys.executable, "-c", "assert open('tide.txt').read() == 'low\\n'"])
+    )
+    update_config(ProjectPaths.at(task_project), checks=[low.model_dump()])
+    root = str(task_project)
+
+    assert run(capsys, "checks", "run", "--task", "1", "--root", root)[0] == 1
+    tip = json.loads(run(capsys, "review", "show", "1", "--json", "--root", root)[1])["pin"]["tip"]
+    code, _, err = run(capsys, "review", "approve", "1", "--commit", tip, "--root", root)
+    assert code != 0 and "--anyway" in err
+    code, out, err = run(capsys, "review", "approve", "1", "--commit", tip, "--anyway", "--root", root)
+    assert code == 0, err
+    assert "(now done)" in out

@@ -30,6 +30,11 @@ def _configure_review(parser: argparse.ArgumentParser) -> None:
     approve.add_argument(
         "--commit", metavar="OID", help="the commit `review show ID` printed: exactly this one merges"
     )
+    approve.add_argument(
+        "--anyway",
+        action="store_true",
+        help="merge although its required checks fail (kept with the approval)",
+    )
     changes = actions.add_parser(
         "changes", help="send the task back with its unsent comments (and this one)", parents=[common]
     )
@@ -99,7 +104,7 @@ def _run_review(args: argparse.Namespace) -> int:
             lines = [*_review_show_lines(item), *_review_checks_lines(checks), *pinned, "", diff.text]
             return _review_out(args, shown, lines)
         if args.action == "approve":
-            result = _approve_reviewed(reviews, args.task_id, args.commit)
+            result = _approve_reviewed(reviews, args.task_id, args.commit, args.anyway)
         elif args.action == "changes":
             side = DiffSide.OLD if args.old else DiffSide.NEW
             if args.comment is None and (args.file or args.line is not None or args.old):
@@ -115,12 +120,12 @@ def _run_review(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if result.conflicts or not_merged else EXIT_OK
 
 
-def _approve_reviewed(reviews: Any, task_id: int, commit: str | None) -> Any:
+def _approve_reviewed(reviews: Any, task_id: int, commit: str | None, anyway: bool = False) -> Any:
     """Approve the commit given; without one, or when the branch moved, say how to read and approve it."""
     from ralph_desk.services.reviews import ReviewMovedError
 
     try:
-        return reviews.approve(task_id, commit)
+        return reviews.approve(task_id, commit, anyway=anyway)
     except ReviewMovedError as error:
         if error.tip is None:
             raise
