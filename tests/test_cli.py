@@ -272,6 +272,7 @@ def test_validate_json_lists_the_problems(capsys: pytest.CaptureFixture[str], em
     assert json.loads(out) == {
         "ok": False,
         "problems": [{"path": str(empty_project / ".ralph" / "learnings.txt"), "message": "missing file"}],
+        "checks": {"checks": [], "setup": None, "worktree_files": [], "trusted": True},
     }
 
 
