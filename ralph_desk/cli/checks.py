@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_desk.cli.command import Command, Parser, project_services
 from ralph_desk.cli.errors import EXIT_FAILURE, EXIT_OK, PROG, UsageError
 from ralph_desk.cli.output import print_json, table
 from ralph_desk.project import ProjectPaths, read_config
+
+if TYPE_CHECKING:  # importing the services at start-up would slow down `--help`
+    from ralph_desk.services.container import Services
 
 
 def _configure_checks(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +40,7 @@ def _run_checks(args: argparse.Namespace) -> int:
         return _run(args, services)
 
 
-def _list(args: argparse.Namespace, services: Any) -> int:
+def _list(args: argparse.Namespace, services: Services) -> int:
     settings = check_settings(services.paths)
     if args.json:
         print_json(settings)
@@ -73,7 +76,7 @@ def check_settings_lines(settings: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _run(args: argparse.Namespace, services: Any) -> int:
+def _run(args: argparse.Namespace, services: Services) -> int:
     from ralph_desk.domain.checks import CheckPurpose, required_failures
 
     checks = services.checks.configured()  # refuses checks the person has not trusted
