@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
@@ -22,6 +25,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ralph_desk import resource_dir
+from ralph_desk.domain.checks import Check
 from ralph_desk.domain.enums import FlagCategory, Priority, Recipe, SessionOutcome, TaskStatus, Triage, Verb
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import (
@@ -37,6 +41,9 @@ from ralph_desk.services.state_files import StateFileService
 
 STORY_FILE = ("demo", "tidewater.json")
 DEMO_AGENT = "rehearsal"
+DEMO_CHECK = "demo-check"
+"""The hidden command that runs the demo's check (`loop/rehearse.py`'s `check_labels`)."""
+DEMO_CHECK_TIMEOUT_S = 60
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,7 @@ class DemoStep:
     say: str
     verb: Verb | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # written in the working folder before the verb
 
 
 @dataclass(frozen=True)
@@ -158,11 +166,16 @@ class DemoStory:
     progress: tuple[str, ...]
     learnings_file: tuple[str, ...]
     rehearsal: dict[str, tuple[DemoStep, ...]] = field(default_factory=dict)  # task key → its session
+    fixes: dict[str, tuple[DemoStep, ...]] = field(default_factory=dict)
+    """Task key → the session it plays after its checks failed (the fix)."""
 
-    def rehearsal_of(self, title: str) -> tuple[DemoStep, ...] | None:
-        """The rehearsed session of the story's task with this title, if the story scripts one."""
+    def rehearsal_of(self, title: str, checks_failed: bool = False) -> tuple[DemoStep, ...] | None:
+        """The rehearsed session of the story's task with this title (its fix after failed checks), if the
+        story scripts one."""
         key = next((task.key for task in self.tasks if task.title == title), None)
-        return self.rehearsal.get(key) if key is not None else None
+        if key is None:
+            return None
+        return self.fixes.get(key) if checks_failed and key in self.fixes else self.rehearsal.get(key)
 
 
 STORY_ADAPTER = TypeAdapter(DemoStory)
@@ -183,7 +196,8 @@ def create_demo(root: str | os.PathLike[str], db_url: str | None = None) -> Proj
     paths = init_project(paths.root, title=story().title, db_url=db_url)
     try:
         # The demo's loop rehearses (no model, no cost); a real agent is the person's explicit choice.
-        update_config(paths, agent=DEMO_AGENT)
+        # Its check is written through the desk's writer, so it is trusted like a check the person set.
+        update_config(paths, agent=DEMO_AGENT, checks=[demo_check().model_dump()])
         services = Services.open(paths, db_url)
         try:
             if services.tasks.list(limit=1):
@@ -197,6 +211,21 @@ def create_demo(root: str | os.PathLike[str], db_url: str | None = None) -> Proj
         remove_project(paths)
         raise
     return paths
+
+
+def own_command(command: str) -> list[str]:
+    """How to start one of this installation's hidden commands (the frozen app is its own interpreter)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, command]
+    # -P: the working folder is the project, which must never shadow ralph_desk's modules.
+    return [sys.executable, "-P", "-m", "ralph_desk", command]
+
+
+def demo_check() -> Check:
+    """The demo's one check: the chart's high and low water labels sit on the right side of the curve."""
+    argv = own_command(DEMO_CHECK)
+    line = subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+    return Check(name="chart-labels", run=line, timeout_s=DEMO_CHECK_TIMEOUT_S)
 
 
 def build(services: Services) -> None:

@@ -188,6 +188,7 @@ ARGUMENTS = {
     "import-prd": ["f"],
     "export-prd": ["f"],
     "discipline": ["disable", "docs", "learned"],
+    "checks": ["run", "--task", "1"],
 }
 
 
@@ -271,6 +272,7 @@ def test_validate_json_lists_the_problems(capsys: pytest.CaptureFixture[str], em
     assert json.loads(out) == {
         "ok": False,
         "problems": [{"path": str(empty_project / ".ralph" / "learnings.txt"), "message": "missing file"}],
+        "checks": {"checks": [], "setup": None, "worktree_files": [], "trusted": True},
     }
 
 
@@ -288,7 +290,7 @@ def test_status_json_has_the_documented_shape(
 ) -> None:
     report = run_json(capsys, "status", "--json", "--root", str(demo_template))
 
-    assert set(report) == {"project", "tasks", "inbox", "cost", "throughput"}
+    assert set(report) == {"project", "tasks", "inbox", "cost", "throughput", "checks"}
     assert report["project"]["title"] == "Tidewater"
     assert report["tasks"]["total"] == sum(report["tasks"]["by_status"].values())
     assert set(report["tasks"]["by_status"]) == set(STATUSES)

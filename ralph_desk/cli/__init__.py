@@ -1,7 +1,8 @@
 """The `ralph-desk` command line: every subcommand a person may script without the window.
 
 One module per command group (`project`, `reports`, `inbox`, `prd_files`, `disciplines`, `serve`,
-`run`, `database`, `review`), each ending in the `Command`s it defines; `parser.COMMANDS` lists them.
+`run`, `database`, `review`, `checks`), each ending in the `Command`s it defines; `parser.COMMANDS` lists
+them.
 To add a subcommand, write a `_configure_x(parser)` and a `_run_x(args)` in its group's module, define
 its `Command` there and add it to `COMMANDS`. Import heavy modules (the MCP SDK, the loop, Qt) inside
 the configure and run functions: a command's configure function runs only when that command is
@@ -16,6 +17,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from ralph_desk.cli.command import log
 from ralph_desk.cli.database import masked, read_db_url
@@ -52,6 +54,7 @@ __all__ = [
 
 DEBUG_ENV = "RALPH_DEBUG"
 REHEARSE = "rehearse"  # the rehearsal agent's hidden command (loop/agents/rehearsal.py starts it)
+DEMO_CHECK = "demo-check"  # the demo's check, hidden too (demo.py names it in the demo's config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ralph_desk.loop.rehearse import main as rehearse
 
         return rehearse(arguments[1:])
+    if arguments[:1] == [DEMO_CHECK]:
+        from ralph_desk.loop.rehearse import check_labels
+
+        return check_labels(Path.cwd())
     try:
         refuse_unstorable(arguments)
         args = build_parser().parse_args(with_folder_as_open(arguments))

@@ -11,11 +11,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
+from pydantic import BaseModel
+
 
 def jsonable(value: Any) -> Any:
-    """Records, enums, dates and paths as plain JSON values."""
+    """Records, models, enums, dates and paths as plain JSON values."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, datetime):

@@ -9,7 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from ralph_desk import __version__
-from ralph_desk.cli import database, disciplines, inbox, prd_files, project, reports, review, run, serve
+from ralph_desk.cli import (
+    checks,
+    database,
+    disciplines,
+    inbox,
+    prd_files,
+    project,
+    reports,
+    review,
+    run,
+    serve,
+)
 from ralph_desk.cli.command import Command, Parser
 from ralph_desk.cli.errors import PROG, UsageError
 from ralph_desk.project import DB_URL_ENV
@@ -36,6 +47,7 @@ COMMANDS: list[Command] = [
     run.SESSION,
     database.MIGRATE,
     review.REVIEW,
+    checks.CHECKS,
 ]
 """Every subcommand, in the order `--help` lists them."""
 

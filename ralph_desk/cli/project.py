@@ -7,11 +7,13 @@ import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from ralph_desk.cli.checks import check_settings, check_settings_lines
 from ralph_desk.cli.command import Command, project_root
 from ralph_desk.cli.errors import EXIT_OK, PROG, UsageError
 from ralph_desk.cli.output import print_json
-from ralph_desk.project import ProjectPaths, init_project, validate_project
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
 from ralph_desk.project.checks import base_branch_problems
 
 
@@ -47,19 +49,34 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
 def _run_validate(args: argparse.Namespace) -> int:
     root = Path(args.dir) if args.dir is not None else project_root(args)
     problems = validate_project(root, args.db_url)
+    settings = _check_settings(ProjectPaths.at(root))
     if args.json:
         print_json(
-            {"ok": not problems, "problems": [{"path": p.path, "message": p.message} for p in problems]}
+            {
+                "ok": not problems,
+                "problems": [{"path": p.path, "message": p.message} for p in problems],
+                "checks": settings,
+            }
         )
-    elif not problems:
-        print(f"OK: {ProjectPaths.at(root).ralph} is a sound ralph-desk project")
     else:
+        if not problems:
+            print(f"OK: {ProjectPaths.at(root).ralph} is a sound ralph-desk project")
         for problem in problems:
             print(f"{problem.path}: {problem.message}")
+        if settings is not None:
+            print("\n".join(check_settings_lines(settings)))
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         raise UsageError(f"{count} in {ProjectPaths.at(root).ralph}")
     return EXIT_OK
+
+
+def _check_settings(paths: ProjectPaths) -> dict[str, Any] | None:
+    """The check settings validate reports; None when config.json cannot be read (a problem listed)."""
+    try:
+        return check_settings(paths)
+    except ProjectError:
+        return None
 
 
 def _configure_demo(parser: argparse.ArgumentParser) -> None:

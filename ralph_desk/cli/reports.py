@@ -49,8 +49,21 @@ def _run_status(args: argparse.Namespace) -> int:
             ("tasks finished / hour", _per_hour(report["throughput"])),
         ]
     )
-    print("\n".join(lines))
+    print("\n".join(lines + _checks_lines(report["checks"])))
     return EXIT_OK
+
+
+def _checks_lines(checks: dict[str, Any]) -> list[str]:
+    """The configured checks and how many tasks their latest runs passed or failed."""
+    if not checks["configured"]:
+        return []
+    verdicts = [task["verdict"] for task in checks["tasks"]]
+    rows = [
+        (check["name"], "required" if check["required"] else "advisory", shorten(check["run"], 60))
+        for check in checks["configured"]
+    ]
+    counts = f"tasks: {verdicts.count('passed')} passed, {verdicts.count('failed')} failed"
+    return ["", f"Checks  — {counts}  ({PROG} checks run)", *table(rows)]
 
 
 def _per_hour(throughput: dict[str, Any]) -> str:

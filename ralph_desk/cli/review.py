@@ -30,6 +30,11 @@ def _configure_review(parser: argparse.ArgumentParser) -> None:
     approve.add_argument(
         "--commit", metavar="OID", help="the commit `review show ID` printed: exactly this one merges"
     )
+    approve.add_argument(
+        "--anyway",
+        action="store_true",
+        help="merge although its required checks fail (kept with the approval)",
+    )
     changes = actions.add_parser(
         "changes", help="send the task back with its unsent comments (and this one)", parents=[common]
     )
@@ -87,11 +92,19 @@ def _run_review(args: argparse.Namespace) -> int:
             session = int(args.session) if args.session and args.session.isdigit() else args.session
             diff = reviews.diff(args.task_id, session)
             item = reviews.get(args.task_id)
-            shown = {"review": item, "diff": diff.text, "pin": diff.pin, "rules_changed": diff.rules_changed}
+            checks = services.checks.evidence(item.task.id, services.workspaces.config().checks)
+            shown = {
+                "review": item,
+                "checks": checks,
+                "diff": diff.text,
+                "pin": diff.pin,
+                "rules_changed": diff.rules_changed,
+            }
             pinned = _review_pin_lines(item.task.id, diff, whole=session is None)
-            return _review_out(args, shown, [*_review_show_lines(item), *pinned, "", diff.text])
+            lines = [*_review_show_lines(item), *_review_checks_lines(checks), *pinned, "", diff.text]
+            return _review_out(args, shown, lines)
         if args.action == "approve":
-            result = _approve_reviewed(reviews, args.task_id, args.commit)
+            result = _approve_reviewed(reviews, args.task_id, args.commit, args.anyway)
         elif args.action == "changes":
             side = DiffSide.OLD if args.old else DiffSide.NEW
             if args.comment is None and (args.file or args.line is not None or args.old):
@@ -107,12 +120,12 @@ def _run_review(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if result.conflicts or not_merged else EXIT_OK
 
 
-def _approve_reviewed(reviews: Any, task_id: int, commit: str | None) -> Any:
+def _approve_reviewed(reviews: Any, task_id: int, commit: str | None, anyway: bool = False) -> Any:
     """Approve the commit given; without one, or when the branch moved, say how to read and approve it."""
     from ralph_desk.services.reviews import ReviewMovedError
 
     try:
-        return reviews.approve(task_id, commit)
+        return reviews.approve(task_id, commit, anyway=anyway)
     except ReviewMovedError as error:
         if error.tip is None:
             raise
@@ -142,6 +155,20 @@ def _review_pin_lines(task_id: int, diff: Any, whole: bool) -> list[str]:
         lines.append(f"  approve exactly this diff: {PROG} review approve {task_id} --commit {diff.pin.tip}")
     elif diff.pin is not None:
         lines.append(f"  session diff {diff.pin.base}..{diff.pin.tip}")
+    return lines
+
+
+def _review_checks_lines(checks: Any) -> list[str]:
+    """The verdict of the task's checks and each latest run, with where its whole output is."""
+    if not checks.latest:
+        return [f"  checks: {checks.verdict.value}"] if checks.verdict.value != "none" else []
+    lines = [f"  checks: {checks.verdict.value}"]
+    for run in checks.latest:
+        kind = "" if run.required else " (advisory)"
+        lines.append(
+            f"    {run.name}{kind}: {run.status.value}, exit {run.exit_code}, {run.duration_s or 0:.1f} s"
+            f" — {run.log_path or 'no log'}"
+        )
     return lines
 
 

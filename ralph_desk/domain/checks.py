@@ -28,6 +28,8 @@ TAIL_LIMIT = 4_000
 TAIL_LINES = 40
 MAX_NAMED_FAILURES = 20
 FIRST_ERROR_LINES = 15
+FAILED_HEADING = "# CHECKS FAILED after your last session"
+"""How a prompt opens when the task's required checks failed after its last done."""
 REPORT_LIMIT = 12_000
 """The most the opening of a prompt says about failed checks, whatever their number."""
 
@@ -190,7 +192,7 @@ def failure_phrase(run: CheckRun) -> str:
 def failure_report(failed: Sequence[CheckRun]) -> str:
     """The next prompt's opening: each failed check, its command, exit and the useful tail of its output."""
     parts = [
-        "# CHECKS FAILED after your last session",
+        FAILED_HEADING,
         "You called done, and the desk ran the project's checks in your worktree. These required checks "
         "failed, so the task came back to you. Fix what they report, run them yourself, and only then call "
         "done again.",

@@ -250,6 +250,12 @@ class SearchTasksInput(ToolInput):
     limit: int = Field(20, ge=1, le=MAX_ITEMS, description="Most tasks to return.")
 
 
+class GetTaskChecksInput(ToolInput):
+    """Get a task's checks: the configured ones, the latest run of each (status, exit code, output tail)."""
+
+    task_id: Id = Field(description="Task id.")
+
+
 class AddTaskCommentInput(ToolInput):
     """Add a comment to a task."""
 
@@ -579,6 +585,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     _spec("set_task_status", ToolCategory.TASK, SetTaskStatusInput, idempotent=True),
     _spec("enrich_task", ToolCategory.TASK, EnrichTaskInput),
     _spec("search_tasks", ToolCategory.TASK, SearchTasksInput, read_only=True),
+    _spec("get_task_checks", ToolCategory.TASK, GetTaskChecksInput, read_only=True),
     _spec("add_task_comment", ToolCategory.COMMENT, AddTaskCommentInput),
     _spec("list_features", ToolCategory.FEATURE, ListFeaturesInput, read_only=True),
     _spec("get_feature", ToolCategory.FEATURE, GetFeatureInput, read_only=True),
@@ -621,6 +628,8 @@ _ORDER: Mapping[str, int] = MappingProxyType({name: index for index, name in enu
 # and comment edits, and seed 001's add_task_context_file, are left out: no recipe of the seeds
 # allows them (the window and the CLI delete and edit through the services).
 SEED_001_TOOLS: frozenset[str] = frozenset({"search_tasks"})
+DESK_TOOLS: frozenset[str] = frozenset({"get_task_checks"})
+"""The desk's own reads beyond the seeds: a task's checks (DESIGN §13), for the clients of `ide`."""
 
 
 def tools_in(category: ToolCategory) -> list[ToolSpec]:
@@ -635,7 +644,7 @@ def _names(specs: Iterable[ToolSpec]) -> frozenset[str]:
 
 VERB_TOOLS: frozenset[str] = _names(tools_in(ToolCategory.SIGNAL))
 LOOP_TOOLS: frozenset[str] = _names(tools_in(ToolCategory.LOOP))
-DATA_TOOLS: frozenset[str] = ALL_TOOLS - VERB_TOOLS - LOOP_TOOLS - SEED_001_TOOLS
+DATA_TOOLS: frozenset[str] = ALL_TOOLS - VERB_TOOLS - LOOP_TOOLS - SEED_001_TOOLS - DESK_TOOLS
 READ_ONLY_TOOLS: frozenset[str] = _names(spec for spec in REGISTRY.values() if spec.read_only)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ralph_desk.project import ProjectError
 from ralph_desk.services.checks import FirstTimePasses
-from ralph_desk.services.checks import require_trusted as require_trusted_checks
 from ralph_desk.services.container import Services
 from ralph_desk.services.errors import NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
@@ -40,7 +39,6 @@ __all__ = [
     "TriageResult",
     "is_refusal",
     "process_exists",
-    "require_trusted_checks",
     "summary_of",
     "title_from",
 ]

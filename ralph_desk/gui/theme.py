@@ -122,6 +122,7 @@ OUTCOME_STATUS: dict[SessionOutcome, TaskStatus] = {
     SessionOutcome.STOPPED: TaskStatus.SKIPPED,
     SessionOutcome.RATE_LIMITED: TaskStatus.NEEDS_INPUT,
     SessionOutcome.REJECTED: TaskStatus.FAILED,
+    SessionOutcome.CHECKS_FAILED: TaskStatus.BLOCKED,  # back to pending, counted stuck: coloured as stuck
     SessionOutcome.RUNNING: TaskStatus.IN_PROGRESS,
 }
 AGENT_COLOR = STATUS_COLORS[TaskStatus.IN_PROGRESS]

@@ -1,4 +1,5 @@
-"""The rehearsal agent's process: plays a scripted session through ralph's MCP server (standard library only).
+"""The rehearsal agent's process: plays a scripted session through ralph's MCP server (standard library only),
+and the demo's check it is checked by.
 
 Run as `ralph-desk rehearse SCRIPT MCP_CONFIG` (the frozen app is its own interpreter), it reads the
 script the rehearsal adapter wrote — what to say and which verbs to call — speaks MCP over streamable
@@ -123,6 +124,25 @@ def _assistant(content: list[Message]) -> None:
     emit({"type": "assistant", "message": {"role": "assistant", "model": MODEL, "content": content}})
 
 
+def write_files(files: dict[str, str], number: int) -> None:
+    """Write a step's files in the working folder, shown as the Write calls a real agent makes."""
+    for count, (name, text) in enumerate(files.items(), start=1):
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise ValueError(f"a rehearsal writes only below its working folder, not {name}")
+        path = Path.cwd() / name
+        tool_id = f"toolu_rehearsal_{number}_write_{count}"
+        _assistant([{"type": "tool_use", "id": tool_id, "name": "Write", "input": {"file_path": name}}])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        result = {
+            "type": "tool_result",
+            "tool_use_id": tool_id,
+            "content": f"Wrote {name}",
+            "is_error": False,
+        }
+        emit({"type": "user", "message": {"role": "user", "content": [result]}})
+
+
 def play(script: Message, server: HttpServer) -> int:
     """Say each step's words and make its call, as stream-json; the number of turns."""
     offered = {tool["name"] for tool in server.call("tools/list", {}).get("tools", [])}
@@ -137,11 +157,16 @@ def play(script: Message, server: HttpServer) -> int:
             content.append({"type": "text", "text": f"(This session has no `{verb}` tool; skipping it.)"})
             verb = None
         tool_id = f"toolu_rehearsal_{number}"
+        if step.get("files"):  # the words, then the edits, then the verb: as an agent works
+            _assistant(content)
+            content = []
+            write_files(step["files"], number)
         if verb:
             content.append(
                 {"type": "tool_use", "id": tool_id, "name": f"mcp__{SERVER}__{verb}", "input": step["params"]}
             )
-        _assistant(content)
+        if content or not step.get("files"):
+            _assistant(content)
         if verb:
             output, is_error = server.tool(verb, step["params"])
             result = {"type": "tool_result", "tool_use_id": tool_id, "content": output, "is_error": is_error}
@@ -184,4 +209,30 @@ def main(argv: list[str]) -> int:
             "usage": {"input_tokens": 0, "output_tokens": 0},
         }
     )
+    return 0
+
+
+LABELS_FILE = "chart/labels.json"
+
+
+def check_labels(folder: Path) -> int:
+    """The demo's check (`ralph-desk demo-check`): each high water is labelled above the curve and each low
+    water below it, in the chart's labels file; the exit status (no file yet: nothing to check)."""
+    path = folder / LABELS_FILE
+    if not path.is_file():
+        print(f"collected 0 labels: no {LABELS_FILE} yet, nothing to check")
+        return 0
+    labels = json.loads(path.read_text(encoding="utf-8"))
+    print(f"collected {len(labels)} labels from {LABELS_FILE}")
+    wrong = [label for label in labels if (label["kind"] == "high") != (label["place"] == "above")]
+    for label in wrong:
+        side = "above" if label["kind"] == "high" else "below"
+        print(
+            f"FAILED check_labels::{label['kind']}_water_{label['time']} - "
+            f"labelled {label['place']} the curve, expected {side}"
+        )
+    if wrong:
+        print(f"{len(wrong)} failed, {len(labels) - len(wrong)} passed")
+        return 1
+    print(f"{len(labels)} passed")
     return 0

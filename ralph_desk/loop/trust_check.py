@@ -2,61 +2,45 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
+from ralph_desk.domain.checks import Check
 from ralph_desk.domain.records import Discipline
 from ralph_desk.loop.model import LoopSettings, command_template
-from ralph_desk.project import ProjectConfig, ProjectError, ProjectPaths, read_config, trust
+from ralph_desk.project import ProjectConfig, ProjectPaths, read_config, trust
 from ralph_desk.project.config import COMMAND_KEYS, command_fingerprint
+from ralph_desk.project.untrusted import (
+    TRUST_HINT,
+    Untrusted,
+    UntrustedCommandError,
+    config_commands,
+    shown,
+    untrusted_commands,
+)
 
-TRUST_HINT = "ralph-desk trust"
-
-
-@dataclass(frozen=True)
-class Untrusted:
-    """A program named by the project's config.json that this computer has not allowed yet."""
-
-    setting: str  # agent_bin, agent_command or mcp_servers
-    command: str  # the exact program (agent_bin), command line (agent_command) or server commands, as shown
-    fingerprint: str
-    part: str = trust.PROGRAMS  # which of the project's trusted settings this is
-    source: str = ".ralph/config.json"  # the file that named it, as the person reads it
-    also: tuple[Untrusted, ...] = ()  # more that the same start would run, shown and allowed with it
-
-    def allow(self, root: Path) -> None:
-        """Remember that the person allowed it (and what came `also`) for the project at `root`."""
-        for found in (self, *self.also):
-            trust.record(root, found.fingerprint, found.part)
-
-
-class UntrustedCommandError(ProjectError):
-    """The loop would run a program the project folder named and the person has not allowed."""
-
-    def __init__(self, paths: ProjectPaths, found: Untrusted) -> None:
-        source = paths.db_file if found.part == trust.SERVERS else paths.config_file
-        super().__init__(
-            f"{source} names the program to run ({found.setting}): {found.command} — "
-            f"it came with the project folder and this computer has not allowed it, so nothing was run. "
-            f"Check it, then allow it with `{TRUST_HINT} --root {shlex.quote(str(paths.root))}` "
-            f"(asked again whenever the command or a value of its env changes)"
-        )
-        self.untrusted = found
+# The records and the error live with the project (the checks service asks them too); the loop's callers
+# import them from here with the rest.
+__all__ = [
+    "TRUST_HINT",
+    "Untrusted",
+    "UntrustedCommandError",
+    "require_trusted",
+    "require_trusted_servers",
+    "trust_config",
+    "untrusted",
+    "untrusted_servers",
+    "untrusted_start",
+]
 
 
 def untrusted(paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings) -> Untrusted | None:
-    """What `settings` would run from `config` without the person's leave; None when nothing is."""
-    found = config_program(config, settings)
-    if found is None:
-        return None
-    setting, command = found
-    print_ = command_fingerprint(config)
-    assert print_ is not None  # a program came from the config, so the config names one
-    if trust.is_trusted(paths.root, print_):
-        return None
-    return Untrusted(setting, command, print_)
+    """What `settings` would run from `config` without the person's leave (its agent program, its checks
+    and setup command, the rest in `also`); None when nothing is."""
+    program = config_program(config, settings)
+    return untrusted_commands(
+        paths, config, ([program] if program is not None else []) + config_commands(config)
+    )
 
 
 def untrusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) -> Untrusted | None:
@@ -65,16 +49,17 @@ def untrusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) ->
     print_ = trust.servers_fingerprint(listed)
     if print_ is None or trust.is_trusted(paths.root, print_, trust.SERVERS):
         return None
-    shown = "; ".join(trust.shown_command(entry) for entry in trust.server_commands(listed))
-    return Untrusted("mcp_servers", shown, print_, trust.SERVERS, source=".ralph/db/ralph.db")
+    named = "; ".join(trust.shown_command(entry) for entry in trust.server_commands(listed))
+    return Untrusted("mcp_servers", named, print_, trust.SERVERS, source=".ralph/db/ralph.db")
 
 
 def untrusted_start(
     paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings, disciplines: Iterable[Discipline]
 ) -> Untrusted | None:
-    """Everything a start with `settings` would run without leave (the config's program, the servers)."""
-    checks = (untrusted(paths, config, settings), untrusted_servers(paths, disciplines))
-    found = [item for item in checks if item is not None]
+    """Everything a start with `settings` would run without leave (the config's program, checks and setup,
+    the servers)."""
+    asked = (untrusted(paths, config, settings), untrusted_servers(paths, disciplines))
+    found = [item for each in asked if each is not None for item in (replace(each, also=()), *each.also)]
     return replace(found[0], also=tuple(found[1:])) if found else None
 
 
@@ -116,10 +101,12 @@ def trust_config(paths: ProjectPaths, disciplines: Iterable[Discipline] = ()) ->
     servers = trust.servers_fingerprint(listed)
     if print_ is None and servers is None:
         return (
-            f"{paths.config_file} names no program (agent_bin and agent_command are null) and no discipline "
-            f"starts an MCP server command: nothing to trust"
+            f"{paths.config_file} names no program (agent_bin, agent_command, checks and setup are empty) "
+            f"and no discipline starts an MCP server command: nothing to trust"
         )
-    named = [f"  {key}: {_shown(getattr(config, key))}" for key in COMMAND_KEYS if getattr(config, key)]
+    named = [
+        line for key in COMMAND_KEYS if getattr(config, key) for line in _listed(key, getattr(config, key))
+    ]
     if servers is not None:
         named += [f"  mcp server: {trust.shown_command(entry)}" for entry in trust.server_commands(listed)]
         where = trust.record(paths.root, servers, trust.SERVERS)
@@ -134,5 +121,10 @@ def trust_config(paths: ProjectPaths, disciplines: Iterable[Discipline] = ()) ->
     )
 
 
-def _shown(value: str | tuple[str, ...]) -> str:
-    return value if isinstance(value, str) else shlex.join(value)
+def _listed(key: str, value: str | tuple[str, ...] | tuple[Check, ...]) -> list[str]:
+    """`trust`'s lines for one setting: each check on a line of its own, none when it is empty."""
+    if not value:
+        return []
+    if key == "checks":
+        return [f"  check {item.name}: {item.run}" for item in value if isinstance(item, Check)]
+    return [f"  {key}: {shown(value)}"]

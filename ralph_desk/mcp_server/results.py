@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from ralph_desk.domain import totals
+from ralph_desk.domain.checks import CheckPurpose, CheckStatus, Verdict
 from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
 from ralph_desk.domain.item_errors import UNREADABLE, ItemErrorResult, item_errors
 from ralph_desk.domain.records import Discipline, Feature, FeatureLearning, TaskSummary
@@ -131,6 +132,42 @@ class TaskDetail(RecordResult):
     started_at: MaybeUtcTime = None
     completed_at: MaybeUtcTime = None
     comments: list[CommentResult] = Field(description="Its comments, oldest first.")
+
+
+class CheckResult(RecordResult):
+    """A check the project configures: a named command run in the task's worktree."""
+
+    name: str
+    run: str = Field(description="The command line, run through the platform's shell.")
+    timeout_s: int
+    required: bool = Field(description="Whether it must pass before the task may enter review.")
+
+
+class CheckRunResult(RecordResult):
+    """One run of one check, as recorded."""
+
+    id: int = Field(description="Run id.")
+    name: str
+    command: str
+    required: bool
+    purpose: CheckPurpose = Field(description="Why it ran: after a done (session), run again (rerun), merge.")
+    status: CheckStatus
+    exit_code: int | None = None
+    duration_s: float | None = None
+    tail: str = Field(description="The useful end of its output (the log file has it all).")
+    log_path: str | None = Field(None, description="The file with its whole output.")
+    session_id: str | None = None
+    commit: str | None = Field(None, description="The commit whose tree was checked.")
+    started_at: UtcTime
+
+
+class TaskChecksResult(ResultModel):
+    """A task's checks: the verdict of their latest runs, the runs, and the configured checks."""
+
+    task_id: int
+    verdict: Verdict = Field(description="none (no required checks), not_run, passed or failed.")
+    latest: list[CheckRunResult] = Field(description="The newest run of each check on the task's own work.")
+    configured: list[CheckResult]
 
 
 class ContextFiles(ResultModel):

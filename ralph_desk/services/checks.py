@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ralph_desk.checks.runner import Stop, run_check
 from ralph_desk.domain.checks import Check, CheckPurpose, CheckRun, CheckStatus, Outcome, Verdict, verdict
-from ralph_desk.project import ProjectConfig, ProjectError, ProjectPaths, contained, trust
-from ralph_desk.project.config import command_fingerprint
+from ralph_desk.project import ProjectPaths, contained, read_config
+from ralph_desk.project.untrusted import require_trusted_checks
 from ralph_desk.store import check_runs as store
 from ralph_desk.store.database import Database
 
@@ -24,6 +24,15 @@ LOG_FOLDER = "checks"
 
 CheckOutput = Callable[[str, str], None]
 """Called with a check's name and each piece of its output as it arrives (off the caller's thread)."""
+
+
+@dataclass(frozen=True)
+class TaskChecks:
+    """A task's evidence: what its latest runs say of the configured checks, and those runs."""
+
+    task_id: int
+    verdict: Verdict
+    latest: tuple[CheckRun, ...]
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,15 @@ class CheckService:
         self.db = db
         self.paths = paths
 
+    def configured(self) -> tuple[Check, ...]:
+        """The checks config.json names, once the person allowed them; every run outside the loop asks here.
+
+        `UntrustedCommandError` (which says to run `ralph-desk trust`) when they came with the folder unasked.
+        """
+        config = read_config(self.paths)
+        require_trusted_checks(self.paths, config)
+        return config.checks
+
     def run(
         self,
         checks: Sequence[Check],
@@ -55,8 +73,8 @@ class CheckService:
     ) -> list[CheckRun]:
         """Run `checks` one after another in `folder`, each recorded as it starts and ends; the runs.
 
-        The caller has made sure the checks are the person's (trusted). A stop ends the running check and
-        skips the rest.
+        The caller took them from `configured` or from trusted loop settings. A stop ends the running check
+        and skips the rest.
         """
         runs: list[CheckRun] = []
         for check in checks:
@@ -91,6 +109,17 @@ class CheckService:
         """The newest run of each check on the task's own work (after a done, or run again)."""
         with self.db.read() as unit:
             return store.latest(unit, task_id, GATE_PURPOSES)
+
+    def evidence(self, task_id: int, checks: Sequence[Check]) -> TaskChecks:
+        """The task's latest runs and their verdict on `checks` (the configured ones)."""
+        latest = self.latest(task_id)
+        return TaskChecks(task_id, verdict(checks, latest), tuple(latest))
+
+    def evidence_of_tasks(self, checks: Sequence[Check]) -> list[TaskChecks]:
+        """`evidence` of every task that has a run, by task id."""
+        with self.db.read() as unit:
+            found = store.latest_of_tasks(unit, GATE_PURPOSES)
+        return [TaskChecks(task_id, verdict(checks, runs), tuple(runs)) for task_id, runs in found.items()]
 
     def for_session(self, session_id: str) -> list[CheckRun]:
         """The runs after one session's done."""
@@ -149,13 +178,3 @@ class CheckService:
 
 
 _SAFE = re.compile(r"[^a-z0-9_-]")
-
-
-def require_trusted(paths: ProjectPaths, config: ProjectConfig) -> None:
-    """Refuse to run checks a config.json that came with the folder names, until the person allowed them."""
-    print_ = command_fingerprint(config)
-    if config.checks and print_ is not None and not trust.is_trusted(paths.root, print_):
-        raise ProjectError(
-            f"{paths.config_file} names the checks to run and this computer has not allowed them, so nothing "
-            f"was run: check them, then allow them with `ralph-desk trust` (or by starting the loop)"
-        )

@@ -14,8 +14,7 @@ from ralph_desk.domain.checks import (
     failure_phrase,
     setup_check,
 )
-from ralph_desk.project import trust
-from ralph_desk.project.config import ProjectConfig, command_fingerprint
+from ralph_desk.project.config import ProjectConfig
 from ralph_desk.services import worktree_files
 from ralph_desk.services.checks import CheckService
 from ralph_desk.services.workspaces import WorkspaceService
@@ -34,12 +33,6 @@ UNTRUSTED = (
 def required(config: ProjectConfig) -> list[Check]:
     """The checks a merged result must pass (none: the queue merges without a trial)."""
     return [check for check in config.checks if check.required]
-
-
-def trusted(workspaces: WorkspaceService, config: ProjectConfig) -> bool:
-    """Whether the person allowed the programs config.json names (its checks among them) here."""
-    named = command_fingerprint(config)
-    return named is None or trust.is_trusted(workspaces.root, named)
 
 
 def run(

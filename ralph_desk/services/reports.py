@@ -13,9 +13,11 @@ from ralph_desk.store.errors import StoreDataError
 
 
 def status_report(services: Services) -> dict[str, Any]:
-    """Project, task counts (by status and feature), inbox counts, cost and throughput (`status --json`)."""
+    """Project, task counts (by status and feature), inbox counts, cost, throughput and each task's latest
+    checks (`status --json`)."""
     project = services.project.get()
     totals = services.progress.totals()
+    configured = services.workspaces.config().checks
     return {
         "project": {
             "title": project.title,
@@ -27,6 +29,7 @@ def status_report(services: Services) -> dict[str, Any]:
         "inbox": totals.inbox.as_dict(),
         "cost": cost_dict(totals.sessions),
         "throughput": throughput_dict(totals.throughput),
+        "checks": {"configured": configured, "tasks": services.checks.evidence_of_tasks(configured)},
     }
 
 

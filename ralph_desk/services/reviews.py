@@ -34,6 +34,7 @@ from ralph_desk.domain.reviews import (
     ReviewResult,
 )
 from ralph_desk.domain.tools import ClearableText
+from ralph_desk.project.untrusted import UntrustedCommandError, require_trusted_checks
 from ralph_desk.services import lifecycle, merge_checks
 from ralph_desk.services import validation as check
 from ralph_desk.services.checks import CheckService
@@ -429,8 +430,10 @@ class ReviewService:
         config = self.workspaces.config()
         if not merge_checks.required(config):
             return merging.merge(self.workspaces.root, worktree.base, tip, strategy, text)
-        if not merge_checks.trusted(self.workspaces, config):
-            raise ReviewError(f"task #{task.id} was not merged: {merge_checks.UNTRUSTED}")
+        try:
+            require_trusted_checks(self.workspaces.paths, config)
+        except UntrustedCommandError:
+            raise ReviewError(f"task #{task.id} was not merged: {merge_checks.UNTRUSTED}") from None
         planned = merging.plan(self.workspaces.root, worktree.base, tip, strategy, text)
         if isinstance(planned, merging.MergeResult):
             return planned

@@ -17,6 +17,7 @@ from ralph_desk.domain.branches import HEADS, TaskBranch, is_task_ref
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
+from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.sessions import this_host
 from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
@@ -122,6 +123,19 @@ class WorkspaceService:
         return TaskWorktree(
             task_id, path or self.worktrees_dir / worktrees.folder_name(held.ref), held.branch, base
         )
+
+    def checked_folder(self, task_id: int) -> tuple[Path, str | None]:
+        """Where a task's checks run again, and the commit they check: its worktree and branch tip in git, the
+        project folder outside git; `ServiceError` when a git task has no worktree here."""
+        if not self.is_git():
+            return self.root, None
+        held = self.existing(task_id)
+        if held is None or not held.path.is_dir():
+            raise ServiceError(
+                f"task #{task_id} has no worktree here to check: it has not started, or its work was merged "
+                f"or discarded"
+            )
+        return held.path, self.head(held)
 
     def prepare(self, task_id: int, title: str) -> TaskWorktree | None:
         """The task's worktree, made or repaired; None outside git (the session works in the project).

@@ -88,6 +88,25 @@ def latest(unit: UnitOfWork, task_id: int, purposes: tuple[CheckPurpose, ...]) -
     return [mapping.check_run(row) for row in unit.session.scalars(statement)]
 
 
+def latest_of_tasks(unit: UnitOfWork, purposes: tuple[CheckPurpose, ...]) -> dict[int, list[CheckRun]]:
+    """`latest` of every task that has a run among `purposes`, by task id in id order."""
+    wanted = [purpose.value for purpose in purposes]
+    newest = (
+        select(func.max(CheckRunRow.id))
+        .where(CheckRunRow.task_id.is_not(None), CheckRunRow.purpose.in_(wanted))
+        .group_by(CheckRunRow.task_id, CheckRunRow.name)
+    )
+    statement = (
+        select(CheckRunRow).where(CheckRunRow.id.in_(newest)).order_by(CheckRunRow.task_id, CheckRunRow.id)
+    )
+    found: dict[int, list[CheckRun]] = {}
+    for row in unit.session.scalars(statement):
+        run = mapping.check_run(row)
+        assert run.task_id is not None  # only task runs were asked for
+        found.setdefault(run.task_id, []).append(run)
+    return found
+
+
 def history(unit: UnitOfWork, task_id: int, limit: int) -> list[CheckRun]:
     """A task's runs, newest first."""
     statement = (

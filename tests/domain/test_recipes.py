@@ -22,8 +22,9 @@ LOOP = {
     "ralph_understand",
 }  # fmt: skip
 READS = {
-    "list_tasks", "get_task", "search_tasks", "list_features", "get_feature", "list_disciplines",
-    "get_discipline", "get_project_info", "get_project_progress", "read_learnings", "read_progress",
+    "list_tasks", "get_task", "search_tasks", "get_task_checks", "list_features", "get_feature",
+    "list_disciplines", "get_discipline", "get_project_info", "get_project_progress", "read_learnings",
+    "read_progress",
 }  # fmt: skip
 
 

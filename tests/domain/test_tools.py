@@ -44,6 +44,7 @@ SEED_000_TOOLS = [
     "append_learning", "read_learnings", "append_progress", "read_progress",
 ]  # fmt: skip
 SEED_001_TOOLS = ["search_tasks"]
+DESK_TOOLS = ["get_task_checks"]
 NO_RECIPE = [
     "delete_task", "update_task_comment", "delete_task_comment", "delete_feature", "delete_discipline",
     "add_task_context_file",
@@ -62,6 +63,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
     "set_task_status": {"id": 1, "status": "done"},
     "enrich_task": {"id": 1, "pseudocode": "1. read\n2. write"},
     "search_tasks": {"query": "login"},
+    "get_task_checks": {"task_id": 1},
     "add_task_comment": {"task_id": 1, "author": "human", "body": "Looks good."},
     "list_features": {},
     "get_feature": {"name": "auth"},
@@ -140,13 +142,16 @@ ENUM_FIELDS = _fields("enum")
 ID_FIELDS = [row for row in _fields("integer") if row[1] == "id" or row[1].endswith("_id")]
 
 
-def test_registry_holds_seed_000s_data_tools_then_seed_001s_then_verbs_then_loop_tools() -> None:
+def test_registry_holds_seed_000s_data_tools_then_seed_001s_and_the_desks_then_verbs_then_loop_tools() -> (
+    None
+):
     assert set(SEED_000_TOOLS) == DATA_TOOLS
     assert set(SEED_001_TOOLS) == tools.SEED_001_TOOLS
+    assert set(DESK_TOOLS) == tools.DESK_TOOLS
     assert set(VERB_TOOLS) == set(VERBS)
     assert set(LOOP_TOOLS) == set(LOOP)
-    assert set(SEED_000_TOOLS + SEED_001_TOOLS + VERBS + LOOP) == ALL_TOOLS
-    assert len(ALL_TOOLS) == 23 + 1 + 8 + 7
+    assert set(SEED_000_TOOLS + SEED_001_TOOLS + DESK_TOOLS + VERBS + LOOP) == ALL_TOOLS
+    assert len(ALL_TOOLS) == 23 + 1 + 1 + 8 + 7 <= 40  # seed 001's cap
 
 
 def test_the_tools_no_recipe_of_the_seeds_allows_are_not_tools() -> None:
@@ -154,7 +159,7 @@ def test_the_tools_no_recipe_of_the_seeds_allows_are_not_tools() -> None:
 
 
 def test_registry_is_ordered_by_category_then_seed_order() -> None:
-    expected = SEED_000_TOOLS[:6] + SEED_001_TOOLS + SEED_000_TOOLS[6:] + VERBS + LOOP
+    expected = SEED_000_TOOLS[:6] + SEED_001_TOOLS + DESK_TOOLS + SEED_000_TOOLS[6:] + VERBS + LOOP
     assert list(REGISTRY) == expected
     categories = [spec.category for spec in REGISTRY.values()]
     assert categories == sorted(categories, key=list(ToolCategory).index)
@@ -179,7 +184,7 @@ def test_tools_in_lists_a_category_in_registry_order() -> None:
 
 def test_read_only_tools_are_the_lists_gets_reads_search_and_loop_queries() -> None:
     assert {
-        "list_tasks", "get_task", "search_tasks", "list_features", "get_feature",
+        "list_tasks", "get_task", "search_tasks", "get_task_checks", "list_features", "get_feature",
         "list_disciplines", "get_discipline", "get_project_info", "get_project_progress",
         "read_learnings", "read_progress", "ralph_status", "ralph_validate", "ralph_history",
     } == READ_ONLY_TOOLS  # fmt: skip

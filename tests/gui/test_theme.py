@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from ralph_desk.domain.enums import Severity, TaskStatus
+from ralph_desk.domain.enums import SessionOutcome, Severity, TaskStatus
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.main_window import MainWindow
 
@@ -24,6 +24,10 @@ def dark(qapp: QApplication) -> Iterator[theme.ThemeWatcher]:
     theme.force_scheme(None)
     watcher.apply()
     watcher.deleteLater()
+
+
+def test_every_session_outcome_has_a_colour() -> None:
+    assert set(theme.OUTCOME_STATUS) == set(SessionOutcome)
 
 
 @pytest.mark.parametrize("scheme", list(theme.Scheme))

@@ -11,11 +11,13 @@ import pytest
 
 from ralph_desk import demo
 from ralph_desk.cli import main
+from ralph_desk.domain.checks import FAILED_HEADING, CheckStatus
 from ralph_desk.domain.enums import SessionOutcome, TaskStatus, Verb
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.loop.agents import RehearsalAdapter, adapter_for
 from ralph_desk.loop.agents.rehearsal import rehearsal_command
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.settings import load_settings
 from ralph_desk.project import read_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import run_loop
@@ -96,3 +98,23 @@ def test_the_hidden_command_says_how_it_is_used(capsys: pytest.CaptureFixture[st
 
 def test_the_rehearsal_needs_no_program(tidewater: Services) -> None:
     RehearsalAdapter().check_available(REHEARSAL)  # raises nothing on a PATH without any agent
+
+
+def test_the_demos_first_task_fails_its_check_then_fixes_it_at_no_cost(tidewater: Services) -> None:
+    (configured,) = read_config(tidewater.paths).checks
+    assert configured.name == "chart-labels" and configured.required
+    settings = load_settings(tidewater.paths)  # as a run reads them: the demo's own check is trusted
+
+    run_loop(tidewater, replace(settings, max_iterations=2, session_timeout_s=120))
+
+    task = next(t for t in tidewater.tasks.list() if t.title == "Mark high and low water on the chart")
+    first, second = reversed([s for s in tidewater.sessions.list(task_id=task.id) if s.agent == "rehearsal"])
+    assert first.outcome == SessionOutcome.CHECKS_FAILED.value and second.outcome == SessionOutcome.DONE.value
+    (failed,) = tidewater.checks.for_session(first.id)
+    assert (failed.name, failed.status, failed.exit_code) == ("chart-labels", CheckStatus.FAILED, 1)
+    assert "FAILED check_labels::low_water_12:31 - labelled above the curve" in failed.tail
+    (passed,) = tidewater.checks.for_session(second.id)
+    assert passed.status is CheckStatus.PASSED and "3 passed" in passed.tail
+    assert FAILED_HEADING in tidewater.paths.mcp_dir.joinpath("prompt.md").read_text(encoding="utf-8")
+    assert tidewater.tasks.get(task.id).status is TaskStatus.DONE
+    assert first.cost_usd == second.cost_usd == 0

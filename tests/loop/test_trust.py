@@ -13,8 +13,14 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
+from ralph_desk.loop.model import LoopSettings
 from ralph_desk.loop.settings import RunOverrides, load_settings
-from ralph_desk.loop.trust_check import untrusted_servers
+from ralph_desk.loop.trust_check import (
+    UntrustedCommandError,
+    trust_config,
+    untrusted_servers,
+    untrusted_start,
+)
 from ralph_desk.project import ProjectError, ProjectPaths, read_config, trust, update_config
 from ralph_desk.project.trust import TRUST_FILE_ENV
 from ralph_desk.services.container import Services
@@ -250,3 +256,30 @@ def test_a_server_allowed_before_env_values_counted_is_asked_about_once_again(
 
     found = untrusted_servers(project.paths, project.disciplines.list())
     assert found is not None and "ENV can make it run other code" in found.command
+
+
+def test_a_start_names_the_checks_and_setup_a_clone_brought_and_runs_none_before_trust(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    marker = tmp_path / "marker"
+    check = {"name": "tests", "run": f"{sys.executable} -c \"open('{marker.as_posix()}', 'w')\""}
+    raw = json.loads(project.paths.config_file.read_text(encoding="utf-8"))
+    raw.update(checks=[check], setup="make deps")
+    project.paths.config_file.write_text(json.dumps(raw), encoding="utf-8")
+    config = read_config(project.paths)
+    settings = LoopSettings.of(config)
+
+    found = untrusted_start(project.paths, config, settings, project.disciplines.list())
+
+    assert found is not None
+    assert [(item.setting, item.command) for item in (found, *found.also)] == [
+        ("checks", f"tests: {check['run']}"),
+        ("setup", "make deps"),
+    ]
+    with pytest.raises(UntrustedCommandError, match="setup: make deps") as refused:
+        load_settings(project.paths, RunOverrides(agent="rehearsal"))
+    assert "ralph-desk trust" in str(refused.value) and check["run"] in str(refused.value)
+    assert not marker.exists()
+    trust_config(project.paths)
+    assert untrusted_start(project.paths, config, settings, project.disciplines.list()) is None
+    assert load_settings(project.paths).checks == config.checks

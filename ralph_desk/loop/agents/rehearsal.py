@@ -9,10 +9,10 @@ other task gets a short generic one that closes with `done`.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-from ralph_desk.demo import DemoStep, story
+from ralph_desk.demo import DemoStep, own_command, story
+from ralph_desk.domain.checks import FAILED_HEADING
 from ralph_desk.domain.enums import LearningKind, LearningScope, Verb
 from ralph_desk.loop.agents.base import session_file, write_mcp_config
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
@@ -24,11 +24,8 @@ PAUSE_S = 0.4  # between steps, so a person watching the live view can read them
 
 
 def rehearsal_command() -> list[str]:
-    """How to start `ralph-desk rehearse` from this installation (the frozen app is its own interpreter)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, COMMAND]
-    # -P: the session's working folder is the project, which must never shadow ralph_desk's modules.
-    return [sys.executable, "-P", "-m", "ralph_desk", COMMAND]
+    """How to start `ralph-desk rehearse` from this installation."""
+    return own_command(COMMAND)
 
 
 def generic_steps(plan: SessionPlan) -> tuple[DemoStep, ...]:
@@ -55,14 +52,20 @@ def generic_steps(plan: SessionPlan) -> tuple[DemoStep, ...]:
     )
 
 
-def script_of(plan: SessionPlan, pause_s: float = PAUSE_S) -> dict[str, Any]:
-    """The script the rehearsal process plays for this session."""
-    scripted = story().rehearsal_of(plan.task.title) if plan.task is not None else None
+def script_of(plan: SessionPlan, pause_s: float = PAUSE_S, prompt: str = "") -> dict[str, Any]:
+    """The script the rehearsal process plays for this session (the fix after failed checks)."""
+    failed = FAILED_HEADING in prompt
+    scripted = story().rehearsal_of(plan.task.title, failed) if plan.task is not None else None
     steps = scripted if scripted is not None else generic_steps(plan)
     return {
         "pause_s": pause_s,
         "steps": [
-            {"say": step.say, "verb": step.verb.value if step.verb else None, "params": step.params}
+            {
+                "say": step.say,
+                "verb": step.verb.value if step.verb else None,
+                "params": step.params,
+                "files": step.files,
+            }
             for step in steps
         ],
         "closing": "Rehearsal over: no model was asked and nothing was spent.",
@@ -83,7 +86,9 @@ class RehearsalAdapter:
 
     def build(self, launch: SessionLaunch) -> AgentCommand:
         """The rehearsal process with its script and MCP config as files (the config holds the credential)."""
-        script = session_file(launch, "rehearsal.json", json.dumps(script_of(launch.plan)))
+        script = session_file(
+            launch, "rehearsal.json", json.dumps(script_of(launch.plan, prompt=launch.prompt))
+        )
         config = write_mcp_config(launch)
         argv = [*rehearsal_command(), str(script), str(config)]
         return AgentCommand(argv=argv, cwd=launch.workdir, config_files=(config, script))

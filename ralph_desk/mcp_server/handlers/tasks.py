@@ -1,4 +1,4 @@
-"""Task tools: list, search, read, create, change, enrich and set the status of tasks."""
+"""Task tools: list, search and read tasks (and their checks), create, change, enrich and move them."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.tools import (
     CreateTaskInput,
     EnrichTaskInput,
+    GetTaskChecksInput,
     GetTaskInput,
     ListTasksInput,
     SearchTasksInput,
@@ -13,7 +14,14 @@ from ralph_desk.domain.tools import (
     UpdateTaskInput,
 )
 from ralph_desk.mcp_server.binding import ToolCall, handles
-from ralph_desk.mcp_server.results import TaskBrief, TaskDetail, TaskList
+from ralph_desk.mcp_server.results import (
+    CheckResult,
+    CheckRunResult,
+    TaskBrief,
+    TaskChecksResult,
+    TaskDetail,
+    TaskList,
+)
 
 PATH_FIELDS = ("context_files", "output_artifacts")
 
@@ -64,3 +72,18 @@ def set_task_status(call: ToolCall[SetTaskStatusInput]) -> TaskBrief:
 def enrich_task(call: ToolCall[EnrichTaskInput]) -> TaskDetail:
     """The draft task with its pseudocode, now pending."""
     return TaskDetail.model_validate(call.services.tasks.enrich_input(call.paths_inside_root(PATH_FIELDS)))
+
+
+@handles("get_task_checks")
+def get_task_checks(call: ToolCall[GetTaskChecksInput]) -> TaskChecksResult:
+    """The task's latest check runs, their verdict and the configured checks (its evidence)."""
+    services = call.services
+    task = services.tasks.get(call.args.task_id)  # an unknown task is named, not an empty list
+    configured = services.workspaces.config().checks
+    found = services.checks.evidence(task.id, configured)
+    return TaskChecksResult(
+        task_id=task.id,
+        verdict=found.verdict,
+        latest=[CheckRunResult.model_validate(run) for run in found.latest],
+        configured=[CheckResult.model_validate(check) for check in configured],
+    )

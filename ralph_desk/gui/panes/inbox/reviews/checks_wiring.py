@@ -9,7 +9,7 @@ from pathlib import Path
 from ralph_desk.checks.runner import Stop
 from ralph_desk.domain.checks import CheckPurpose, CheckRun, CheckStatus, required_failures
 from ralph_desk.domain.records import Change
-from ralph_desk.gui.backend import Services, require_trusted_checks
+from ralph_desk.gui.backend import Services
 from ralph_desk.gui.coalesce import TextFeed
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip, CheckState
@@ -118,12 +118,11 @@ class ReviewChecks:
         services, feed = self.services, self.feed
 
         def run() -> list[CheckRun]:
-            config = services.workspaces.config()
-            require_trusted_checks(services.paths, config)
+            checks = services.checks.configured()
             worktree = services.workspaces.existing(task_id)
             folder = worktree.path if worktree is not None else Path(services.paths.root)
             return services.checks.run(
-                config.checks,
+                checks,
                 folder,
                 purpose=CheckPurpose.RERUN,
                 task_id=task_id,
