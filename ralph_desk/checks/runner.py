@@ -83,7 +83,12 @@ def run_check(
         target=sink.drain, args=(process.stdout,), name=f"check {check.name}", daemon=True
     )
     reader.start()
-    status = _wait(process, check.timeout_s, stop)
+    try:
+        status = _wait(process, check.timeout_s, stop)
+    except BaseException:  # interrupted (Ctrl-C): the check is in a group of its own, so end it here
+        signal_tree(process.pid, force=True)
+        sink.close()
+        raise
     # The shell has ended (or was ended): whatever it left running in its group goes too.
     signal_tree(process.pid, force=True)
     reader.join(GRACE_S)

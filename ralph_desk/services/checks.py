@@ -98,6 +98,10 @@ class CheckService:
                 outcome = run_check(check, folder, (self.paths.root, log_path), stop, heard)
             except Exception as error:  # the record must not stay "running": say why it could not run
                 outcome = Outcome(CheckStatus.ERROR, None, 0.0, f"could not run: {error}")
+            except BaseException:  # Ctrl-C in a terminal: the run ended (its process tree too), and says so
+                with self.db.write() as unit:
+                    store.finish(unit, started.id, Outcome(CheckStatus.STOPPED, None, 0.0, "interrupted"))
+                raise
             with self.db.write() as unit:
                 store.finish(unit, started.id, outcome)
                 ended = store.get(unit, started.id)

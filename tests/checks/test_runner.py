@@ -123,3 +123,28 @@ def test_a_log_path_through_a_link_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="symbolic link"):
         run_check(check("true"), tmp_path, (root, root / ".ralph" / "logs" / "checks" / "run.log"))
     assert list(outside.iterdir()) == []
+
+
+INTERRUPTED = """
+import sys
+from pathlib import Path
+from ralph_desk.checks.runner import run_check
+from ralph_desk.domain.checks import Check
+run_check(Check(name="tests", run="sleep 300 & echo $! > child.pid; wait"), Path(sys.argv[1]), None)
+"""
+
+
+@posix_only
+def test_ctrl_c_in_a_terminal_ends_the_check_it_started(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    runner_process = subprocess.Popen([PY, "-c", INTERRUPTED, str(tmp_path)], stderr=subprocess.PIPE)
+    pid_file = tmp_path / "child.pid"
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        threading.Event().wait(0.02)
+    runner_process.send_signal(signal.SIGINT)  # the check, in a group of its own, does not get it itself
+    _out, err = runner_process.communicate(timeout=30)
+    assert b"KeyboardInterrupt" in err
+    assert gone(int(pid_file.read_text()))
