@@ -4,6 +4,7 @@ failure in its next prompt, and the second session's fix passes the check and re
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ralph_desk.project import update_config
 from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.loop.test_review_e2e import edit
+from tests.support.cli import ralph_desk_process
 from tests.support.git_repo import commit_all, git
 
 CHECK_SCRIPT = """\
@@ -75,6 +77,14 @@ def test_a_failing_check_sends_done_back_and_the_fix_reaches_review(
     (latest,) = project.checks.latest(task.id)
     assert latest.status is CheckStatus.PASSED and latest.exit_code == 0 and "2 passed" in latest.tail
     assert git(root, "show", f"{worktree.ref}:tide.py") == "HIGH = 2"
+
+    # The evidence as a person reads it from a terminal: `review show --json`.
+    shown = ralph_desk_process("review", "show", str(task.id), "--json", "--root", str(root))
+    assert shown.returncode == 0, shown.stderr
+    checks = json.loads(shown.stdout)["checks"]
+    assert checks["verdict"] == "passed"
+    (shown_run,) = checks["latest"]
+    assert (shown_run["name"], shown_run["status"], shown_run["exit_code"]) == ("tests", "passed", 0)
 
 
 def test_failing_checks_in_a_row_end_the_task_failed_with_the_reason(
