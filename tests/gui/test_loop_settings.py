@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
+from ralph_desk.domain.checks import Check
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.loop.settings_form import LoopSettingsForm
@@ -277,3 +278,71 @@ def test_browse_picks_the_agent_program_which_save_keeps_in_this_projects_config
     assert read_config(services.paths).agent_bin == str(program)
     form.agent.setCurrentIndex(form.agent.findData("rehearsal"))
     assert not form.browse.isEnabled()
+
+
+def test_the_checks_setup_and_copied_files_are_shown_and_edited(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(
+        CONFIGURED.changed(
+            checks=[{"name": "tests", "run": "pytest -q", "timeout_s": 300}],
+            setup="npm ci",
+            worktree_files=[".env"],
+        )
+    )
+    assert form.checks.rowCount() == 1 and form.checks.item(0, 1).text() == "pytest -q"
+    assert (form.setup.text(), form.worktree_files.text()) == ("npm ci", ".env")
+    assert not form.dirty
+
+    form.add_check.click()
+    row = form.checks.rowCount() - 1
+    form.checks.item(row, 0).setText("lint")
+    form.checks.item(row, 1).setText("ruff check .")
+    form.checks.item(row, 3).setCheckState(Qt.CheckState.Unchecked)
+
+    assert form.dirty and form.save.isEnabled()
+    assert form.changes() == {
+        "checks": (
+            Check(name="tests", run="pytest -q", timeout_s=300),
+            Check(name="lint", run="ruff check .", required=False),
+        )
+    }
+
+
+def test_a_check_that_breaks_a_rule_is_named_and_never_saved(qtbot: QtBot) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(CONFIGURED)
+
+    form.add_check.click()
+    form.checks.item(0, 0).setText("Tests Here")  # capitals and a space: not a check name
+    form.checks.item(0, 1).setText("pytest")
+
+    assert form.dirty and not form.save.isEnabled()
+    assert "checks:" in form.notice.text() and "not allowed" in form.notice.text()
+    assert "checks" not in form.changes()
+
+    form.checks.item(0, 0).setText("tests")
+    assert form.save.isEnabled() and "checks" in form.changes()
+
+    form.checks.selectRow(0)
+    form.remove_check.click()
+    assert form.checks.rowCount() == 0 and not form.dirty
+
+
+def test_checks_edited_in_the_loop_pane_are_saved_to_config_json_and_trusted(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    form = window.loop.settings
+    before = read_config(services.paths).checks
+    form.add_check.click()
+    row = form.checks.rowCount() - 1
+    form.checks.item(row, 0).setText("typing")
+    form.checks.item(row, 1).setText("mypy")
+
+    form.save.click()
+    settle(qtbot, window)
+
+    config = read_config(services.paths)
+    assert config.checks == (*before, Check(name="typing", run="mypy"))
+    assert services.checks.configured() == config.checks  # written by the person: allowed to run

@@ -18,17 +18,20 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
     QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from ralph_desk.domain.checks import DEFAULT_TIMEOUT_S
 from ralph_desk.domain.enums import MergeStrategy, Recipe
 from ralph_desk.gui.models.tool_matrix import RECIPE_PURPOSES, recipe_name
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import EditForm
 from ralph_desk.gui.widgets.layout import scroller
 from ralph_desk.project import ProjectConfig
-from ralph_desk.project.config import bounds
+from ralph_desk.project.config import ConfigError, bounds
 
 AGENTS = {
     "claude": "Claude Code",
@@ -47,6 +50,8 @@ IDE_DISCONNECT_TITLES = {
     "stop": "Stop the agent at once",
 }
 TIMEOUT_STEP_S = 60
+CHECK_COLUMNS = ("Name", "Command", "Timeout (s)", "Required")
+NAME, COMMAND, TIMEOUT, REQUIRED = range(len(CHECK_COLUMNS))
 RATE_WAIT_STEP_S = 0.1  # the boxes show one decimal: their least value above zero
 
 
@@ -200,6 +205,34 @@ class LoopSettingsForm(EditForm):
         self.allow_edits.setToolTip(
             "Off: edits found after a session are put aside in a git stash and the session is rejected"
         )
+        self.checks = QTableWidget(0, len(CHECK_COLUMNS))
+        self.checks.setHorizontalHeaderLabels(list(CHECK_COLUMNS))
+        self.checks.verticalHeader().setVisible(False)
+        header = self.checks.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COMMAND, header.ResizeMode.Stretch)
+        self.checks.setMinimumHeight(120)
+        self.checks.setToolTip(
+            "The project's own commands (tests, lint, a type check), run in the task's worktree after each "
+            "done; a task reaches review only when every required one passes (checks)"
+        )
+        self.add_check = button("Add check", "add", "Add a check: its name, its command line, its timeout")
+        self.remove_check = button("Remove", "remove", "Remove the selected checks")
+        self.add_check.clicked.connect(self._add_check_row)
+        self.remove_check.clicked.connect(self._remove_check_rows)
+        self.setup = QLineEdit()
+        self.setup.setClearButtonEnabled(True)
+        self.setup.setPlaceholderText("none, e.g. npm ci")
+        self.setup.setToolTip(
+            "A command run once in each new task worktree, e.g. installing dependencies (setup)"
+        )
+        self.worktree_files = QLineEdit()
+        self.worktree_files.setClearButtonEnabled(True)
+        self.worktree_files.setPlaceholderText("none, e.g. .env")
+        self.worktree_files.setToolTip(
+            "Files git ignores, copied into each new task worktree (worktree_files), such as .env"
+        )
+        self.checks_problem: str | None = None
         self.notice = label(name="muted", wrap=True)
         self.save = button("Save settings", "save", "Write the settings to .ralph/config.json")
         self.revert = button("Revert", "refresh", "Show the settings as saved")
@@ -249,10 +282,22 @@ class LoopSettingsForm(EditForm):
         limits.addRow("", self.allow_edits)
         limits.addRow("Allowed paths", self.allowed_paths)
         limits.addRow("IDE gone", self.ide_disconnect)
+        checks_box = QGroupBox("Checks after done")
+        checks_layout = QVBoxLayout(checks_box)
+        checks_layout.addWidget(self.checks)
+        check_buttons = QHBoxLayout()
+        check_buttons.addStretch(1)
+        check_buttons.addWidget(self.add_check)
+        check_buttons.addWidget(self.remove_check)
+        checks_layout.addLayout(check_buttons)
+        worktree_form = QFormLayout()
+        worktree_form.addRow("Setup", self.setup)
+        worktree_form.addRow("Copied files", self.worktree_files)
+        checks_layout.addLayout(worktree_form)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 6, 0)
-        for box in (agent_box, models_box, limits_box):
+        for box in (agent_box, models_box, limits_box, checks_box):
             body_layout.addWidget(box)
         body_layout.addStretch(1)
         area = scroller(body)
@@ -289,6 +334,9 @@ class LoopSettingsForm(EditForm):
             self.review.valueChanged,
             self.allow_edits.toggled,
             self.ide_disconnect.currentIndexChanged,
+            self.checks.itemChanged,
+            self.setup.textChanged,
+            self.worktree_files.textChanged,
         ]
 
     # --- values -------------------------------------------------------------------------------
@@ -320,12 +368,32 @@ class LoopSettingsForm(EditForm):
         _show(self.review, config.opus_review_every)
         self.allow_edits.setChecked(config.allow_edits)
         self.ide_disconnect.setCurrentIndex(max(0, self.ide_disconnect.findData(config.ide_disconnect)))
+        self.checks.setRowCount(0)
+        for check in config.checks:
+            self._add_check_row(check.name, check.run, check.timeout_s, check.required)
+        self.setup.setText(config.setup or "")
+        self.worktree_files.setText(" ".join(config.worktree_files))
         self._loading = False
         self._on_agent()
         self._set_dirty(False)
 
     def values(self) -> ProjectConfig:
-        """The settings as the form shows them."""
+        """The settings as the form shows them (the checks as loaded while they break a rule: see
+        `checks_problem`)."""
+        shown = self._plain_values()
+        try:
+            checked = shown.changed(
+                checks=self._table_checks(),
+                setup=self.setup.text().strip() or None,
+                worktree_files=_words(self.worktree_files.text()) or (),
+            )
+        except ConfigError as error:
+            self.checks_problem = str(error)
+            return shown
+        self.checks_problem = None
+        return checked
+
+    def _plain_values(self) -> ProjectConfig:
         return self.loaded.changed(
             agent=self.agent.currentData(),
             agent_bin=self.agent_bin.text().strip() or None,
@@ -387,11 +455,64 @@ class LoopSettingsForm(EditForm):
         placeholder = "the command's first word" if agent == "command" else "none needed: built in"
         self.agent_bin.setPlaceholderText(f"{program} on PATH" if program else placeholder)
 
+    def _add_check_row(
+        self, name: str = "", command: str = "", timeout_s: int = DEFAULT_TIMEOUT_S, required: bool = True
+    ) -> None:
+        """A row of the checks table (empty: a new check for the person to fill in)."""
+        row = self.checks.rowCount()
+        self.checks.insertRow(row)
+        for column, text in ((NAME, name), (COMMAND, command), (TIMEOUT, str(timeout_s))):
+            self.checks.setItem(row, column, QTableWidgetItem(text))
+        box = QTableWidgetItem()
+        box.setFlags(
+            Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        )
+        box.setCheckState(Qt.CheckState.Checked if required else Qt.CheckState.Unchecked)
+        self.checks.setItem(row, REQUIRED, box)
+        if not self._loading:
+            self.checks.setCurrentCell(row, NAME)
+            self._on_edit()
+
+    def _remove_check_rows(self) -> None:
+        rows = sorted({index.row() for index in self.checks.selectedIndexes()}, reverse=True)
+        for row in rows:
+            self.checks.removeRow(row)
+        self._on_edit()
+
+    def _table_checks(self) -> list[dict[str, Any]]:
+        """The checks the table shows, as config.json holds them (rows left blank are not checks)."""
+        found: list[dict[str, Any]] = []
+        for row in range(self.checks.rowCount()):
+            cells = [self.checks.item(row, column) for column in range(len(CHECK_COLUMNS))]
+            name, command, timeout = ((cell.text().strip() if cell else "") for cell in cells[:REQUIRED])
+            if not name and not command:
+                continue
+            box = cells[REQUIRED]
+            required = box is not None and box.checkState() == Qt.CheckState.Checked
+            found.append(
+                {
+                    "name": name,
+                    "run": command,
+                    "timeout_s": int(timeout) if timeout.isdigit() else timeout,
+                    "required": required,
+                }
+            )
+        return found
+
     def _show_stagnation_rule(self, *_args: object) -> None:
         self.stagnation.setText(stagnation_rule(self.stuck.value()))
 
+    def _on_edit(self, *_args: object) -> None:
+        # A check that breaks a rule is an unsaved edit too: the form stays dirty and Save stays off.
+        if not self._loading:
+            self._set_dirty(bool(self.changes()) or self.checks_problem is not None)
+
     def _update_buttons(self) -> None:
-        self.save.setEnabled(self._dirty)
+        self.save.setEnabled(self._dirty and self.checks_problem is None)
         self.revert.setEnabled(self._dirty)
+        if self.checks_problem:
+            self.notice.setText(f"Not saved: {self.checks_problem}")
+            self.notice.setToolTip(self.checks_problem)
+            return
         self.notice.setText("Unsaved — Start saves them" if self._dirty else "Saved in config.json")
         self.notice.setToolTip("The project's .ralph/config.json")

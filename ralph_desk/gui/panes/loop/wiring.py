@@ -298,8 +298,15 @@ class LoopWiring(QObject):
         if self.running:
             self.worker.fail("The loop is already running in this window.")
             return
-        if self.pane.settings.dirty:
-            self.save_settings(self.pane.settings.changes(), then=self._prepare_start)
+        form = self.pane.settings
+        changes = form.changes()
+        if form.checks_problem is not None:
+            self.worker.fail(
+                f"The loop settings are not saved, so the loop did not start: {form.checks_problem}"
+            )
+            return
+        if form.dirty:
+            self.save_settings(changes, then=self._prepare_start)
             return
         self._prepare_start()
 
