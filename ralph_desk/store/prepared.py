@@ -63,9 +63,17 @@ class PreparedRead:
             finally:
                 cursor.close()
         except self.dialect.loaded_dbapi.Error as error:
-            if self.dialect.is_disconnect(error, connection.dbapi_connection, None):
-                connection.invalidate(error)
-            raise DBAPIError.instance(self.sql, parameters, error, self.dialect.loaded_dbapi.Error) from None
+            gone = self.dialect.is_disconnect(error, connection.dbapi_connection, None)
+            if gone:
+                connection.invalidate(error)  # the pool replaces it, as after a Core statement
+            raise DBAPIError.instance(
+                self.sql,
+                parameters,
+                error,
+                self.dialect.loaded_dbapi.Error,
+                connection_invalidated=gone,
+                dialect=self.dialect,
+            ) from error
         finally:
             connection.close()
         return [self._typed(row) for row in found]
