@@ -169,8 +169,10 @@ class TaskService:
     def get(self, task_id: int) -> Task:
         """One task with its comments and dependencies."""
         task_id = check.positive_int("task_id", task_id)
-        with self.db.read() as unit:
-            return self._require(unit, task_id)
+        task = store.read(self.db, task_id)
+        if task is None:
+            raise NotFoundError("task", task_id)
+        return task
 
     def list(
         self,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import CursorResult, Engine, Executable, func, insert, select, text
+from sqlalchemy import CursorResult, Engine, Executable, Select, func, insert, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -20,6 +20,7 @@ from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
 from ralph_desk.store.errors import StoreBusyError, StoreDataError, StoreError, StoreGoneError
+from ralph_desk.store.prepared import PreparedRead
 from ralph_desk.store.readable import undecodable_column, undecodable_message
 from ralph_desk.store.schema import ChangeRow
 from ralph_desk.store.urls import is_sqlite
@@ -99,6 +100,7 @@ class Database:
         self._writer = sessionmaker(
             self.engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False
         )
+        self._prepared: dict[Select[Any], PreparedRead] = {}
         self._listeners: list[ChangeListener] = []
         self._lock = threading.Lock()
         self._open = threading.local()
@@ -132,6 +134,22 @@ class Database:
         self._check_file()
         with self._busy_guard(), self._reader() as session, session.begin():
             yield UnitOfWork(session, writable=False)
+
+    def fetch(self, statement: Select[Any], parameters: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        """The rows of one select run alone; inside a write on this thread, in that write (which it sees).
+
+        One statement reads one consistent state: no session, no BEGIN and COMMIT around it, and the
+        statement compiled once (`PreparedRead`), so `statement` is one built once, not per call.
+        """
+        outer: UnitOfWork | None = getattr(self._open, "unit", None)
+        if outer is not None:
+            return outer.execute(statement, parameters).all()
+        prepared = self._prepared.get(statement)
+        if prepared is None:
+            prepared = self._prepared.setdefault(statement, PreparedRead(statement, self.engine.dialect))
+        self._check_file()
+        with self._busy_guard():
+            return prepared.rows(self.engine, parameters)
 
     @contextmanager
     def write(self) -> Iterator[UnitOfWork]:

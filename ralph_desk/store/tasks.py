@@ -36,7 +36,7 @@ from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.overlap import Footprint, choose
 from ralph_desk.domain.records import Task, TaskSummary
 from ralph_desk.store import mapping
-from ralph_desk.store.database import UnitOfWork
+from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import UnreadableRowError
 from ralph_desk.store.readable import listing, undecodable_column, undecodable_message
 from ralph_desk.store.schema import (
@@ -144,6 +144,12 @@ def get(unit: UnitOfWork, task_id: int) -> Task | None:
     # On the unit's connection: the session's execute adds a layer of Python that shows in a server,
     # where each call runs with cold caches.
     rows = unit.execute(_GET_ONE, {"task_id": task_id}).all()
+    return _task(rows) if rows else None
+
+
+def read(db: Database, task_id: int) -> Task | None:
+    """One task with its comments and dependencies, read by its one statement alone (`Database.fetch`)."""
+    rows = db.fetch(_GET_ONE, {"task_id": task_id})
     return _task(rows) if rows else None
 
 
