@@ -57,3 +57,19 @@ def test_every_pane_refreshes_without_a_service_call_on_the_gui_thread(
 
     assert gui_thread_guard.faults == []
     assert controller(window).worker.failures == []
+
+
+def test_only_the_worker_starts_threads_in_the_window() -> None:
+    from pathlib import Path
+
+    import ralph_desk.gui as gui
+
+    starters = ("ThreadPoolExecutor", "threading.Thread", "QThread")
+    found = [
+        f"{path.relative_to(Path(gui.__file__).parent)}: {starter}"
+        for path in Path(gui.__file__).parent.rglob("*.py")
+        if path.name != "worker.py"
+        for starter in starters
+        if starter in path.read_text(encoding="utf-8")
+    ]
+    assert found == []

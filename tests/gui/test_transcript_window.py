@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.models.stream import StreamLine, StreamModel
 from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.gui.panes.loop.transcript_window import BATCH, ENDED, FOLLOWING, TranscriptWindow
+from ralph_desk.gui.worker import Worker
 from ralph_desk.loop.model import EventKind, LiveEvent
 from ralph_desk.loop.replay import CHUNK_BYTES, TranscriptTail
 from ralph_desk.services.container import Services
@@ -138,10 +140,20 @@ def test_a_transcript_outside_the_logs_folder_is_refused(
     assert window.message_bar.isVisible() and "Could not show the transcript" in window.message_bar.text
 
 
-def test_lines_read_at_once_go_into_the_view_in_one_insertion(qtbot: QtBot, tmp_path: Path) -> None:
+@pytest.fixture
+def worker() -> Iterator[Worker]:
+    """The one worker a window's transcript windows read through."""
+    made = Worker()
+    yield made
+    made.shutdown()
+
+
+def test_lines_read_at_once_go_into_the_view_in_one_insertion(
+    qtbot: QtBot, tmp_path: Path, worker: Worker
+) -> None:
     log = tmp_path / "session.log"
     log.write_text(f"{said('line 0')}\n")
-    shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-many")
+    shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-many", worker)
     qtbot.addWidget(shown)
     qtbot.waitUntil(lambda: shown.status.text() == FOLLOWING, timeout=WAIT_MS)  # line 0 shown
     shown._timer.stop()
@@ -151,7 +163,7 @@ def test_lines_read_at_once_go_into_the_view_in_one_insertion(qtbot: QtBot, tmp_
         writing.writelines(f"{said(f'line {n}')}\n" for n in range(1, 400))
 
     shown.follow()  # row by row, each insertion laid the whole list out again: minutes for a long transcript
-    qtbot.waitUntil(lambda: not shown._delivery.isActive(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: shown.stream.figures.messages == 400, timeout=WAIT_MS)
 
     assert insertions == [(1, 399)]
     assert texts(shown) == [f"line {n}" for n in range(400)]
@@ -159,7 +171,7 @@ def test_lines_read_at_once_go_into_the_view_in_one_insertion(qtbot: QtBot, tmp_
 
 
 def test_a_long_transcript_is_read_off_the_gui_thread_and_shown_in_short_batches(
-    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worker: Worker
 ) -> None:
     log = tmp_path / "session.log"
     log.write_text("".join(f"{said(f'line {n}')}\n" for n in range(12_000)))
@@ -173,7 +185,7 @@ def test_a_long_transcript_is_read_off_the_gui_thread_and_shown_in_short_batches
 
     monkeypatch.setattr(TranscriptTail, "read", watched)
     insertions: list[int] = []
-    shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-long")
+    shown = TranscriptWindow(TranscriptTail(tmp_path, log, "claude"), "Tides", "s-long", worker)
     qtbot.addWidget(shown)
     shown.stream.model.rowsInserted.connect(lambda _parent, first, last: insertions.append(last - first + 1))
 

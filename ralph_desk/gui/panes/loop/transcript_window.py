@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -12,9 +11,9 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
 from ralph_desk.gui.panes.loop.stream import StreamView
 from ralph_desk.gui.widgets.common import label
+from ralph_desk.gui.worker import Worker
 from ralph_desk.loop.model import LiveEvent
 from ralph_desk.loop.replay import TranscriptTail, ended
-from ralph_desk.project import ProjectError
 
 POLL_MS = 500
 DELIVERY_MS = 10
@@ -34,7 +33,7 @@ class _Step:
 
 
 def _read(tail: TranscriptTail) -> _Step:
-    """On the reading thread: the next chunk's events (no Qt object is touched here)."""
+    """On the worker: the next chunk's events (no Qt object is touched here)."""
     done = ended(tail.path)  # before reading: the last lines are written before the summary
     events = tail.read()
     return _Step(events, tail.more, done)
@@ -48,6 +47,7 @@ class TranscriptWindow(QDialog):
         tail: TranscriptTail,
         title: str,
         session_id: str,
+        worker: Worker,
         started: datetime | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -67,8 +67,9 @@ class TranscriptWindow(QDialog):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.follow)
-        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="ralph-desk-tail")
-        self._reading: Future[_Step] | None = None
+        self.worker = worker
+        self._closed = False
+        self._reading = False
         self._step: _Step | None = None
         self._delivery = QTimer(self)
         self._delivery.setInterval(DELIVERY_MS)
@@ -78,30 +79,38 @@ class TranscriptWindow(QDialog):
     @property
     def following(self) -> bool:
         """Whether the window still reads, shows or waits for more lines."""
-        return self._timer.isActive() or self._delivery.isActive()
+        return self._reading or self._timer.isActive() or self._delivery.isActive()
 
     def follow(self) -> None:
-        """Read the lines written since the last look off the GUI thread; they are shown as they come."""
-        if self._pool is None or self._reading is not None:
+        """Read the lines written since the last look on the window's worker; they are shown as they come."""
+        if self._closed or self._reading:
             return
-        self._reading = self._pool.submit(_read, self.tail)
+        self._reading = True
+        tail = self.tail
+        self.worker.submit(
+            f"read the transcript {tail.path.name}", lambda: _read(tail), self._read, self._not_read
+        )
+
+    def _read(self, step: _Step) -> None:
+        self._reading = False
+        if self._closed:
+            return
+        self._step = step
         self._delivery.start()
+
+    def _not_read(self) -> None:
+        self._reading = False
+        if self._closed:
+            return
+        self.status.setText(f"Could not read the transcript {self.tail.path.name}: the window says why")
+        self.stream.end_session()
 
     def _deliver(self) -> None:
         """Show the next batch of what was read; when all is shown, read on, wait, or stop."""
-        if self._step is None:
-            reading = self._reading
-            if reading is None or not reading.done():
-                return
-            self._reading = None
-            try:
-                self._step = reading.result()
-            except (OSError, ProjectError) as error:
-                self._delivery.stop()
-                self.status.setText(f"Could not read the transcript {self.tail.path.name}: {error}")
-                self.stream.end_session()
-                return
         step = self._step
+        if step is None:
+            self._delivery.stop()
+            return
         batch, rest = step.events[:BATCH], step.events[BATCH:]
         self.stream.show_events(batch)  # one insertion: a row at a time lays the whole view out each time
         if rest:
@@ -123,11 +132,9 @@ class TranscriptWindow(QDialog):
 
     def hideEvent(self, event: QHideEvent) -> None:
         """Stop following when the window closes."""
+        self._closed = True
         self._timer.stop()
         self._delivery.stop()
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
         super().hideEvent(event)
 
 

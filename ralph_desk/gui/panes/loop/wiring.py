@@ -249,6 +249,7 @@ class LoopWiring(QObject):
             TranscriptTail(paths.root, path, session.agent),
             _session_title(row),
             session.id,
+            self.worker,
             started=started_at(session.started_at) if live else None,
             parent=self.pane,
         )
