@@ -208,6 +208,7 @@ class LoopSettingsForm(EditForm):
         self.checks = QTableWidget(0, len(CHECK_COLUMNS))
         self.checks.setHorizontalHeaderLabels(list(CHECK_COLUMNS))
         self.checks.verticalHeader().setVisible(False)
+        self.checks.setTabKeyNavigation(False)  # Tab leaves the table, as in every other table of the window
         header = self.checks.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COMMAND, header.ResizeMode.Stretch)
