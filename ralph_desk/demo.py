@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ralph_desk import resource_dir
-from ralph_desk.domain.checks import Check
+from ralph_desk.domain.checks import Check, CheckPurpose
 from ralph_desk.domain.enums import FlagCategory, Priority, Recipe, SessionOutcome, TaskStatus, Triage, Verb
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import (
@@ -242,6 +242,8 @@ def build(services: Services) -> None:
     _statuses(services, demo, ids)
     _inbox(services, demo, ids)
     _state_files(services, demo)
+    # The check runs once as the project is made: its evidence is real, and `checks list` has a run to show.
+    services.checks.run([demo_check()], services.paths.root, purpose=CheckPurpose.PROJECT)
 
 
 def _features(services: Services, demo: DemoStory) -> None:
