@@ -12,11 +12,10 @@ import pytest
 
 from ralph_desk.cli import main
 from ralph_desk.domain.checks import Check
-from ralph_desk.domain.enums import TaskStatus
-from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import ProjectPaths, init_project, update_config
 from ralph_desk.services.container import Services
 from tests.support.git_repo import commit_all, make_repo
+from tests.support.review_project import task_in_review
 
 MARKS = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('ran'); print('marked')"
 
@@ -131,17 +130,7 @@ def task_project(tmp_path: Path) -> Path:
     try:
         services.features.create("core", "Core")
         services.disciplines.create("backend", "Backend", "server", "#336699")
-        task = services.tasks.create("core", "backend", "Raise the tide")
-        worktree = services.workspaces.prepare(task.id, task.title)
-        assert worktree is not None
-        (worktree.path / "tide.txt").write_text("high\n")
-        services.signals.record(task.id, "s-1", "done", summary="Raised.")
-        commit = services.workspaces.commit_session(worktree, task.title, "s-1", "done", "Raised.", True)
-        services.sessions.start_session(
-            "s-1", task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
-        )
-        services.sessions.finish_session("s-1", outcome="done", head_after=commit.after)
-        services.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
+        task_in_review(services, "Raise the tide", {"tide.txt": "high\n"}, "Raised.")
     finally:
         services.close()
     return root

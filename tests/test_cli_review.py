@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.cli import main
-from ralph_desk.domain.enums import TaskStatus
-from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.project import init_project
 from ralph_desk.services.container import Services
 from tests.support.git_repo import commit_all, git, make_repo
+from tests.support.review_project import task_in_review
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -31,17 +30,7 @@ def project(tmp_path: Path) -> Path:
     try:
         services.features.create("core", "Core")
         services.disciplines.create("backend", "Backend", "server", "#336699")
-        task = services.tasks.create("core", "backend", "Say hello")
-        worktree = services.workspaces.prepare(task.id, task.title)
-        assert worktree is not None
-        (worktree.path / "app.py").write_text("print('hello')\n")
-        services.signals.record(task.id, "s-1", "done", summary="Greets in full.")
-        commit = services.workspaces.commit_session(worktree, task.title, "s-1", "done", "Greets.", True)
-        services.sessions.start_session(
-            "s-1", task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
-        )
-        services.sessions.finish_session("s-1", outcome="done", head_after=commit.after)
-        services.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
+        task_in_review(services, "Say hello", {"app.py": "print('hello')\n"}, "Greets in full.")
     finally:
         services.close()
     return root

@@ -17,7 +17,7 @@ from ralph_desk.services.container import Services
 from ralph_desk.services.errors import InvalidValueError, NotFoundError
 from ralph_desk.services.reviews import CommentDraft, ReviewError, ReviewMovedError
 from tests.support.git_repo import commit_all, fsck_ok, git, make_repo
-from tests.support.review_project import open_review_project, read_tip
+from tests.support.review_project import open_review_project, read_tip, task_in_review
 
 START = {"app.py": "def greet():\n    return 'hello'\n", "notes.txt": "one\ntwo\nthree\n"}
 
@@ -31,20 +31,7 @@ def desk(tmp_path: Path) -> Iterator[Services]:
 
 def _work(desk: Services, title: str, edits: dict[str, str], summary: str = "Did it.") -> Task:
     """A task whose session edited files in its worktree, committed them and called done (now in review)."""
-    task = desk.tasks.create("core", "backend", title)
-    session = f"s-{task.id}"
-    worktree = desk.workspaces.prepare(task.id, task.title)
-    assert worktree is not None
-    for name, text in edits.items():
-        (worktree.path / name).write_text(text, encoding="utf-8")
-    desk.signals.record(task.id, session, "done", summary=summary)
-    commit = desk.workspaces.commit_session(worktree, task.title, session, "done", summary, allowed=True)
-    assert commit.after != commit.before
-    desk.sessions.start_session(
-        session, task_id=task.id, recipe="task_execution", agent="claude", head_before=commit.before
-    )
-    desk.sessions.finish_session(session, outcome="done", head_after=commit.after)
-    return desk.tasks.move(task.id, TaskStatus.IN_REVIEW.value, Mover.IMPORT)
+    return task_in_review(desk, title, edits, summary)
 
 
 def test_a_task_in_review_is_listed_with_its_summary_session_branch_and_base(desk: Services) -> None:
