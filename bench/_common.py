@@ -7,6 +7,7 @@ Nothing here talks to anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -46,6 +47,22 @@ def percentile(values: Sequence[float], q: float) -> float:
     low = int(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def stall_figures(
+    ticks: Sequence[float], start: float, heartbeat_ms: float, target_ms: float
+) -> dict[str, Any]:
+    """The GUI thread's stalls, from the times a heartbeat timer of `heartbeat_ms` fired (perf_counter)."""
+    gaps = [(later - earlier) * 1000.0 - heartbeat_ms for earlier, later in itertools.pairwise(ticks)]
+    longest = max(gaps)
+    return {
+        "ticks": len(ticks),
+        "longest_stall_ms": longest,
+        "longest_stall_after_s": ticks[gaps.index(longest)] - start,
+        "p99_stall_ms": percentile(gaps, 99),
+        "p50_stall_ms": percentile(gaps, 50),
+        "stalls_over_target": sum(1 for gap in gaps if gap > target_ms),
+    }
 
 
 def ms(seconds: float) -> float:

@@ -18,7 +18,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import PYTHON, Row, emit, env_for_children, fmt_ms, make_project, median, ms, percentile, say
+from _common import (
+    PYTHON,
+    Row,
+    emit,
+    env_for_children,
+    fmt_ms,
+    make_project,
+    median,
+    ms,
+    percentile,
+    say,
+    scratch_dir,
+)
 from loop_overhead import agent_argv
 
 TARGET_MS = 100.0
@@ -89,8 +101,6 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=12)
     args = parser.parse_args()
     env_for_children()
-    from _common import scratch_dir
-
     with scratch_dir("checks") as tmp:
         root = make_project(tmp / "repo", tasks=args.tasks, git=True)
         figures = asyncio.run(measure(root))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import os
 import tempfile
 import threading
@@ -38,9 +37,9 @@ from _common import (
     fmt_ms,
     guard_pyside_refcounts,
     make_project,
-    percentile,
     say,
     scratch_dir,
+    stall_figures,
 )
 
 TARGET_MS = 50.0
@@ -175,19 +174,13 @@ async def watch(root: Path, task: int, view: str, lines: int, spacing_s: float |
     controller.worker.shutdown()
     window.close()
     services.close()
-    gaps = [(later - earlier) * 1000.0 - HEARTBEAT_MS for earlier, later in itertools.pairwise(ticks)]
     return {
         "view": view,
         "events": events[0],
         "spacing_s": spacing_s,
         "lines": lines,
         "seconds": elapsed,
-        "ticks": len(ticks),
-        "longest_stall_ms": max(gaps),
-        "longest_stall_after_s": ticks[gaps.index(max(gaps))] - start,
-        "p99_stall_ms": percentile(gaps, 99),
-        "p50_stall_ms": percentile(gaps, 50),
-        "stalls_over_target": sum(1 for gap in gaps if gap > TARGET_MS),
+        **stall_figures(ticks, start, HEARTBEAT_MS, TARGET_MS),
         "shown_lines": shown.count("\n"),
         "last_line_shown": complete,
         "load_average": os.getloadavg()[0],

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import os
 import shlex
 import subprocess
@@ -37,9 +36,9 @@ from _common import (
     fmt_ms,
     guard_pyside_refcounts,
     make_project,
-    percentile,
     say,
     scratch_dir,
+    stall_figures,
 )
 
 TARGET_MS = 50.0
@@ -140,16 +139,10 @@ async def run_loop(root: Path, tasks: int, pane: str, rate: float) -> dict[str, 
         window.close()
         await embedded.stop()
         services.close()
-    gaps = [(later - earlier) * 1000.0 - HEARTBEAT_MS for earlier, later in itertools.pairwise(ticks)]
     return {
         "iterations": status.iteration,
         "seconds": elapsed,
-        "ticks": len(ticks),
-        "longest_stall_ms": max(gaps),
-        "longest_stall_after_s": ticks[gaps.index(max(gaps))] - start,
-        "p99_stall_ms": percentile(gaps, 99),
-        "p50_stall_ms": percentile(gaps, 50),
-        "stalls_over_target": sum(1 for gap in gaps if gap > TARGET_MS),
+        **stall_figures(ticks, start, HEARTBEAT_MS, TARGET_MS),
         "writer": written,
     }
 

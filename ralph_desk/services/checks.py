@@ -4,7 +4,6 @@ queue, the window and the command line."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -178,7 +177,4 @@ class CheckService:
     def _log_path(self, task_id: int | None, name: str) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         owner = f"task-{task_id}" if task_id is not None else "project"
-        return self.paths.logs_dir / LOG_FOLDER / f"{stamp}-{owner}-{_SAFE.sub('-', name)}.log"
-
-
-_SAFE = re.compile(r"[^a-z0-9_-]")
+        return self.paths.logs_dir / LOG_FOLDER / f"{stamp}-{owner}-{name}.log"  # a check's name is a slug

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import and_, case, func, select, update
 
-from ralph_desk.domain.checks import CheckPurpose, CheckRun, CheckStatus, Outcome
+from ralph_desk.domain.checks import FAILING, CheckPurpose, CheckRun, CheckStatus, Outcome
 from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.store import mapping
 from ralph_desk.store.database import UnitOfWork
@@ -125,7 +125,7 @@ def running(unit: UnitOfWork, session_ids: Sequence[str]) -> list[CheckRun]:
 
 def session_gates(unit: UnitOfWork) -> list[tuple[int, str, bool]]:
     """Each session whose done was checked, in order: (task id, session id, every required check passed)."""
-    failing = [status.value for status in (CheckStatus.FAILED, CheckStatus.TIMED_OUT, CheckStatus.ERROR)]
+    failing = [status.value for status in FAILING]
     failed = case((and_(CheckRunRow.required.is_(True), CheckRunRow.status.in_(failing)), 1), else_=0)
     statement = (
         select(CheckRunRow.task_id, CheckRunRow.session_id, func.sum(failed))
