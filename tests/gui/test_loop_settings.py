@@ -325,7 +325,7 @@ def test_a_check_that_breaks_a_rule_is_named_and_never_saved(qtbot: QtBot) -> No
     form.checks.item(0, 0).setText("tests")
     assert form.save.isEnabled() and "checks" in form.changes()
 
-    form.checks.selectRow(0)
+    form.checks.setCurrentCell(0, 0)
     form.remove_check.click()
     assert form.checks.rowCount() == 0 and not form.dirty
 

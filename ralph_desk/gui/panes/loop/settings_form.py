@@ -475,7 +475,10 @@ class LoopSettingsForm(EditForm):
             self._on_edit()
 
     def _remove_check_rows(self) -> None:
-        rows = sorted({index.row() for index in self.checks.selectedIndexes()}, reverse=True)
+        # The selected rows, else the row of the cell being edited (a click in a cell selects no row in
+        # every style).
+        chosen = {index.row() for index in self.checks.selectedIndexes()} or {self.checks.currentRow()}
+        rows = sorted((row for row in chosen if row >= 0), reverse=True)
         for row in rows:
             self.checks.removeRow(row)
         self._on_edit()
