@@ -221,6 +221,13 @@ class AgentSession:
     head_before: str | None
     head_after: str | None
     error: str | None
+    sandbox: str | None = None  # the sandbox that confined it (bubblewrap, sandbox-exec); None: unconfined
+    sandbox_note: str | None = None  # what the sandbox let it touch, or why it ran unconfined
+
+    @property
+    def confined(self) -> bool:
+        """Whether the session ran in a sandbox."""
+        return self.sandbox is not None
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,9 @@ class AgentProcesses:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=command.cwd or self.cwd,
-            env={**os.environ, **command.env},
+            env={
+                key: value for key, value in {**os.environ, **command.env}.items() if key not in command.unset
+            },
             limit=MAX_LINE,
             **own_group(),
         )

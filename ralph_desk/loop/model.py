@@ -53,6 +53,8 @@ class LoopSettings:
     checks: tuple[Check, ...] = _CONFIG.checks  # run after a task's done, before it may enter review
     setup: str | None = _CONFIG.setup  # run once in each new task worktree
     worktree_files: tuple[str, ...] = _CONFIG.worktree_files  # untracked files copied into new worktrees
+    sandbox: bool = _CONFIG.sandbox  # sessions, checks and setup run confined where the computer can
+    sandbox_network: bool = _CONFIG.sandbox_network  # False: a confined command agent has no network
 
     @classmethod
     def of(cls, config: ProjectConfig) -> LoopSettings:
@@ -162,6 +164,7 @@ class AgentCommand:
     cwd: Path | None = None
     stdin_text: str | None = None
     config_files: tuple[Path, ...] = ()
+    unset: tuple[str, ...] = ()  # inherited variables the process must not see (the sandbox's doors out)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ class Attempt:
     read_only: bool
     work: branches.SessionWork | None = None
     git_before: git.GitState | None = None
+    git_admin: Path | None = None  # the worktree's own records in the repository's .git (its index, HEAD)
     fingerprint_before: str | None = None
     summary: StreamSummary = field(default_factory=StreamSummary)
     exit_code: int | None = None

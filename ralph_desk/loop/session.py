@@ -12,6 +12,7 @@ from ralph_desk.domain.enums import Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.loop import branches, git, worktree_setup
+from ralph_desk.loop.confine import sandbox_name, session_command
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.model import FINISHED, AgentCommand, EventKind, LiveEvent, SessionLaunch, SessionPlan
@@ -23,9 +24,11 @@ from ralph_desk.loop.tasks import through
 from ralph_desk.loop.transcript import Transcript
 from ralph_desk.loop.trust_check import require_trusted_servers
 from ralph_desk.project import ProjectError, contained
+from ralph_desk.project.confinement import described, release
 from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.services.errors import ServiceError
 from ralph_desk.services.workspaces import NoBaseBranchError
+from ralph_desk.vcs.places import Checkout
 
 log = logging.getLogger("ralph_desk.loop")
 
@@ -48,6 +51,14 @@ class SessionRunner:
         read_only = not parts.settings.allow_edits or plan.recipe is Recipe.UNDERSTAND or plan.read_only
         paths = parts.services.paths
         attempt = Attempt(plan, Transcript(paths.logs_dir, plan.session_id, root=paths.root), read_only)
+        try:
+            return await self._attempt(attempt)
+        finally:
+            await asyncio.to_thread(release, paths, sandbox_name(plan.session_id))
+
+    async def _attempt(self, attempt: Attempt) -> SessionResult:
+        """Prepare, launch and run the session's agent, then record its end."""
+        parts, plan = self.parts, attempt.plan
         await self._prepare(attempt)
         endpoint, command, parser = await self._launch(attempt)
         try:
@@ -71,6 +82,7 @@ class SessionRunner:
             async with self.parts.git:
                 work = attempt.work = await through(branches.prepare, services, plan, self.parts.repo_root)
                 place = await through(branches.git_place, services, work)
+                attempt.git_admin = place.git_dir if isinstance(place, Checkout) else None
         except BaseException as error:
             self._abandon(attempt, error)
             raise
@@ -221,6 +233,8 @@ class SessionRunner:
         attempt.transcript.describe(
             plan, agent=adapter.name, model=model, command=command, prompt=prompt, endpoint=endpoint
         )
+        command, sandbox = session_command(parts, attempt, command)
+        attempt.transcript.note(f"sandbox: {described(sandbox)}")
         services.sessions.start_session(
             plan.session_id,
             task_id=plan.task.id if plan.task else None,
@@ -233,6 +247,8 @@ class SessionRunner:
             feature=plan.feature.name if plan.feature else None,
             head_before=attempt.git_before.head if attempt.git_before else None,
             transcript_path=str(attempt.transcript.log_path),
+            sandbox=sandbox.tool,
+            sandbox_note=described(sandbox),
         )
         return command
 

@@ -31,7 +31,7 @@ from ralph_desk.project import contained, trust
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
-CONFIG_VERSION = 6
+CONFIG_VERSION = 7
 AGENTS = ("claude", "codex", "command", "rehearsal")
 IDE_DISCONNECT = ("finish", "stop")
 RECIPES = tuple(recipe.value for recipe in Recipe)
@@ -265,6 +265,24 @@ class ProjectConfig(BaseModel):
             since=6,
         ),
     )
+    sandbox: bool = _setting(
+        True,
+        Rule(
+            lambda value: isinstance(value, bool),
+            "true (each session, check and setup runs confined: it writes only its worktree, where the "
+            "computer has a sandbox) or false (they run as you)",
+            since=7,
+        ),
+    )
+    sandbox_network: bool = _setting(
+        True,
+        Rule(
+            lambda value: isinstance(value, bool),
+            "true or false (a confined command agent, its checks and setup run without a network; Claude "
+            "Code and Codex keep it: they reach their model API)",
+            since=7,
+        ),
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -407,17 +425,21 @@ def read_config(paths: ProjectPaths) -> ProjectConfig:
 
 
 AGENT_PROGRAM_KEYS = ("agent_bin", "agent_command")
-COMMAND_KEYS = (*AGENT_PROGRAM_KEYS, "checks", "setup")  # the settings that name a program ralph-desk runs
+# The settings that name a program ralph-desk runs, or let it run unconfined: a cloned folder sets none
+# unasked.
+COMMAND_KEYS = (*AGENT_PROGRAM_KEYS, "checks", "setup", "sandbox")
 
 
 def command_fingerprint(config: ProjectConfig) -> str | None:
     """The fingerprint of the settings that name a program to run; None when they name none."""
     settings = config.to_json()
-    # Checks and setup join the fingerprint only when set: a project trusted before they existed stays so.
+    # The later keys join the fingerprint only when not their default: a project trusted before they
+    # existed stays so.
+    defaults = ProjectConfig().to_json()
     named = {
         key: settings[key]
         for key in COMMAND_KEYS
-        if key in AGENT_PROGRAM_KEYS or settings[key] not in (None, [])
+        if key in AGENT_PROGRAM_KEYS or settings[key] != defaults[key]
     }
     return trust.fingerprint(named) if any(value is not None for value in named.values()) else None
 

@@ -53,6 +53,11 @@ class ProjectPaths:
         return self.mcp_dir / "clients"
 
     @property
+    def sandbox_dir(self) -> Path:
+        """Each confined process's private home and temporary folder, removed when it ends."""
+        return self.ralph / "sandbox"
+
+    @property
     def learnings_file(self) -> Path:
         return self.ralph / "learnings.txt"
 

@@ -23,7 +23,7 @@ TRUST_HINT = "ralph-desk trust"
 class Untrusted:
     """A program named by the project's config.json that this computer has not allowed yet."""
 
-    setting: str  # agent_bin, agent_command, checks, setup or mcp_servers
+    setting: str  # agent_bin, agent_command, checks, setup, sandbox or mcp_servers
     command: str  # the program (agent_bin), command line (agent_command, setup), the checks or servers, shown
     fingerprint: str
     part: str = trust.PROGRAMS  # which of the project's trusted settings this is
@@ -65,10 +65,15 @@ def untrusted_commands(
     return replace(first, also=tuple(more))
 
 
+SANDBOX_OFF = "false: sessions, checks and setup run as you, unconfined"
+
+
 def config_commands(config: ProjectConfig) -> list[tuple[str, str]]:
-    """The checks and the setup command `config` names, each as its setting and the commands shown."""
+    """The checks and the setup command `config` names, each as its setting and the commands shown, and
+    the sandbox when the folder switched it off (what runs then runs as the person)."""
     named = [("checks", shown(config.checks))] if config.checks else []
-    return named + ([("setup", config.setup)] if config.setup else [])
+    named += [("setup", config.setup)] if config.setup else []
+    return named + ([] if config.sandbox else [("sandbox", SANDBOX_OFF)])
 
 
 def require_trusted_checks(paths: ProjectPaths, config: ProjectConfig) -> None:

@@ -223,6 +223,8 @@ class SessionStart(ServiceInput):
     head_before: HeadText | None = None
     transcript_path: PathText | None = None
     started_at: Moment = None
+    sandbox: AgentText | None = None
+    sandbox_note: LongText | None = None
 
 
 class SessionChange(ServiceInput):

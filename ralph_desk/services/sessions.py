@@ -135,10 +135,13 @@ class SessionService:
         head_before: str | None = None,
         started_at: datetime | None = None,
         transcript_path: str | None = None,
+        sandbox: str | None = None,
+        sandbox_note: str | None = None,
     ) -> AgentSession:
         """Record that an agent session started (outcome `running`); `started_at` is now unless given.
 
-        `transcript_path` is where its transcript is being written (the window follows it as it grows).
+        `transcript_path` is where its transcript is being written (the window follows it as it grows);
+        `sandbox` the tool that confines it (None: unconfined), `sandbox_note` what it may touch or why not.
         """
         values = {
             "id": id,
@@ -153,6 +156,8 @@ class SessionService:
             "head_before": head_before,
             "transcript_path": transcript_path,
             "started_at": started_at,
+            "sandbox": sandbox,
+            "sandbox_note": sandbox_note,
         }
         args = check.arguments(SessionStart, given(values), "start_session")
         fields = checked(columns(args), SessionWrite)

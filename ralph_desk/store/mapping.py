@@ -317,6 +317,8 @@ def agent_session(row: AgentSessionRow) -> AgentSession:
         head_before=row.head_before,
         head_after=row.head_after,
         error=row.error,
+        sandbox=row.sandbox,
+        sandbox_note=row.sandbox_note,
     )
 
 

@@ -435,6 +435,8 @@ class AgentSessionRow(Base):
     head_before: Mapped[str | None] = mapped_column(String(64))
     head_after: Mapped[str | None] = mapped_column(String(64))
     error: Mapped[str | None] = mapped_column(Text)
+    sandbox: Mapped[str | None] = mapped_column(String(32))  # the tool that confined it; null: unconfined
+    sandbox_note: Mapped[str | None] = mapped_column(Text)  # what it could touch, or why it ran unconfined
 
 
 class ChangeRow(Base):

@@ -152,6 +152,8 @@ class SessionWrite(TypedDict, total=False):
     head_before: str | None
     head_after: str | None
     error: str | None
+    sandbox: str | None
+    sandbox_note: str | None
 
 
 class LoopRunWrite(TypedDict, total=False):

@@ -227,7 +227,8 @@ def test_edits_found_when_edits_are_not_allowed_are_stashed_and_the_session_reje
     task = project.tasks.create("core", "backend", "Review only")
     script = session(("mcp__files__write_note", {"text": "sneaky edit"}), verb("done", summary="reviewed"))
     start_api(**{heading(task.id): script})
-    run_loop(project, settings(agent, allow_edits=False, max_iterations=1))
+    # Unconfined, the edit happens and is stashed; a sandbox makes the folder read-only (tests/sandbox).
+    run_loop(project, settings(agent, allow_edits=False, max_iterations=1, sandbox=False))
     (recorded,) = project.sessions.list(task_id=task.id)
     assert recorded.outcome == SessionOutcome.REJECTED.value
     assert recorded.changed_files == ("NOTES.md",)

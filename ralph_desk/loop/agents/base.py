@@ -14,6 +14,7 @@ from ralph_desk.domain.session import safe_file_stem
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.project import contained
+from ralph_desk.project.confinement import HomeFile
 from ralph_desk.project.contained import PRIVATE_DIR_MODE
 
 RALPH_SERVER = "ralph"
@@ -30,6 +31,8 @@ class AgentAdapter(Protocol):
     """One agent CLI: how to check it is there, how to start a session, how to read what it prints."""
 
     name: str
+    home_files: tuple[HomeFile, ...]  # what the CLI needs from the person's home inside its sandbox
+    needs_network: bool  # it reaches a model API itself: a sandbox never takes its network away
 
     def check_available(self, settings: LoopSettings) -> None:
         """Raise `AgentUnavailableError` saying where the program was looked for and how to point at it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,10 +19,13 @@ from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch
 from ralph_desk.loop.settings import CLAUDE_BIN_ENV
 from ralph_desk.loop.streams import StreamParser
+from ralph_desk.project.confinement import HomeFile
 
 CLAUDE_PROGRAM = "claude"
 EDIT_TOOLS = ("Read", "Edit", "Write", "Bash", "Glob", "Grep")
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
+# Claude Code's own Bash sandbox, with no command let out of it (it warns and goes on where it cannot start).
+OWN_SANDBOX = json.dumps({"sandbox": {"enabled": True, "allowUnsandboxedCommands": False}})
 HOW_TO_POINT = f"pass --claude-bin PATH, set {CLAUDE_BIN_ENV}, or put `{CLAUDE_PROGRAM}` on PATH"
 
 
@@ -51,6 +55,12 @@ class ClaudeAdapter(LocatedAdapter):
     """Runs Claude Code headless with the session's MCP config, allow-list, permission mode and turn limit."""
 
     name = "claude"
+    # Credentials read-only in place (a refreshed login is the person's, not a copy's); settings copied.
+    home_files: tuple[HomeFile, ...] = (
+        HomeFile(".claude/.credentials.json"),
+        HomeFile(".claude/settings.json", copy=True),
+    )
+    needs_network = True
 
     def locate(self, settings: LoopSettings) -> Path:
         """The Claude Code executable: `--claude-bin` (settings), else `$RALPH_CLAUDE_BIN`, else PATH."""
@@ -77,6 +87,8 @@ class ClaudeAdapter(LocatedAdapter):
             "--permission-mode", "dontAsk" if read_only else mode,
             "--max-turns", str(settings.max_turns),
         ]  # fmt: skip
+        if settings.sandbox:  # Claude Code's own sandbox for its Bash commands, inside the session's
+            argv += ["--settings", OWN_SANDBOX]
         model = settings.model_for(plan.recipe)
         if model:
             argv += ["--model", model]

@@ -22,6 +22,7 @@ from ralph_desk.loop.agents.base import (
 from ralph_desk.loop.agents.codex_stream import CodexStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch
 from ralph_desk.loop.streams import StreamParser
+from ralph_desk.project.confinement import HomeFile
 
 CODEX_PROGRAM = "codex"
 CODEX_BIN_ENV = "RALPH_CODEX_BIN"
@@ -95,6 +96,11 @@ class CodexAdapter(LocatedAdapter):
     """Runs `codex exec --json` in a sandbox, with ralph's and the discipline's servers as `-c` overrides."""
 
     name = "codex"
+    home_files: tuple[HomeFile, ...] = (
+        HomeFile(".codex/auth.json"),
+        HomeFile(".codex/config.toml", copy=True),
+    )
+    needs_network = True
 
     def locate(self, settings: LoopSettings) -> Path:
         """The Codex executable: the agent_bin setting, else `$RALPH_CODEX_BIN`, else `codex` on PATH."""

@@ -17,6 +17,7 @@ from ralph_desk.loop.agents.base import (
 from ralph_desk.loop.agents.command_stream import AutoStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch
 from ralph_desk.loop.streams import StreamParser
+from ralph_desk.project.confinement import HomeFile
 
 PLACEHOLDERS = ("prompt_file", "mcp_config", "session_id", "workdir")
 # `{name}` is a placeholder; `{{name}}` stands for a literal `{name}`. Other braces (JSON…) are left alone.
@@ -63,6 +64,8 @@ class CommandTemplateAdapter:
     """Runs a command template as argv (never through a shell): task text reaches the agent as data only."""
 
     name = "command"
+    home_files: tuple[HomeFile, ...] = ()
+    needs_network = False  # the sandbox_network setting decides
 
     def locate(self, settings: LoopSettings) -> tuple[Path, list[str]]:
         """The template's program and its words."""

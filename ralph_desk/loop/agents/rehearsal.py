@@ -18,6 +18,7 @@ from ralph_desk.loop.agents.base import session_file, write_mcp_config
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch, SessionPlan
 from ralph_desk.loop.streams import StreamParser
+from ralph_desk.project.confinement import HomeFile
 
 COMMAND = "rehearse"
 PAUSE_S = 0.4  # between steps, so a person watching the live view can read them
@@ -76,6 +77,8 @@ class RehearsalAdapter:
     """Runs `ralph-desk rehearse` with the session's script and MCP config; reads its Claude-style stream."""
 
     name = "rehearsal"
+    home_files: tuple[HomeFile, ...] = ()
+    needs_network = True  # it reaches the desk's MCP server over 127.0.0.1
 
     def check_available(self, settings: LoopSettings) -> None:
         """Always there: the rehearsal ships with ralph-desk."""

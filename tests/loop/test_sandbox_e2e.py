@@ -1,0 +1,108 @@
+"""Agents in a sandbox (DESIGN §15), end to end with the real loop and a hostile command-template agent:
+confined by default, it writes its own worktree and nothing else; with the sandbox off the same moves
+succeed, so the sandbox is what stops them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.project import update_config
+from ralph_desk.sandbox import availability
+from ralph_desk.services.container import Services
+from tests.loop.conftest import StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.support import hostile_attempts, stand_in_agent
+from tests.support.git_repo import git
+
+needs_sandbox = pytest.mark.skipif(
+    not availability().confines, reason=f"no sandbox here: {availability().reason}"
+)
+ATTACKS = ("bashrc", "ssh_key", "checkout", "other_worktree", "git_config", "git_hooks")
+
+
+def _hostile_command() -> str:
+    words = [
+        sys.executable,
+        hostile_attempts.__file__,
+        stand_in_agent.__file__,
+        "{prompt_file}",
+        "{mcp_config}",
+    ]
+    return shlex.join(words)
+
+
+def _attack(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sandbox: bool
+) -> tuple[dict[str, str], dict[str, Path], str]:
+    """Run the hostile agent on a task in review-gated git project; what it said, its targets, its branch."""
+    root = project.paths.root
+    update_config(project.paths, review_gate=True)
+    task = project.tasks.create("core", "backend", "Do my task")  # first: the one session runs it
+    other = project.tasks.create("core", "backend", "Someone else's work")
+    other_worktree = project.workspaces.prepare(other.id, other.title)
+    assert other_worktree is not None
+    start_api(**{heading(task.id): session(verb("done", summary="done as asked"))})
+    home = Path(os.environ["HOME"])  # the start_api fixture gave the agent this home
+    (home / ".ssh").mkdir(exist_ok=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY\n")
+    (home / ".bashrc").write_text("# the person's\n")
+    targets = {
+        "bashrc": home / ".bashrc",
+        "ssh_key": home / ".ssh" / "id_rsa",
+        "checkout": root / "planted.txt",
+        "other_worktree": other_worktree.path / "planted.txt",
+        "git_config": root / ".git" / "config",
+        "git_hooks": root / ".git" / "hooks" / "post-checkout",
+        "own_file": Path("mine.txt"),
+    }
+    monkeypatch.setenv(hostile_attempts.TARGETS_ENV, json.dumps({k: str(v) for k, v in targets.items()}))
+
+    run_loop(
+        project, settings(stand_in(), agent_command=_hostile_command(), sandbox=sandbox, max_iterations=1)
+    )
+
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    worktree = project.workspaces.existing(task.id)
+    assert worktree is not None
+    said = json.loads(git(root, "show", f"refs/heads/{worktree.branch}:attempts.json"))
+    assert git(root, "show", f"refs/heads/{worktree.branch}:mine.txt") == "my work"
+    return said, targets, worktree.branch
+
+
+@needs_sandbox
+def test_a_confined_agent_writes_its_worktree_and_nothing_else(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    said, targets, _ = _attack(project, start_api, monkeypatch, tmp_path, sandbox=True)
+
+    assert said["own_file"] == "ok"
+    refused = {name: said[name] for name in ATTACKS if said[name] != "ok"}
+    assert sorted(refused) == sorted(ATTACKS), said
+    assert targets["bashrc"].read_text() == "# the person's\n"
+    assert not targets["checkout"].exists() and not targets["other_worktree"].exists()
+    assert "fsmonitor" not in targets["git_config"].read_text()
+    assert not targets["git_hooks"].exists()
+    (recorded,) = [row for row in project.sessions.list() if row.sandbox is not None]
+    assert recorded.confined and recorded.sandbox == "bubblewrap"
+    assert "writes its worktree" in (recorded.sandbox_note or "")
+
+
+def test_the_same_agent_unconfined_does_all_of_it(
+    project: Services, start_api: StartApi, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    said, targets, _ = _attack(project, start_api, monkeypatch, tmp_path, sandbox=False)
+
+    assert {name: said[name] for name in (*ATTACKS, "own_file")} == dict.fromkeys(
+        (*ATTACKS, "own_file"), "ok"
+    )
+    assert "curl evil" in targets["bashrc"].read_text()
+    assert targets["checkout"].exists() and targets["other_worktree"].exists()
+    assert "fsmonitor" in targets["git_config"].read_text() and targets["git_hooks"].exists()
+    (recorded,) = project.sessions.list()
+    assert not recorded.confined and recorded.sandbox_note == "unconfined: the sandbox setting is off"
