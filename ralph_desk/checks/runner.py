@@ -17,6 +17,7 @@ from pathlib import Path
 from ralph_desk.domain.checks import Check, CheckStatus, Outcome, useful_tail
 from ralph_desk.process_tree import own_group, signal_tree
 from ralph_desk.project import contained
+from ralph_desk.sandbox import Confined
 
 LOG_LIMIT = 32 * 1024 * 1024
 """The most of one run's output kept in its log file: a check that prints more cannot fill the disk."""
@@ -30,6 +31,8 @@ STOP_POLL_S = 0.2
 
 Output = Callable[[str], None]
 """Called with each piece of a check's output as it arrives (off the caller's thread)."""
+Confiner = Callable[[list[str]], Confined]
+"""Puts a check's command line in its sandbox (or says why it runs unconfined)."""
 
 
 @dataclass
@@ -61,15 +64,21 @@ def run_check(
     log: tuple[Path, Path] | None,
     stop: Stop | None = None,
     on_output: Output | None = None,
+    confine: Confiner | None = None,
 ) -> Outcome:
-    """Run `check` in `folder`; `log` is (project root, log file) for the full output. Never raises for the
-    check's own failure: a shell that cannot start is an ERROR outcome."""
+    """Run `check` in `folder` (inside the sandbox `confine` gives); `log` is (project root, log file) for
+    the full output. Never raises for the check's own failure: a shell that cannot start is an ERROR
+    outcome."""
     started = time.monotonic()
     sink = _Sink(log, on_output)
+    command = confine(shell_command(check.run)) if confine is not None else None
+    if command is not None and not command.confined:
+        sink.note(f"[ralph-desk: runs unconfined: {command.reason}]\n")
     try:
         process = subprocess.Popen(
-            shell_command(check.run),
+            command.argv if command is not None else shell_command(check.run),
             cwd=folder,
+            env=command.environment(dict(os.environ)) if command is not None else None,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -157,6 +166,10 @@ class _Sink:
         """Read the check's output to its end (run on a thread of its own)."""
         while chunk := stream.read1(CHUNK):
             self._keep(chunk)
+
+    def note(self, text: str) -> None:
+        """A line of ralph-desk's own among the output."""
+        self._keep(text.encode())
 
     def _keep(self, chunk: bytes) -> None:
         if self._file is not None and self._written < LOG_LIMIT:

@@ -11,6 +11,7 @@ from ralph_desk.loop.model import LoopSettings, command_template
 from ralph_desk.project import ProjectConfig, ProjectPaths, read_config, trust
 from ralph_desk.project.config import COMMAND_KEYS, command_fingerprint
 from ralph_desk.project.untrusted import (
+    SANDBOX_OFF,
     TRUST_HINT,
     Untrusted,
     UntrustedCommandError,
@@ -104,9 +105,7 @@ def trust_config(paths: ProjectPaths, disciplines: Iterable[Discipline] = ()) ->
             f"{paths.config_file} names no program (agent_bin, agent_command, checks and setup are empty) "
             f"and no discipline starts an MCP server command: nothing to trust"
         )
-    named = [
-        line for key in COMMAND_KEYS if getattr(config, key) for line in _listed(key, getattr(config, key))
-    ]
+    named = [line for key in COMMAND_KEYS for line in _listed(key, getattr(config, key))]
     if servers is not None:
         named += [f"  mcp server: {trust.shown_command(entry)}" for entry in trust.server_commands(listed)]
         where = trust.record(paths.root, servers, trust.SERVERS)
@@ -121,8 +120,11 @@ def trust_config(paths: ProjectPaths, disciplines: Iterable[Discipline] = ()) ->
     )
 
 
-def _listed(key: str, value: str | tuple[str, ...] | tuple[Check, ...]) -> list[str]:
-    """`trust`'s lines for one setting: each check on a line of its own, none when it is empty."""
+def _listed(key: str, value: str | bool | tuple[str, ...] | tuple[Check, ...] | None) -> list[str]:
+    """`trust`'s lines for one setting: each check on a line of its own, none when it is empty (or the
+    sandbox is on)."""
+    if isinstance(value, bool):
+        return [] if value else [f"  {key}: {SANDBOX_OFF}"]
     if not value:
         return []
     if key == "checks":

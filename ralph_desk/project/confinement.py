@@ -19,6 +19,7 @@ from ralph_desk.project import contained
 from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.project.paths import ProjectPaths
 from ralph_desk.sandbox import Availability, Confined, Confinement, availability, confine
+from ralph_desk.sandbox.exposure import toolchains
 from ralph_desk.sandbox.policy import FileBinding
 from ralph_desk.sandbox.wrap import OFF, unconfined
 
@@ -67,7 +68,7 @@ def policy(paths: ProjectPaths, request: SandboxRequest) -> Confinement:
         writable=request.writable if request.read_only else (request.workdir, *request.writable),
         home=home,
         temp=temp,
-        readable=(paths.root,),
+        readable=(paths.root, *toolchains(person_home, os.environ.get("PATH"))),
         masked=tuple(path for path in masked if path.is_dir()),
         protected=tuple(protected),
         files=(

@@ -11,8 +11,9 @@ from ralph_desk.sandbox.policy import Confinement
 def command(program: Path, confinement: Confinement, argv: Sequence[str]) -> list[str]:
     """`bwrap …options… -- argv`: the system read-only, the hidden folders empty, the writable ones bound.
 
-    Later mounts cover earlier ones, so the order is the policy: hide, show again what is needed, mask
-    what must stay out of sight inside that, then bind what the process may write.
+    Later mounts cover earlier ones, so the order is the policy: hide; show again what is needed; bind
+    what may be written, then what inside it may not; mask what must stay out of sight whatever came
+    before; last the run's private home and temporary folder, and the files shown in them.
     """
     words = [str(program), "--die-with-parent", "--unshare-all"]
     if confinement.network:
@@ -23,13 +24,13 @@ def command(program: Path, confinement: Confinement, argv: Sequence[str]) -> lis
         words += ["--tmpfs", str(folder)]
     for path in confinement.readable:
         words += ["--ro-bind", str(path), str(path)]
-    for folder in confinement.masked:
-        words += ["--tmpfs", str(folder)]
     for folder in confinement.writable:
         words += ["--bind", str(folder), str(folder)]
     for path in confinement.protected:
         words += ["--ro-bind", str(path), str(path)]
-    for folder in (confinement.home, confinement.temp):  # inside `.ralph/`, which may be protected
+    for folder in confinement.masked:
+        words += ["--tmpfs", str(folder)]
+    for folder in (confinement.home, confinement.temp):
         words += ["--bind", str(folder), str(folder)]
     for binding in confinement.files:
         words += ["--bind" if binding.writable else "--ro-bind", str(binding.source), str(binding.target)]

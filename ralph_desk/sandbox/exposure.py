@@ -13,6 +13,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 SHEBANG_LIMIT = 256
+# Where version managers and language installers keep toolchains in a home: shown read-only, so that a
+# check's `pytest` or `npm test` finds its interpreter. None holds a person's credentials (Cargo's sit in
+# ~/.cargo, of which only bin/ is shown).
+TOOLCHAINS = (
+    ".pyenv", ".nvm", ".volta", ".asdf", ".rbenv", ".sdkman", ".cargo/bin", ".rustup", ".deno", ".bun",
+    ".local/bin", ".local/lib", ".local/pipx", ".local/share/pnpm", ".local/share/uv", ".npm-global",
+    "go/bin", ".go", ".ghcup", ".elan", ".juliaup", ".nix-profile", "miniconda3", "anaconda3", "miniforge3",
+    ".conda", ".linuxbrew",
+)  # fmt: skip
 DESK_PACKAGE = Path(__file__).resolve().parent.parent  # ralph_desk itself: the demo's agent runs it
 
 
@@ -22,11 +31,23 @@ def needed(argv: Sequence[str], hidden: Iterable[Path], search_path: str | None 
     found: list[Path] = []
     programs = [Path(argv[0]), *_interpreter(Path(argv[0]), search_path)] if argv else []
     for program in programs:
-        found += [_install_folder(program), _install_folder(Path(os.path.realpath(program)))]
+        for path in (program, Path(os.path.realpath(program))):
+            found += [_install_folder(path), path.parent, path]  # the widest that is not a hidden root
     named = [Path(word) for word in argv[1:] if _names_path(word)]
-    found += [path if path.is_dir() else path.parent for path in named]
+    found += [folder for path in named for folder in (path, path.parent)]
     found += [_install_folder(DESK_PACKAGE / "__init__.py").parent]
     return _under(found, roots)
+
+
+def toolchains(home: Path, search_path: str | None) -> tuple[Path, ...]:
+    """The toolchain folders in `home` a confined command may run programs from: the known ones and each
+    folder of PATH inside it (with the install folder around it)."""
+    found = [home / name for name in TOOLCHAINS]
+    for entry in (search_path or "").split(os.pathsep):
+        if entry and os.path.isabs(entry):
+            for folder in (Path(entry), Path(os.path.realpath(entry))):
+                found += [_install_folder(folder / "program"), folder]
+    return _under(found, [Path(os.path.realpath(home))])
 
 
 def _names_path(word: str) -> bool:
@@ -62,10 +83,11 @@ def _interpreter(program: Path, search_path: str | None) -> list[Path]:
 
 
 def _under(paths: Iterable[Path], roots: Sequence[Path]) -> tuple[Path, ...]:
-    """The paths inside a hidden root, each once, outermost first (inner ones are already shown by it)."""
+    """The paths inside a hidden root (never a root itself: that would show all of it), each once,
+    outermost first (inner ones are already shown by it)."""
     chosen: list[Path] = []
     for path in sorted({Path(os.path.realpath(path)) for path in paths}, key=lambda p: len(p.parts)):
-        inside_hidden = any(path == root or root in path.parents for root in roots)
+        inside_hidden = any(root in path.parents for root in roots)
         outer = not any(kept == path or kept in path.parents for kept in chosen)
         if inside_hidden and path.exists() and outer:
             chosen.append(path)

@@ -30,13 +30,13 @@ def profile(confinement: Confinement) -> str:
     rules.append(f"(deny file-read* file-write* {_subpaths(hidden)})")
     if confinement.readable:
         rules.append(f"(allow file-read* {_subpaths(confinement.readable)})")
-    if confinement.masked:
-        rules.append(f"(deny file-read* file-write* {_subpaths(confinement.masked)})")
     if confinement.writable:
         rules.append(f"(allow file-read* file-write* {_subpaths(confinement.writable)})")
     if confinement.protected:
         rules.append(f"(deny file-write* {_subpaths(confinement.protected)})")
-    private = (confinement.home, confinement.temp)  # inside `.ralph/`, which may be protected
+    if confinement.masked:
+        rules.append(f"(deny file-read* file-write* {_subpaths(confinement.masked)})")
+    private = (confinement.home, confinement.temp)
     rules.append(f"(allow file-read* file-write* {_subpaths(private)})")
     for binding in confinement.files:
         access = "file-read* file-write*" if binding.writable else "file-read*"

@@ -3,7 +3,9 @@ queue, the window and the command line."""
 
 from __future__ import annotations
 
+import functools
 import os
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -12,7 +14,10 @@ from pathlib import Path
 from ralph_desk.checks.runner import Stop, run_check
 from ralph_desk.domain.checks import Check, CheckPurpose, CheckRun, CheckStatus, Outcome, Verdict, verdict
 from ralph_desk.project import ProjectPaths, contained, read_config
+from ralph_desk.project.confinement import SandboxRequest, confined, release
+from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.untrusted import require_trusted_checks
+from ralph_desk.sandbox import Confined
 from ralph_desk.store import check_runs as store
 from ralph_desk.store.database import Database
 
@@ -40,6 +45,12 @@ class FirstTimePasses:
 
     passed: int
     checked: int
+
+
+@dataclass(frozen=True)
+class _Sandboxing:
+    on: bool
+    network: bool
 
 
 class CheckService:
@@ -76,6 +87,7 @@ class CheckService:
         and skips the rest.
         """
         runs: list[CheckRun] = []
+        sandboxed = self._sandbox()
         for check in checks:
             if stop is not None and stop.requested:
                 break
@@ -93,20 +105,41 @@ class CheckService:
                     commit=commit,
                 )
             heard = (lambda text, name=check.name: on_output(name, text)) if on_output is not None else None
+            sandbox = SandboxRequest(f"check-{uuid.uuid4().hex[:12]}", folder, network=sandboxed.network)
             try:
-                outcome = run_check(check, folder, (self.paths.root, log_path), stop, heard)
+                outcome = run_check(
+                    check,
+                    folder,
+                    (self.paths.root, log_path),
+                    stop,
+                    heard,
+                    functools.partial(self._confined, request=sandbox, on=sandboxed.on),
+                )
             except Exception as error:  # the record must not stay "running": say why it could not run
                 outcome = Outcome(CheckStatus.ERROR, None, 0.0, f"could not run: {error}")
             except BaseException:  # Ctrl-C in a terminal: the run ended (its process tree too), and says so
                 with self.db.write() as unit:
                     store.finish(unit, started.id, Outcome(CheckStatus.STOPPED, None, 0.0, "interrupted"))
                 raise
+            finally:
+                release(self.paths, sandbox.name)
             with self.db.write() as unit:
                 store.finish(unit, started.id, outcome)
                 ended = store.get(unit, started.id)
             assert ended is not None
             runs.append(ended)
         return runs
+
+    def _confined(self, argv: list[str], *, request: SandboxRequest, on: bool) -> Confined:
+        return confined(self.paths, argv, request, on)
+
+    def _sandbox(self) -> _Sandboxing:
+        """Whether checks run confined and with a network: the project settings (confined if unreadable)."""
+        try:
+            config = read_config(self.paths)
+        except ProjectError:
+            return _Sandboxing(True, True)
+        return _Sandboxing(config.sandbox, config.sandbox_network)
 
     def latest(self, task_id: int) -> list[CheckRun]:
         """The newest run of each check on the task's own work (after a done, or run again)."""

@@ -83,7 +83,9 @@ def test_an_agent_that_wrecks_its_worktree_ends_its_session_flagged_and_the_next
         *session(write("rest.txt", "the rest\n"), verb("done", summary="really done")),
     ]
     start_api(**{heading(task.id): script})
-    agent = settings(stand_in(), agent_command=hostile(WRECKS[how], tmp_path / "wrecked", after="kept.txt"))
+    agent = settings(
+        stand_in(), sandbox=False, agent_command=hostile(WRECKS[how], tmp_path / "wrecked", after="kept.txt")
+    )
     caplog.set_level(logging.INFO)
 
     status = run_loop(project, agent)
@@ -133,7 +135,8 @@ def test_a_wrecked_worktree_never_ends_a_sibling_session_running_beside_it(
     caplog.set_level(logging.INFO)
 
     status = run_loop(
-        project, settings(stand_in(), parallel=2, agent_command=hostile(wreck, tmp_path / "wrecked"))
+        project,
+        settings(stand_in(), parallel=2, sandbox=False, agent_command=hostile(wreck, tmp_path / "wrecked")),
     )
 
     assert status.state is LoopState.COMPLETED, status.stop_reason
@@ -193,7 +196,9 @@ def test_git_failing_in_a_worktree_that_looks_sound_ends_that_session_not_the_lo
     ]
     start_api(**{heading(task.id): script})
     damage = 'echo garbage > "$(git rev-parse --absolute-git-dir)/HEAD"'
-    agent = settings(stand_in(), agent_command=hostile(damage, tmp_path / "wrecked", after="kept.txt"))
+    agent = settings(
+        stand_in(), sandbox=False, agent_command=hostile(damage, tmp_path / "wrecked", after="kept.txt")
+    )
     caplog.set_level(logging.INFO)
 
     status = run_loop(project, agent)

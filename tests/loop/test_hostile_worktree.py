@@ -63,7 +63,7 @@ def test_a_worktree_whose_git_was_swapped_for_one_with_fsmonitor_is_flagged_and_
         f"&& printf 'gitdir: %s\\n' {pointer} > .git && echo work > planted.txt"
     )
 
-    run_loop(project, settings(stand_in(), agent_command=hostile(damage)))
+    run_loop(project, settings(stand_in(), sandbox=False, agent_command=hostile(damage)))
 
     assert not (evil / "MARKER").exists(), (evil / "MARKER").read_text()
     assert (worktree.path / "planted.txt").exists()  # the damage was done
@@ -84,7 +84,7 @@ def test_an_agent_that_moves_head_to_main_leaves_main_alone_and_its_work_on_the_
     main_before = git(root, "rev-parse", f"refs/heads/{worktree.base}")
     damage = f"git symbolic-ref HEAD refs/heads/{worktree.base} && echo 'edited by the agent' >> README.md"
 
-    run_loop(project, settings(stand_in(), agent_command=hostile(damage)))
+    run_loop(project, settings(stand_in(), sandbox=False, agent_command=hostile(damage)))
 
     assert git(root, "rev-parse", f"refs/heads/{worktree.base}") == main_before
     assert git(root, "show", f"refs/heads/{worktree.branch}:README.md").endswith("edited by the agent")
@@ -106,7 +106,7 @@ def test_a_nested_repository_is_flagged_never_committed_as_a_gitlink_and_its_wor
         "&& echo kept > kept.txt"
     )
 
-    run_loop(project, settings(stand_in(), agent_command=hostile(damage)))
+    run_loop(project, settings(stand_in(), sandbox=False, agent_command=hostile(damage)))
 
     listing = git(root, "ls-tree", "-r", f"refs/heads/{worktree.branch}")
     assert "kept.txt" in listing and "vendor" not in listing and "160000" not in listing
@@ -132,7 +132,7 @@ def test_a_huge_or_oddly_named_session_is_committed_and_the_task_reaches_review(
     root = project.paths.root
     worktree = _start(project, start_api, "Leave a lot behind")
 
-    run_loop(project, settings(stand_in(), agent_command=hostile(damage)))
+    run_loop(project, settings(stand_in(), sandbox=False, agent_command=hostile(damage)))
 
     assert project.tasks.get(worktree.task_id).status is TaskStatus.IN_REVIEW
     names = git(

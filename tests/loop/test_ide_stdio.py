@@ -66,13 +66,20 @@ async def tool_names(client: Client) -> set[str]:
     return {tool.name for tool in (await client.list_tools()).tools}
 
 
-def pid_gone(pid: int) -> bool:
-    """Whether no process has this id (the loop reaps its agents, so no zombie stays)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
+def gone(port: int) -> bool:
+    """Whether no process runs the held agent of `port`, or its sandbox: an agent confined in a process
+    namespace of its own reports an id only that namespace knows, so the command lines are read."""
+    wanted = (str(HELD_AGENT).encode(), str(port).encode())
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # ended meanwhile
+        if all(word in words for word in wanted):
+            return False
+    return True
 
 
 async def until_ended(client: Client) -> CallResult:
@@ -183,7 +190,7 @@ async def test_an_ide_initialises_a_folder_then_runs_follows_and_stops_the_loop(
             started = await call(client, "ralph_run", {"max_iterations": 3})
             assert (started["status"], started["currentTask"]) == ("running", first)
             async with await agent_started(listener) as agent:
-                pid = await agent_pid(agent)
+                await agent_pid(agent)  # its first line; the id is its namespace's own when confined
                 during = await call(client, "ralph_status", {})
                 assert during["running"] is True and during["status"] == "running"
                 assert (during["loopId"], during["currentTask"]) == (started["loopId"], first)
@@ -203,7 +210,7 @@ async def test_an_ide_initialises_a_folder_then_runs_follows_and_stops_the_loop(
                     "returnedTask": first,
                 }
                 await agent_gone(agent)
-            assert pid_gone(pid)
+            assert gone(port)
             assert task_status(paths, first) is TaskStatus.PENDING
             assert (await call(client, "ralph_stop", {})) == {"success": True, "status": "not_running"}
             after_stop = await until_ended(client)
@@ -263,11 +270,11 @@ async def test_a_client_that_goes_away_mid_session_leaves_no_agent_task_or_runni
         async with ide(paths) as client:
             started = await call(client, "ralph_run", {"max_iterations": 1})
             agent = await agent_started(listener)
-            pid = await agent_pid(agent)
+            await agent_pid(agent)  # its first line; the id is its namespace's own when confined
         # The client has gone (stdin closed; the SDK then signals the server): the agent is ended.
         async with agent:
             await agent_gone(agent)
-    assert pid_gone(pid)
+    assert gone(port)
     services = Services.open(paths)
     try:
         assert services.tasks.get(task).status is TaskStatus.PENDING

@@ -45,7 +45,7 @@ def test_a_branch_planted_by_an_agent_under_the_next_tasks_name_is_never_that_ta
     )
     hostile = shlex.join(["sh", "-c", PLANT, "hostile-agent", *STAND_IN_WORDS])
 
-    run_loop(project, settings(stand_in(), agent_command=hostile, max_iterations=2))
+    run_loop(project, settings(stand_in(), agent_command=hostile, max_iterations=2, sandbox=False))
 
     planted = git(root, "rev-parse", PLANTED)
     assert git(root, "show", f"{planted}:planted.txt") == "planted by the agent"

@@ -24,10 +24,11 @@ AS_AGENT = "git -c user.name=agent -c user.email=agent@example.invalid"
 
 
 def hostile(damage: str) -> LoopSettings:
-    """The stand-in agent, after `damage` (shell words run in the task's worktree) did its harm."""
+    """The stand-in agent, after `damage` (shell words run in the task's worktree) did its harm — unconfined:
+    these are the desk's defences where no sandbox stops git (tests/loop/test_sandbox_e2e.py has it on)."""
     script = f'{damage}; exec "$0" -I {shlex.quote(STAND_IN_WORDS[2])} "$1" "$2"'
     words = ["sh", "-c", script, sys.executable, "{prompt_file}", "{mcp_config}"]
-    return replace(settings(stand_in()), agent_command=shlex.join(words), max_iterations=1)
+    return replace(settings(stand_in()), agent_command=shlex.join(words), max_iterations=1, sandbox=False)
 
 
 def review(root: Path, *args: str) -> tuple[int, str, str]:

@@ -33,11 +33,12 @@ RUN_TIMEOUT_S = 180
 MARKS = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('ran')"
 
 
-def cloned_command(paths: ProjectPaths, marker: Path) -> list[str]:
-    """Write config.json as a cloned repository brings it (not through ralph-desk): a program that marks."""
+def cloned_command(paths: ProjectPaths, marker: Path, unconfined: bool = True) -> list[str]:
+    """Write config.json as a cloned repository brings it (not through ralph-desk): a program that marks —
+    outside the project, so the clone also turns the sandbox off (asked about with the program)."""
     command = [sys.executable, "-c", MARKS, str(marker), "{prompt_file}"]
     raw = json.loads(paths.config_file.read_text(encoding="utf-8"))
-    raw.update(agent="command", agent_command=command)
+    raw.update(agent="command", agent_command=command, sandbox=not unconfined)
     paths.config_file.write_text(json.dumps(raw), encoding="utf-8")
     return command
 
@@ -124,7 +125,7 @@ async def test_ralph_run_over_stdio_refuses_a_cloned_command(
 def test_a_broken_trust_file_is_named_and_trusts_nothing(
     project: Services, tmp_path: Path, trust_file: Path
 ) -> None:
-    cloned_command(project.paths, tmp_path / "marker")
+    cloned_command(project.paths, tmp_path / "marker", unconfined=False)  # the sandbox off would be asked
     trust_file.parent.mkdir(parents=True)
     trust_file.write_text("{broken", encoding="utf-8")
     with pytest.raises(ProjectError, match=f"{trust_file}: cannot read the trusted agent commands"):
@@ -178,6 +179,7 @@ def test_run_refuses_a_server_command_the_cloned_database_names_until_trusted(
     project.tasks.create("core", "backend", "Chart the tides")
     root = str(project.paths.root)
     marker = tmp_path / "marker"
+    update_config(project.paths, sandbox=False)  # the server marks a file outside the project
     cloned_server(project.paths, marker)
     run = ("run", "--root", root, "--max-iterations", "1", *stand_in().cli)
 
