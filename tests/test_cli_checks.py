@@ -32,9 +32,10 @@ def marking(marker: Path, name: str = "mark", **more: Any) -> dict[str, Any]:
 
 
 def cloned_checks(paths: ProjectPaths, *checks: dict[str, Any], setup: str | None = None) -> None:
-    """Write config.json's checks as a cloned repository brings them (not through ralph-desk)."""
+    """Write config.json's checks as a cloned repository brings them (not through ralph-desk), with the
+    sandbox off: the checks mark files outside the project (the sandbox off is asked about with them)."""
     raw = json.loads(paths.config_file.read_text(encoding="utf-8"))
-    raw.update(checks=list(checks), setup=setup)
+    raw.update(checks=list(checks), setup=setup, sandbox=False)
     paths.config_file.write_text(json.dumps(raw), encoding="utf-8")
 
 
@@ -70,7 +71,7 @@ def test_a_failing_required_check_exits_1_and_an_advisory_one_does_not(
 ) -> None:
     paths = ProjectPaths.at(project)
     fails = {"name": "lint", "run": "echo no good; exit 3", "required": False}
-    update_config(paths, checks=[marking(tmp_path / "m"), fails])
+    update_config(paths, checks=[marking(tmp_path / "m"), fails], sandbox=False)  # it marks outside
 
     code, out, _ = run(capsys, "checks", "run", "--json", "--root", str(project))
 

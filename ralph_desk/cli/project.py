@@ -13,8 +13,9 @@ from ralph_desk.cli.checks import check_settings, check_settings_lines
 from ralph_desk.cli.command import Command, project_root
 from ralph_desk.cli.errors import EXIT_OK, PROG, UsageError
 from ralph_desk.cli.output import print_json
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, validate_project
+from ralph_desk.project import ProjectError, ProjectPaths, init_project, read_config, validate_project
 from ralph_desk.project.checks import base_branch_problems
+from ralph_desk.project.confinement import sandbox_state
 
 
 def _configure_init(parser: argparse.ArgumentParser) -> None:
@@ -50,12 +51,14 @@ def _run_validate(args: argparse.Namespace) -> int:
     root = Path(args.dir) if args.dir is not None else project_root(args)
     problems = validate_project(root, args.db_url)
     settings = _check_settings(ProjectPaths.at(root))
+    sandbox = _sandbox_line(ProjectPaths.at(root))
     if args.json:
         print_json(
             {
                 "ok": not problems,
                 "problems": [{"path": p.path, "message": p.message} for p in problems],
                 "checks": settings,
+                "sandbox": sandbox,
             }
         )
     else:
@@ -65,10 +68,20 @@ def _run_validate(args: argparse.Namespace) -> int:
             print(f"{problem.path}: {problem.message}")
         if settings is not None:
             print("\n".join(check_settings_lines(settings)))
+        if sandbox is not None:
+            print(f"Sandbox: {sandbox}")
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         raise UsageError(f"{count} in {ProjectPaths.at(root).ralph}")
     return EXIT_OK
+
+
+def _sandbox_line(paths: ProjectPaths) -> str | None:
+    """Whether the project's sessions run confined on this computer (None when its config is unreadable)."""
+    try:
+        return sandbox_state(read_config(paths)).line()
+    except ProjectError:
+        return None
 
 
 def _check_settings(paths: ProjectPaths) -> dict[str, Any] | None:

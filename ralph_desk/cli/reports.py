@@ -49,6 +49,7 @@ def _run_status(args: argparse.Namespace) -> int:
             ("tasks finished / hour", _per_hour(report["throughput"])),
         ]
     )
+    lines += ["", f"Sandbox: {report['sandbox']['summary']}"]
     print("\n".join(lines + _checks_lines(report["checks"])))
     return EXIT_OK
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.model import LoopSettings
+from ralph_desk.project.confinement import sandbox_of
 from ralph_desk.services.container import Services
 from ralph_desk.vcs import work_state
 
@@ -27,6 +28,7 @@ class StartSummary:
     runnable: int
     repository: bool
     tracked_files: int
+    sandbox: str = ""  # whether the sessions run confined, or why not (the row warns when they are not)
 
     @property
     def costs_money(self) -> bool:
@@ -61,6 +63,7 @@ class StartSummary:
                 f"{self.runnable} or more" if self.runnable >= QUEUE_LIMIT else str(self.runnable),
             ),
             ("Folder", folder),
+            *([("Sandbox", self.sandbox)] if self.sandbox else []),
         ]
 
 
@@ -77,4 +80,5 @@ def summarise_start(services: Services, settings: LoopSettings, root: Path) -> S
         runnable=len(services.tasks.next_runnable(limit=QUEUE_LIMIT)),
         repository=repository,
         tracked_files=work_state.tracked_files(root) if repository else 0,
+        sandbox=sandbox_of(settings.sandbox, settings.sandbox_network).line(),
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph_desk.project import contained
+from ralph_desk.project.config import ProjectConfig
 from ralph_desk.project.contained import PRIVATE_DIR_MODE
 from ralph_desk.project.paths import ProjectPaths
 from ralph_desk.sandbox import Availability, Confined, Confinement, availability, confine
@@ -127,3 +128,38 @@ def _home_files(person_home: Path, home: Path, wanted: Iterable[HomeFile]) -> It
                 target.chmod(0o600)
             continue
         yield FileBinding(source, target)
+
+
+@dataclass(frozen=True)
+class SandboxState:
+    """Whether this project's sessions, checks and setup would run confined here, and why not."""
+
+    enabled: bool  # the project's sandbox setting
+    tool: str | None  # the sandbox that would confine them (None: they run unconfined)
+    reason: str  # why they run unconfined ("" when confined)
+    network: bool  # a confined command agent, its checks and setup keep the network
+
+    @property
+    def confined(self) -> bool:
+        """Whether sessions would run confined."""
+        return self.tool is not None
+
+    def line(self) -> str:
+        """One line for `validate`, `status` and the Start confirmation."""
+        if not self.confined:
+            return f"NOT confined: {self.reason} — agents, checks and setup run as you"
+        network = "network shared" if self.network else "no network for command agents, checks and setup"
+        return f"{self.tool}: each session writes only its worktree; {network}"
+
+
+def sandbox_state(config: ProjectConfig, found: Availability | None = None) -> SandboxState:
+    """What the project's sandbox settings mean on this computer."""
+    return sandbox_of(config.sandbox, config.sandbox_network, found)
+
+
+def sandbox_of(enabled: bool, network: bool, found: Availability | None = None) -> SandboxState:
+    """What the sandbox settings (`sandbox`, `sandbox_network`) mean on this computer."""
+    if not enabled:
+        return SandboxState(False, None, OFF, network)
+    found = found or availability()
+    return SandboxState(True, found.tool, found.reason, network)

@@ -7,6 +7,8 @@ from typing import Any
 
 from ralph_desk.domain.enums import FlagResolution
 from ralph_desk.domain.listing import ItemError
+from ralph_desk.project.config import ProjectConfig
+from ralph_desk.project.confinement import sandbox_state
 from ralph_desk.services.container import Services
 from ralph_desk.services.progress import cost_dict, progress_dict, throughput_dict
 from ralph_desk.store.errors import StoreDataError
@@ -17,7 +19,8 @@ def status_report(services: Services) -> dict[str, Any]:
     checks (`status --json`)."""
     project = services.project.get()
     totals = services.progress.totals()
-    configured = services.workspaces.config().checks
+    config = services.workspaces.config()
+    configured = config.checks
     return {
         "project": {
             "title": project.title,
@@ -30,6 +33,23 @@ def status_report(services: Services) -> dict[str, Any]:
         "cost": cost_dict(totals.sessions),
         "throughput": throughput_dict(totals.throughput),
         "checks": {"configured": configured, "tasks": services.checks.evidence_of_tasks(configured)},
+        "sandbox": sandbox_report(services, config),
+    }
+
+
+def sandbox_report(services: Services, config: ProjectConfig) -> dict[str, Any]:
+    """Whether sessions run confined here (and why not), and how the latest session ran."""
+    state = sandbox_state(config)
+    latest = services.sessions.list(limit=1)
+    return {
+        **dataclasses.asdict(state),
+        "confined": state.confined,
+        "summary": state.line(),
+        "latest_session": (
+            {"id": last.id, "confined": last.confined, "sandbox": last.sandbox, "note": last.sandbox_note}
+            if (last := next(iter(latest), None)) is not None
+            else None
+        ),
     }
 
 
