@@ -101,6 +101,22 @@ def test_the_review_gate_and_merge_strategy_are_saved_when_edited(qtbot: QtBot) 
     assert form.changes() == {"review_gate": True, "merge_strategy": "ff-only"}
 
 
+def test_the_sandbox_is_on_by_default_and_turning_it_off_is_saved_and_greys_the_network_box(
+    qtbot: QtBot,
+) -> None:
+    form = LoopSettingsForm()
+    qtbot.addWidget(form)
+    form.load(ProjectConfig())
+    assert form.sandbox.isChecked() and form.sandbox_network.isChecked() and form.sandbox_network.isEnabled()
+
+    form.sandbox.setChecked(False)
+
+    assert not form.sandbox_network.isEnabled()
+    assert form.dirty and form.changes() == {"sandbox": False}
+    form.load(ProjectConfig(sandbox=True, sandbox_network=False))
+    assert form.sandbox_network.isEnabled() and not form.sandbox_network.isChecked()
+
+
 def test_the_stagnation_rule_is_shown_with_the_threshold_being_edited(qtbot: QtBot) -> None:
     form = LoopSettingsForm()
     qtbot.addWidget(form)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from PySide6.QtCore import QPersistentModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 
-from ralph_desk.domain.enums import Priority, TaskOrigin, TaskStatus
+from ralph_desk.domain.enums import Priority, Recipe, TaskOrigin, TaskStatus
 from ralph_desk.domain.records import TaskSummary
 from ralph_desk.gui import fmt
 from ralph_desk.gui.models.base import KEY_ROLE, RECORD_ROLE
@@ -174,3 +174,39 @@ def test_the_task_filter_combines_every_field_and_matches_words_or_an_id() -> No
     assert TaskFilter(feature="tide-charts", origin=TaskOrigin.AGENT, priority=Priority.HIGH).accepts(task)
     assert not TaskFilter(discipline="backend").accepts(task)
     assert not TaskFilter(statuses=frozenset({TaskStatus.DONE})).accepts(task)
+
+
+def test_the_sessions_table_says_which_sandbox_confined_each_session_and_names_an_unconfined_one(
+    services: Services,
+) -> None:
+    services.sessions.start_session(
+        "confined-1",
+        None,
+        Recipe.TASK_EXECUTION,
+        "claude",
+        sandbox="bubblewrap",
+        sandbox_note="bubblewrap: writes",
+    )
+    services.sessions.start_session(
+        "loose-2",
+        None,
+        Recipe.TASK_EXECUTION,
+        "claude",
+        sandbox_note="unconfined: the sandbox setting is off",
+    )
+    model = SessionTableModel()
+    model.set_items([s for s in services.sessions.list(limit=100) if s.id in {"confined-1", "loose-2"}])
+    column = next(
+        i for i in range(model.columnCount()) if model.headerData(i, Qt.Orientation.Horizontal) == "Sandbox"
+    )
+
+    shown = {
+        model.index(row, 0).data(KEY_ROLE): (
+            model.index(row, column).data(),
+            model.index(row, column).data(Qt.ItemDataRole.ToolTipRole),
+        )
+        for row in range(model.rowCount())
+    }
+
+    assert shown["confined-1"] == ("bubblewrap", "bubblewrap: writes")
+    assert shown["loose-2"] == ("none", "unconfined: the sandbox setting is off")

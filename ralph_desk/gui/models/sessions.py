@@ -47,6 +47,13 @@ SESSION_COLUMNS: list[Column[AgentSession]] = [
         tooltip=lambda s: s.error,
     ),
     Column("Closed with", lambda s: s.closing_verb or "—", sort_key=lambda s: s.closing_verb or ""),
+    Column(
+        "Sandbox",
+        lambda s: s.sandbox or "none",
+        sort_key=lambda s: s.sandbox or "",
+        color=lambda s: None if s.confined else theme.outcome_color("failed"),
+        tooltip=lambda s: s.sandbox_note or "not recorded (a session from before sandboxes)",
+    ),
     Column("Turns", lambda s: str(s.turns), sort_key=lambda s: s.turns, align_right=True),
     Column(
         "Cost",

@@ -205,6 +205,17 @@ class LoopSettingsForm(EditForm):
         self.allow_edits.setToolTip(
             "Off: edits found after a session are put aside in a git stash and the session is rejected"
         )
+        self.sandbox = QCheckBox("Confine agents, checks and setup in a sandbox")
+        self.sandbox.setToolTip(
+            "On (sandbox): each session writes only its task's worktree; your home, other worktrees and "
+            "the repository's git settings are out of its reach. Off: they run as you, with all you can reach"
+        )
+        self.sandbox_network = QCheckBox("Command agents, checks and setup may use the network")
+        self.sandbox_network.setToolTip(
+            "Off (sandbox_network): a confined command agent, its checks and setup run without a network. "
+            "Claude Code and Codex always keep it: they reach their model API"
+        )
+        self.sandbox.toggled.connect(self.sandbox_network.setEnabled)
         self.checks = QTableWidget(0, len(CHECK_COLUMNS))
         self.checks.setHorizontalHeaderLabels(list(CHECK_COLUMNS))
         self.checks.verticalHeader().setVisible(False)
@@ -281,6 +292,8 @@ class LoopSettingsForm(EditForm):
         limits.addRow("", self.stagnation)
         limits.addRow("Opus review every", self.review)
         limits.addRow("", self.allow_edits)
+        limits.addRow("", self.sandbox)
+        limits.addRow("", self.sandbox_network)
         limits.addRow("Allowed paths", self.allowed_paths)
         limits.addRow("IDE gone", self.ide_disconnect)
         checks_box = QGroupBox("Checks after done")
@@ -334,6 +347,8 @@ class LoopSettingsForm(EditForm):
             self.stuck.valueChanged,
             self.review.valueChanged,
             self.allow_edits.toggled,
+            self.sandbox.toggled,
+            self.sandbox_network.toggled,
             self.ide_disconnect.currentIndexChanged,
             self.checks.itemChanged,
             self.setup.textChanged,
@@ -368,6 +383,9 @@ class LoopSettingsForm(EditForm):
         _show(self.stuck, config.stuck_threshold)
         _show(self.review, config.opus_review_every)
         self.allow_edits.setChecked(config.allow_edits)
+        self.sandbox.setChecked(config.sandbox)
+        self.sandbox_network.setChecked(config.sandbox_network)
+        self.sandbox_network.setEnabled(config.sandbox)
         self.ide_disconnect.setCurrentIndex(max(0, self.ide_disconnect.findData(config.ide_disconnect)))
         self.checks.setRowCount(0)
         for check in config.checks:
@@ -416,6 +434,8 @@ class LoopSettingsForm(EditForm):
             stuck_threshold=self.stuck.value(),
             opus_review_every=self.review.value(),
             allow_edits=self.allow_edits.isChecked(),
+            sandbox=self.sandbox.isChecked(),
+            sandbox_network=self.sandbox_network.isChecked(),
             ide_disconnect=self.ide_disconnect.currentData(),
         )
 
