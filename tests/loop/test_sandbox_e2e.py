@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.loop.confine import sandbox_name
 from ralph_desk.project import update_config
 from ralph_desk.sandbox import availability
 from ralph_desk.services.container import Services
-from tests.loop.conftest import StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
+from tests.loop.test_review_e2e import edit
 from tests.support import hostile_attempts, stand_in_agent
 from tests.support.git_repo import git
 
@@ -106,3 +108,27 @@ def test_the_same_agent_unconfined_does_all_of_it(
     assert "fsmonitor" in targets["git_config"].read_text() and targets["git_hooks"].exists()
     (recorded,) = project.sessions.list()
     assert not recorded.confined and recorded.sandbox_note == "unconfined: the sandbox setting is off"
+
+
+@needs_sandbox
+def test_an_agent_confined_by_default_edits_in_its_worktree_and_the_edit_reaches_review(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    root = project.paths.root
+    (root / "tide.py").write_text("HIGH = 1\n")
+    git(root, "add", "tide.py")
+    git(root, "commit", "-qm", "tide constants")
+    update_config(project.paths, review_gate=True)
+    task = project.tasks.create("core", "backend", "Raise high water")
+    worktree = project.workspaces.prepare(task.id, task.title)
+    assert worktree is not None
+    start_api(**{heading(task.id): edit(worktree.path / "tide.py", "HIGH = 1\n", "HIGH = 2\n", "raised")})
+
+    run_loop(project, settings(agent, max_iterations=1))  # the settings' own default: confined
+
+    assert project.tasks.get(task.id).status is TaskStatus.IN_REVIEW
+    assert git(root, "show", f"refs/heads/{worktree.branch}:tide.py") == "HIGH = 2"
+    assert (root / "tide.py").read_text() == "HIGH = 1\n"  # the person's checkout is untouched
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.confined and recorded.sandbox == "bubblewrap", recorded.sandbox_note
+    assert not (project.paths.sandbox_dir / sandbox_name(recorded.id)).exists()  # its private home went
