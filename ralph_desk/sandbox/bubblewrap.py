@@ -7,6 +7,8 @@ from pathlib import Path
 
 from ralph_desk.sandbox.policy import Confinement
 
+PRIVATE_TMP = "/tmp"  # a tmpfs of the sandbox's own
+
 
 def command(program: Path, confinement: Confinement, argv: Sequence[str]) -> list[str]:
     """`bwrap …options… -- argv`: the system read-only, the hidden folders empty, the writable ones bound.
@@ -19,7 +21,7 @@ def command(program: Path, confinement: Confinement, argv: Sequence[str]) -> lis
     if confinement.network:
         words.append("--share-net")
     words += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
-    words += ["--tmpfs", "/tmp"]  # the project may live under /tmp: it is shown again below
+    words += ["--tmpfs", PRIVATE_TMP]  # the project may live under /tmp: it is shown again below
     for folder in confinement.hidden:
         words += ["--tmpfs", str(folder)]
     for path in confinement.readable:

@@ -61,12 +61,15 @@ def confine(argv: Sequence[str], confinement: Confinement, found: Availability) 
     search_path = confinement.env.get("PATH", os.environ.get("PATH"))
     shown = needed(argv, (*confinement.hidden, Path("/tmp")), search_path)
     complete = replace(confinement, readable=(*confinement.readable, *shown))
+    env = complete.environment()
     if found.tool == BUBBLEWRAP:
         words = bubblewrap.command(found.program, complete, argv)
+        # Its /tmp is a private tmpfs already; a short path keeps Unix sockets under their 108-byte limit.
+        env["TMPDIR"] = bubblewrap.PRIVATE_TMP
     else:
         words = seatbelt.command(found.program, complete, argv)
         _link_files(complete)
-    return Confined(words, complete.environment(), UNSET, found.tool, network=complete.network)
+    return Confined(words, env, UNSET, found.tool, network=complete.network)
 
 
 def _link_files(confinement: Confinement) -> None:

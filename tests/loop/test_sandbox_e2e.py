@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from ralph_desk.services.container import Services
 from tests.loop.conftest import Agent, StartApi, heading, run_loop, session, settings, stand_in, verb
 from tests.loop.test_review_e2e import edit
 from tests.support import hostile_attempts, stand_in_agent
+from tests.support.fake_model_api import ToolCalls
 from tests.support.git_repo import git
 
 needs_sandbox = pytest.mark.skipif(
@@ -132,3 +134,33 @@ def test_an_agent_confined_by_default_edits_in_its_worktree_and_the_edit_reaches
     (recorded,) = project.sessions.list(task_id=task.id)
     assert recorded.confined and recorded.sandbox == "bubblewrap", recorded.sandbox_note
     assert not (project.paths.sandbox_dir / sandbox_name(recorded.id)).exists()  # its private home went
+
+
+@needs_sandbox
+def test_claude_codes_own_sandbox_is_on_inside_the_sessions_and_its_bash_still_works(
+    agent: Agent, project: Services, start_api: StartApi
+) -> None:
+    if agent.name != "claude":
+        pytest.skip("the stand-in has no Bash tool of its own")
+    root = project.paths.root
+    update_config(project.paths, review_gate=True)
+    task = project.tasks.create("core", "backend", "Make it with Bash")
+    command = "echo made-by-bash > bash.txt"
+    start_api(
+        **{
+            heading(task.id): [
+                ToolCalls([("Bash", {"command": command})]),
+                *session(verb("done", summary="made")),
+            ]
+        }
+    )
+
+    run_loop(project, settings(agent, max_iterations=1))
+
+    worktree = project.workspaces.existing(task.id)
+    assert worktree is not None
+    assert git(root, "show", f"refs/heads/{worktree.branch}:bash.txt") == "made-by-bash"
+    (recorded,) = project.sessions.list(task_id=task.id)
+    transcript = Path(recorded.transcript_path or "").read_text()
+    if shutil.which("socat"):  # Claude Code's sandbox needs it: with it, it starts (no warning) and runs Bash
+        assert "Sandbox disabled" not in transcript and "failed to initialize" not in transcript

@@ -25,7 +25,10 @@ CLAUDE_PROGRAM = "claude"
 EDIT_TOOLS = ("Read", "Edit", "Write", "Bash", "Glob", "Grep")
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
 # Claude Code's own Bash sandbox, with no command let out of it (it warns and goes on where it cannot start).
-OWN_SANDBOX = json.dumps({"sandbox": {"enabled": True, "allowUnsandboxedCommands": False}})
+# Inside the session's sandbox it cannot mount a /proc of its own: its weaker nested mode is the one that runs.
+OWN_SANDBOX = json.dumps(
+    {"sandbox": {"enabled": True, "allowUnsandboxedCommands": False, "enableWeakerNestedSandbox": True}}
+)
 HOW_TO_POINT = f"pass --claude-bin PATH, set {CLAUDE_BIN_ENV}, or put `{CLAUDE_PROGRAM}` on PATH"
 
 
