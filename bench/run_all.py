@@ -33,6 +33,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("concurrent_verbs", ["--sessions", "8", "--calls", "500"], ["--sessions", "8", "--calls", "100"]),
     ("loop_overhead", ["--tasks", "20"], ["--tasks", "10"]),
     ("check_overhead", ["--tasks", "12"], ["--tasks", "6"]),
+    ("sandbox_start", ["--runs", "40"], ["--runs", "10"]),
     ("parallel", ["--tasks", "12"], ["--tasks", "8", "--hold", "2"]),
     ("postprocess", ["--sessions", "15"], ["--sessions", "8"]),
     ("window_open", [], []),

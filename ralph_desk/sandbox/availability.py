@@ -51,8 +51,8 @@ def availability() -> Availability:
 @functools.lru_cache(maxsize=4)
 def _probe(program: str) -> Availability:
     """Start bubblewrap once with the options a session uses: user namespaces may be switched off."""
-    argv = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all"]
-    argv += ["--share-net", "--die-with-parent", "--", "/bin/true"]
+    argv = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user"]
+    argv += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--die-with-parent", "--", "/bin/true"]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:

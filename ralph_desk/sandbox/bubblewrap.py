@@ -17,9 +17,11 @@ def command(program: Path, confinement: Confinement, argv: Sequence[str]) -> lis
     what may be written, then what inside it may not; mask what must stay out of sight whatever came
     before; last the run's private home and temporary folder, and the files shown in them.
     """
-    words = [str(program), "--die-with-parent", "--unshare-all"]
-    if confinement.network:
-        words.append("--share-net")
+    # Every namespace but the cgroup one (it isolates nothing a session could misuse, and costs a start).
+    words = [str(program), "--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-pid"]
+    words.append("--unshare-uts")
+    if not confinement.network:
+        words.append("--unshare-net")
     words += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
     words += ["--tmpfs", PRIVATE_TMP]  # the project may live under /tmp: it is shown again below
     for folder in confinement.hidden:
