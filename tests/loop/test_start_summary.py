@@ -48,3 +48,13 @@ def test_a_missing_program_is_refused_before_anything_is_shown(project: Services
 
     with pytest.raises(AgentUnavailableError, match="no-codex"):
         summarise_start(project, settings, project.paths.root)
+
+
+def test_start_says_the_sessions_run_unconfined_when_the_sandbox_is_off(project: Services) -> None:
+    on = dict(summarise_start(project, LoopSettings(agent="rehearsal"), project.paths.root).lines())
+    off = dict(
+        summarise_start(project, LoopSettings(agent="rehearsal", sandbox=False), project.paths.root).lines()
+    )
+
+    assert off["Sandbox"] == "NOT confined: the sandbox setting is off — agents, checks and setup run as you"
+    assert on["Sandbox"].startswith(("bubblewrap: each session writes only its worktree", "NOT confined: "))
