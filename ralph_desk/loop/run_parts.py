@@ -42,6 +42,7 @@ class Attempt:
     work: branches.SessionWork | None = None
     git_before: git.GitState | None = None
     git_admin: Path | None = None  # the worktree's own records in the repository's .git (its index, HEAD)
+    relay_folder: Path | None = None  # the socket of an agent without a network to the desk's MCP server
     fingerprint_before: str | None = None
     summary: StreamSummary = field(default_factory=StreamSummary)
     exit_code: int | None = None

@@ -12,7 +12,7 @@ from ralph_desk.domain.enums import Recipe, SessionOutcome, TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.tools import MAX_TEXT
 from ralph_desk.loop import branches, git, worktree_setup
-from ralph_desk.loop.confine import sandbox_name, session_command
+from ralph_desk.loop.confine import agent_relay, sandbox_name, session_command
 from ralph_desk.loop.fingerprint import project_fingerprint
 from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.model import FINISHED, AgentCommand, EventKind, LiveEvent, SessionLaunch, SessionPlan
@@ -124,9 +124,10 @@ class SessionRunner:
         """Run the agent to its end, then conclude the session (or end it as lost)."""
         parts, plan = self.parts, attempt.plan
         try:
-            attempt.exit_code, attempt.timed_out = await parts.processes.run(
-                command, parser, attempt.transcript, plan.session_id, lambda: parts.state.ending
-            )
+            async with agent_relay(attempt, endpoint.url):
+                attempt.exit_code, attempt.timed_out = await parts.processes.run(
+                    command, parser, attempt.transcript, plan.session_id, lambda: parts.state.ending
+                )
             attempt.summary = parser.summary
         except OSError as error:
             # The agent could not even be started (a vanished binary, a bad working directory).
@@ -233,7 +234,7 @@ class SessionRunner:
         attempt.transcript.describe(
             plan, agent=adapter.name, model=model, command=command, prompt=prompt, endpoint=endpoint
         )
-        command, sandbox = session_command(parts, attempt, command)
+        command, sandbox = session_command(parts, attempt, command, endpoint.url)
         attempt.transcript.note(f"sandbox: {described(sandbox)}")
         services.sessions.start_session(
             plan.session_id,

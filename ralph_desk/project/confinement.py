@@ -46,6 +46,7 @@ class SandboxRequest:
     home_files: tuple[HomeFile, ...] = ()
     network: bool = True
     read_only: bool = False  # the working folder too is read-only (a session that may not edit)
+    bound: tuple[FileBinding, ...] = ()  # more shown inside at a place of their own (the MCP relay's socket)
 
 
 def hidden_folders(home: Path) -> tuple[Path, ...]:
@@ -75,6 +76,7 @@ def policy(paths: ProjectPaths, request: SandboxRequest) -> Confinement:
         files=(
             *(FileBinding(path, path) for path in request.shown if path.is_file()),
             *_home_files(person_home, home, request.home_files),
+            *request.bound,
         ),
         hidden=hidden_folders(person_home),
         network=request.network,

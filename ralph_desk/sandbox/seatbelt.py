@@ -41,8 +41,8 @@ def profile(confinement: Confinement) -> str:
     for binding in confinement.files:
         access = "file-read* file-write*" if binding.writable else "file-read*"
         rules.append(f"(allow {access} (literal {quoted(binding.source)}))")
-    if not confinement.network:
-        rules.append("(deny network*)")
+    if not confinement.network:  # no network, but the desk's MCP server on this computer's loopback
+        rules += ["(deny network*)", '(allow network-outbound (remote ip "localhost:*"))']
     return "\n".join(rules) + "\n"
 
 

@@ -164,3 +164,31 @@ def test_claude_codes_own_sandbox_is_on_inside_the_sessions_and_its_bash_still_w
     transcript = Path(recorded.transcript_path or "").read_text()
     if shutil.which("socat"):  # Claude Code's sandbox needs it: with it, it starts (no warning) and runs Bash
         assert "Sandbox disabled" not in transcript and "failed to initialize" not in transcript
+
+
+@needs_sandbox
+def test_a_command_agent_without_network_reaches_the_desk_only_and_signals_through_its_relay(
+    project: Services,
+) -> None:
+    import socket
+
+    root = project.paths.root
+    task = project.tasks.create("core", "backend", "Work offline")
+    with socket.create_server(("127.0.0.1", 0)) as elsewhere:  # a server on this computer, not the desk's
+        port = elsewhere.getsockname()[1]
+        probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), 2)"
+        script = (
+            f'{shlex.quote(sys.executable)} -c "{probe}" && echo reached > net.txt || echo refused > net.txt'
+        )
+        words = ["sh", "-c", f'{script}; exec "$0" "$@"', sys.executable, stand_in_agent.__file__]
+        words += ["{prompt_file}", "{mcp_config}", "--call", 'done={"summary": "done without a network"}']
+        offline = settings(
+            stand_in(), agent_command=shlex.join(words), sandbox_network=False, max_iterations=1
+        )
+
+        run_loop(project, offline)
+
+    assert project.tasks.get(task.id).status is TaskStatus.DONE  # its `done` reached the desk
+    assert git(root, "show", "HEAD:net.txt") == "refused"
+    (recorded,) = project.sessions.list(task_id=task.id)
+    assert recorded.closing_verb == "done" and "no network" in (recorded.sandbox_note or "")

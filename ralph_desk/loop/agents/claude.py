@@ -25,7 +25,7 @@ CLAUDE_PROGRAM = "claude"
 EDIT_TOOLS = ("Read", "Edit", "Write", "Bash", "Glob", "Grep")
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
 # Claude Code's own Bash sandbox, with no command let out of it (it warns and goes on where it cannot start).
-# Inside the session's sandbox it cannot mount a /proc of its own: its weaker nested mode is the one that runs.
+# Inside the session's sandbox it cannot mount a /proc of its own: its weaker nested mode runs.
 OWN_SANDBOX = json.dumps(
     {"sandbox": {"enabled": True, "allowUnsandboxedCommands": False, "enableWeakerNestedSandbox": True}}
 )
