@@ -10,7 +10,7 @@ from __future__ import annotations
 from ralph_desk.project import ProjectError
 from ralph_desk.services.checks import FirstTimePasses
 from ralph_desk.services.container import Services
-from ralph_desk.services.errors import NotFoundError, ServiceError
+from ralph_desk.services.errors import ConflictError, NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 from ralph_desk.services.merge_queue import MergeBusyError
 from ralph_desk.services.reviews import (
@@ -31,6 +31,7 @@ __all__ = [
     "MERGE_TOPIC",
     "REVIEW_COMMENT_TOPIC",
     "ChecksFailingError",
+    "ConflictError",
     "Database",
     "FailedTask",
     "FirstTimePasses",
