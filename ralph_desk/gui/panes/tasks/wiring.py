@@ -253,7 +253,7 @@ class TasksWiring:
         task = result.task if isinstance(result, StatusRefused) else result
         self.pane.detail.fields.load(task, force=True)
         if isinstance(result, StatusRefused):
-            self.worker.fail(f"Task #{task.id} stays {task.status.value}: {result.reason}")
+            self.worker.fail(f"Task #{task.id} keeps its status — {result.reason}")
         else:
             self.worker.succeed(f"Saved task #{task.id}.")
 
