@@ -180,6 +180,39 @@ def test_review_discard_drops_the_branch(
     assert git(project, "branch", "--list", "ralph/*") == ""
 
 
+def test_review_restore_brings_the_discarded_work_back_in_review(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    tip = git(project, "rev-parse", "refs/heads/ralph/1-say-hello")
+    code, out, _ = run(capsys, "review", "discard", "1", "--root", str(project))
+    assert code == 0 and "`ralph-desk review restore 1` brings it back" in out
+
+    code, out, _ = run(capsys, "review", "restore", "1", "--root", str(project))
+
+    assert code == 0 and "work restored on ralph/1-say-hello (now in_review)" in out
+    assert git(project, "rev-parse", "refs/heads/ralph/1-say-hello") == tip
+    code, _, err = run(capsys, "review", "restore", "1", "--root", str(project))
+    assert code == 1 and "task #1 has no discarded work to restore" in err  # it was taken back
+
+
+def test_review_approve_with_unsent_comments_is_refused_without_drop_comments(
+    capsys: pytest.CaptureFixture[str], project: Path
+) -> None:
+    tip = git(project, "rev-parse", "refs/heads/ralph/1-say-hello")
+    base = git(project, "rev-parse", "main")
+    run(capsys, "review", "comment", "1", "--comment", "Say it twice", "--root", str(project))
+
+    code, _, err = run(capsys, "review", "approve", "1", "--commit", tip, "--root", str(project))
+
+    assert code == 1 and "it has 1 unsent comment" in err
+    assert "`ralph-desk review changes 1`" in err and "`ralph-desk review approve 1 --drop-comments`" in err
+    assert git(project, "rev-parse", "main") == base
+    code, out, _ = run(
+        capsys, "review", "approve", "1", "--commit", tip, "--drop-comments", "--root", str(project)
+    )
+    assert code == 0 and "(now done)" in out
+
+
 def test_approving_a_task_not_in_review_fails_with_a_clear_message(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:

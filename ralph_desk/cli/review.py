@@ -1,4 +1,4 @@
-"""The `review` command: list, show, comment on, approve, send back or discard work in review."""
+"""The `review` command: list, show, comment on, approve, send back, discard or restore work in review."""
 
 from __future__ import annotations
 
@@ -35,6 +35,11 @@ def _configure_review(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="merge although its required checks fail (kept with the approval)",
     )
+    approve.add_argument(
+        "--drop-comments",
+        action="store_true",
+        help="merge although you have unsent comments, which are dropped (else send them with `changes`)",
+    )
     changes = actions.add_parser(
         "changes", help="send the task back with its unsent comments (and this one)", parents=[common]
     )
@@ -55,6 +60,10 @@ def _configure_review(parser: argparse.ArgumentParser) -> None:
     discard = actions.add_parser("discard", help="drop the task's branch and worktree", parents=[common])
     discard.add_argument("task_id", metavar="ID", type=int)
     discard.add_argument("--skip", action="store_true", help="skip the task instead of starting it again")
+    restore = actions.add_parser(
+        "restore", help="bring back the task's discarded work (kept 30 days), as it was", parents=[common]
+    )
+    restore.add_argument("task_id", metavar="ID", type=int)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -104,7 +113,7 @@ def _run_review(args: argparse.Namespace) -> int:
             lines = [*_review_show_lines(item), *_review_checks_lines(checks), *pinned, "", diff.text]
             return _review_out(args, shown, lines)
         if args.action == "approve":
-            result = _approve_reviewed(reviews, args.task_id, args.commit, args.anyway)
+            result = _approve_reviewed(reviews, args.task_id, args.commit, args.anyway, args.drop_comments)
         elif args.action == "changes":
             side = DiffSide.OLD if args.old else DiffSide.NEW
             if args.comment is None and (args.file or args.line is not None or args.old):
@@ -113,6 +122,8 @@ def _run_review(args: argparse.Namespace) -> int:
                 [CommentDraft(args.comment, args.file, args.line, side)] if args.comment is not None else []
             )
             result = reviews.request_changes(args.task_id, drafts)
+        elif args.action == "restore":
+            result = reviews.restore(args.task_id)
         else:
             result = reviews.discard(args.task_id, skip=args.skip)
     _review_out(args, result, [f"Task #{result.task_id}: {result.message} (now {result.status})"])
@@ -120,12 +131,14 @@ def _run_review(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if result.conflicts or not_merged else EXIT_OK
 
 
-def _approve_reviewed(reviews: Any, task_id: int, commit: str | None, anyway: bool = False) -> Any:
+def _approve_reviewed(
+    reviews: Any, task_id: int, commit: str | None, anyway: bool = False, drop_comments: bool = False
+) -> Any:
     """Approve the commit given; without one, or when the branch moved, say how to read and approve it."""
     from ralph_desk.services.reviews import ReviewMovedError
 
     try:
-        return reviews.approve(task_id, commit, anyway=anyway)
+        return reviews.approve(task_id, commit, anyway=anyway, drop_comments=drop_comments)
     except ReviewMovedError as error:
         if error.tip is None:
             raise
@@ -191,7 +204,8 @@ def _review_list_lines(items: Sequence[Any]) -> list[str]:
         )
         for item in items
     ]
-    head = f"In review ({len(items)})  — {PROG} review show / comment / approve / changes / discard ID"
+    actions = "show / comment / approve / changes / discard / restore"
+    head = f"In review ({len(items)})  — {PROG} review {actions} ID"
     return [head, *(table(rows) or ["  (none)"])]
 
 
@@ -213,5 +227,8 @@ def _review_show_lines(item: Any) -> list[str]:
 
 
 REVIEW = Command(
-    "review", "list, show, approve, send back or discard work in review", _configure_review, _run_review
+    "review",
+    "list, show, approve, send back, discard or restore work in review",
+    _configure_review,
+    _run_review,
 )

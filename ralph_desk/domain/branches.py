@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+
+from ralph_desk.domain.enums import TaskStatus
 
 HEADS = "refs/heads/"
 BRANCH_PREFIX = "ralph/"
@@ -43,3 +45,38 @@ class UnrecordedTask:
 
     task_id: int
     commit: str
+
+
+DISCARDED_REFS = "refs/ralph/discarded/"
+"""Where a discarded task branch is kept (outside `refs/heads/`: no branch listing shows it)."""
+DISCARD_RETENTION = timedelta(days=30)
+"""How long discarded work is kept before a later discard prunes it."""
+_STAMP = "%Y%m%dT%H%M%S.%fZ"
+DISCARDED_REF = re.compile(
+    rf"{re.escape(DISCARDED_REFS)}(\d+)-(\d{{8}}T\d{{6}}\.\d{{6}}Z)-({'|'.join(s.value for s in TaskStatus)})"
+)
+
+
+@dataclass(frozen=True)
+class Discarded:
+    """A discarded task branch kept as a ref: whose, when, and the status its task had then."""
+
+    ref: str
+    task_id: int
+    at: datetime
+    status: TaskStatus
+
+    @classmethod
+    def named(cls, task_id: int, at: datetime, status: TaskStatus) -> Discarded:
+        """The ref that keeps task `task_id`'s work discarded at `at` (aware UTC) from `status`."""
+        stamp = at.astimezone(UTC).strftime(_STAMP)
+        return cls(f"{DISCARDED_REFS}{task_id}-{stamp}-{status.value}", task_id, at, status)
+
+    @classmethod
+    def parse(cls, ref: str) -> Discarded | None:
+        """The kept branch `ref` names, or None when it is not a ref the desk makes."""
+        match = DISCARDED_REF.fullmatch(ref)
+        if match is None:
+            return None
+        at = datetime.strptime(match.group(2), _STAMP).replace(tzinfo=UTC)
+        return cls(ref, int(match.group(1)), at, TaskStatus(match.group(3)))

@@ -24,7 +24,8 @@ class Mover(StrEnum):
     LOOP = "loop"
     """The loop: claiming a task, settling a session, recovering a crashed one."""
     REVIEW = "review"
-    """A review decision: merge (done), send back (pending), discard (pending or skipped)."""
+    """A review decision: merge (done), send back (pending), discard (pending or skipped), and a discard
+    taken back (in review again)."""
     INBOX = "inbox"
     """An inbox decision: an answer, an approved or rejected suggestion, a retried or skipped failure."""
     IMPORT = "import"
@@ -33,6 +34,9 @@ class Mover(StrEnum):
 
 REVIEW_EXITS: frozenset[TaskStatus] = frozenset({TaskStatus.DONE, TaskStatus.PENDING, TaskStatus.SKIPPED})
 """Where a review decision may take a task."""
+
+RESTORABLE: frozenset[TaskStatus] = frozenset({TaskStatus.PENDING, TaskStatus.SKIPPED})
+"""Where a discard leaves a task, from which restoring its work puts it back in review."""
 
 INBOX_TARGETS: frozenset[TaskStatus] = frozenset({TaskStatus.PENDING, TaskStatus.SKIPPED})
 """Where an inbox decision may take a task."""
@@ -85,6 +89,12 @@ def refusal(move: Move) -> str | None:
 
 
 def _person(move: Move) -> str | None:
+    if move.current is TaskStatus.IN_REVIEW and move.target is TaskStatus.DONE:
+        return (
+            f"task #{move.task_id} is in review: it is done only when a review merges its branch, so "
+            f"approve it in Reviews (the Inbox's Reviews tab) or with `ralph-desk review approve "
+            f"{move.task_id}`; " + REVIEW_DECISIONS.format(task_id=move.task_id)
+        )
     if move.current is TaskStatus.IN_REVIEW:
         return (
             f"task #{move.task_id} is in review, and its status is not set by hand: "
@@ -113,6 +123,13 @@ def _agent(move: Move) -> str | None:
 
 
 def _review(move: Move) -> str | None:
+    if move.target is TaskStatus.IN_REVIEW:  # a discard taken back: its work is on a branch again
+        if move.current in RESTORABLE:
+            return None
+        return (
+            f"task #{move.task_id} is {move.current.value}; only a pending or skipped task has its discarded "
+            "work put back in review"
+        )
     if move.target not in REVIEW_EXITS:
         return f"a review moves task #{move.task_id} to done, pending or skipped, not {move.target.value}"
     if move.target is TaskStatus.DONE and move.checks is Verdict.FAILED and not move.anyway:

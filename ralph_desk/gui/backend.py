@@ -10,10 +10,15 @@ from __future__ import annotations
 from ralph_desk.project import ProjectError
 from ralph_desk.services.checks import FirstTimePasses
 from ralph_desk.services.container import Services
-from ralph_desk.services.errors import NotFoundError, ServiceError
+from ralph_desk.services.errors import ConflictError, NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 from ralph_desk.services.merge_queue import MergeBusyError
-from ralph_desk.services.reviews import ChecksFailingError, ReviewMovedError, ReviewService
+from ralph_desk.services.reviews import (
+    ChecksFailingError,
+    ReviewMovedError,
+    ReviewService,
+    UnsentCommentsError,
+)
 from ralph_desk.services.sessions import process_exists
 from ralph_desk.services.workspaces import NoBaseBranchError
 from ralph_desk.store.database import Database
@@ -26,6 +31,7 @@ __all__ = [
     "MERGE_TOPIC",
     "REVIEW_COMMENT_TOPIC",
     "ChecksFailingError",
+    "ConflictError",
     "Database",
     "FailedTask",
     "FirstTimePasses",
@@ -37,6 +43,7 @@ __all__ = [
     "ReviewService",
     "Services",
     "TriageResult",
+    "UnsentCommentsError",
     "is_refusal",
     "process_exists",
     "summary_of",

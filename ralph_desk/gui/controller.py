@@ -73,7 +73,9 @@ class Controller(QObject):
         self.inbox = InboxWiring(
             window.inbox, services, worker, self.directory, notifier, self._on_counts, self.pending
         )
-        self.reviews = ReviewsWiring(window.inbox.reviews, services, worker, self._on_review_count)
+        self.reviews = ReviewsWiring(
+            window.inbox.reviews, services, worker, self._on_review_count, self.pending
+        )
         self.dashboard = DashboardWiring(window.dashboard, services, worker, self.directory)
         self._connect()
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ralph_desk.domain.branches import DISCARD_RETENTION
 from ralph_desk.domain.checks import CheckRun, Verdict, required_failures
 from ralph_desk.domain.enums import (
     DiffSide,
@@ -38,7 +39,7 @@ from ralph_desk.project.untrusted import UntrustedCommandError, require_trusted_
 from ralph_desk.services import lifecycle, merge_checks
 from ralph_desk.services import validation as check
 from ralph_desk.services.checks import CheckService
-from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError
+from ralph_desk.services.errors import ConflictError, InvalidValueError, NotFoundError, ServiceError
 from ralph_desk.services.merge_queue import WAIT_S, merge_turn
 from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.signals import SignalService
@@ -109,8 +110,26 @@ class ChecksFailingError(ReviewError):
         self.failing = failing
 
 
+RESTORE = "`ralph-desk review restore {}` brings it back"
+
+
+class UnsentCommentsError(ReviewError):
+    """Approving would leave the person's unsent comments behind: they are sent, or dropped on purpose."""
+
+    def __init__(self, task_id: int, count: int) -> None:
+        them = "it" if count == 1 else "them"
+        super().__init__(
+            f"task #{task_id} was not approved: it has {count} unsent comment{'s' if count != 1 else ''}; "
+            f"send {them} to its agent (request changes: `ralph-desk review changes {task_id}`), or merge "
+            f"and drop {them} (the window asks; `ralph-desk review approve {task_id} --drop-comments`)"
+        )
+        self.task_id = task_id
+        self.count = count
+
+
 MOVED = "the branch moved since it was approved: review it again"
-MERGED_ANYWAY = "Merge anyway: approved although its required checks failed ({failing})"
+MERGED_ANYWAY_MARK = "Merge anyway: "
+MERGED_ANYWAY = MERGED_ANYWAY_MARK + "approved although its required checks failed ({failing})"
 RULES = (
     "the task branch changes the project's rules under .ralph/ ({paths}); a task branch may not change "
     "them: remove those changes from the branch (request changes so that its agent restores them as they "
@@ -235,7 +254,13 @@ class ReviewService:
         if comment is None:
             raise NotFoundError("review comment", comment_id, [])
         if not comment.pending:
-            whose = "sent to the agent" if comment.author == HUMAN else f"written by {comment.author}"
+            whose = (
+                f"written by {comment.author}"
+                if comment.author != HUMAN
+                else "sent to the agent"
+                if comment.state is ReviewCommentState.REQUESTED
+                else "closed (answered by its agent, or dropped at its merge)"
+            )
             raise ReviewError(f"comment #{comment.id} is {whose}; only your unsent comments can be {verb}")
         status = task_store.status_of(unit, comment.task_id)
         if status is not TaskStatus.IN_REVIEW or queue.entry(unit, comment.task_id) is not None:
@@ -247,7 +272,12 @@ class ReviewService:
         return comment
 
     def approve(
-        self, task_id: int, commit: str | None, wait_s: float = WAIT_S, anyway: bool = False
+        self,
+        task_id: int,
+        commit: str | None,
+        wait_s: float = WAIT_S,
+        anyway: bool = False,
+        drop_comments: bool = False,
     ) -> ReviewResult:
         """Approve exactly `commit`, the tip of the diff the person read (None only for a task without a
         branch): queue its merge (the approval is recorded first), then merge the queue in approval order.
@@ -258,6 +288,10 @@ class ReviewService:
         another process merged meanwhile reports what became of it. A merge refused (uncommitted changes in
         the way, the branch moved since) raises ReviewError and stays noted on the task; a turn not had
         within `wait_s` raises MergeBusyError, the approval still queued for the holder.
+
+        A task with the person's unsent comments raises UnsentCommentsError unless they chose to
+        `drop_comments` (then those are marked addressed with the approval): nothing they wrote is lost
+        unseen.
 
         A task whose required checks fail raises ChecksFailingError unless the person chose `anyway`; that
         choice is recorded with the approval (its failing checks named). With required checks configured,
@@ -271,10 +305,15 @@ class ReviewService:
             self._check_approvable(task.id, self._pin(worktree), approved)
         elif approved is not None:
             raise ReviewError(f"task #{task.id} has no branch to merge; approve it without a commit")
+        unsent = self.unsent(task.id)
+        if unsent and not drop_comments:
+            raise UnsentCommentsError(task.id, len(unsent))
         failing = self.failing_checks(task.id)
         if failing and not anyway:
             raise ChecksFailingError(task.id, failing)
         with self.db.write() as unit:
+            if unsent:
+                store.move(unit, task.id, ReviewCommentState.OPEN, ReviewCommentState.ADDRESSED)
             queue.enqueue(unit, task.id, self.workspaces.checkout, approved, failing or None)
             if failing:  # the person's choice stays on the task's review, after the queue entry is gone
                 store.add(unit, task.id, HUMAN, MERGED_ANYWAY.format(failing=failing), None, None, None)
@@ -285,6 +324,14 @@ class ReviewService:
         if isinstance(outcome, ReviewError):
             raise outcome
         return outcome
+
+    def unsent(self, task_id: int) -> builtins.list[ReviewComment]:
+        """The person's comments on a task not sent to its agent yet (a Merge anyway note is not one)."""
+        return [
+            comment
+            for comment in self.comments(task_id)
+            if comment.pending and not comment.body.startswith(MERGED_ANYWAY_MARK)
+        ]
 
     def failing_checks(self, task_id: int) -> str:
         """The task's required checks whose latest run failed, named with how (empty: none fails)."""
@@ -475,20 +522,55 @@ class ReviewService:
         return ReviewResult(task.id, TaskStatus.PENDING.value, message=f"sent back with {moved} comment(s)")
 
     def discard(self, task_id: int, skip: bool) -> ReviewResult:
-        """Drop the task's branch and worktree; the task starts again from the base, or is skipped."""
+        """Drop the task's branch and worktree, its work kept as a ref for a while (`restore` brings it
+        back); the task starts again from the base, or is skipped."""
         task = self.tasks.get(task_id)
         status = TaskStatus.SKIPPED if skip else TaskStatus.PENDING
-        try:  # before the branch goes: a refused discard loses nothing
-            lifecycle.check(Move(task.id, task.status, status, Mover.REVIEW))
-        except ConflictError as error:
-            raise ReviewError(str(error)) from None
-        self._remove(task.id)
+        self._check_move(task, status)  # before the branch goes: a refused discard loses nothing
+        try:
+            kept = self.workspaces.discard(task.id, task.status)
+        except GitError as error:
+            raise ReviewError(f"task #{task.id} was not discarded: git failed: {error}") from None
         with self.db.write() as unit:
             for state in (ReviewCommentState.OPEN, ReviewCommentState.REQUESTED):
                 store.move(unit, task.id, state, ReviewCommentState.ADDRESSED)
             queue.remove(unit, task.id)
             lifecycle.move(unit, task.id, status, Mover.REVIEW)
-        return ReviewResult(task.id, status.value, message="branch and worktree discarded")
+        said = "branch and worktree discarded"
+        if kept is not None:
+            days = DISCARD_RETENTION.days
+            said += f"; the work is kept as {kept.ref} for {days} days ({RESTORE.format(task.id)})"
+        return ReviewResult(task.id, status.value, message=said)
+
+    def restore(self, task_id: int) -> ReviewResult:
+        """Take back the task's newest discard: its branch made again from the work kept, the task back in
+        the status it had (in review, or pending)."""
+        task = self.tasks.get(task_id)
+        try:
+            kept = self.workspaces.discarded(task.id, task.created_at)
+        except GitError as error:
+            raise ReviewError(f"task #{task.id}: git failed: {error}") from None
+        if kept is None:
+            raise ReviewError(
+                f"task #{task.id} has no discarded work to restore (discarded work is kept "
+                f"{DISCARD_RETENTION.days} days)"
+            )
+        status = TaskStatus.IN_REVIEW if kept.status is TaskStatus.IN_REVIEW else TaskStatus.PENDING
+        self._check_move(task, status)
+        try:
+            worktree = self.workspaces.restore(task.id, task.title, kept)
+        except (GitError, ServiceError) as error:
+            raise ReviewError(f"task #{task.id} was not restored: {error}") from None
+        with self.db.write() as unit:
+            lifecycle.move(unit, task.id, status, Mover.REVIEW)
+        return ReviewResult(task.id, status.value, message=f"work restored on {worktree.branch}")
+
+    def _check_move(self, task: Task, status: TaskStatus) -> None:
+        """Refuse (ReviewError) a review's move the lifecycle does not allow, before anything is done."""
+        try:
+            lifecycle.check(Move(task.id, task.status, status, Mover.REVIEW))
+        except ConflictError as error:
+            raise ReviewError(str(error)) from None
 
     def requested(self, task_id: int) -> builtins.list[ReviewComment]:
         """The comments sent back to the agent and not yet answered by a session that called done."""

@@ -10,10 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
-from ralph_desk.domain.branches import HEADS, TaskBranch, is_task_ref
+from ralph_desk.domain.branches import DISCARD_RETENTION, HEADS, Discarded, TaskBranch, is_task_ref
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.timestamps import utc
 from ralph_desk.project import ProjectPaths, contained
 from ralph_desk.project.config import ProjectConfig, read_config
 from ralph_desk.project.errors import ProjectError
@@ -22,7 +25,16 @@ from ralph_desk.services.sessions import this_host
 from ralph_desk.store import branches
 from ralph_desk.store.database import Database, UnitOfWork
 from ralph_desk.store.errors import StoreError
-from ralph_desk.vcs import bases, commits, initialise, soundness, untracked, worktree_git, worktrees
+from ralph_desk.vcs import (
+    bases,
+    commits,
+    discarded,
+    initialise,
+    soundness,
+    untracked,
+    worktree_git,
+    worktrees,
+)
 from ralph_desk.vcs.places import Checkout, GitError
 from ralph_desk.vcs.refs import is_repository, rev
 from ralph_desk.vcs.worktrees import TaskWorktree
@@ -148,12 +160,20 @@ class WorkspaceService:
         held = self.branch_of(task_id)
         if held is not None and rev(self.root, held.ref) is not None:
             return worktrees.ensure(self.root, worktrees_dir, task_id, held.ref, base)
+        return self._new_branch(task_id, title, HEADS + base, base, held)
+
+    def _new_branch(
+        self, task_id: int, title: str, start: str, base: str, held: TaskBranch | None
+    ) -> TaskWorktree:
+        """A new task branch at the commit the full ref `start` is on, recorded as the task's (instead of
+        `held`, a record whose branch is gone), with its worktree."""
         with self.db.write() as unit:
-            if held is not None:  # the person deleted it: the task starts again from the base
+            if held is not None:  # the person deleted it: the task starts again from `start`
                 branches.forget(unit, self.checkout, held.ref)
             taken = {branch.ref for branch in branches.in_checkout(unit, self.checkout)}
+        worktrees_dir = self.worktrees_dir
         ref = worktrees.free_ref(self.root, worktrees_dir, task_id, title, taken)
-        made = worktrees.create(self.root, ref, HEADS + base)
+        made = worktrees.create(self.root, ref, start)
         try:
             with self.db.write() as unit:
                 branches.record(unit, self.checkout, task_id, ref)
@@ -225,6 +245,44 @@ class WorkspaceService:
             with self.db.write() as unit:
                 branches.forget(unit, self.checkout, held.ref)
         return removed.nested
+
+    def discard(self, task_id: int, status: TaskStatus, now: datetime | None = None) -> Discarded | None:
+        """Keep a task's branch tip under `refs/ralph/discarded/…` (pruning those past the retention), then
+        remove its worktree and branch; the ref kept (None: the task had no branch)."""
+        held = self.branch_of(task_id) if self.is_git() else None
+        tip = rev(self.root, held.ref) if held is not None else None
+        if tip is None:
+            self.remove(task_id)
+            return None
+        moment = now or datetime.now(UTC)
+        kept = Discarded.named(task_id, moment, status)
+        discarded.keep(self.root, tip, kept)
+        for old in discarded.prune(self.root, moment - DISCARD_RETENTION):
+            log.info("pruned the discarded work of task #%s kept since %s", old.task_id, old.at)
+        self.remove(task_id)
+        return kept
+
+    def discarded(self, task_id: int, since: datetime) -> Discarded | None:
+        """The newest discarded branch kept for task `task_id` since `since` (its creation: an earlier task
+        with the same id is not it)."""
+        if not self.is_git():
+            return None
+        found = [item for item in discarded.kept(self.root, task_id) if item.at >= utc(since)]
+        return found[0] if found else None
+
+    def restore(self, task_id: int, title: str, kept: Discarded) -> TaskWorktree:
+        """Make the task a new branch (and worktree) at the discarded work `kept`, then drop the kept ref."""
+        base = self.base_branch()
+        if base is None:
+            raise ServiceError(self.base_problem() or "the project has no base branch to restore work onto")
+        if self.existing(task_id) is not None:
+            raise ServiceError(
+                f"task #{task_id} has a branch again (it started anew); its discarded work stays kept as "
+                f"{kept.ref}"
+            )
+        worktree = self._new_branch(task_id, title, kept.ref, base, self.branch_of(task_id))
+        discarded.drop(self.root, kept)
+        return worktree
 
     def retire(self, held: TaskBranch | None) -> str | None:
         """Remove a deleted task's worktree (`held`, read before the deletion), and its branch unless it

@@ -86,13 +86,14 @@ def free_ref(repo: Path, worktrees_dir: Path, task_id: int, title: str, taken: I
     raise AssertionError("unreachable")
 
 
-def create(repo: Path, ref: str, base_ref: str) -> str:
-    """Make the task branch `ref` at the commit `base_ref` is on; its commit. GitError if `ref` exists
-    already (an existing branch is never adopted) or the base is gone."""
+def create(repo: Path, ref: str, start_ref: str) -> str:
+    """Make the task branch `ref` at the commit the full ref `start_ref` (the base, or discarded work kept)
+    is on; its commit. GitError if `ref` exists already (an existing branch is never adopted) or the start
+    is gone."""
     _check_task_ref(ref)
-    oid = rev(repo, base_ref)
+    oid = rev(repo, start_ref)
     if oid is None:
-        raise GitError(("rev-parse", base_ref), 1, f"the base branch {base_ref} does not exist")
+        raise GitError(("rev-parse", start_ref), 1, f"{start_ref} does not exist")
     run(repo, "update-ref", "-m", "ralph-desk: task branch", "--end-of-options", ref, oid, "0" * len(oid))
     return oid
 

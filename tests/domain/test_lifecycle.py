@@ -83,3 +83,21 @@ def test_an_import_copies_any_state() -> None:
 def test_every_mover_has_a_rule() -> None:
     for mover in Mover:
         refusal(Move(1, S.PENDING, S.DONE, mover))  # a mover without a rule raises KeyError
+
+
+@pytest.mark.parametrize("current", [S.PENDING, S.SKIPPED])
+def test_a_review_puts_discarded_work_back_in_review(current: TaskStatus) -> None:
+    assert refusal(Move(6, current, S.IN_REVIEW, Mover.REVIEW)) is None
+
+
+@pytest.mark.parametrize("current", [S.IN_PROGRESS, S.DONE, S.FAILED])
+def test_a_review_does_not_put_running_merged_or_failed_work_back_in_review(current: TaskStatus) -> None:
+    problem = refusal(Move(6, current, S.IN_REVIEW, Mover.REVIEW))
+    assert problem is not None and "only a pending or skipped task" in problem
+
+
+@pytest.mark.parametrize("mover", HANDS)
+def test_done_by_hand_on_work_in_review_says_to_approve_it(mover: Mover) -> None:
+    problem = refusal(Move(8, S.IN_REVIEW, S.DONE, mover))
+    assert problem is not None
+    assert "approve it in Reviews" in problem and "`ralph-desk review approve 8`" in problem

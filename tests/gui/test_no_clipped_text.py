@@ -27,7 +27,7 @@ from ralph_desk.gui.panes.disciplines.dialogs import NewDisciplineDialog
 from ralph_desk.gui.panes.disciplines.servers import ServerDialog
 from ralph_desk.gui.panes.features.dialogs import LearningDialog, MergeDialog, NewFeatureDialog
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog, ReasonDialog
-from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
+from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
 from ralph_desk.gui.panes.loop.running import RunningRow
 from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow
@@ -199,7 +199,11 @@ def _request_changes(window: MainWindow, _services: Services) -> QWidget | None:
 
 
 def _discard(window: MainWindow, _services: Services) -> QWidget | None:
-    return DiscardDialog(LONG_TITLE, "main", window)
+    return DiscardDialog(12345, LONG_TITLE, "main", 30, window)
+
+
+def _finish_review(window: MainWindow, _services: Services) -> QWidget | None:
+    return FinishReviewBox(12345, 17, window)
 
 
 def _transcript(window: MainWindow, services: Services) -> QWidget | None:
@@ -239,6 +243,7 @@ OPENERS: dict[type[QWidget], Opener] = {
     ReasonDialog: _reason,
     RequestChangesDialog: _request_changes,
     DiscardDialog: _discard,
+    FinishReviewBox: _finish_review,
     TranscriptWindow: _transcript,
 }
 ABSTRACT = {NewRecordDialog}

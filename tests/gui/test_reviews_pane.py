@@ -429,7 +429,7 @@ def test_approve_and_merge_is_asked_for_the_commit_of_the_whole_diff_shown(
 
     with qtbot.waitSignal(reviews.sig_approve_requested, timeout=WAIT_MS) as asked:
         qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
-    assert asked.args == [7, TIP]
+    assert asked.args == [7, TIP, False, False]  # neither anyway nor dropping comments: those are asked
 
 
 def test_approve_before_the_diff_is_shown_asks_nothing_and_says_so(
@@ -461,7 +461,7 @@ def test_a_branch_that_moved_is_said_and_its_whole_diff_asked_again_with_a_new_p
     reviews.show_diff(7, files, [], tip=NEWER)
     with qtbot.waitSignal(reviews.sig_approve_requested, timeout=WAIT_MS) as approved:
         qtbot.mouseClick(reviews.detail.approve, Qt.MouseButton.LeftButton)
-    assert approved.args == [7, NEWER] and not reviews.detail.moved.isVisible()
+    assert approved.args == [7, NEWER, False, False] and not reviews.detail.moved.isVisible()
 
 
 def test_changes_to_the_project_s_rules_are_flagged_above_the_diff(

@@ -129,12 +129,12 @@ def test_a_merge_that_would_overwrite_uncommitted_changes_is_refused_and_changes
     desk: Services,
 ) -> None:
     task = _work(desk, "Greet", {"app.py": "new\n"})
-    comment = desk.reviews.add_comment(task.id, "Keep the function", file="app.py", line=1)
     (desk.paths.root / "app.py").write_text("the person's unsaved work\n")
     base_before = git(desk.paths.root, "rev-parse", "main")
 
     with pytest.raises(ReviewError, match="uncommitted changes"):
         desk.reviews.approve(task.id, read_tip(desk, task.id))
+    comment = desk.reviews.add_comment(task.id, "Keep the function", file="app.py", line=1)
     with pytest.raises(ReviewError, match=r"is decided \(approved\)"):  # approved, waiting to merge
         desk.reviews.delete_comment(comment.id)
 
@@ -248,8 +248,8 @@ def test_comments_cannot_be_changed_once_sent_written_by_an_agent_or_the_review_
 
     other = _work(desk, "Shout", {"notes.txt": "ONE\n"})
     late = desk.reviews.add_comment(other.id, "Nice", file="notes.txt", line=1)
-    desk.reviews.approve(other.id, read_tip(desk, other.id))
-    with pytest.raises(ReviewError, match=r"review of task #\d+ is decided \(done\)"):
+    desk.reviews.approve(other.id, read_tip(desk, other.id), drop_comments=True)
+    with pytest.raises(ReviewError, match=r"closed \(answered by its agent, or dropped at its merge\)"):
         desk.reviews.edit_comment(late.id, "Nicer")
     assert [c.body for c in desk.reviews.comments(other.id)] == ["Nice"]
     assert desk.reviews.comments(task.id)[1].body == "Keep the function"

@@ -1,4 +1,5 @@
-"""A dialog's Cancel and action buttons, with Enter pressing the action (never Cancel, never nothing)."""
+"""A dialog's Cancel and action buttons, with Enter pressing the action (or, for an action that loses work,
+Cancel): never nothing."""
 
 from __future__ import annotations
 
@@ -28,13 +29,17 @@ class _DefaultOnShow(QObject):
         return False
 
 
-def action_buttons(dialog: QDialog, action: str) -> tuple[QDialogButtonBox, QPushButton]:
-    """Cancel and `action` (which accepts the dialog), Enter pressing `action` whenever it is enabled."""
+def action_buttons(
+    dialog: QDialog, action: str, enter_cancels: bool = False
+) -> tuple[QDialogButtonBox, QPushButton]:
+    """Cancel and `action` (which accepts the dialog), Enter pressing `action` whenever it is enabled; or
+    Cancel, when `enter_cancels` (an action that loses work is never done by Enter)."""
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
     button = buttons.addButton(action, QDialogButtonBox.ButtonRole.AcceptRole)
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
-    dialog.installEventFilter(_DefaultOnShow(dialog, button))
+    cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    dialog.installEventFilter(_DefaultOnShow(dialog, cancel if enter_cancels else button))
     return buttons, button
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import errors_of
 from ralph_desk.domain.records import Change, Task, TaskSummary
-from ralph_desk.gui.backend import NotFoundError, Services, summary_of
+from ralph_desk.gui.backend import ConflictError, NotFoundError, Services, summary_of
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.dialogs.task_dialog import TaskDialog, TaskDraft
 from ralph_desk.gui.directory import TaskDirectory, names_of
@@ -29,6 +30,14 @@ DETAIL_TOPICS = frozenset({"tasks", "comments", "signals", "sessions", "dependen
 CHOICE_TOPICS = frozenset({"features", "disciplines"})
 
 TranscriptOpener = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class StatusRefused:
+    """A save whose fields went through and whose status move the lifecycle refused (the reason)."""
+
+    task: Task
+    reason: str
 
 
 class TasksWiring:
@@ -228,20 +237,25 @@ class TasksWiring:
         status = fields.pop("status", None)
         tasks = self.services.tasks
 
-        def apply() -> Task:
+        def apply() -> Task | StatusRefused:
             task = tasks.update(task_id, **fields) if fields else tasks.get(task_id)
-            if status is not None:
-                task = tasks.move(task_id, TaskStatus(status), Mover.PERSON)
-            return task
+            if status is None:
+                return task
+            try:
+                return tasks.move(task_id, TaskStatus(status), Mover.PERSON)
+            except ConflictError as refused:  # the lifecycle's rule: the task keeps the status it has
+                return StatusRefused(task, str(refused))
 
-        self.worker.submit(
-            f"save task #{task_id}",
-            apply,
-            lambda task: self.pane.detail.fields.load(task, force=True),
-            done=f"Saved task #{task_id}.",
-            keep=True,
-            busy=True,
-        )
+        self.worker.submit(f"save task #{task_id}", apply, self._saved, keep=True, busy=True)
+
+    def _saved(self, result: Task | StatusRefused) -> None:
+        """Show the task as saved; a status the lifecycle refused is shown as it stays, with the reason."""
+        task = result.task if isinstance(result, StatusRefused) else result
+        self.pane.detail.fields.load(task, force=True)
+        if isinstance(result, StatusRefused):
+            self.worker.fail(f"Task #{task.id} keeps its status — {result.reason}")
+        else:
+            self.worker.succeed(f"Saved task #{task.id}.")
 
     def add_dependency(self, task_id: int, depends_on_id: int) -> None:
         """Make a task wait for another."""

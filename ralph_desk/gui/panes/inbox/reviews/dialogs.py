@@ -1,4 +1,4 @@
-"""The Reviews tab's dialogs: send the task back with comments, discard its work."""
+"""The Reviews tab's dialogs: send the task back with comments, discard its work, finish a review."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
     QDialogButtonBox,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ralph_desk.gui.dialogs.buttons import action_buttons
 from ralph_desk.gui.panes.inbox.reviews.rows import LineComment
 from ralph_desk.gui.widgets.common import label
 
@@ -71,9 +73,10 @@ class RequestChangesDialog(QDialog):
 
 
 class DiscardDialog(QDialog):
-    """Discarding a task's work: its branch and worktree go; the task starts again, or is skipped."""
+    """Discarding a task's work: its branch and worktree go (the work kept for a while); the task starts
+    again, or is skipped. Enter cancels."""
 
-    def __init__(self, title: str, base: str, parent: QWidget | None = None) -> None:
+    def __init__(self, task_id: int, title: str, base: str, days: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Discard the work")
         self.setMinimumWidth(DIALOG_WIDTH)
@@ -83,14 +86,12 @@ class DiscardDialog(QDialog):
         self.choice.addButton(self.again)
         self.choice.addButton(self.skip)
         self.again.setChecked(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok: QPushButton = buttons.addButton("Discard", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, self.ok = action_buttons(self, "Discard", enter_cancels=True)
         layout = QVBoxLayout(self)
         layout.addWidget(
             label(
-                f"The branch and worktree of “{escape(title)}” are removed; what the agent did is lost.",
+                f"The branch and worktree of “{escape(title)}” are removed. What the agent did is kept for "
+                f"{days} days: Undo, or <code>ralph-desk review restore {task_id}</code>, brings it back.",
                 wrap=True,
             )
         )
@@ -101,3 +102,22 @@ class DiscardDialog(QDialog):
     def skipped(self) -> bool:
         """Whether the task is to be skipped (else it goes back to pending)."""
         return self.skip.isChecked()
+
+
+class FinishReviewBox(QMessageBox):
+    """Approve & merge with unsent comments: send them (request changes), merge and drop them, or Cancel
+    (the default: Enter loses nothing)."""
+
+    def __init__(self, task_id: int, count: int, parent: QWidget | None = None) -> None:
+        plural = "s" if count != 1 else ""
+        super().__init__(
+            QMessageBox.Icon.Question,
+            "Finish your review",
+            f"<b>Task #{task_id} has {count} comment{plural} you have not sent.</b><br><br>Send them to its "
+            "agent (the task goes back with your review), or merge it and discard them?",
+            QMessageBox.StandardButton.Cancel,
+            parent,
+        )
+        self.send_button = self.addButton("Send and request changes", QMessageBox.ButtonRole.AcceptRole)
+        self.drop_button = self.addButton("Merge and discard them", QMessageBox.ButtonRole.DestructiveRole)
+        self.setDefaultButton(QMessageBox.StandardButton.Cancel)

@@ -8,8 +8,9 @@ from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
 
+from ralph_desk.domain.branches import DISCARD_RETENTION
 from ralph_desk.domain.diffs import FileDiff
 from ralph_desk.domain.enums import ReviewCommentState
 from ralph_desk.domain.records import AgentSession
@@ -18,7 +19,7 @@ from ralph_desk.gui import fmt, theme
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.models.base import Column, RecordTableModel
 from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip
-from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
+from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
 from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
 from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment
@@ -28,6 +29,7 @@ from ralph_desk.gui.widgets.layout import side_by_side, stacked
 from ralph_desk.gui.widgets.tables import record_table
 
 SHOWN_SIGNALS = 8
+KEPT_DAYS = DISCARD_RETENTION.days
 WHOLE_TASK = ""
 
 
@@ -244,10 +246,9 @@ class ReviewsView(QWidget):
     """Give this task's unsent comment (by id) this text."""
     sig_comment_delete_requested = Signal(int, int)
     """Delete this task's unsent comment (by id)."""
-    sig_approve_requested = Signal(int, str)
-    """Merge into its base exactly this commit of this task (the tip of the diff shown; empty: no branch)."""
-    sig_approve_anyway_requested = Signal(int, str)
-    """Merge this commit of this task although its required checks fail (the person said so)."""
+    sig_approve_requested = Signal(int, str, bool, bool)
+    """Merge into its base exactly this commit of this task (the tip of the diff shown; empty: no branch);
+    although its required checks fail (True: the person said so); dropping its unsent comments (True)."""
     sig_changes_requested = Signal(int, str)
     """Send this task back to pending with its line comments and this message (may be empty)."""
     sig_discard_requested = Signal(int, bool)
@@ -270,7 +271,7 @@ class ReviewsView(QWidget):
         self.comments: list[LineComment] = []
         self.pin: str | None = None
         """The tip commit of the current task's whole diff last shown: what Approve & merge merges."""
-        self.dialog: RequestChangesDialog | DiscardDialog | ConfirmBox | None = None
+        self.dialog: RequestChangesDialog | DiscardDialog | ConfirmBox | FinishReviewBox | None = None
         self.empty = EmptyState(
             "merge",
             "Nothing to review",
@@ -396,7 +397,7 @@ class ReviewsView(QWidget):
         self.detail.session.blockSignals(False)
         self._ask_diff()
 
-    def ask_merge_anyway(self, task_id: int, commit: str, failing: str) -> None:
+    def ask_merge_anyway(self, task_id: int, commit: str, failing: str, drop_comments: bool = False) -> None:
         """The task's required checks fail: ask whether to merge anyway (Cancel is the default)."""
         if self.current is None or self.current.task_id != task_id:
             return
@@ -405,8 +406,24 @@ class ReviewsView(QWidget):
             "Merge anyway?",
             MERGE_ANYWAY.format(task_id=task_id, failing=escape(failing)),
             "Merge anyway",
-            lambda: self.sig_approve_anyway_requested.emit(task_id, commit),
+            lambda: self.sig_approve_requested.emit(task_id, commit, True, drop_comments),
         )
+
+    def ask_finish_review(self, task_id: int, commit: str, count: int, anyway: bool = False) -> None:
+        """The task has unsent comments: send them and request changes, merge and drop them, or cancel."""
+        if self.current is None or self.current.task_id != task_id:
+            return
+        box = FinishReviewBox(task_id, count, self)
+
+        def chosen(clicked: QAbstractButton) -> None:
+            if clicked is box.send_button:
+                self.sig_changes_requested.emit(task_id, "")
+            elif clicked is box.drop_button:
+                self.sig_approve_requested.emit(task_id, commit, anyway, True)
+
+        box.buttonClicked.connect(chosen)
+        self.dialog = box
+        box.open()
 
     def show_failure(self, text: str) -> None:
         """Say that reading the diff failed."""
@@ -439,7 +456,7 @@ class ReviewsView(QWidget):
             self.detail.status.setText(NOT_READ)
             return
         self.detail.moved.hide()
-        self.sig_approve_requested.emit(entry.task_id, self.pin or "")
+        self.sig_approve_requested.emit(entry.task_id, self.pin or "", False, False)
 
     def _ask_changes(self) -> None:
         entry = self.current
@@ -455,7 +472,7 @@ class ReviewsView(QWidget):
         entry = self.current
         if entry is None:
             return
-        dialog = DiscardDialog(entry.title, entry.base, self)
+        dialog = DiscardDialog(entry.task_id, entry.title, entry.base, KEPT_DAYS, self)
         dialog.accepted.connect(lambda: self.sig_discard_requested.emit(entry.task_id, dialog.skipped()))
         self.dialog = dialog
         dialog.open()

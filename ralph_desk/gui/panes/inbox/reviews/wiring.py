@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
 from ralph_desk.domain.enums import DiffSide, TaskStatus
@@ -18,6 +19,7 @@ from ralph_desk.gui.backend import (
     ReviewMovedError,
     ReviewService,
     Services,
+    UnsentCommentsError,
 )
 from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
@@ -25,6 +27,7 @@ from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.checks_wiring import CHECKS_TOPIC, ReviewChecks
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
+from ralph_desk.gui.undo import PendingActions
 from ralph_desk.gui.worker import Worker
 
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
@@ -75,19 +78,25 @@ class ReviewsWiring:
     topics = TASK_TOPICS | {COMMENT_TOPIC, MERGE_TOPIC, CHECKS_TOPIC}
 
     def __init__(
-        self, view: ReviewsView, services: Services, worker: Worker, on_count: CountListener | None = None
+        self,
+        view: ReviewsView,
+        services: Services,
+        worker: Worker,
+        on_count: CountListener | None = None,
+        pending: PendingActions | None = None,
     ) -> None:
         self.view = view
         self.services = services
         self.worker = worker
         self.on_count = on_count
+        self.pending = pending
+        """The window's Undo: a discard done is offered back for a few seconds (its work is kept longer)."""
         self.reads = ReadPacer(worker, self._start_read, READ_SPACING_MS)
         self._force = False
         """A read asked for must read every review again (and see whether the project is a git repository)."""
         self.version: Version | None = None
         """The tasks in review shown, each with its last change."""
         self.checks = ReviewChecks(view.detail.checks, services, worker)
-        view.sig_approve_anyway_requested.connect(lambda task_id, commit: self.approve(task_id, commit, True))
         view.sig_diff_requested.connect(self.read_diff)
         view.sig_comment_requested.connect(self.comment)
         view.sig_comment_edit_requested.connect(self.edit_comment)
@@ -233,10 +242,11 @@ class ReviewsWiring:
             lambda _: self.read_comments(task_id),
         )
 
-    def approve(self, task_id: int, commit: str, anyway: bool = False) -> None:
+    def approve(self, task_id: int, commit: str, anyway: bool = False, drop_comments: bool = False) -> None:
         """Merge exactly `commit`, the tip of the diff shown, into the base (or send the task back when the
         merge would conflict); a branch that moved since is shown again with its new diff, nothing merged.
-        Required checks that fail are merged only `anyway` (else the person is asked).
+        Required checks that fail are merged only `anyway`, unsent comments are left behind only when
+        `drop_comments` (else the person is asked).
 
         The worker waits for the merge turn only briefly: while another process merges, the approval
         stays queued (recorded first) and that process merges it in turn; the worker goes on to reads.
@@ -244,8 +254,8 @@ class ReviewsWiring:
         reviews = self.services.reviews
         self.worker.submit(
             f"approve and merge task #{task_id}",
-            lambda: _approve_or_queue(reviews, task_id, commit or None, anyway),
-            lambda result: self._decided(result, commit),
+            lambda: _approve_or_queue(reviews, task_id, commit or None, anyway, drop_comments),
+            lambda result: self._decided(result, commit, anyway, drop_comments),
         )
 
     def request_changes(self, task_id: int, message: str) -> None:
@@ -257,10 +267,27 @@ class ReviewsWiring:
         )
 
     def discard(self, task_id: int, skip: bool) -> None:
-        """Drop the task's branch: the task starts again from the base, or is skipped."""
+        """Drop the task's branch (its work kept for a while): the task starts again from the base, or is
+        skipped; the window's Undo brings the work back."""
         self.worker.submit(
             f"discard task #{task_id}",
             lambda: self.services.reviews.discard(task_id, skip),
+            self._discarded,
+        )
+
+    def _discarded(self, result: ReviewResult) -> None:
+        if self.pending is None:
+            self._decided(result)
+            return
+        # The discard is done already: nothing waits for the time to be up, and Undo restores the work kept.
+        undo = partial(self.restore, result.task_id)
+        self.pending.hold(f"Discarded the work of task #{result.task_id}", lambda: None, undo)
+
+    def restore(self, task_id: int) -> None:
+        """Take a discard back: the task's branch made again from its work kept, the task back in review."""
+        self.worker.submit(
+            f"restore the work of task #{task_id}",
+            lambda: self.services.reviews.restore(task_id),
             self._decided,
         )
 
@@ -276,9 +303,11 @@ class ReviewsWiring:
             f"The project is a git repository now, on branch {branch}: each task works on its own branch."
         )
 
-    def _decided(self, result: Decided, commit: str = "") -> None:
-        if isinstance(result, ChecksFailingError):
-            self.view.ask_merge_anyway(result.task_id, commit, result.failing)
+    def _decided(self, result: Decided, commit: str = "", anyway: bool = False, drop: bool = False) -> None:
+        if isinstance(result, UnsentCommentsError):
+            self.view.ask_finish_review(result.task_id, commit, result.count, anyway)
+        elif isinstance(result, ChecksFailingError):
+            self.view.ask_merge_anyway(result.task_id, commit, result.failing, drop)
         elif isinstance(result, ReviewMovedError):
             self.view.show_moved(result.task_id)
             self.worker.fail(f"Task #{result.task_id} was not merged: the work changed since you opened it.")
@@ -290,19 +319,20 @@ class ReviewsWiring:
             self.worker.succeed(f"Task #{result.task_id}: {result.message} ({result.status}).")
 
 
-Decided = ReviewResult | ReviewMovedError | ChecksFailingError | int
+Decided = ReviewResult | ReviewMovedError | ChecksFailingError | UnsentCommentsError | int
 
 
 def _approve_or_queue(
-    reviews: ReviewService, task_id: int, commit: str | None, anyway: bool = False
+    reviews: ReviewService, task_id: int, commit: str | None, anyway: bool = False, drop: bool = False
 ) -> Decided:
     """On the worker: approve and merge `commit`; the task's id when its approval waits queued behind another
-    merge; the refusal when the branch moved since its diff was read (its new diff is to be shown), or when
-    its required checks fail (the person is asked whether to merge anyway)."""
+    merge; the refusal when the branch moved since its diff was read (its new diff is to be shown), when it
+    has unsent comments (the person is asked to send or drop them), or when its required checks fail (the
+    person is asked whether to merge anyway)."""
     try:
-        return reviews.approve(task_id, commit, WINDOW_WAIT_S, anyway=anyway)
-    except ChecksFailingError as failing:
-        return failing
+        return reviews.approve(task_id, commit, WINDOW_WAIT_S, anyway=anyway, drop_comments=drop)
+    except (ChecksFailingError, UnsentCommentsError) as asked:
+        return asked
     except MergeBusyError:
         return task_id
     except ReviewMovedError as moved:
