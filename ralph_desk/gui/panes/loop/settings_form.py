@@ -205,12 +205,12 @@ class LoopSettingsForm(EditForm):
         self.allow_edits.setToolTip(
             "Off: edits found after a session are put aside in a git stash and the session is rejected"
         )
-        self.sandbox = QCheckBox("Confine agents, checks and setup in a sandbox")
+        self.sandbox = QCheckBox("Confine agents in a sandbox")
         self.sandbox.setToolTip(
             "On (sandbox): each session writes only its task's worktree; your home, other worktrees and "
             "the repository's git settings are out of its reach. Off: they run as you, with all you can reach"
         )
-        self.sandbox_network = QCheckBox("Command agents, checks and setup may use the network")
+        self.sandbox_network = QCheckBox("Sandbox keeps the network")
         self.sandbox_network.setToolTip(
             "Off (sandbox_network): a confined command agent, its checks and setup run without a network. "
             "Claude Code and Codex always keep it: they reach their model API"
