@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from ralph_desk.services.container import Services
 
 ArgsT = TypeVar("ArgsT", bound=ToolInput)
+Progress = Callable[[float, float | None, str], None]
+"""Sends the caller a progress notification (done, total if known, message); nothing without its token."""
 
 
 class LoopControl(Protocol):
@@ -46,10 +48,15 @@ class LoopControl(Protocol):
         agent: str | None,
         allow_edits: bool,
         parallel: int | None = None,
+        allowed_paths: list[str] | None = None,
+        wait: bool = False,
+        progress: Progress | None = None,
     ) -> RalphRunResult: ...
-    def status(self) -> RalphStatusResult: ...
+    def status(self, loop_id: int | None = None) -> RalphStatusResult: ...
     def stop(self) -> RalphStopResult: ...
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult: ...
+    def history(
+        self, limit: int, offset: int, iteration: int | None, kind: str, loop_id: int | None = None
+    ) -> RalphHistoryResult: ...
     def understand(self) -> RalphUnderstandResult: ...
     async def client_gone(self, now: bool = False) -> None: ...
 
@@ -62,6 +69,7 @@ class ToolCall(Generic[ArgsT]):
     context: SessionContext
     args: ArgsT
     loop: LoopControl | None = None
+    progress: Progress | None = None
 
     @property
     def services(self) -> Services:
@@ -145,9 +153,10 @@ class BoundTool(Generic[ArgsT]):
         services: ServicesSource,
         context: SessionContext,
         loop: LoopControl | None,
+        progress: Progress | None = None,
     ) -> tuple[ArgsT, Callable[[], BaseModel]]:
         """The arguments validated (the one validation of a call), and the handler ready to run on them."""
-        call = ToolCall(services, context, self.input_model.model_validate(arguments), loop)
+        call = ToolCall(services, context, self.input_model.model_validate(arguments), loop, progress)
         return call.args, partial(self.handler, call)
 
 
