@@ -488,12 +488,14 @@ class LoopController:
             self.last_error = f"{type(error).__name__}: {error}"
         finally:
             self._loop_started.set()
-            if run_log is not None:
-                await asyncio.to_thread(self._close_run_log, run_log, runner.status.loop_run_id)
-            watchers, self._watchers = self._watchers, []
-            for watcher in watchers:
-                watcher(None)
-            self._loop_ended.set()
+            try:
+                if run_log is not None:
+                    await asyncio.to_thread(self._close_run_log, run_log, runner.status.loop_run_id)
+            finally:  # a waiting ralph_run hears of the end whatever became of the log
+                watchers, self._watchers = self._watchers, []
+                for watcher in watchers:
+                    watcher(None)
+                self._loop_ended.set()
 
     def _close_run_log(self, run_log: ToolRunLog, loop_id: int | None) -> None:
         """Off the event loop: write the ended loop's summary into its log and beside it."""
@@ -507,7 +509,7 @@ class LoopController:
             log.exception("could not summarise loop run #%s", loop_id)
             run_log.close("failed", f"could not summarise the run: {error}")
             return
-        run_log.close("failed" if self.last_error else "ok", self.last_error, summary=summary)
+        run_log.close("failed" if self.last_error else "ok", self.last_error, loop_summary=summary)
 
     def _seen(self, event: LiveEvent) -> None:
         """Note the loop's activity; its first state change means its run is recorded, a final one its end."""
