@@ -364,7 +364,6 @@ class LoopController:
                 allowed_paths=tuple(allowed_paths) if allowed_paths is not None else None,
             )
             settings = load_checked(self.services, overrides)
-            guard.check_read_only_held(settings.agent, settings.allow_edits, self.paths.root)
         except ProjectError as error:
             raise ControlError("invalid_argument", str(error), self._refusal("ralph_run", error)) from None
         if arguments["dry_run"]:
@@ -378,6 +377,11 @@ class LoopController:
         self._refuse_while_running("ralph_run", "ralph_status follows it, ralph_stop ends it")
         self._check_no_loop_elsewhere("ralph_run")
         self._check_agent(settings, "ralph_run")
+        try:
+            guard.check_read_only_held(settings.agent, settings.allow_edits, self.paths.root)
+        except guard.EditsNotHeldError as error:
+            details = self._details("ralph_run", reason="edits_not_held")
+            raise ControlError("invalid_argument", str(error), details) from None
         first = peek_next_task(services)
         ended: queue.SimpleQueue[LiveEvent | None] = queue.SimpleQueue()
 
