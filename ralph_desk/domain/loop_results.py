@@ -415,3 +415,6 @@ class RalphUnderstandResult(LoopResult):
 
     status: str
     map_path: str = Field(alias="mapPath")
+    log_path: str | None = Field(
+        None, alias="logPath", description="This run's log; its JSON summary lies beside it (.json)."
+    )

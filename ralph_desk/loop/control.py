@@ -503,8 +503,8 @@ class LoopController:
 
     def _close_run_log(self, run_log: ToolRunLog, loop_id: int | None) -> None:
         """Off the event loop: write the ended loop's summary into its log and beside it."""
-        if loop_id is None:
-            run_log.close("failed", self.last_error)
+        if loop_id is None:  # the understanding run (no loop run), or a loop that never started
+            run_log.close("failed" if self.last_error else "ok", self.last_error)
             return
         self._run_logs[loop_id] = str(run_log.path)
         try:
@@ -721,13 +721,18 @@ class LoopController:
             ) from None
         self._check_agent(settings, "ralph_understand")
 
+        run_log = self._open_log("ralph_understand", {})
+
         async def understand_run() -> None:
             runner = build_runner(services, await make_issuer(), settings)
             plan = plan_recipe_session(services, Recipe.UNDERSTAND)
-            await self._guarded(runner, lambda: runner.run_session(plan))
+            await self._guarded(runner, lambda: runner.run_session(plan), run_log)
 
+        self._watchers = [run_log.event]
         self._start(understand_run, "ralph-understand")
-        return RalphUnderstandResult(status=LoopState.RUNNING.value, map_path=str(self.paths.codebase_map))
+        return RalphUnderstandResult(
+            status=LoopState.RUNNING.value, map_path=str(self.paths.codebase_map), log_path=str(run_log.path)
+        )
 
 
 def _with_loop_status(result: RalphStatusResult) -> RalphStatusResult:

@@ -150,6 +150,9 @@ async def test_a_read_only_command_agent_outside_git_is_refused_before_it_change
             assert (
                 json.loads(log_path.with_suffix(".json").read_text(encoding="utf-8"))["outcome"] == "refused"
             )
+            understand = (await call(client, "ralph_understand", {}))["error"]
+            assert understand["code"] == "invalid_argument"
+            assert "not in a git repository" in understand["message"]
             status = await call(client, "ralph_status", {})
             assert status["status"] == "not_running" and "summary" not in status
     assert not (paths.root / "notes.md").exists()
