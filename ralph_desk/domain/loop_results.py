@@ -6,6 +6,7 @@ client sees does not depend on which process answers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -21,6 +22,8 @@ ErrorCode = Literal[
 ]
 NOT_RUNNING = "not_running"
 NOT_INITIALISED = "not a ralph-desk project yet: call ralph_init"
+Progress = Callable[[float, float | None, str], None]
+"""Tells a waiting tool's caller how far it is: done so far, the total if known, a message."""
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_WAITING = 3

@@ -33,6 +33,7 @@ from ralph_desk.domain.loop_results import (
     LoopRunInfo,
     LoopStatusInfo,
     LoopSummary,
+    Progress,
     QualityMetrics,
     RalphHistoryResult,
     RalphInitResult,
@@ -79,8 +80,6 @@ from ralph_desk.services.opening import ServicesOnFirstUse
 log = logging.getLogger("ralph_desk.loop")
 
 IssuerFactory = Callable[[], Awaitable[EndpointIssuer]]
-Progress = Callable[[float, float | None, str], None]
-"""Reports a `wait`ing ralph_run's progress to its client: done so far, the total if known, a message."""
 Watcher = Callable[[LiveEvent | None], None]
 """Sees each live event of this controller's loop, then None once the loop has ended and is recorded."""
 T = TypeVar("T")

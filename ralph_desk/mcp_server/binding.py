@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from ralph_desk.domain.loop_results import (
     ErrorCode,
     LoopErrorInfo,
+    Progress,
     RalphHistoryResult,
     RalphInitResult,
     RalphRunResult,
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from ralph_desk.services.container import Services
 
 ArgsT = TypeVar("ArgsT", bound=ToolInput)
-Progress = Callable[[float, float | None, str], None]
-"""Sends the caller a progress notification (done, total if known, message); nothing without its token."""
 
 
 class LoopControl(Protocol):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ralph_desk.domain.loop_results import (
+        Progress,
         RalphHistoryResult,
         RalphInitResult,
         RalphRunResult,
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
         RalphUnderstandResult,
         RalphValidateResult,
     )
-    from ralph_desk.mcp_server.binding import LoopControl, Progress
+    from ralph_desk.mcp_server.binding import LoopControl
 
 
 class DeferredLoopControl:

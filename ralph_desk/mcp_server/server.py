@@ -17,6 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
 from ralph_desk.domain.arguments import problems as argument_problems
+from ralph_desk.domain.loop_results import Progress
 from ralph_desk.domain.recipes import check_fields
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY, ToolCategory, ToolSpec
@@ -26,7 +27,6 @@ from ralph_desk.mcp_server.binding import (
     BoundTool,
     ContextResolver,
     LoopControl,
-    Progress,
     ServicesSource,
     StructuredToolError,
 )
