@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 import anyio.from_thread
 
 from ralph_desk import prd
@@ -195,9 +196,11 @@ class LoopController:
                 runner.stop_after_session()
             await asyncio.wait({task})
         if self.release is not None:
-            # Stopped here, not cancelled with the event loop: a cancelled server prints a traceback.
+            # Stopped here, whole (a stop signal cancels the rest of the server meanwhile), not cancelled
+            # with the event loop: a server cancelled that way prints a traceback.
             release, self.release = self.release, None
-            await release()
+            with anyio.CancelScope(shield=True):
+                await release()
 
     def _disconnect_choice(self) -> str:
         try:

@@ -25,7 +25,7 @@ from mcp.client.stdio import stdio_client
 from ralph_desk.project import ProjectPaths, init_project
 from tests.loop.test_ide_stdio import add_tasks, until_ended
 from tests.support import stand_in_agent
-from tests.support.ide import call, use_command_agent
+from tests.support.ide import HELD_AGENT, agent_gone, agent_line, agent_started, call, use_command_agent
 from tests.support.stdio_wire import mcp_command
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.sqlite_only]
@@ -174,3 +174,20 @@ async def test_allowed_paths_is_a_run_argument_inside_the_project(tmp_path: Path
     assert not (paths.root / "notes.md").exists()
     assert list((paths.ralph / "put-aside").glob("*/notes.md"))
     assert summary["sessionsRun"] == 1 and summary["exitCode"] == 0, summary
+
+
+async def test_a_client_that_goes_away_mid_session_leaves_no_traceback(tmp_path: Path) -> None:
+    paths, log_dir = plain_project(tmp_path), tmp_path / "ide-logs"
+    add_tasks(paths, "Held while the IDE goes")
+    async with agent_line() as (port, listener):
+        use_command_agent(paths, str(HELD_AGENT), str(port))
+        with (tmp_path / "stderr.txt").open("w") as errlog:
+            async with ide(paths, log_dir, errlog) as client:
+                started = await call(client, "ralph_run", {"allow_edits": True})
+                agent = await agent_started(listener)
+        async with agent:
+            await agent_gone(agent)
+    stderr = (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+    assert "MCP server stopped" in stderr and "Traceback" not in stderr, stderr
+    beside = json.loads(Path(started["logPath"]).with_suffix(".json").read_text(encoding="utf-8"))
+    assert beside["loop_summary"]["status"] == "stopped" and beside["loop_summary"]["sessionsRun"] == 1
