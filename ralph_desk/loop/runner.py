@@ -7,7 +7,6 @@ import logging
 
 from ralph_desk.domain.enums import LoopState, SessionOutcome, TaskStatus
 from ralph_desk.domain.lifecycle import Mover
-from ralph_desk.loop import guard
 from ralph_desk.loop.lock import project_lock
 from ralph_desk.loop.model import SessionPlan
 from ralph_desk.loop.run_parts import RunParts
@@ -93,7 +92,6 @@ class LoopRunner:
         """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
         require_trusted_servers(self.services.paths, self.services.disciplines.list())
         self.adapter.check_available(self.settings)
-        guard.check_read_only_held(self.settings.agent, self.settings.allow_edits, self.services.paths.root)
         # A git project's tasks work on branches of its base: without one, nothing runs (not in the checkout).
         await asyncio.to_thread(self.services.workspaces.require_base)
         self._lock.acquire()
