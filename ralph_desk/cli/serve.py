@@ -40,7 +40,13 @@ def _loop_controller(services: ServicesOnFirstUse) -> LoopController:
             hosts.append(host)
         return hosts[0]
 
+    async def release() -> None:
+        for host in hosts:
+            await host.stop()
+        hosts.clear()
+
     control.make_issuer = issuer
+    control.release = release
     return control
 
 

@@ -6,6 +6,7 @@ client sees does not depend on which process answers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -21,6 +22,12 @@ ErrorCode = Literal[
 ]
 NOT_RUNNING = "not_running"
 NOT_INITIALISED = "not a ralph-desk project yet: call ralph_init"
+Progress = Callable[[float, float | None, str], None]
+"""Tells a waiting tool's caller how far it is: done so far, the total if known, a message."""
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_WAITING = 3
+"""A loop that stopped because only a person can make more work runnable (`ralph-desk run`'s code too)."""
 
 
 class Sparse(BaseModel):
@@ -113,6 +120,44 @@ class TaskToAttempt(Sparse):
     priority: str
 
 
+class LoopSummary(Sparse):
+    """How one loop run went (seed 003's summary): counts, exit code, files changed, log, cost."""
+
+    loop_id: int = Field(alias="loopId")
+    status: str = Field(description="running, or once ended completed, stopped or failed.")
+    stop_reason: str | None = Field(None, alias="stopReason")
+    sessions_run: int = Field(alias="sessionsRun")
+    tasks_completed: int = Field(alias="tasksCompleted", description="Tasks it worked on that are done.")
+    tasks_failed: int = Field(alias="tasksFailed", description="Tasks it worked on that failed.")
+    tasks_waiting: int = Field(
+        alias="tasksWaiting",
+        description="Tasks it worked on that wait for a person: an answer, a review or a blocker.",
+    )
+    exit_code: int | None = Field(
+        None,
+        alias="exitCode",
+        description=f"Once ended: {EXIT_OK} as asked, {EXIT_WAITING} tasks wait for a person, "
+        f"{EXIT_FAILED} the loop failed (as `ralph-desk run` exits).",
+    )
+    files_changed: list[str] = Field(alias="filesChanged", description="Files its sessions changed.")
+    files_put_aside: list[str] = Field(
+        default_factory=list,
+        alias="filesPutAside",
+        description="Files changed while edits were not allowed, undone (put aside in a git stash).",
+    )
+    cost_usd: float = Field(alias="costUsd")
+    log_path: str | None = Field(
+        None, alias="logPath", description="The log of the ralph_run that started it."
+    )
+
+
+def exit_code(state: str, waiting: bool) -> int:
+    """The exit code of a loop that ended in `state`, some tasks waiting for a person or not."""
+    if state == "failed":
+        return EXIT_FAILED
+    return EXIT_WAITING if waiting else EXIT_OK
+
+
 class RalphRunResult(LoopResult):
     """The loop started (it runs on; ralph_status follows it), or a dry run's preview."""
 
@@ -127,6 +172,10 @@ class RalphRunResult(LoopResult):
     preview: str | None = Field(None, description="The first session's prompt.")
     mcp_config: dict[str, Any] | None = Field(None, alias="mcpConfig")
     tools: list[str] | None = Field(None, description="The first session's tools.")
+    summary: LoopSummary | None = Field(None, description="With wait: how the loop run went.")
+    log_path: str | None = Field(
+        None, alias="logPath", description="This call's log; its JSON summary lies beside it (.json)."
+    )
 
 
 class LoopMetrics(Sparse):
@@ -173,6 +222,21 @@ class RalphStatusResult(LoopResult):
         None, alias="qualityMetrics", description="How the last finished iteration went."
     )
     last_run: LoopRunInfo | None = Field(None, alias="lastRun")
+    loop_status: LoopStatusInfo | None = Field(
+        None, alias="loopStatus", description="Seed 004's state: loopId, iterationNumber, currentTask, status"
+    )
+    summary: LoopSummary | None = Field(
+        None, description="How the loop run asked about (else the last one) went, once it has ended."
+    )
+
+
+class LoopStatusInfo(Sparse):
+    """Seed 004's `loopStatus`: where the loop is."""
+
+    loop_id: int | None = Field(None, alias="loopId")
+    iteration_number: int | None = Field(None, alias="iterationNumber")
+    current_task: int | None = Field(None, alias="currentTask")
+    status: str
 
 
 class RalphStopResult(LoopResult):
@@ -276,13 +340,18 @@ class IterationDetail(IterationEntry):
     transcript_path: str | None = Field(None, alias="transcriptPath")
     error: str | None = None
     summary: str | None = Field(None, description="The agent's summary with its closing verb.")
+    final_text: str | None = Field(
+        None, alias="finalText", description="The agent's last words: the final text of its output."
+    )
     signals: list[SignalEntry] = Field(description="The verbs it called, in order (at most `limit`).")
     signals_total: int = Field(alias="signalsTotal", description="How many verbs it called in all.")
     learnings: list[str]
 
     @classmethod
-    def of_session(cls, session: AgentSession, signals: list[Signal], limit: int) -> IterationDetail:
-        """The detail of a session record and the signals it sent (the first `limit` of them listed)."""
+    def of_session(
+        cls, session: AgentSession, signals: list[Signal], limit: int, final_text: str | None = None
+    ) -> IterationDetail:
+        """A session record in full: its signals (the first `limit` listed) and its last words."""
         closing = [signal for signal in signals if signal.verb.value == session.closing_verb]
         return cls(
             **_entry_fields(session),
@@ -296,6 +365,7 @@ class IterationDetail(IterationEntry):
             transcript_path=session.transcript_path,
             error=session.error,
             summary=closing[-1].summary if closing else None,
+            final_text=final_text,
             signals=[SignalEntry.of(signal) for signal in signals[:limit]],
             signals_total=len(signals),
             learnings=[signal.text or "" for signal in signals if signal.verb is Verb.LEARNED][:limit],
@@ -348,3 +418,6 @@ class RalphUnderstandResult(LoopResult):
 
     status: str
     map_path: str = Field(alias="mapPath")
+    log_path: str | None = Field(
+        None, alias="logPath", description="This run's log; its JSON summary lies beside it (.json)."
+    )

@@ -519,10 +519,24 @@ class RalphRunInput(ToolInput):
         le=MAX_PARALLEL,
         description="Agent sessions running at once, each in its task's worktree; omit for the setting.",
     )
+    allowed_paths: PathList | None = Field(
+        None,
+        description="Globs of the files agents may edit, relative to the project root (e.g. src/**); "
+        "omit for the setting.",
+    )
+    wait: bool = Field(
+        False,
+        description="Run to the end (within the limits), reporting progress per session, and return the "
+        "summary; otherwise return the loop id at once (ralph_status follows it).",
+    )
 
 
 class RalphStatusInput(ToolInput):
-    """Report whether the loop runs, its current task and iteration, and task counts."""
+    """Report whether the loop runs, its current task and iteration, task counts, and how a run went."""
+
+    loop_id: Id | None = Field(
+        None, description="The loop run to summarise once ended (default: the last one)."
+    )
 
 
 class RalphStopInput(ToolInput):
@@ -535,6 +549,9 @@ class RalphHistoryInput(ToolInput):
     limit: int = Field(10, ge=1, le=MAX_ITEMS, description="Most entries to return.")
     offset: int = Field(0, ge=0, le=MAX_ID, description="Entries to skip, newest first.")
     iteration: int | None = Field(None, ge=1, le=MAX_ID, description="Return this iteration in full.")
+    loop_id: Id | None = Field(
+        None, description="The loop run whose iteration to return (default: the last one)."
+    )
     type: HistoryType = Field("iterations", description="iterations or learnings.")
 
 

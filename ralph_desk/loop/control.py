@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import queue
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 import anyio.from_thread
 
 from ralph_desk import prd
@@ -30,6 +32,9 @@ from ralph_desk.domain.loop_results import (
     LearningEntry,
     LoopMetrics,
     LoopRunInfo,
+    LoopStatusInfo,
+    LoopSummary,
+    Progress,
     QualityMetrics,
     RalphHistoryResult,
     RalphInitResult,
@@ -44,6 +49,7 @@ from ralph_desk.domain.loop_results import (
 )
 from ralph_desk.domain.records import AgentSession, LoopRun
 from ralph_desk.domain.timestamps import maybe_utc, utc
+from ralph_desk.loop import guard
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.agents.base import AgentUnavailableError
 from ralph_desk.loop.build import RunOptions, build_runner
@@ -54,6 +60,8 @@ from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.loop.session import PROMPT_FILE_NAME
 from ralph_desk.loop.settings import RunOverrides, load_checked
+from ralph_desk.loop.summary import final_text, loop_summary
+from ralph_desk.loop.tool_log import ToolRunLog
 from ralph_desk.loop.trust_check import TRUST_HINT, UntrustedCommandError
 from ralph_desk.project import (
     ProjectError,
@@ -64,14 +72,17 @@ from ralph_desk.project import (
     read_config,
     validate_project,
 )
+from ralph_desk.project.config import problem
 from ralph_desk.project.logs import log_details
 from ralph_desk.services.container import Services
-from ralph_desk.services.errors import ControlError, ServiceError
+from ralph_desk.services.errors import ControlError, NotFoundError, ServiceError
 from ralph_desk.services.opening import ServicesOnFirstUse
 
 log = logging.getLogger("ralph_desk.loop")
 
 IssuerFactory = Callable[[], Awaitable[EndpointIssuer]]
+Watcher = Callable[[LiveEvent | None], None]
+"""Sees each live event of this controller's loop, then None once the loop has ended and is recorded."""
 T = TypeVar("T")
 
 NO_RUNNER = (
@@ -134,6 +145,10 @@ class LoopController:
         self._loop_started = threading.Event()
         self._loop_ended = threading.Event()
         self._followed = False
+        self._watchers: list[Watcher] = []
+        self._run_logs: dict[int, str] = {}  # loop id -> the log of the ralph_run that started it
+        self.release: Callable[[], Awaitable[None]] | None = None
+        """Stops what this controller started to serve its agents (the stdio server's own HTTP host)."""
 
     @property
     def services(self) -> Services:
@@ -172,15 +187,20 @@ class LoopController:
         Returns once the loop has ended and recorded that.
         """
         runner, task = self.runner, self.task
-        if runner is None or task is None or task.done():
-            return
-        choice = "stop" if now else self._disconnect_choice()
-        log.info("the IDE client went away: the loop stops (ide_disconnect: %s)", choice)
-        if choice == "stop":
-            runner.stop()
-        else:
-            runner.stop_after_session()
-        await asyncio.wait({task})
+        if runner is not None and task is not None and not task.done():
+            choice = "stop" if now else self._disconnect_choice()
+            log.info("the IDE client went away: the loop stops (ide_disconnect: %s)", choice)
+            if choice == "stop":
+                runner.stop()
+            else:
+                runner.stop_after_session()
+            await asyncio.wait({task})
+        if self.release is not None:
+            # Stopped here, whole (a stop signal cancels the rest of the server meanwhile), not cancelled
+            # with the event loop: a server cancelled that way prints a traceback.
+            release, self.release = self.release, None
+            with anyio.CancelScope(shield=True):
+                await release()
 
     def _disconnect_choice(self) -> str:
         try:
@@ -293,17 +313,62 @@ class LoopController:
         agent: str | None,
         allow_edits: bool,
         parallel: int | None = None,
+        allowed_paths: list[str] | None = None,
+        wait: bool = False,
+        progress: Progress | None = None,
     ) -> RalphRunResult:
-        """Start the loop in the background (returns once it has started), or preview it."""
+        """Start the loop in the background (returns once it has started, or with `wait` once it has ended).
+
+        Every call has its log, named in the result and in an execution error; a loop's log follows
+        it to its end, where its summary is written beside it.
+        """
         services = self.services
+        arguments: dict[str, Any] = {
+            "max_iterations": max_iterations,
+            "dry_run": dry_run,
+            "agent": agent,
+            "allow_edits": allow_edits,
+            "parallel": parallel,
+            "allowed_paths": allowed_paths,
+            "wait": wait,
+        }
+        run_log = self._open_log("ralph_run", arguments)
+        try:
+            result = self._run(services, arguments, run_log, progress)
+        except ControlError as error:
+            run_log.close("refused" if error.code != "execution_failed" else "failed", error.message)
+            details = {**error.details, "logPath": str(run_log.path)}
+            raise ControlError(error.code, error.message, details) from None
+        if result.dry_run:
+            run_log.close("ok", result=result.model_dump(mode="json", by_alias=True))
+        return result.model_copy(update={"log_path": str(run_log.path)})
+
+    def _open_log(self, tool: str, arguments: dict[str, Any]) -> ToolRunLog:
+        try:
+            return ToolRunLog(self.paths, tool, arguments)
+        except (OSError, ProjectError) as error:
+            raise ControlError(
+                "execution_failed", f"could not write the log of {tool}: {error}", self._log_details(tool)
+            ) from None
+
+    def _run(
+        self, services: Services, arguments: dict[str, Any], run_log: ToolRunLog, progress: Progress | None
+    ) -> RalphRunResult:
+        allowed_paths = arguments["allowed_paths"]
+        if allowed_paths is not None and (refused := problem("allowed_paths", allowed_paths)) is not None:
+            raise ControlError("invalid_argument", refused, self._details("ralph_run", field="allowed_paths"))
         try:
             overrides = RunOverrides(
-                agent=agent, max_iterations=max_iterations or None, allow_edits=allow_edits, parallel=parallel
+                agent=arguments["agent"],
+                max_iterations=arguments["max_iterations"] or None,
+                allow_edits=arguments["allow_edits"],
+                parallel=arguments["parallel"],
+                allowed_paths=tuple(allowed_paths) if allowed_paths is not None else None,
             )
             settings = load_checked(self.services, overrides)
         except ProjectError as error:
             raise ControlError("invalid_argument", str(error), self._refusal("ralph_run", error)) from None
-        if dry_run:
+        if arguments["dry_run"]:
             return self._preview(services, settings)
         try:
             services.workspaces.require_base()
@@ -314,13 +379,20 @@ class LoopController:
         self._refuse_while_running("ralph_run", "ralph_status follows it, ralph_stop ends it")
         self._check_no_loop_elsewhere("ralph_run")
         self._check_agent(settings, "ralph_run")
+        try:
+            guard.check_read_only_held(settings.agent, settings.allow_edits, self.paths.root)
+        except guard.EditsNotHeldError as error:
+            details = self._details("ralph_run", reason="edits_not_held")
+            raise ControlError("invalid_argument", str(error), details) from None
         first = peek_next_task(services)
+        ended: queue.SimpleQueue[LiveEvent | None] = queue.SimpleQueue()
 
         async def run_loop() -> None:
             runner = build_runner(services, await make_issuer(), settings, RunOptions(exit_when_idle=True))
-            await self._guarded(runner, runner.run)
+            await self._guarded(runner, runner.run, run_log)
 
         self.last_error = None
+        self._watchers = [run_log.event, *([self._ended_watcher(ended)] if arguments["wait"] else [])]
         self._start(run_loop, "ralph-loop")
         self._wait(self._loop_started, START_WAIT_S)
         if self.last_error is not None:
@@ -330,12 +402,49 @@ class LoopController:
                 self._log_details("ralph_run"),
             )
         live = self.runner.status if self.runner is not None else None
+        loop_id = live.loop_run_id if live else None
+        if not arguments["wait"] or loop_id is None or _on_loop_thread():
+            return RalphRunResult(
+                status=live.state.value if live and live.loop_run_id else LoopState.RUNNING.value,
+                loop_id=loop_id,
+                iteration_number=0,
+                current_task=first.task.id if first is not None and first.task is not None else None,
+            )
+        self._follow_to_end(ended, settings.max_iterations, progress)
+        summary = self._summary_of(loop_id)
         return RalphRunResult(
-            status=live.state.value if live and live.loop_run_id else LoopState.RUNNING.value,
-            loop_id=live.loop_run_id if live else None,
-            iteration_number=0,
+            status=summary.status,
+            loop_id=loop_id,
+            iteration_number=summary.sessions_run,
             current_task=first.task.id if first is not None and first.task is not None else None,
+            summary=summary,
         )
+
+    def _ended_watcher(self, ended: queue.SimpleQueue[LiveEvent | None]) -> Watcher:
+        """A watcher passing each session's end, and the loop's, to a waiting tool's thread."""
+
+        def watch(event: LiveEvent | None) -> None:
+            if event is None or event.kind is EventKind.SESSION_ENDED:
+                ended.put(event)
+
+        return watch
+
+    def _follow_to_end(
+        self, ended: queue.SimpleQueue[LiveEvent | None], total: int | None, progress: Progress | None
+    ) -> None:
+        """Wait for the loop's end (its limits bound it), reporting each session's end as progress."""
+        done = 0
+        while (event := ended.get()) is not None:
+            done += 1
+            if progress is not None:
+                task = event.data.get("task_id")
+                what = f"task #{task}" if task is not None else "a session"
+                progress(done, float(total) if total else None, f"session {done} ended: {what} {event.text}")
+
+    def _summary_of(self, loop_id: int) -> LoopSummary:
+        services = self.services
+        run = services.sessions.get_loop_run(loop_id)
+        return loop_summary(services, run, self._run_logs.get(loop_id))
 
     def _check_no_loop_elsewhere(self, tool: str) -> None:
         """Refuse now, not in the background, when another process or the window holds the loop lock."""
@@ -364,8 +473,16 @@ class LoopController:
             tools=sorted(preview.tools) if preview else [],
         )
 
-    async def _guarded(self, runner: LoopRunner, work: Callable[[], Awaitable[object]]) -> None:
-        """Run `work` of `runner` as this controller's loop; its failure becomes the status's lastError."""
+    async def _guarded(
+        self,
+        runner: LoopRunner,
+        work: Callable[[], Awaitable[object]],
+        run_log: ToolRunLog | None = None,
+    ) -> None:
+        """Run `work` of `runner` as this controller's loop; its failure becomes the status's lastError.
+
+        Once it has ended, its log gets the run's summary and its watchers hear that it has ended.
+        """
         self.runner = runner
         runner.subscribe(self._seen)
         try:
@@ -377,54 +494,108 @@ class LoopController:
             self.last_error = f"{type(error).__name__}: {error}"
         finally:
             self._loop_started.set()
-            self._loop_ended.set()
+            try:
+                if run_log is not None:
+                    await asyncio.to_thread(self._close_run_log, run_log, runner.status.loop_run_id)
+            finally:  # a waiting ralph_run hears of the end whatever became of the log
+                watchers, self._watchers = self._watchers, []
+                for watcher in watchers:
+                    watcher(None)
+                self._loop_ended.set()
+
+    def _close_run_log(self, run_log: ToolRunLog, loop_id: int | None) -> None:
+        """Off the event loop: write the ended loop's summary into its log and beside it."""
+        if loop_id is None:  # the understanding run (no loop run), or a loop that never started
+            run_log.close("failed" if self.last_error else "ok", self.last_error)
+            return
+        self._run_logs[loop_id] = str(run_log.path)
+        try:
+            summary = self._summary_of(loop_id).model_dump(mode="json", by_alias=True)
+        except Exception as error:  # the loop's end is still told, without its figures
+            log.exception("could not summarise loop run #%s", loop_id)
+            run_log.close("failed", f"could not summarise the run: {error}")
+            return
+        run_log.close("failed" if self.last_error else "ok", self.last_error, loop_summary=summary)
 
     def _seen(self, event: LiveEvent) -> None:
         """Note the loop's activity; its first state change means its run is recorded, a final one its end."""
         self.last_activity = datetime.now(UTC)
         if self.runner is not None and self.runner.status.loop_run_id is not None:
             self._loop_started.set()
+        for watcher in self._watchers:
+            watcher(event)
         if event.kind is EventKind.LOOP_STATE and event.text in FINAL_STATES:
             self._loop_ended.set()
 
-    def status(self) -> RalphStatusResult:
-        """The loop of this process as it runs, else a loop another process runs, else the last run."""
+    def status(self, loop_id: int | None = None) -> RalphStatusResult:
+        """The loop of this process as it runs, else a loop another process runs, else the last run.
+
+        With `loop_id`, that run's summary once it has ended (else the last run's).
+        """
         services = self.services
-        run = services.sessions.latest_loop_run()
+        latest = services.sessions.latest_loop_run()
+        asked = latest if loop_id is None else self._loop_run(services, loop_id, "ralph_status")
         recent = services.sessions.list(limit=RECENT_SESSIONS)
         finished = next((session for session in recent if session.ended_at is not None), None)
         common: dict[str, Any] = {
             "metrics": self._metrics(services),
             "quality_metrics": QualityMetrics.of(finished) if finished else None,
-            "last_run": None if run is None else LoopRunInfo.of(run),
-            "last_activity": self._last_activity(run, recent),
+            "last_run": None if latest is None else LoopRunInfo.of(latest),
+            "last_activity": self._last_activity(latest, recent),
+            "summary": (
+                None
+                if asked is None or _still_going(asked)
+                else loop_summary(services, asked, self._run_logs.get(asked.id))
+            ),
         }
         runner = self.runner
         if runner is not None and self.running():
             live = runner.status
-            return RalphStatusResult(
-                status=live.state.value,
-                running=True,
-                loop_id=live.loop_run_id,
-                iteration_number=live.iteration,
-                current_task=live.current_task_id,
-                running_sessions=[
-                    RunningSession(session_id=session, task_id=task) for session, task in live.running.items()
-                ],
-                resumes_at=maybe_utc(live.resumes_at),
+            return _with_loop_status(
+                RalphStatusResult(
+                    status=live.state.value,
+                    running=True,
+                    loop_id=live.loop_run_id,
+                    iteration_number=live.iteration,
+                    current_task=live.current_task_id,
+                    running_sessions=[
+                        RunningSession(session_id=session, task_id=task)
+                        for session, task in live.running.items()
+                    ],
+                    resumes_at=maybe_utc(live.resumes_at),
+                    **common,
+                )
+            )
+        if latest is not None and _still_going(latest):
+            return _with_loop_status(
+                RalphStatusResult(
+                    status=latest.state,
+                    running=True,
+                    loop_id=latest.id,
+                    iteration_number=latest.iterations,
+                    **common,
+                )
+            )
+        return _with_loop_status(
+            RalphStatusResult(
+                status=latest.state if latest is not None else NOT_RUNNING,
+                loop_id=latest.id if latest is not None else None,
+                iteration_number=latest.iterations if latest is not None else None,
+                last_error=self.last_error,
                 **common,
             )
-        if run is not None and _still_going(run):
-            return RalphStatusResult(
-                status=run.state, running=True, loop_id=run.id, iteration_number=run.iterations, **common
-            )
-        return RalphStatusResult(
-            status=run.state if run is not None else NOT_RUNNING,
-            loop_id=run.id if run is not None else None,
-            iteration_number=run.iterations if run is not None else None,
-            last_error=self.last_error,
-            **common,
         )
+
+    def _loop_run(self, services: Services, loop_id: int, tool: str) -> LoopRun:
+        """Loop run `loop_id`, refused naming the last one when there is no such run."""
+        try:
+            return services.sessions.get_loop_run(loop_id)
+        except NotFoundError:
+            latest = services.sessions.latest_loop_run()
+            known = f"loop runs are numbered 1 to {latest.id}" if latest else "no loop has run yet"
+            raise ControlError(
+                "invalid_argument", f"no loop run #{loop_id}: {known}", self._details(tool, loopId=loop_id)
+            ) from None
 
     def _last_activity(self, run: LoopRun | None, recent: list[AgentSession]) -> datetime | None:
         """The latest moment the loop or a session did something that is known here."""
@@ -467,12 +638,15 @@ class LoopController:
             status=LoopState.STOPPED.value, loop_id=runner.status.loop_run_id, returned_task=task_id
         )
 
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult:
-        """A page of past iterations, one iteration in full, or the learnings agents recorded."""
+    def history(
+        self, limit: int, offset: int, iteration: int | None, kind: str, loop_id: int | None = None
+    ) -> RalphHistoryResult:
+        """A page of past iterations, one iteration (of the last loop run or of `loop_id`) in full, or the
+        learnings agents recorded."""
         if kind == "learnings":
             return self._learnings(limit, offset)
         if iteration is not None:
-            return self._iteration(iteration, limit)
+            return self._iteration(iteration, limit, loop_id)
         sessions = self.services.sessions.list(limit=HISTORY_SCAN)
         page = sessions[offset : offset + limit]
         return RalphHistoryResult(
@@ -482,18 +656,19 @@ class LoopController:
             errors=item_errors(sessions) or None,
         )
 
-    def _iteration(self, number: int, limit: int) -> RalphHistoryResult:
+    def _iteration(self, number: int, limit: int, loop_id: int | None) -> RalphHistoryResult:
         services = self.services
-        run = services.sessions.latest_loop_run()
+        run = (
+            services.sessions.latest_loop_run()
+            if loop_id is None
+            else self._loop_run(services, loop_id, "ralph_history")
+        )
         sessions = [] if run is None else services.sessions.list(loop_run_id=run.id, limit=HISTORY_SCAN)
         found = [session for session in sessions if session.iteration == number]
         if not found:
             known = sorted({session.iteration for session in sessions if session.iteration is not None})
-            where = (
-                "no loop has run yet"
-                if run is None
-                else f"the last loop run (#{run.id}) has iterations {known}"
-            )
+            which = "the last loop run" if loop_id is None else "loop run"
+            where = "no loop has run yet" if run is None else f"{which} (#{run.id}) has iterations {known}"
             raise ControlError(
                 "invalid_argument",
                 f"no iteration {number}: {where}",
@@ -502,7 +677,7 @@ class LoopController:
         session = found[0]
         signals = services.signals.for_session(session.id)
         return RalphHistoryResult(
-            iteration=IterationDetail.of_session(session, signals, limit),
+            iteration=IterationDetail.of_session(session, signals, limit, final_text(self.paths, session)),
             errors=item_errors(sessions, signals) or None,
         )
 
@@ -541,19 +716,36 @@ class LoopController:
         self._check_no_loop_elsewhere("ralph_understand")
         try:
             settings = load_checked(self.services, RunOverrides(allow_edits=False))
+            guard.check_read_only_held(settings.agent, settings.allow_edits, self.paths.root)
         except ProjectError as error:
             raise ControlError(
                 "invalid_argument", str(error), self._refusal("ralph_understand", error)
             ) from None
         self._check_agent(settings, "ralph_understand")
 
+        run_log = self._open_log("ralph_understand", {})
+
         async def understand_run() -> None:
             runner = build_runner(services, await make_issuer(), settings)
             plan = plan_recipe_session(services, Recipe.UNDERSTAND)
-            await self._guarded(runner, lambda: runner.run_session(plan))
+            await self._guarded(runner, lambda: runner.run_session(plan), run_log)
 
+        self._watchers = [run_log.event]
         self._start(understand_run, "ralph-understand")
-        return RalphUnderstandResult(status=LoopState.RUNNING.value, map_path=str(self.paths.codebase_map))
+        return RalphUnderstandResult(
+            status=LoopState.RUNNING.value, map_path=str(self.paths.codebase_map), log_path=str(run_log.path)
+        )
+
+
+def _with_loop_status(result: RalphStatusResult) -> RalphStatusResult:
+    """The result with seed 004's `loopStatus` object, the same facts as its top-level keys."""
+    shown = LoopStatusInfo(
+        loop_id=result.loop_id,
+        iteration_number=result.iteration_number,
+        current_task=result.current_task,
+        status=result.status,
+    )
+    return result.model_copy(update={"loop_status": shown})
 
 
 def _still_going(run: LoopRun) -> bool:

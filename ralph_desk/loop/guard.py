@@ -18,11 +18,30 @@ from pathlib import Path
 
 from ralph_desk.domain.session import safe_file_stem
 from ralph_desk.loop import git
-from ralph_desk.project import contained
+from ralph_desk.project import ProjectError, contained
 from ralph_desk.vcs import work_state
 from ralph_desk.vcs.places import Where
 
 PUT_ASIDE_DIR = "put-aside"
+
+
+class EditsNotHeldError(ProjectError):
+    """A run that may not edit, with an agent nothing can hold to it: refused before it starts."""
+
+
+def check_read_only_held(agent: str, allow_edits: bool, root: Path) -> None:
+    """Refuse a read-only run whose edits nothing could stop or undo: a command agent outside git.
+
+    Claude Code and Codex are started in their own read-only modes; a command agent has none, and
+    only in a git repository can the loop put its edits aside afterwards.
+    """
+    if allow_edits or agent != "command" or work_state.is_work_tree(root):
+        return
+    raise EditsNotHeldError(
+        f"edits are not allowed (allow_edits is false), but the command agent has no read-only mode and "
+        f"{root} is not in a git repository, where its edits could be put aside: allow edits "
+        "(allow_edits true), or put the project under git (`git init`)"
+    )
 
 
 @cache

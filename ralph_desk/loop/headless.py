@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from ralph_desk.domain.endpoints import EndpointIssuer
 from ralph_desk.domain.enums import LoopState, Recipe
+from ralph_desk.domain.loop_results import EXIT_WAITING
 from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.control import LoopController
@@ -28,7 +29,6 @@ from ralph_desk.project.config import RULES, problem
 from ralph_desk.services.container import Services
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-EXIT_WAITING = 3  # `run` stopped because only a person can make more work runnable
 RECIPES_FOR_SESSION = ("braindump", "yap", "ramble", "discuss", "enrichment", "opus_review", "understand")
 
 

@@ -26,6 +26,7 @@ class RunOverrides:
     parallel: int | None = None
     session_timeout_s: float | None = None
     allow_edits: bool | None = None
+    allowed_paths: tuple[str, ...] | None = None
 
     def applied_to(self, settings: LoopSettings) -> LoopSettings:
         """`settings` with every override that is set."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from ralph_desk.domain.loop_results import (
     ErrorCode,
     LoopErrorInfo,
+    Progress,
     RalphHistoryResult,
     RalphInitResult,
     RalphRunResult,
@@ -46,10 +47,15 @@ class LoopControl(Protocol):
         agent: str | None,
         allow_edits: bool,
         parallel: int | None = None,
+        allowed_paths: list[str] | None = None,
+        wait: bool = False,
+        progress: Progress | None = None,
     ) -> RalphRunResult: ...
-    def status(self) -> RalphStatusResult: ...
+    def status(self, loop_id: int | None = None) -> RalphStatusResult: ...
     def stop(self) -> RalphStopResult: ...
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult: ...
+    def history(
+        self, limit: int, offset: int, iteration: int | None, kind: str, loop_id: int | None = None
+    ) -> RalphHistoryResult: ...
     def understand(self) -> RalphUnderstandResult: ...
     async def client_gone(self, now: bool = False) -> None: ...
 
@@ -62,6 +68,7 @@ class ToolCall(Generic[ArgsT]):
     context: SessionContext
     args: ArgsT
     loop: LoopControl | None = None
+    progress: Progress | None = None
 
     @property
     def services(self) -> Services:
@@ -145,9 +152,10 @@ class BoundTool(Generic[ArgsT]):
         services: ServicesSource,
         context: SessionContext,
         loop: LoopControl | None,
+        progress: Progress | None = None,
     ) -> tuple[ArgsT, Callable[[], BaseModel]]:
         """The arguments validated (the one validation of a call), and the handler ready to run on them."""
-        call = ToolCall(services, context, self.input_model.model_validate(arguments), loop)
+        call = ToolCall(services, context, self.input_model.model_validate(arguments), loop, progress)
         return call.args, partial(self.handler, call)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ralph_desk.domain.loop_results import (
+        Progress,
         RalphHistoryResult,
         RalphInitResult,
         RalphRunResult,
@@ -52,17 +53,24 @@ class DeferredLoopControl:
         agent: str | None,
         allow_edits: bool,
         parallel: int | None = None,
+        allowed_paths: list[str] | None = None,
+        wait: bool = False,
+        progress: Progress | None = None,
     ) -> RalphRunResult:
-        return self.control.run(max_iterations, dry_run, agent, allow_edits, parallel)
+        return self.control.run(
+            max_iterations, dry_run, agent, allow_edits, parallel, allowed_paths, wait, progress
+        )
 
-    def status(self) -> RalphStatusResult:
-        return self.control.status()
+    def status(self, loop_id: int | None = None) -> RalphStatusResult:
+        return self.control.status(loop_id)
 
     def stop(self) -> RalphStopResult:
         return self.control.stop()
 
-    def history(self, limit: int, offset: int, iteration: int | None, kind: str) -> RalphHistoryResult:
-        return self.control.history(limit, offset, iteration, kind)
+    def history(
+        self, limit: int, offset: int, iteration: int | None, kind: str, loop_id: int | None = None
+    ) -> RalphHistoryResult:
+        return self.control.history(limit, offset, iteration, kind, loop_id)
 
     def understand(self) -> RalphUnderstandResult:
         return self.control.understand()

@@ -81,14 +81,17 @@ def register(server: MCPServer) -> None:
         return (
             "Run the Ralph loop on this project.\n"
             "1. Call `ralph_validate`; if it reports problems, show them and stop.\n"
-            f"2. Call `ralph_run` with max_iterations={iterations}, dry_run=false, allow_edits={edits}. "
-            "It returns at once with a loop id; the loop runs on.\n"
-            "3. Call `ralph_status` until the loop is no longer running, then `ralph_history` with limit=10 "
-            "and summarise each iteration: task, closing verb, outcome, cost.\n"
+            f"2. Call `ralph_run` with max_iterations={iterations}, dry_run=false, allow_edits={edits}, "
+            "wait=true. It runs the loop to its end, reporting progress per session, and returns its "
+            "summary: sessions run, tasks completed, failed and waiting, exit code, files changed, log "
+            "path and cost.\n"
+            "3. Report that summary; call `ralph_history` with limit=10 and summarise each iteration "
+            "(task, closing verb, outcome, cost), and `ralph_history` with its iteration number (and "
+            "loop_id) for one agent's final text and signals.\n"
             "4. Read `ralph://progress` and list any questions waiting for the human."
         )
 
-    @server.prompt(name="init_ralph", title="Initialize Ralph")
+    @server.prompt(name="init_ralph", title="Initialize Ralph scaffolding")
     def init_ralph(force: Force = "false") -> str:
         """Create (or re-create) the project's .ralph/ folder."""
         return (
@@ -98,7 +101,7 @@ def register(server: MCPServer) -> None:
             "3. Read `ralph://prd` and summarise the tasks it holds."
         )
 
-    @server.prompt(name="understand_ralph", title="Run the understanding loop")
+    @server.prompt(name="understand_ralph", title="Run understanding loop")
     def understand_ralph() -> str:
         """Map the codebase read-only into .ralph/codebase_map.md."""
         return (

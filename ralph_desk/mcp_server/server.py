@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio.from_thread
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -16,6 +17,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
 from ralph_desk.domain.arguments import problems as argument_problems
+from ralph_desk.domain.loop_results import Progress
 from ralph_desk.domain.recipes import check_fields
 from ralph_desk.domain.session import SessionContext
 from ralph_desk.domain.tools import REGISTRY, ToolCategory, ToolSpec
@@ -184,7 +186,7 @@ def _tool_function(
     def run_tool(ctx: Context, **arguments: Any) -> BaseModel:
         session = resolve(ctx.request_context.request)
         try:
-            args, handle = bound.bind(arguments, services, session, loop)
+            args, handle = bound.bind(arguments, services, session, loop, progress_of(ctx))
         except ValidationError as error:
             return refused(
                 argument_error(spec, describe_validation_error(spec.name, error, spec.input_model))
@@ -209,6 +211,22 @@ def _tool_function(
     run_tool.__name__ = spec.name
     run_tool.__doc__ = spec.description
     return run_tool
+
+
+def progress_of(ctx: Context) -> Progress:
+    """Progress notifications to the caller of this request, sent from the tool's worker thread.
+
+    A no-op when the caller gave no progress token; a notification that cannot be sent (the client
+    went away) is dropped: progress is a courtesy, the result still comes.
+    """
+
+    def report(done: float, total: float | None, message: str) -> None:
+        try:
+            anyio.from_thread.run(ctx.report_progress, done, total, message)
+        except Exception as error:
+            log.debug("a progress notification was not sent: %s", error)
+
+    return report
 
 
 def _tool(spec: ToolSpec, function: Callable[..., BaseModel], result_model: type[BaseModel]) -> Tool:

@@ -16,6 +16,12 @@ def remember_log_file(logs_dir: Path, path: Path) -> None:
     _log_files[logs_dir] = path
 
 
+def log_folder(logs_dir: Path) -> Path:
+    """Where a tool run's log goes: beside this process's own log (its `--log-dir`), else `logs_dir`."""
+    log_file = _log_files.get(logs_dir)
+    return log_file.parent if log_file is not None else logs_dir
+
+
 def log_to_stderr(level: int = logging.INFO) -> None:
     """Log to stderr only (a folder that is no project yet gets no `.ralph/logs/`)."""
     root = logging.getLogger()

@@ -160,7 +160,9 @@ async def test_ralph_run_refuses_at_once_while_another_process_holds_the_loop(pr
         held.release()
     assert refused["error"]["code"] == "already_running"
     assert refused["error"]["message"].startswith("a loop is already running on this project (pid ")
-    assert refused["error"]["details"] == {"tool": "ralph_run", "reason": "already_running"}
+    details = refused["error"]["details"]
+    assert details == {"tool": "ralph_run", "reason": "already_running", "logPath": details["logPath"]}
+    assert Path(details["logPath"]).is_file()
     assert controller.task is None and status["status"] == "not_running"
 
 
@@ -261,7 +263,8 @@ async def through_ralph_desk_mcp(root: Path) -> dict[str, list[CallResult]]:
 
 
 async def started_by_ralph_run(client: Client, listener: SocketListener) -> dict[str, list[CallResult]]:
-    run = await call(client, "ralph_run", {"max_iterations": 1})
+    # Outside git a command agent is held to no edits by nothing: this run may edit.
+    run = await call(client, "ralph_run", {"max_iterations": 1, "allow_edits": True})
     async with await agent_started(listener):
         during = [await call(client, tool, arguments) for tool, arguments in WHILE_RUNNING]
     await until_not_running(client)

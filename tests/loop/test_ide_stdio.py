@@ -186,8 +186,9 @@ async def test_an_ide_initialises_a_folder_then_runs_follows_and_stops_the_loop(
             assert read.contents[0].text == preview["preview"]  # type: ignore[union-attr]
             assert f"# Task #{first}: " in preview["preview"]
 
-            # A loop whose agent waits: follow it, refuse what cannot run beside it, stop it.
-            started = await call(client, "ralph_run", {"max_iterations": 3})
+            # A loop whose agent waits: follow it, refuse what cannot run beside it, stop it. (Outside
+            # git nothing holds a command agent to no edits: these runs may edit.)
+            started = await call(client, "ralph_run", {"max_iterations": 3, "allow_edits": True})
             assert (started["status"], started["currentTask"]) == ("running", first)
             async with await agent_started(listener) as agent:
                 await agent_pid(agent)  # its first line; the id is its namespace's own when confined
@@ -218,7 +219,7 @@ async def test_an_ide_initialises_a_folder_then_runs_follows_and_stops_the_loop(
 
         # A loop whose agent calls verbs: it ends by itself; status and history tell how it went.
         use_verbs_agent(paths)
-        run = await call(client, "ralph_run", {"max_iterations": 2})
+        run = await call(client, "ralph_run", {"max_iterations": 2, "allow_edits": True})
         assert run["currentTask"] == first
         ended = await until_ended(client)
         assert (ended["status"], ended["iterationNumber"]) == ("completed", 2)
@@ -268,7 +269,7 @@ async def test_a_client_that_goes_away_mid_session_leaves_no_agent_task_or_runni
     async with agent_line() as (port, listener):
         use_command_agent(paths, str(HELD_AGENT), str(port))
         async with ide(paths) as client:
-            started = await call(client, "ralph_run", {"max_iterations": 1})
+            started = await call(client, "ralph_run", {"max_iterations": 1, "allow_edits": True})
             agent = await agent_started(listener)
             await agent_pid(agent)  # its first line; the id is its namespace's own when confined
         # The client has gone (stdin closed; the SDK then signals the server): the agent is ended.

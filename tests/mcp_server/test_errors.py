@@ -373,7 +373,9 @@ async def test_loop_tools_without_a_runner_are_refused_with_a_structured_error(
     assert error["code"] == "execution_failed"
     assert error["message"].startswith("the loop runner is not available in this server")
     assert "ralph-desk run" in error["message"]
-    assert error["details"] == {"tool": tool, "reason": "no_loop_runner"}
+    details = error["details"]
+    logged = {"logPath": details["logPath"]} if tool == "ralph_run" else {}  # a ralph_run's own log
+    assert details == {"tool": tool, "reason": "no_loop_runner", **logged}
     assert snapshot(services) == before
 
 

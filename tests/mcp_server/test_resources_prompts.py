@@ -96,8 +96,8 @@ async def test_the_three_prompts_are_listed_with_their_arguments(connect: Client
         prompts = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
     assert set(prompts) == {"run_ralph", "init_ralph", "understand_ralph"}
     assert prompts["run_ralph"].title == "Run Ralph with the current prompt"
-    assert prompts["init_ralph"].title == "Initialize Ralph"
-    assert prompts["understand_ralph"].title == "Run the understanding loop"
+    assert prompts["init_ralph"].title == "Initialize Ralph scaffolding"
+    assert prompts["understand_ralph"].title == "Run understanding loop"
     arguments = prompts["run_ralph"].arguments or []
     assert [(argument.name, argument.required) for argument in arguments] == [
         ("max_iterations", False),
@@ -113,8 +113,8 @@ async def test_the_run_prompt_maps_to_loop_tool_calls_with_its_arguments(connect
         understand = await client.get_prompt("understand_ralph", {})
     text = result.messages[0].content.text  # type: ignore[union-attr]
     assert result.messages[0].role == "user"
-    assert "`ralph_validate`" in text and "`ralph_status`" in text and "`ralph_history`" in text
-    assert "`ralph_run` with max_iterations=3, dry_run=false, allow_edits=true" in text
+    assert "`ralph_validate`" in text and "`ralph_history`" in text
+    assert "`ralph_run` with max_iterations=3, dry_run=false, allow_edits=true, wait=true" in text
     assert "`ralph_init` with force=false" in defaults.messages[0].content.text  # type: ignore[union-attr]
     assert "`ralph_understand`" in understand.messages[0].content.text  # type: ignore[union-attr]
     assert "ralph://codebase_map" in understand.messages[0].content.text  # type: ignore[union-attr]

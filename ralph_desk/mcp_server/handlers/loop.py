@@ -96,14 +96,23 @@ def ralph_run(call: ToolCall[RalphRunInput]) -> RalphRunResult:
     return _ask(
         call,
         "ralph_run",
-        lambda loop: loop.run(args.max_iterations, args.dry_run, args.agent, args.allow_edits, args.parallel),
+        lambda loop: loop.run(
+            args.max_iterations,
+            args.dry_run,
+            args.agent,
+            args.allow_edits,
+            args.parallel,
+            call.all_inside_root("allowed_paths", args.allowed_paths),
+            args.wait,
+            call.progress,
+        ),
     )
 
 
 @handles("ralph_status")
 def ralph_status(call: ToolCall[RalphStatusInput]) -> RalphStatusResult:
     """Whether the loop runs, where it is, and task counts."""
-    return _ask(call, "ralph_status", lambda loop: loop.status())
+    return _ask(call, "ralph_status", lambda loop: loop.status(call.args.loop_id))
 
 
 @handles("ralph_stop")
@@ -123,5 +132,7 @@ def ralph_history(call: ToolCall[RalphHistoryInput]) -> RalphHistoryResult:
     """A page of past iterations, one iteration in full, or the learnings agents recorded."""
     args = call.args
     return _ask(
-        call, "ralph_history", lambda loop: loop.history(args.limit, args.offset, args.iteration, args.type)
+        call,
+        "ralph_history",
+        lambda loop: loop.history(args.limit, args.offset, args.iteration, args.type, args.loop_id),
     )
