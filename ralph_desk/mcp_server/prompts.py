@@ -60,9 +60,10 @@ def _flag(name: str, value: str) -> str:
 
 def _count(name: str, value: str) -> int:
     """A whole-number prompt argument, refused if it is not one from 0 to MAX_ITERATIONS."""
-    cleaned = value.strip()
-    # Its length first: int() of more than 4,300 digits raises, which the SDK would answer as a bare error.
-    too_long = len(cleaned.lstrip("0")) > len(str(MAX_ITERATIONS))
+    # Without leading zeros, its length first: int() of more than 4,300 digits raises, which the SDK
+    # would answer as a bare "Error rendering prompt".
+    cleaned = value.strip().lstrip("0") or ("0" if value.strip() else "")
+    too_long = len(cleaned) > len(str(MAX_ITERATIONS))
     if too_long or not (cleaned.isascii() and cleaned.isdigit()) or int(cleaned) > MAX_ITERATIONS:
         raise MCPError(
             code=INVALID_PARAMS,
