@@ -18,13 +18,17 @@ TITLE_LIMIT = 200
 BRANCH_REF = "ref: refs/heads/"
 
 GITIGNORE = """\
-# Written by ralph-desk: runtime state stays out of version control.
+# Written by ralph-desk: runtime state stays out of version control (README: what .ralph/ holds).
 db/
 logs/
 mcp/sessions/
+mcp/context.json
+mcp/prompt.md
 worktrees/
 *.lock
 merge-journal.json
+progress.txt
+learnings.txt
 """
 
 
