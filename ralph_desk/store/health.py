@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import tempfile
 from pathlib import Path
 
-from ralph_desk.store.errors import in_words
+from ralph_desk.store.errors import REPAIR, in_words
 from ralph_desk.store.urls import is_sqlite
 
-REPAIR = (
-    "to repair it, restore the file from a backup, or move it aside (keeping it) and run "
-    "`ralph-desk init --force`, which starts an empty database"
+READ_ONLY_FOLDER = (
+    "read-only: ralph-desk writes its database here (and the -wal and -shm files beside it), so it cannot "
+    "open the project (nothing is damaged); make the folder writable, or copy the project somewhere writable"
 )
+ROOM = 64 * 1024  # less free space than this on the database's disk is a full disk to SQLite
 EXPECTED_TABLES = frozenset({"project", "features", "disciplines", "tasks", "task_signals"})
 
 
@@ -36,6 +39,10 @@ def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
         return ["missing database; `ralph-desk init --force` creates it"]
     if not db_file.is_file():
         return ["not a file"]
+    # A folder that cannot be written (a read-only mount) makes SQLite "unable to open" a WAL database:
+    # it is read as immutable, and said to be read-only, never damaged.
+    folder_read_only = not read_only and not writable(db_file.parent)
+    read_only = read_only or folder_read_only
     # Opened read-only through the standard library: a database we do not understand stays untouched.
     try:
         immutable = "&immutable=1" if read_only else ""
@@ -67,7 +74,25 @@ def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
         )
     if check is None or check[0] != "ok":
         problems.append(f"integrity check failed: {check[0] if check else 'no answer'}; {REPAIR}")
-    return problems
+    return [READ_ONLY_FOLDER, *problems] if folder_read_only else problems
+
+
+def writable(folder: Path) -> bool:
+    """Whether a file can be created in `folder` (a read-only mount or permissions say no); leaves nothing."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def no_room(folder: Path) -> bool:
+    """Whether the disk holding `folder` has (next to) no space left for a file to grow."""
+    try:
+        found = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs (Windows), or the folder is gone
+        return False
+    return found.f_bavail * found.f_frsize < ROOM
 
 
 def url_problems(url: str) -> list[str]:
