@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -89,10 +89,9 @@ def writable(folder: Path) -> bool:
 def no_room(folder: Path) -> bool:
     """Whether the disk holding `folder` has (next to) no space left for a file to grow."""
     try:
-        found = os.statvfs(folder)
-    except (OSError, AttributeError):  # no statvfs (Windows), or the folder is gone
+        return shutil.disk_usage(folder).free < ROOM
+    except OSError:  # the folder is gone
         return False
-    return found.f_bavail * found.f_frsize < ROOM
 
 
 def url_problems(url: str) -> list[str]:
