@@ -94,7 +94,5 @@ def fault_of(driver_message: str, busy_timeout_s: float, no_room: bool, read_onl
             return StoreReadOnlyError(READ_ONLY)
         return None
     if any(words in message for words in _DAMAGED_WORDS):
-        return StoreDamagedError(
-            f"the database is damaged ({in_words(ValueError(driver_message))}); {REPAIR}"
-        )
+        return StoreDamagedError(f"the database is damaged ({' '.join(driver_message.split())}); {REPAIR}")
     return None

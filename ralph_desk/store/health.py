@@ -8,7 +8,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from ralph_desk.store.errors import REPAIR, in_words
+from ralph_desk.store.errors import REPAIR, StoreError, in_words
 from ralph_desk.store.urls import is_sqlite
 
 READ_ONLY_FOLDER = (
@@ -101,7 +101,7 @@ def url_problems(url: str) -> list[str]:
 
     try:
         database = Database(url, migrate_on_open=False)
-    except migrate.SchemaTooNewError as error:
+    except (migrate.SchemaTooNewError, StoreError) as error:  # in words already
         return [str(error)]
     except Exception as error:  # any driver or network failure is a problem to report, not a crash
         return [f"cannot open the database: {in_words(error)}"]
