@@ -28,7 +28,6 @@ from ralph_desk.store.errors import (
     fault_of,
     in_words,
 )
-from ralph_desk.store.health import no_room, writable
 from ralph_desk.store.prepared import PreparedRead
 from ralph_desk.store.readable import undecodable_column, undecodable_message
 from ralph_desk.store.schema import ChangeRow
@@ -227,12 +226,7 @@ class Database:
             if (column := undecodable_column(message)) is not None:
                 raise StoreDataError(undecodable_message(column)) from error
             folder = self._file.parent if self._file is not None else None
-            fault = fault_of(
-                message,
-                self.busy_timeout_s,
-                no_room=folder is not None and no_room(folder),
-                read_only=folder is not None and not writable(folder),
-            )
+            fault = fault_of(message, self.busy_timeout_s, folder)
             if fault is None:
                 raise
             raise fault from error

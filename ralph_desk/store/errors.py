@@ -4,6 +4,7 @@ fault (SQLite's, PostgreSQL's) becomes words for a person."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 # SQLAlchemy's additions to a driver's message: `(sqlite3.OperationalError) ` in front, a link behind.
 _DRIVER_PREFIX = re.compile(r"^\((?:[\w.]+)\)\s*")
@@ -70,12 +71,12 @@ class StoreGoneError(StoreError):
     """The database file was removed or replaced while it was open: nothing more is written to it."""
 
 
-def fault_of(driver_message: str, busy_timeout_s: float, no_room: bool, read_only: bool) -> StoreError | None:
+def fault_of(driver_message: str, busy_timeout_s: float, folder: Path | None = None) -> StoreError | None:
     """The store's error for a driver's message, in words for a person; None for one it does not know.
 
-    `no_room`: the database's disk has no space left (SQLite says only "disk I/O error" when it cannot
-    grow its shared-memory file there); `read_only`: its folder cannot be written (SQLite then says it
-    is "unable to open" the file).
+    `folder`: where the SQLite file lives. SQLite says only "disk I/O error" when it cannot grow its
+    shared-memory file on a full disk, and "unable to open" the file in a folder it cannot write: the
+    folder's disk and mode tell which.
     """
     message = driver_message.lower()
     if any(words in message for words in _FULL_WORDS):
@@ -87,10 +88,12 @@ def fault_of(driver_message: str, busy_timeout_s: float, no_room: bool, read_onl
         )
     if any(words in message for words in _READ_ONLY_WORDS):
         return StoreReadOnlyError(READ_ONLY)
-    if any(words in message for words in _IO_WORDS):
-        if no_room:
+    if any(words in message for words in _IO_WORDS) and folder is not None:
+        from ralph_desk.store.health import no_room, writable  # health imports this module
+
+        if no_room(folder):
             return StoreFullError(FULL)
-        if read_only:
+        if not writable(folder):
             return StoreReadOnlyError(READ_ONLY)
         return None
     if any(words in message for words in _DAMAGED_WORDS):
