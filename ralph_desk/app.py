@@ -12,7 +12,7 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +36,7 @@ from ralph_desk.gui.settings import SYSTEM, DeskSettings
 from ralph_desk.gui.theme import ThemeWatcher
 from ralph_desk.gui.worker import Worker
 from ralph_desk.project import (
+    Problem,
     ProjectError,
     ProjectPaths,
     init_project,
@@ -44,6 +45,7 @@ from ralph_desk.project import (
     validate_project,
 )
 from ralph_desk.services.container import Services
+from ralph_desk.store.errors import REPAIR, StoreError
 
 if TYPE_CHECKING:
     from ralph_desk.domain.endpoints import EndpointIssuer
@@ -324,7 +326,9 @@ async def _run(app: QApplication, paths: ProjectPaths, db_url: str | None = None
     except Exception as error:  # the top of the app: say why it cannot start, in a window
         log.exception("the window could not start")
         await startup.shutdown()
-        _critical(f"ralph-desk could not open {paths.root}", f"{type(error).__name__}: {error}")
+        known = isinstance(error, StoreError | ProjectError)  # in words already; others with their type
+        said = str(error) if known else f"{type(error).__name__}: {error}"
+        _critical(f"ralph-desk could not open {paths.root}", said)
         return EXIT_FAILURE
     if parts.window is not None:
         parts.window.set_mcp(parts.mcp_url, "; ".join(failures) or None)
@@ -364,13 +368,18 @@ def ready_project(root: Path, db_url: str | None = None) -> ProjectPaths | None:
     if problems:
         log.error("%s is not sound: %s", paths.ralph, "; ".join(str(problem) for problem in problems))
         shown = "\n".join(f"• {problem}" for problem in problems[:12])
-        _critical(
-            f"{paths.ralph} is not sound",
-            f"{shown}\n\nRun `ralph-desk validate {paths.root}` for details; "
-            f"`ralph-desk init --force {paths.root}` repairs the configuration and keeps the data.",
-        )
+        _critical(f"{paths.ralph} is not sound", f"{shown}\n\n{repair_advice(problems, paths.root)}")
         return None
     return paths
+
+
+def repair_advice(problems: Sequence[Problem], root: Path) -> str:
+    """One piece of advice under the problems: a damaged database's own repair path, never "keeps the data"
+    beside it (`init --force` keeps the damaged file, which is what stops the project opening)."""
+    details = f"Run `ralph-desk validate {root}` for details"
+    if any(REPAIR in problem.message for problem in problems):
+        return f"{details}; the database's line above says how to repair it."
+    return f"{details}; `ralph-desk init --force {root}` repairs the configuration and keeps the data."
 
 
 def launch_window(root: Path, db_url: str | None = None) -> int:

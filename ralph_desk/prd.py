@@ -13,7 +13,9 @@ export, which orders by level and then task id, keeps their order.
 
 Each imported task keeps its story id as the tag `prd:<id>`, so a second import updates those tasks
 instead of adding new ones. Exported tasks without such a tag get the id `T-<task id>`, which a
-later import matches back to the same task. `passes: true` means done; `notes` are the task's hints.
+later import matches back to the same task. `passes: true` means done; `notes` are the task's hints
+(exported as "" when there are none). A document's `project` becomes the project's title while that
+is still the folder's name.
 """
 
 from __future__ import annotations
@@ -315,11 +317,21 @@ def _import_stories(
             result.updated.append(existing.id)
         else:
             result.unchanged.append(existing.id)
-    if document.description:
-        project = services.project.get()
-        if not project.description:
-            services.project.set(project.title, document.description)
+    _adopt_project_text(services, document)
     return result
+
+
+def _adopt_project_text(services: Services, document: PrdDocument) -> None:
+    """Take the document's project name where the title is still the folder's (what `init` gave it), and
+    its description where the project has none: an export then gives both back."""
+    project = services.project.get()
+    title, description = project.title, project.description
+    if document.project and document.project.strip() and title == services.paths.root.name:
+        title = document.project.strip()
+    if document.description and not description:
+        description = document.description
+    if (title, description) != (project.title, project.description):
+        services.project.set(title, description)
 
 
 def _adopt_project_details(services: Services, document: PrdDocument) -> None:
@@ -479,9 +491,8 @@ def _story_of(task: Task, story_id: str) -> dict[str, Any]:
         "acceptanceCriteria": list(task.acceptance_criteria),
         "priority": rank_of(task.priority),
         "passes": task.status is TaskStatus.DONE,
+        "notes": task.hints or "",  # always a text: the peers' loops read it with jq
     }
-    if task.hints:
-        story["notes"] = task.hints
     return story
 
 

@@ -831,3 +831,71 @@ def test_discipline_refuses_an_unknown_tool_naming_the_known_ones(
     code, _, err = run(capsys, "discipline", "enable", "docs", "--root", str(empty_project))
     assert code == 2
     assert_one_line_error(err, "discipline enable takes NAME TOOL")
+
+
+# --- plumbing: pipes, features and disciplines ----------------------------------------------------
+
+
+def test_status_into_a_closed_pipe_ends_quietly(demo: Path) -> None:
+    """`ralph-desk status | head -0`: the reader is gone before the first line; no error, no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # closed before the command writes: its first write meets a broken pipe
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    environment.pop("RALPH_DB_URL", None)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "ralph_desk", "status", "--root", str(demo)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_feature_and_discipline_made_on_the_command_line_take_an_import(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, tmp_path: Path, services_of: Any
+) -> None:
+    root = ["--root", str(empty_project)]
+    source = tmp_path / "prd.json"
+    source.write_text(json.dumps({"userStories": [{"id": "US-1", "title": "Chart the tides"}]}))
+    code, _, err = run(capsys, "import-prd", str(source), "--feature", "tides", *root)
+    assert code == 2 and "'tides': no such feature" in err
+
+    code, out, _ = run(capsys, "feature", "add", "tides", "Tide tables", "--description", "Heights", *root)
+    assert (code, out) == (0, "tides: Tide tables\nHeights\n")
+    code, out, _ = run(capsys, "discipline", "add", "docs", "Docs", "--color", "#996633", *root)
+    assert code == 0 and out.startswith("docs: Docs\ntakes away: (none)")
+    code, _, err = run(capsys, "import-prd", str(source), "--feature", "tides", "--discipline", "docs", *root)
+
+    assert (code, err) == (0, "")
+    services = services_of(empty_project)
+    [task] = services.tasks.list()
+    assert (task.feature, task.discipline) == ("tides", "docs")
+    assert services.disciplines.get("docs").color == "#996633"
+    listed = run_json(capsys, "feature", "list", "--json", *root)
+    assert [(item["name"], item["display_name"]) for item in listed] == [("tides", "Tide tables")]
+    code, out, _ = run(capsys, "discipline", "list", *root)
+    assert code == 0 and "docs" in out
+
+
+def test_adding_a_feature_twice_or_a_bad_colour_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], empty_project: Path, services_of: Any
+) -> None:
+    root = ["--root", str(empty_project)]
+    assert run(capsys, "feature", "add", "tides", *root)[0] == 0
+    code, _, err = run(capsys, "feature", "add", "tides", *root)
+    assert code == 1
+    assert_one_line_error(err, "a feature named 'tides' already exists")
+    code, _, err = run(capsys, "discipline", "add", "docs", "--color", "brown", *root)
+    assert code == 2
+    assert_one_line_error(err, "#rrggbb")
+    code, _, err = run(capsys, "feature", "add", *root)
+    assert code == 2
+    assert_one_line_error(err, "feature add takes NAME [DISPLAY_NAME]")
+    assert [item.name for item in services_of(empty_project).disciplines.list()] == []

@@ -283,6 +283,7 @@ def test_export_writes_every_task_but_drafts_most_urgent_first(services: Service
             "acceptanceCriteria": [],
             "priority": 2,
             "passes": True,
+            "notes": "",
         },
         {
             "id": f"T-{low.id:03d}",
@@ -291,6 +292,7 @@ def test_export_writes_every_task_but_drafts_most_urgent_first(services: Service
             "acceptanceCriteria": [],
             "priority": 4,
             "passes": False,
+            "notes": "",
         },
     ]
 
@@ -325,9 +327,71 @@ def test_import_export_round_trip_keeps_the_stories(services: Services, tmp_path
     prd.write(target, prd.export_document(services))
     exported = json.loads(target.read_text())
 
-    assert exported["userStories"] == stories
+    assert exported["userStories"] == [{"notes": "", **given} for given in stories]
     assert exported["description"] == "Tides"
     assert exported["branchName"] == "ralph/harbour"
+
+
+# The shape of snarktank/ralph's prd.json.example: every story has `notes`, empty ones "".
+PEERS_EXAMPLE: dict[str, Any] = {
+    "project": "MyApp",
+    "branchName": "ralph/task-priority",
+    "description": "Task Priority System - Add priority levels to tasks",
+    "userStories": [
+        {
+            "id": "US-001",
+            "title": "Add priority field to database",
+            "description": "As a developer, I need to store task priority so it persists across sessions.",
+            "acceptanceCriteria": [
+                "Add priority column to tasks table: 'high' | 'medium' | 'low' (default 'medium')",
+                "Generate and run migration successfully",
+                "Typecheck passes",
+            ],
+            "priority": 1,
+            "passes": True,
+            "notes": "",
+        },
+        {
+            "id": "US-002",
+            "title": "Display priority indicator on task cards",
+            "description": "As a user, I want to see task priority at a glance.",
+            "acceptanceCriteria": ["Each task card shows colored priority badge", "Typecheck passes"],
+            "priority": 2,
+            "passes": False,
+            "notes": "",
+        },
+        {
+            "id": "US-003",
+            "title": "Add priority selector to task edit",
+            "description": "As a user, I want to change a task's priority when editing it.",
+            "acceptanceCriteria": ["Priority dropdown in task edit modal", "Typecheck passes"],
+            "priority": 3,
+            "passes": False,
+            "notes": "Reuse the existing dropdown component",
+        },
+    ],
+}
+
+
+def test_the_peers_example_comes_back_field_for_field(tmp_path: Path) -> None:
+    # A project made by `init` without a title: its title is the folder's name until a prd.json names it.
+    opened = Services.open(init_project(tmp_path / "myapp"))
+    try:
+        source = tmp_path / "prd.json"
+        source.write_text(json.dumps(PEERS_EXAMPLE, indent=2))
+        prd.import_document(opened, prd.load(source))
+        target = tmp_path / "out.json"
+        prd.write(target, prd.export_document(opened))
+    finally:
+        opened.close()
+
+    assert json.loads(target.read_text()) == PEERS_EXAMPLE
+
+
+def test_import_keeps_a_title_the_person_gave(services: Services) -> None:
+    import_data(services, document(story(1), project="MyApp"))
+
+    assert services.project.get().title == "Harbour"
 
 
 def test_the_demo_exports_every_non_draft_task(tmp_path: Path) -> None:

@@ -85,7 +85,9 @@ def test_the_sessions_folder_is_private_to_its_owner(project: ProjectPaths) -> N
 def test_the_gitignore_keeps_runtime_state_out_of_version_control(project: ProjectPaths) -> None:
     ignored = (project.ralph / ".gitignore").read_text().split()
 
-    assert {"db/", "logs/", "mcp/sessions/"} <= set(ignored)
+    assert {"db/", "logs/", "mcp/sessions/", "mcp/context.json", "mcp/prompt.md", "progress.txt"} <= set(
+        ignored
+    )
 
 
 def test_init_writes_the_default_settings(project: ProjectPaths) -> None:
@@ -665,7 +667,14 @@ def test_opening_an_older_project_adds_the_ignore_lines_its_gitignore_lacks(proj
 
     lines = gitignore.read_text().splitlines()
     assert lines[:6] == [*OLD_GITIGNORE.splitlines(), "mine/"]  # nothing lost
-    assert lines[6:] == ["*.lock", "merge-journal.json"]
+    assert lines[6:] == [
+        "mcp/context.json",
+        "mcp/prompt.md",
+        "*.lock",
+        "merge-journal.json",
+        "progress.txt",
+        "learnings.txt",
+    ]
     status = subprocess.run(
         ["git", "-C", str(project.root), "status", "--porcelain", "--untracked-files=all", "--", ".ralph"],
         capture_output=True,
@@ -673,6 +682,7 @@ def test_opening_an_older_project_adds_the_ignore_lines_its_gitignore_lacks(proj
         check=True,
     ).stdout
     assert "merge.lock" not in status and "merge-journal" not in status and ".gitignore" in status
+    assert "progress.txt" not in status and "learnings.txt" not in status
     Services.open(project).close()
     assert gitignore.read_text().count("*.lock") == 1  # once
 

@@ -1,6 +1,6 @@
 """The `ralph-desk` command line: every subcommand a person may script without the window.
 
-One module per command group (`project`, `reports`, `inbox`, `prd_files`, `disciplines`, `serve`,
+One module per command group (`project`, `reports`, `inbox`, `prd_files`, `features`, `disciplines`, `serve`,
 `run`, `database`, `review`, `checks`), each ending in the `Command`s it defines; `parser.COMMANDS` lists
 them.
 To add a subcommand, write a `_configure_x(parser)` and a `_run_x(args)` in its group's module, define
@@ -80,6 +80,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args)
     except KeyboardInterrupt:
         return fail("interrupted", 130)
+    except BrokenPipeError:  # the reader (`| head`) took what it wanted and closed the pipe
+        _discard_stdout()
+        return EXIT_OK
     except Exception as error:  # the top of every command: one line ($RALPH_DEBUG logs the traceback)
         log.debug("command failed", exc_info=True)
         return fail(masked(message_of(error), arguments), exit_code_of(error))
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device: the interpreter's last flush would hit the closed pipe again."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    finally:
+        os.close(null)

@@ -1,4 +1,4 @@
-"""The `discipline` command: list disciplines, show one, take tools away or give them back."""
+"""The `discipline` command: list disciplines, add or show one, take tools away or give them back."""
 
 from __future__ import annotations
 
@@ -16,10 +16,13 @@ if TYPE_CHECKING:
 DISCIPLINE_WORDS = {
     "list": (0, 0, "no further words"),
     "show": (1, 1, "NAME"),
+    "add": (1, 2, "NAME [DISPLAY_NAME]"),
     "disable": (2, 1_000, "NAME TOOL …"),
     "enable": (2, 1_000, "NAME TOOL …"),
 }
 DISCIPLINE_ACTIONS = tuple(DISCIPLINE_WORDS)
+DEFAULT_ICON = "code"
+DEFAULT_COLOR = "#64748b"
 
 
 def _configure_discipline(parser: argparse.ArgumentParser) -> None:
@@ -28,9 +31,19 @@ def _configure_discipline(parser: argparse.ArgumentParser) -> None:
         "action",
         metavar="ACTION",
         choices=DISCIPLINE_ACTIONS,
-        help="list, show NAME, disable or enable NAME TOOL…",
+        help="list, show NAME, add NAME [DISPLAY_NAME], disable or enable NAME TOOL…",
     )
-    parser.add_argument("words", metavar="NAME [TOOL …]", nargs="*", help="the discipline, then tool names")
+    parser.add_argument(
+        "words",
+        metavar="NAME [TOOL …]",
+        nargs="*",
+        help="the discipline, then tool names (add: its display name, default NAME)",
+    )
+    parser.add_argument("--icon", default=DEFAULT_ICON, help=f"add: its icon's name (default {DEFAULT_ICON})")
+    parser.add_argument(
+        "--color", default=DEFAULT_COLOR, help=f"add: its colour #rrggbb (default {DEFAULT_COLOR})"
+    )
+    parser.add_argument("--acronym", default=None, help="add: its short name on task cards")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -49,6 +62,9 @@ def _run_discipline(args: argparse.Namespace) -> int:
             return left_out(listed.errors)
         if args.action == "show":
             discipline = disciplines.get(name)
+        elif args.action == "add":
+            display = tools[0] if tools else name
+            discipline = disciplines.create(name, display, args.icon, args.color, acronym=args.acronym)
         elif args.action == "disable":
             discipline = disciplines.disable_tools(name, tools)
         else:
@@ -95,7 +111,7 @@ def _discipline_lines(discipline: Discipline) -> list[str]:
 
 DISCIPLINE = Command(
     "discipline",
-    "list disciplines, or take tools away or give them back",
+    "list or add disciplines, or take tools away or give them back",
     _configure_discipline,
     _run_discipline,
 )

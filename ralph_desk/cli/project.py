@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,14 @@ from ralph_desk.cli.checks import check_settings, check_settings_lines
 from ralph_desk.cli.command import Command, project_root
 from ralph_desk.cli.errors import EXIT_OK, PROG, UsageError
 from ralph_desk.cli.output import print_json
-from ralph_desk.project import ProjectError, ProjectPaths, init_project, read_config, validate_project
+from ralph_desk.project import (
+    DB_URL_ENV,
+    ProjectError,
+    ProjectPaths,
+    init_project,
+    read_config,
+    validate_project,
+)
 from ralph_desk.project.checks import base_branch_problems
 from ralph_desk.project.confinement import sandbox_state
 
@@ -30,11 +38,27 @@ def _configure_init(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_init(args: argparse.Namespace) -> int:
-    existed = ProjectPaths.at(args.dir).ralph.is_dir()
+    before = ProjectPaths.at(args.dir)
+    existed = before.ralph.is_dir()
+    # What was there to keep: a shared database (--db-url, $RALPH_DB_URL) is always kept.
+    shared = bool(args.db_url or os.environ.get(DB_URL_ENV))
+    kept = [
+        name
+        for name, there in (
+            ("the database", shared or before.db_file.is_file()),
+            ("progress.txt", before.progress_file.is_file()),
+            ("learnings.txt", before.learnings_file.is_file()),
+            ("logs", before.logs_dir.is_dir()),
+        )
+        if there
+    ]
     paths = init_project(args.dir, title=args.title, force=args.force, db_url=args.db_url)
     if existed:
         print(f"Re-created the configuration of {paths.ralph}")
-        print("Kept the database, progress.txt, learnings.txt and logs.")
+        if kept:
+            print(f"Kept {', '.join(kept[:-1])}{' and ' if len(kept) > 1 else ''}{kept[-1]}.")
+        if "the database" not in kept:
+            print(f"There was no database: made a new, empty one at {paths.db_file}.")
     else:
         print(f"Created {paths.ralph}")
     for problem in base_branch_problems(paths):  # the project opens, but no task can start yet

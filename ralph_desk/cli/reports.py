@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ralph_desk.cli.command import Command, project_services
-from ralph_desk.cli.errors import EXIT_OK, PROG, left_out
+from ralph_desk.cli.errors import EXIT_OK, PROG, UsageError, left_out
 from ralph_desk.cli.output import jsonable, money, print_json, shorten, table
 
 
@@ -16,8 +16,13 @@ def _configure_json(parser: argparse.ArgumentParser) -> None:
 
 def _run_status(args: argparse.Namespace) -> int:
     from ralph_desk.services.reports import status_report
+    from ralph_desk.store.errors import StoreDamagedError
 
     with project_services(args) as services:
+        try:
+            services.db.require_sound()  # figures read from a damaged file would be wrong, not a report
+        except StoreDamagedError as error:
+            raise UsageError(f"cannot report on the project at {services.paths.root}: {error}") from None
         report = jsonable(status_report(services))
     if args.json:
         print_json(report)

@@ -201,6 +201,8 @@ def _progress_parts(
     status = decision.status
     if status is TaskStatus.DONE:
         return "done", said
+    if status is TaskStatus.IN_REVIEW:
+        return "done, waiting in review", said
     if decision.outcome is SessionOutcome.STOPPED:
         return "stopped by the human, re-queued", said
     if decision.outcome is SessionOutcome.RATE_LIMITED:

@@ -90,7 +90,7 @@ class LoopRunner:
 
     async def run(self) -> LoopStatus:
         """Run until a limit, a stop, a pause or (when asked) idleness; one loop per project."""
-        require_trusted_servers(self.services.paths, self.services.disciplines.list())
+        require_trusted_servers(self.services.paths, self.services.disciplines.list(), self.services.db.url)
         self.adapter.check_available(self.settings)
         # A git project's tasks work on branches of its base: without one, nothing runs (not in the checkout).
         await asyncio.to_thread(self.services.workspaces.require_base)

@@ -46,7 +46,9 @@ class SessionRunner:
         """One agent session: endpoint, prompt, process, stream, post-processing, record."""
         parts = self.parts
         # The database may have come with the folder: a server command in it runs only once allowed.
-        require_trusted_servers(parts.services.paths, parts.services.disciplines.list())
+        require_trusted_servers(
+            parts.services.paths, parts.services.disciplines.list(), parts.services.db.url
+        )
         parts.state.session_started(plan)
         read_only = not parts.settings.allow_edits or plan.recipe is Recipe.UNDERSTAND or plan.read_only
         paths = parts.services.paths

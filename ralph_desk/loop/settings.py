@@ -51,5 +51,5 @@ def load_settings(paths: ProjectPaths, overrides: RunOverrides = NO_OVERRIDES) -
 def load_checked(services: Services, overrides: RunOverrides = NO_OVERRIDES) -> LoopSettings:
     """`load_settings`, also refused when a discipline in the database would start a server nobody allowed."""
     settings = load_settings(services.paths, overrides)
-    require_trusted_servers(services.paths, services.disciplines.list())
+    require_trusted_servers(services.paths, services.disciplines.list(), services.db.url)
     return settings

@@ -11,6 +11,8 @@ from ralph_desk.loop.model import LoopSettings, command_template
 from ralph_desk.project import ProjectConfig, ProjectPaths, read_config, trust
 from ralph_desk.project.config import COMMAND_KEYS, command_fingerprint
 from ralph_desk.project.untrusted import (
+    FOLDER,
+    OWN_DATABASE,
     SANDBOX_OFF,
     TRUST_HINT,
     Untrusted,
@@ -19,6 +21,8 @@ from ralph_desk.project.untrusted import (
     shown,
     untrusted_commands,
 )
+from ralph_desk.store.health import redacted
+from ralph_desk.store.urls import sqlite_url
 
 # The records and the error live with the project (the checks service asks them too); the loop's callers
 # import them from here with the rest.
@@ -44,29 +48,46 @@ def untrusted(paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings
     )
 
 
-def untrusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) -> Untrusted | None:
-    """The disciplines' stdio MCP servers (from the database) when the person has not allowed them."""
+def untrusted_servers(
+    paths: ProjectPaths, disciplines: Iterable[Discipline], database_url: str | None = None
+) -> Untrusted | None:
+    """The disciplines' stdio MCP servers (from the database at `database_url`, the folder's own when
+    None) when the person has not allowed them."""
     listed = list(disciplines)
     print_ = trust.servers_fingerprint(listed)
     if print_ is None or trust.is_trusted(paths.root, print_, trust.SERVERS):
         return None
     named = "; ".join(trust.shown_command(entry) for entry in trust.server_commands(listed))
-    return Untrusted("mcp_servers", named, print_, trust.SERVERS, source=".ralph/db/ralph.db")
+    source, origin = database_origin(paths, database_url)
+    return Untrusted("mcp_servers", named, print_, trust.SERVERS, source=source, origin=origin)
+
+
+def database_origin(paths: ProjectPaths, database_url: str | None) -> tuple[str, str]:
+    """The database in use as the person reads it (its password hidden), and what brought it here."""
+    if database_url is None or database_url == sqlite_url(paths.db_file):
+        return OWN_DATABASE, FOLDER
+    return redacted(database_url), "the shared database (not the project folder)"
 
 
 def untrusted_start(
-    paths: ProjectPaths, config: ProjectConfig, settings: LoopSettings, disciplines: Iterable[Discipline]
+    paths: ProjectPaths,
+    config: ProjectConfig,
+    settings: LoopSettings,
+    disciplines: Iterable[Discipline],
+    database_url: str | None = None,
 ) -> Untrusted | None:
     """Everything a start with `settings` would run without leave (the config's program, checks and setup,
-    the servers)."""
-    asked = (untrusted(paths, config, settings), untrusted_servers(paths, disciplines))
+    the servers of the database at `database_url`)."""
+    asked = (untrusted(paths, config, settings), untrusted_servers(paths, disciplines, database_url))
     found = [item for each in asked if each is not None for item in (replace(each, also=()), *each.also)]
     return replace(found[0], also=tuple(found[1:])) if found else None
 
 
-def require_trusted_servers(paths: ProjectPaths, disciplines: Iterable[Discipline]) -> None:
+def require_trusted_servers(
+    paths: ProjectPaths, disciplines: Iterable[Discipline], database_url: str | None = None
+) -> None:
     """Raise `UntrustedCommandError` when a discipline would start a server program nobody allowed."""
-    found = untrusted_servers(paths, disciplines)
+    found = untrusted_servers(paths, disciplines, database_url)
     if found is not None:
         raise UntrustedCommandError(paths, found)
 

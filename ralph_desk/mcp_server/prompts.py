@@ -60,14 +60,22 @@ def _flag(name: str, value: str) -> str:
 
 def _count(name: str, value: str) -> int:
     """A whole-number prompt argument, refused if it is not one from 0 to MAX_ITERATIONS."""
-    cleaned = value.strip()
-    if not (cleaned.isascii() and cleaned.isdigit()) or int(cleaned) > MAX_ITERATIONS:
+    # Without leading zeros, its length first: int() of more than 4,300 digits raises, which the SDK
+    # would answer as a bare "Error rendering prompt".
+    cleaned = value.strip().lstrip("0") or ("0" if value.strip() else "")
+    too_long = len(cleaned) > len(str(MAX_ITERATIONS))
+    if too_long or not (cleaned.isascii() and cleaned.isdigit()) or int(cleaned) > MAX_ITERATIONS:
         raise MCPError(
             code=INVALID_PARAMS,
-            message=f"invalid {name}: {value!r}; "
+            message=f"invalid {name}: {_shown(value)}; "
             f"allowed: a whole number from 0 to {MAX_ITERATIONS} (0: no limit)",
         )
     return int(cleaned)
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    """A given value as a message quotes it: whole when short, else its start and its length."""
+    return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value):,} characters)"
 
 
 def register(server: MCPServer) -> None:

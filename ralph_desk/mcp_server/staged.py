@@ -19,6 +19,7 @@ from mcp.types import INTERNAL_ERROR
 
 from ralph_desk.mcp_server import collection
 from ralph_desk.services.opening import ServicesOnFirstUse
+from ralph_desk.store.errors import in_words
 
 log = logging.getLogger("ralph_desk.mcp")
 
@@ -60,7 +61,8 @@ class OpenStoreBehind:
                 await anyio.to_thread.run_sync(self.services)
                 self._opened = True
             except Exception as error:  # told to every request that needs the store
-                raise MCPError(INTERNAL_ERROR, f"opening the project's database failed: {error}") from None
+                message = f"opening the project's database failed: {in_words(error)}"  # one line, no SQL
+                raise MCPError(INTERNAL_ERROR, message) from None
             finally:
                 collection.resume()  # the opening thread may not have reached its own resume yet
         return await call_next(ctx)

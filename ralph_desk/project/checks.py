@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from pathlib import Path
 
 from ralph_desk.domain.enums import Recipe
 from ralph_desk.project import contained
 from ralph_desk.project.config import config_problems, read_config
 from ralph_desk.project.errors import Problem, ProjectError
 from ralph_desk.project.paths import ProjectPaths
+from ralph_desk.store.health import READ_ONLY_FOLDER, writable
 
 LINK_PROBLEM = (
     "a symbolic link: ralph-desk never reads or writes through a link in .ralph/; "
@@ -62,6 +61,8 @@ def validate_project(root: str | os.PathLike[str], db_url: str | None = None) ->
         problems.extend(_database_problems(paths.db_url(db_url), read_only))
     problems.extend(_worktree_problems(paths))
     problems.extend(base_branch_problems(paths))
+    # A read-only place first: it explains the rest (a database SQLite cannot open there is not damaged).
+    problems.sort(key=lambda problem: problem.message not in (READ_ONLY, READ_ONLY_FOLDER))
     return problems
 
 
@@ -70,18 +71,9 @@ def opening_problems(problems: Sequence[Problem]) -> list[Problem]:
     return [problem for problem in problems if problem.blocks_opening]
 
 
-def writable(folder: Path) -> bool:
-    """Whether a file can be created in `folder` (a read-only mount or permissions say no); leaves nothing."""
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            return True
-    except OSError:
-        return False
-
-
 def is_read_only(problems: Sequence[Problem]) -> bool:
-    """Whether these problems say the project folder is read-only (not damaged)."""
-    return any(problem.message == READ_ONLY for problem in problems)
+    """Whether these problems say the project folder or its database's is read-only (not damaged)."""
+    return any(problem.message in (READ_ONLY, READ_ONLY_FOLDER) for problem in problems)
 
 
 def _private_folder_problems(paths: ProjectPaths) -> list[Problem]:

@@ -18,13 +18,17 @@ TITLE_LIMIT = 200
 BRANCH_REF = "ref: refs/heads/"
 
 GITIGNORE = """\
-# Written by ralph-desk: runtime state stays out of version control.
+# Written by ralph-desk: runtime state stays out of version control (README: what .ralph/ holds).
 db/
 logs/
 mcp/sessions/
+mcp/context.json
+mcp/prompt.md
 worktrees/
 *.lock
 merge-journal.json
+progress.txt
+learnings.txt
 """
 
 
@@ -84,7 +88,7 @@ def init_project(
     write_config(paths, ProjectConfig(base_branch=checked_out_branch(paths.root)))
     if force:
         _repair_worktrees(paths)
-    _init_database(paths.db_url(db_url), project_title, overwrite=title is not None)
+    _init_database(paths.db_url(db_url), project_title, overwrite=title is not None, force=force)
     return paths
 
 
@@ -145,12 +149,17 @@ def _checked_title(title: str) -> str:
     return cleaned
 
 
-def _init_database(url: str, title: str, overwrite: bool) -> None:
+def _init_database(url: str, title: str, overwrite: bool, force: bool) -> None:
     # Imported here: opening a database pulls in the ORM, which `ProjectPaths` users do not need.
     from ralph_desk.store import project_info
     from ralph_desk.store.database import Database
+    from ralph_desk.store.errors import StoreError
 
-    database = Database(url)
+    try:
+        database = Database(url)
+    except StoreError as error:  # damaged, read-only, a full disk: said in words, the file left as it is
+        done = "the configuration was re-created, but " if force else ""
+        raise ProjectError(f"{done}the database was left as it is: {error}") from None
     try:
         with database.write() as unit:
             existing = project_info.get(unit)

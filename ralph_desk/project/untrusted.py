@@ -17,6 +17,8 @@ from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
 
 TRUST_HINT = "ralph-desk trust"
+OWN_DATABASE = ".ralph/db/ralph.db"  # the folder's own database, as the person reads it
+FOLDER = "the project folder"
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,14 @@ class Untrusted:
     command: str  # the program (agent_bin), command line (agent_command, setup), the checks or servers, shown
     fingerprint: str
     part: str = trust.PROGRAMS  # which of the project's trusted settings this is
-    source: str = ".ralph/config.json"  # the file that named it, as the person reads it
+    source: str = ".ralph/config.json"  # the file (or database) that named it, as the person reads it
+    origin: str = FOLDER  # what brought it to this computer
     also: tuple[Untrusted, ...] = ()  # more that the same start would run, shown and allowed with it
+
+    @property
+    def origins(self) -> str:
+        """What brought it and what came `also`, each once ("the project folder and the shared database…")."""
+        return " and ".join(dict.fromkeys(item.origin for item in (self, *self.also)))
 
     def allow(self, root: Path) -> None:
         """Remember that the person allowed it (and what came `also`) for the project at `root`."""
@@ -40,10 +48,12 @@ class UntrustedCommandError(ProjectError):
     """Something would run a program the project folder named and the person has not allowed."""
 
     def __init__(self, paths: ProjectPaths, found: Untrusted) -> None:
-        source = paths.db_file if found.part == trust.SERVERS else paths.config_file
+        source: object = paths.config_file
+        if found.part == trust.SERVERS:
+            source = paths.db_file if found.source == OWN_DATABASE else found.source
         named = "; ".join(f"{item.setting}: {item.command}" for item in (found, *found.also))
         super().__init__(
-            f"{source} names the programs to run ({named}) — they came with the project folder and this "
+            f"{source} names the programs to run ({named}) — they came with {found.origins} and this "
             f"computer has not allowed them, so nothing was run. Check them, then allow them with "
             f"`{TRUST_HINT} --root {shlex.quote(str(paths.root))}` "
             f"(asked again whenever a command or a value of its env changes)"

@@ -12,14 +12,22 @@ from typing import Any
 
 from sqlalchemy import CursorResult, Engine, Executable, Select, func, insert, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.records import Change
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import DEFAULT_BUSY_TIMEOUT_S, WRITE_OPTION, create_db_engine
-from ralph_desk.store.errors import StoreBusyError, StoreDataError, StoreError, StoreGoneError
+from ralph_desk.store.errors import (
+    REPAIR,
+    StoreDamagedError,
+    StoreDataError,
+    StoreError,
+    StoreGoneError,
+    fault_of,
+    in_words,
+)
 from ralph_desk.store.prepared import PreparedRead
 from ralph_desk.store.readable import undecodable_column, undecodable_message
 from ralph_desk.store.schema import ChangeRow
@@ -91,11 +99,20 @@ class Database:
     ):
         self.url = url
         self.busy_timeout_s = busy_timeout_s
+        self._file = _sqlite_file(url)
         self.engine: Engine = create_db_engine(url, busy_timeout_s)
-        if migrate_on_open:
-            migrate.upgrade(self.engine)
-        else:
-            migrate.check_revision(self.engine)
+        try:
+            with self._faults():
+                if migrate_on_open:
+                    migrate.upgrade(self.engine)
+                else:
+                    migrate.check_revision(self.engine)
+        except DBAPIError as error:  # one the words do not know: still one line, without SQL or links
+            self.engine.dispose()
+            raise StoreError(f"cannot open the database: {in_words(error)}") from error
+        except StoreError:
+            self.engine.dispose()
+            raise
         self._reader = sessionmaker(self.engine, expire_on_commit=False)
         self._writer = sessionmaker(
             self.engine.execution_options(**{WRITE_OPTION: True}), expire_on_commit=False
@@ -104,7 +121,6 @@ class Database:
         self._listeners: list[ChangeListener] = []
         self._lock = threading.Lock()
         self._open = threading.local()
-        self._file = _sqlite_file(url)
         self._identity = _identity(self._file)
 
     @property
@@ -132,7 +148,7 @@ class Database:
             yield outer
             return
         self._check_file()
-        with self._busy_guard(), self._reader() as session, session.begin():
+        with self._faults(), self._reader() as session, session.begin():
             yield UnitOfWork(session, writable=False)
 
     def fetch(self, statement: Select[Any], parameters: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
@@ -148,7 +164,7 @@ class Database:
         if prepared is None:
             prepared = self._prepared.setdefault(statement, PreparedRead(statement, self.engine.dialect))
         self._check_file()
-        with self._busy_guard():
+        with self._faults():
             return prepared.rows(self.engine, parameters)
 
     @contextmanager
@@ -164,7 +180,7 @@ class Database:
                 yield outer
             return
         self._check_file()
-        with self._busy_guard(), self._writer() as session, session.begin():
+        with self._faults(), self._writer() as session, session.begin():
             unit = UnitOfWork(session, writable=True)
             self._open.unit = unit
             try:
@@ -201,24 +217,19 @@ class Database:
                 log.exception("change listener %r failed", listener)
 
     @contextmanager
-    def _busy_guard(self) -> Iterator[None]:
+    def _faults(self) -> Iterator[None]:
+        """A driver's fault as the store's error in words (`errors.fault_of`); one it does not know as is."""
         try:
             yield
-        except OperationalError as error:
-            message = str(error.orig).lower()  # SQLite: locked / busy; PostgreSQL: lock timeout
-            if "locked" in message or "busy" in message or "lock timeout" in message:
-                raise StoreBusyError(
-                    f"the database is held by another process for longer than the busy timeout "
-                    f"({self.busy_timeout_s:g} s); nothing was written — try again"
-                ) from error
-            if "readonly" in message or "read-only" in message:
-                raise StoreError(
-                    "the project's database cannot be written: its file or folder is read-only "
-                    "(not damaged); nothing was written — make .ralph/db writable and try again"
-                ) from error
-            if (column := undecodable_column(str(error.orig))) is not None:
+        except DBAPIError as error:
+            message = str(error.orig)
+            if (column := undecodable_column(message)) is not None:
                 raise StoreDataError(undecodable_message(column)) from error
-            raise
+            folder = self._file.parent if self._file is not None else None
+            fault = fault_of(message, self.busy_timeout_s, folder)
+            if fault is None:
+                raise
+            raise fault from error
 
     def latest_change_id(self) -> int:
         """The id of the newest change-log row (0 when there is none)."""
@@ -235,6 +246,16 @@ class Database:
             return change_id, []
         known = [row for row in rows if row.topic in _KNOWN_TOPICS]  # a newer desk's topic: no pane reads it
         return rows[-1].id, [Change(ChangeTopic(row.topic), tuple(row.entity_ids)) for row in known]
+
+    def require_sound(self) -> None:
+        """Raise `StoreDamagedError` when SQLite's quick check finds the file damaged (others pass)."""
+        if not self.is_sqlite:
+            return
+        with self._faults(), self.engine.connect() as connection:
+            found = [str(row[0]) for row in connection.exec_driver_sql("PRAGMA quick_check(3)")]
+        if found != ["ok"]:
+            shown = " ".join("; ".join(found).split())
+            raise StoreDamagedError(f"the database is damaged (integrity check: {shown}); {REPAIR}")
 
     def integrity_ok(self) -> bool:
         """Whether the database passes its integrity check (always true where there is none)."""

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
-from ralph_desk.store.errors import in_words
+from ralph_desk.store.errors import REPAIR, StoreError, in_words
 from ralph_desk.store.urls import is_sqlite
 
-REPAIR = (
-    "to repair it, restore the file from a backup, or move it aside (keeping it) and run "
-    "`ralph-desk init --force`, which starts an empty database"
+READ_ONLY_FOLDER = (
+    "read-only: ralph-desk writes its database here (and the -wal and -shm files beside it), so it cannot "
+    "open the project (nothing is damaged); make the folder writable, or copy the project somewhere writable"
 )
+ROOM = 64 * 1024  # less free space than this on the database's disk is a full disk to SQLite
 EXPECTED_TABLES = frozenset({"project", "features", "disciplines", "tasks", "task_signals"})
 
 
@@ -36,6 +39,10 @@ def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
         return ["missing database; `ralph-desk init --force` creates it"]
     if not db_file.is_file():
         return ["not a file"]
+    # A folder that cannot be written (a read-only mount) makes SQLite "unable to open" a WAL database:
+    # it is read as immutable, and said to be read-only, never damaged.
+    folder_read_only = not read_only and not writable(db_file.parent)
+    read_only = read_only or folder_read_only
     # Opened read-only through the standard library: a database we do not understand stays untouched.
     try:
         immutable = "&immutable=1" if read_only else ""
@@ -67,7 +74,24 @@ def sqlite_problems(db_file: Path, read_only: bool = False) -> list[str]:
         )
     if check is None or check[0] != "ok":
         problems.append(f"integrity check failed: {check[0] if check else 'no answer'}; {REPAIR}")
-    return problems
+    return [READ_ONLY_FOLDER, *problems] if folder_read_only else problems
+
+
+def writable(folder: Path) -> bool:
+    """Whether a file can be created in `folder` (a read-only mount or permissions say no); leaves nothing."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def no_room(folder: Path) -> bool:
+    """Whether the disk holding `folder` has (next to) no space left for a file to grow."""
+    try:
+        return shutil.disk_usage(folder).free < ROOM
+    except OSError:  # the folder is gone
+        return False
 
 
 def url_problems(url: str) -> list[str]:
@@ -77,7 +101,7 @@ def url_problems(url: str) -> list[str]:
 
     try:
         database = Database(url, migrate_on_open=False)
-    except migrate.SchemaTooNewError as error:
+    except (migrate.SchemaTooNewError, StoreError) as error:  # in words already
         return [str(error)]
     except Exception as error:  # any driver or network failure is a problem to report, not a crash
         return [f"cannot open the database: {in_words(error)}"]

@@ -24,6 +24,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from ralph_desk.store import migrate
 from ralph_desk.store.engine import WRITE_OPTION, create_db_engine
+from ralph_desk.store.errors import in_words
 from ralph_desk.store.health import redacted
 from ralph_desk.store.schema import Base
 from ralph_desk.store.urls import is_sqlite
@@ -129,8 +130,7 @@ def table_digest(connection: Connection, table: Table) -> tuple[int, str]:
 
 
 def _reason(error: BaseException) -> str:
-    detail = str(getattr(error, "orig", None) or error)
-    return " ".join(detail.split("(Background on this error")[0].split())
+    return in_words(getattr(error, "orig", None) or error)
 
 
 def _engine(url: str, role: str) -> Engine:

@@ -26,6 +26,7 @@ from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.worker import Worker
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
+from ralph_desk.store.errors import REPAIR
 
 WINDOW_WAIT_S = 120
 
@@ -130,6 +131,26 @@ def test_a_broken_project_is_refused_with_the_validation_message(
     ((title, text),) = shown
     assert "is not sound" in title
     assert "config.json" in text and "not valid JSON" in text
+
+
+@pytest.mark.sqlite_only  # the damage is to the SQLite file
+def test_a_damaged_database_gets_one_repair_advice_never_keeps_the_data(
+    qapp: QApplication, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(desk_app, "_critical", lambda title, text: shown.append((title, text)))
+    paths = ProjectPaths.at(project)
+    for leftover in (paths.db_file.with_name("ralph.db-wal"), paths.db_file.with_name("ralph.db-shm")):
+        leftover.unlink(missing_ok=True)
+    with paths.db_file.open("r+b") as database:
+        database.write(b"not a database at all " * 8)
+
+    assert ready_project(project) is None
+
+    ((title, text),) = shown
+    assert "is not sound" in title and "file is not a database" in text
+    # `init --force` keeps the database, so "keeps the data" beside "move it aside" would contradict it.
+    assert text.count(REPAIR) == 1 and "keeps the data" not in text
 
 
 def _accepts(port: int) -> bool:

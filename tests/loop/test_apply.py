@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,21 @@ def test_done_makes_the_task_done_with_its_completion_time(services: Services) -
     assert applied.task.status is TaskStatus.DONE
     assert applied.task.completed_at is not None
     assert applied.task.stuck_count == 0
+
+
+def test_done_waiting_in_review_is_recorded_as_such_in_progress_txt(services: Services) -> None:
+    task = make_task(services)
+    session_id = f"s-{next(_sessions)}"
+    services.tasks.move(task.id, TaskStatus.IN_PROGRESS.value, Mover.IMPORT)
+    services.signals.record(task.id, session_id, *DONE[:1], **DONE[1])
+    decision = decide(services.signals.for_session(session_id), stuck_count=0)
+    # What the review gate makes of `done` on a task branch (loop/branches.gate).
+    applied = apply_decision(services, task.id, session_id, replace(decision, status=TaskStatus.IN_REVIEW))
+
+    assert applied.task.status is TaskStatus.IN_REVIEW
+    assert progress_entries(services) == [
+        f"task #{task.id} 'Draw the tide chart': done, waiting in review — Drew the chart; tests pass."
+    ]
 
 
 def test_partial_requeues_the_task_without_counting_it_stuck(services: Services) -> None:

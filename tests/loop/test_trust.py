@@ -197,6 +197,37 @@ def test_run_refuses_a_server_command_the_cloned_database_names_until_trusted(
     assert marker.read_text() == "ran"  # the agent started the allowed server
 
 
+@pytest.mark.sqlite_only  # the shared database here is a second SQLite file
+def test_a_refusal_for_a_shared_database_server_names_that_database_not_the_folder(
+    project: Services, tmp_path: Path, trust_file: Path
+) -> None:
+    project.tasks.create("core", "backend", "Chart the tides")
+    shared_file = tmp_path / "shared" / "team.db"
+    shared_file.parent.mkdir()
+    with sqlite3.connect(project.paths.db_file) as source, sqlite3.connect(shared_file) as target:
+        source.backup(target)
+    source.close()
+    target.close()
+    marker = tmp_path / "marker"
+    servers = {"marks": marking_server(marker)}
+    with sqlite3.connect(shared_file) as connection:
+        connection.execute(
+            "UPDATE disciplines SET mcp_servers = ? WHERE name = 'backend'", (json.dumps(servers),)
+        )
+    connection.close()
+    url = f"sqlite:///{shared_file}"
+
+    refused = ralph_desk_process(
+        "run", "--root", str(project.paths.root), "--db-url", url, "--max-iterations", "1", *stand_in().cli
+    )
+
+    assert refused.returncode != 0
+    assert refused.stderr.startswith(f"ralph-desk: error: {url} names the programs to run"), refused.stderr
+    assert "came with the shared database (not the project folder)" in refused.stderr
+    assert str(project.paths.db_file) not in refused.stderr and ".ralph/db" not in refused.stderr
+    assert not marker.exists()
+
+
 @pytest.mark.sqlite_only  # a clone brings the SQLite file; the test writes it as one would
 def test_a_server_added_through_ralph_desk_is_trusted_but_an_edit_leaves_a_cloned_one_untrusted(
     project: Services, tmp_path: Path, trust_file: Path

@@ -128,6 +128,12 @@ async def test_the_run_prompt_maps_to_loop_tool_calls_with_its_arguments(connect
             {"max_iterations": "many"},
             "invalid max_iterations: 'many'; allowed: a whole number from 0 to 10000 (0: no limit)",
         ),
+        (
+            "run_ralph",
+            {"max_iterations": "9" * 5_000},  # past int()'s 4,300 digits: no bare "Error rendering prompt"
+            f"invalid max_iterations: {'9' * 40!r}… (5,000 characters); "
+            "allowed: a whole number from 0 to 10000 (0: no limit)",
+        ),
         ("run_ralph", {"allow_edits": "yes"}, "invalid allow_edits: 'yes'; allowed: true or false"),
         ("init_ralph", {"force": "maybe"}, "invalid force: 'maybe'; allowed: true or false"),
     ],

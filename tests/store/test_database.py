@@ -6,15 +6,16 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.exc import IntegrityError
 
 from ralph_desk.domain.records import Change
 from ralph_desk.store import features as features_store
 from ralph_desk.store.database import Database
-from ralph_desk.store.errors import StoreBusyError
+from ralph_desk.store.errors import StoreBusyError, StoreReadOnlyError
 from ralph_desk.store.schema import ChangeRow, FeatureRow, TaskRow
 from ralph_desk.store.urls import sqlite_url
 
@@ -209,3 +210,30 @@ def test_reads_go_on_while_another_connection_holds_the_write_lock(
     assert _feature_count(db) == 1
 
     locker.execute("ROLLBACK")
+
+
+def test_a_database_that_refuses_writes_is_said_to_be_read_only_on_either_backend(db: Database) -> None:
+    """SQLite's `query_only` and PostgreSQL's read-only sessions refuse a write as a read-only file does:
+    the one mapping of driver faults (store/errors.fault_of) words both, never as damage."""
+    read_only = Database(db.url, migrate_on_open=False)
+
+    @event.listens_for(read_only.engine, "connect")
+    def refuse_writes(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        if read_only.is_sqlite:
+            cursor.execute("PRAGMA query_only=ON")
+        else:
+            cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            connection.commit()  # a setting made in a transaction lasts only once it is committed
+        cursor.close()
+
+    read_only.engine.dispose()  # the connection opened before the listener goes
+    try:
+        with pytest.raises(StoreReadOnlyError) as refused, read_only.write() as unit:
+            features_store.create(unit, {"name": "one", "display_name": "One"})
+    finally:
+        read_only.dispose()
+    message = str(refused.value)
+    assert "read-only (not damaged)" in message and "nothing was written" in message
+    assert "sqlalche" not in message and "SQL" not in message
+    assert _feature_count(db) == 0

@@ -71,7 +71,7 @@ def untrusted_warning(found: Untrusted) -> str:
     """The warning over a program that came with the project folder and was never allowed here."""
     named = "\n".join(f"({item.source}, {item.setting}): {item.command}" for item in (found, *found.also))
     return (
-        f"Warning: this program came with the project folder, not from you: {named}\n"
+        f"Warning: this program came with {found.origins}, not from you: {named}\n"
         "Starting runs it on this computer with your rights. Start only if you trust it; "
         "this computer then remembers it for this project, and asks again if it changes."
     )

@@ -653,7 +653,7 @@ def prepare_start(services: Services, changes: dict[str, Any], asked: bool) -> S
     try:
         services.workspaces.require_base()
         adapter_for(settings).check_available(settings)
-        found = untrusted_start(paths, config, settings, services.disciplines.list())
+        found = untrusted_start(paths, config, settings, services.disciplines.list(), services.db.url)
     except (ProjectError, AgentUnavailableError) as error:
         return StartPlan(refusal=f"Could not start the loop: {error}")
     if found is None and not asked:
