@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
-from ralph_desk.domain.enums import DiffSide, TaskStatus
+from ralph_desk.domain.enums import DiffSide, TaskStatus, Verb
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
@@ -18,13 +18,15 @@ from ralph_desk.gui.backend import (
     ReviewMovedError,
     ReviewService,
     Services,
+    is_refusal,
 )
 from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.checks_wiring import CHECKS_TOPIC, ReviewChecks
+from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
-from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
+from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
 from ralph_desk.gui.worker import Worker
 
 TASK_TOPICS = frozenset({"tasks"})  # a task's done signal comes with its move to in_review
@@ -95,6 +97,8 @@ class ReviewsWiring:
         view.sig_approve_requested.connect(self.approve)
         view.sig_changes_requested.connect(self.request_changes)
         view.sig_discard_requested.connect(self.discard)
+        view.sig_batch_approve_requested.connect(self.approve_all)
+        view.sig_batch_changes_requested.connect(self.request_changes_all)
         view.sig_make_repository_requested.connect(self.make_repository)
 
     # --- reading ------------------------------------------------------------------------------
@@ -150,6 +154,8 @@ class ReviewsWiring:
 
     def _entry(self, item: ReviewItem) -> ReviewEntry:
         task = item.task
+        signals = tuple(self.services.signals.for_task(task.id))
+        done = [signal.created for signal in signals if signal.verb is Verb.DONE]
         return ReviewEntry(
             task.id,
             task.title,
@@ -157,9 +163,11 @@ class ReviewsWiring:
             item.branch or "",
             item.base or "",
             item.sessions,
-            tuple(self.services.signals.for_task(task.id)),
+            signals,
             task.feature,
             item.merge or "",
+            item.pin.tip if item.pin is not None else "",
+            max(done, default=task.updated_at),
         )
 
     def _read_failed(self) -> None:
@@ -248,6 +256,39 @@ class ReviewsWiring:
             lambda result: self._decided(result, commit),
         )
 
+    def approve_all(self, chosen: list[tuple[int, str]]) -> None:
+        """Approve and merge several tasks, each at the commit the list read, one after the other; the
+        outcome of each is said (one whose checks fail or whose branch moved stays in review)."""
+        reviews = self.services.reviews
+
+        def each(task_id: int, commit: str) -> Decided:
+            return _approve_or_queue(reviews, task_id, commit or None)
+
+        self.worker.submit(
+            f"approve and merge {len(chosen)} tasks", lambda: _batch(chosen, each), self._batch_decided
+        )
+
+    def request_changes_all(self, task_ids: list[int], message: str) -> None:
+        """Send several tasks back to pending, each with its own comments and this message."""
+        reviews = self.services.reviews
+        notes = [message] if message else []
+        self.worker.submit(
+            f"request changes on {len(task_ids)} tasks",
+            lambda: _batch(
+                [(task_id, "") for task_id in task_ids], lambda i, _: reviews.request_changes(i, notes)
+            ),
+            self._batch_decided,
+        )
+
+    def _batch_decided(self, outcomes: list[BatchOutcome]) -> None:
+        lines = [f"#{task_id}: {_outcome_text(outcome)}" for task_id, outcome in outcomes]
+        refused = [line for (_, outcome), line in zip(outcomes, lines, strict=True) if _refused(outcome)]
+        summary = f"{len(outcomes) - len(refused)} of {len(outcomes)} done. " + "; ".join(lines)
+        if refused:
+            self.worker.fail(summary)
+        else:
+            self.worker.succeed(summary)
+
     def request_changes(self, task_id: int, message: str) -> None:
         """Send the task back to pending with its comments (and this message, when given)."""
         self.worker.submit(
@@ -309,3 +350,36 @@ def _approve_or_queue(
         if moved.tip is None:  # the branch is gone: nothing new to show
             raise
         return moved
+
+
+BatchOutcome = tuple[int, Decided | Exception]
+
+
+def _batch(chosen: list[tuple[int, str]], decide: Callable[[int, str], Decided]) -> list[BatchOutcome]:
+    """On the worker: the same decision on each task in turn; a task refused does not stop the others."""
+    outcomes: list[BatchOutcome] = []
+    for task_id, commit in chosen:
+        try:
+            outcomes.append((task_id, decide(task_id, commit)))
+        except Exception as error:
+            if not is_refusal(error):
+                raise
+            outcomes.append((task_id, error))
+    return outcomes
+
+
+def _refused(outcome: Decided | Exception) -> bool:
+    return isinstance(outcome, Exception) or (isinstance(outcome, ReviewResult) and bool(outcome.conflicts))
+
+
+def _outcome_text(outcome: Decided | Exception) -> str:
+    """What became of one task of a batch, in a few words."""
+    if isinstance(outcome, ChecksFailingError):
+        return f"not merged, its required checks fail ({outcome.failing}); it stays in review"
+    if isinstance(outcome, ReviewMovedError):
+        return "not merged, the work changed since the list was read; it stays in review"
+    if isinstance(outcome, Exception):
+        return f"refused: {outcome}"
+    if isinstance(outcome, int):
+        return "approved, queued behind another merge"
+    return f"{outcome.message} ({outcome.status})" if outcome.message else outcome.status
