@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
-    QStackedWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -49,6 +48,7 @@ from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.unsaved import Editor, UnsavedBox, ask_to_leave
+from ralph_desk.gui.widgets.layout import PageStack
 from ralph_desk.gui.widgets.message_bar import MessageBar
 from ralph_desk.gui.widgets.sidebar import PaneEntry, Sidebar
 
@@ -120,7 +120,7 @@ class MainWindow(QMainWindow):
             "dashboard": self.dashboard,
         }
         self.sidebar = Sidebar(list(PANES))
-        self.stack = QStackedWidget()
+        self.stack = PageStack()
         for entry in PANES:
             self.stack.addWidget(self.panes[entry.key])
         self.message_bar = MessageBar()
@@ -475,6 +475,7 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(row)
         self.sidebar.blockSignals(blocked)
         self.stack.setCurrentIndex(row)
+        self.message_bar.refit()
         self.sig_pane_changed.emit(PANES[row].key)
 
     def set_waiting(self, count: int) -> None:

@@ -24,6 +24,10 @@ CARD_WIDTH = 300
 COLUMN_WIDTHS = {AGENT: 90, ELAPSED: 84, TURNS: 54, COST: 64}
 
 
+LIVE_LEAST_HEIGHT = 80
+"""The least height of the live area (the stream, or the cards): on a small screen it scrolls."""
+
+
 class RunningTable(QWidget):
     """The running sessions, oldest first, with their elapsed time ticking; a click follows one."""
 
@@ -206,6 +210,7 @@ class RunningSessionsView(QWidget):
         self.all.clicked.connect(lambda: self.show_glance(True))
         self.stream = stream
         self.live = stacked(stream, self.glance)
+        self.live.setMinimumHeight(LIVE_LEAST_HEIGHT)  # the stream and the cards scroll; the window stays
         self.table.sig_follow_requested.connect(self.sig_follow_requested)
         self.glance.sig_follow_requested.connect(self._follow_from_glance)
         self.clock = QTimer(self)
