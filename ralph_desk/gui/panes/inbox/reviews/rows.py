@@ -13,6 +13,7 @@ from enum import StrEnum
 from ralph_desk.domain.diffs import DiffLine, FileChange, FileDiff, Hunk, LineKind, side_by_side
 from ralph_desk.domain.enums import DiffSide, ReviewCommentState
 from ralph_desk.domain.reviews import where
+from ralph_desk.gui.panes.inbox.reviews.words import Span, spans_of, word_spans
 
 
 class RowKind(StrEnum):
@@ -67,6 +68,10 @@ class DiffRow:
     new: DiffLine | None = None
     anchor: int | None = None
     comment: LineComment | None = None
+    old_words: tuple[Span, ...] = ()
+    """The ranges of the old line that changed, word by word (marked within the line)."""
+    new_words: tuple[Span, ...] = ()
+    """The ranges of the new line that changed, word by word."""
 
     @property
     def line(self) -> DiffLine | None:
@@ -109,20 +114,23 @@ def file_badge(diff: FileDiff) -> str:
     return diff.change.value
 
 
-def _unified(hunk: Hunk, file: int) -> Iterable[DiffRow]:
+def _unified(hunk: Hunk, file: int, words: dict[int, tuple[Span, ...]] | None = None) -> Iterable[DiffRow]:
+    changed = words or {}
     for line in hunk.lines:
         kind = line.kind
         if kind is LineKind.NOTE or kind is LineKind.REMOVED:
-            yield DiffRow(RowKind.LINE, file, "", line)
+            yield DiffRow(RowKind.LINE, file, "", line, old_words=spans_of(line, changed))
         elif kind is LineKind.ADDED:
-            yield DiffRow(RowKind.LINE, file, "", None, line)
+            yield DiffRow(RowKind.LINE, file, "", None, line, new_words=spans_of(line, changed))
         else:
             yield DiffRow(RowKind.LINE, file, "", line, line)
 
 
-def _split(hunk: Hunk, file: int) -> Iterable[DiffRow]:
+def _split(hunk: Hunk, file: int, words: dict[int, tuple[Span, ...]]) -> Iterable[DiffRow]:
     for old, new in side_by_side(hunk):
-        yield DiffRow(RowKind.LINE, file, "", old, new)
+        yield DiffRow(
+            RowKind.LINE, file, "", old, new, old_words=spans_of(old, words), new_words=spans_of(new, words)
+        )
 
 
 def line_keys(row: DiffRow) -> list[tuple[DiffSide, int]]:
@@ -195,6 +203,7 @@ def layout(
             rows.append(DiffRow(RowKind.HUNK, number, hunk.header))
             largest = max(largest, hunk.old_start + hunk.old_count, hunk.new_start + hunk.new_count)
             widest = max(widest, max((len(line.text) for line in hunk.lines), default=0))
-            lines = _split(hunk, number) if split else _unified(hunk, number)
+            words = word_spans(hunk)
+            lines = _split(hunk, number, words) if split else _unified(hunk, number, words)
             rows.extend(_with_comments(lines, number, mine) if mine else lines)
     return DiffLayout(rows, file_rows, widest, largest, split)
