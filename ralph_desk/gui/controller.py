@@ -81,6 +81,11 @@ class Controller(QObject):
         window = self.window
         window.sig_closed.connect(self.pending.commit)  # after every guard let it close: nothing is lost
         window.sig_undo_requested.connect(self.pending.undo)
+        reviews = window.inbox.reviews
+        reviews.viewed_marks = lambda task_id: window.settings.viewed(window.root, task_id)
+        reviews.sig_viewed_changed.connect(
+            lambda task_id, marks: window.settings.set_viewed(window.root, task_id, marks)
+        )
         self.undo_key = UndoKey(self.pending, window)
         self.feed.sig_changes.connect(self.on_changes)
         self.feed.sig_health.connect(window.set_live)

@@ -5,6 +5,7 @@ Qt-free: the rows are plain records, built in one pass, so a view can show any s
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -105,6 +106,18 @@ def file_notes(diff: FileDiff) -> list[str]:
     if not diff.hunks and not diff.binary and diff.change in (FileChange.ADDED, FileChange.DELETED):
         notes.append(f"Empty file {diff.change.value}")
     return notes
+
+
+def file_fingerprint(diff: FileDiff) -> str:
+    """What identifies a file's change: its paths, kind and every line of it (a changed file differs)."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    head = (diff.old_path, diff.new_path, diff.change.value, diff.binary, diff.old_mode, diff.new_mode)
+    digest.update(repr(head).encode())
+    for hunk in diff.hunks:
+        digest.update(hunk.header.encode())
+        for line in hunk.lines:
+            digest.update(f"\n{line.kind.value}{line.text}".encode())
+    return digest.hexdigest()[:20]
 
 
 def file_badge(diff: FileDiff) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
@@ -225,6 +225,8 @@ class ReviewsView(QWidget):
     """Approve and merge these tasks, each at the tip the list read: a list of (task id, commit)."""
     sig_batch_changes_requested = Signal(list, str)
     """Send these tasks (a list of ids) back to pending, each with its comments and this message."""
+    sig_viewed_changed = Signal(int, list)
+    """The files of this task marked viewed are these now (fingerprints of their changes)."""
     sig_make_repository_requested = Signal()
     """Make the plain project folder a git repository (asked from the empty tab)."""
     sig_open_task_requested = Signal(int)
@@ -240,6 +242,8 @@ class ReviewsView(QWidget):
         self.pin: str | None = None
         """The tip commit of the current task's whole diff last shown: what Approve & merge merges."""
         self.dialog: RequestChangesDialog | DiscardDialog | ConfirmBox | None = None
+        self.viewed_marks: Callable[[int], frozenset[str]] = lambda _task_id: frozenset()
+        """Where a task's files marked viewed are remembered (the window's settings)."""
         self.empty = EmptyState(
             "merge",
             "Nothing to review",
@@ -270,6 +274,9 @@ class ReviewsView(QWidget):
         detail.request.clicked.connect(self._ask_changes)
         detail.discard.clicked.connect(self._ask_discard)
         self.empty.sig_action_requested.connect(self.sig_make_repository_requested)
+        detail.diff.sig_viewed_changed.connect(
+            lambda marks: self.sig_viewed_changed.emit(self.current.task_id, marks) if self.current else None
+        )
         self.list.sig_batch_approve_requested.connect(self._ask_batch_approve)
         self.list.sig_batch_changes_requested.connect(self._ask_batch_changes)
 
@@ -345,6 +352,7 @@ class ReviewsView(QWidget):
         self.comments = list(comments)
         self.detail.status.setText("")
         self.detail.show_notes(comments)
+        self.detail.diff.viewed = set(self.viewed_marks(task_id))
         self.detail.diff.show_files(files, comments, laid_out)
 
     def show_comments(self, task_id: int, comments: Sequence[LineComment]) -> None:
