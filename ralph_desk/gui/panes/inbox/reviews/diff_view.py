@@ -103,6 +103,8 @@ FILE_COLUMNS: list[Column[FileEntry]] = [
     ),
 ]
 VIEWED_COLUMN = 3
+CONTEXT_STEPS = (3, 12, 40, 100_000)
+"""The unchanged lines shown around each change, step by step: as git shows them, … whole files."""
 
 
 class CommentBox(QFrame):
@@ -262,6 +264,8 @@ class DiffView(QWidget):
     """Delete the human's unsent comment (by id)."""
     sig_viewed_changed = Signal(list)
     """The files marked viewed changed: the fingerprints of those marked now."""
+    sig_context_requested = Signal(int)
+    """Read the diff again with this many unchanged lines around each change."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -289,6 +293,9 @@ class DiffView(QWidget):
         self.modes.addButton(self.split)
         self.unified.setChecked(True)
         self.totals = label(name="muted")
+        self.context = CONTEXT_STEPS[0]
+        """The unchanged lines shown around each change."""
+        self.more_context = button("More context", "add", "Show more unchanged lines around each change")
         self.mark_viewed = button("Viewed", "approve", "Mark the file chosen on the left as viewed (or not)")
         self.mark_viewed.setCheckable(True)
         self.mark_viewed.setEnabled(False)
@@ -299,6 +306,7 @@ class DiffView(QWidget):
     def _build(self) -> None:
         bar = QHBoxLayout()
         bar.addWidget(self.totals, 1)
+        bar.addWidget(self.more_context)
         bar.addWidget(self.mark_viewed)
         bar.addWidget(self.unified)
         bar.addWidget(self.split)
@@ -326,6 +334,7 @@ class DiffView(QWidget):
             )
         )
         self.mark_viewed.clicked.connect(self._toggle_current)
+        self.more_context.clicked.connect(self._step_context)
         self.comment_box.sig_comment_requested.connect(self.sig_comment_requested)
         self.comment_box.sig_edit_requested.connect(self.sig_edit_requested)
         self.comment_box.sig_delete_requested.connect(self.sig_delete_requested)
@@ -364,6 +373,22 @@ class DiffView(QWidget):
         )
         self.comment_box.hide()
         self._relayout(laid_out)
+
+    def set_context(self, lines: int) -> None:
+        """Show this many unchanged lines around each change from the next read on; the button says more."""
+        self.context = lines
+        whole = lines >= CONTEXT_STEPS[-1]
+        self.more_context.setText("Less context" if whole else "More context")
+        self.more_context.setToolTip(
+            "Back to 3 unchanged lines around each change"
+            if whole
+            else "Show more unchanged lines around each change (then the whole files)"
+        )
+
+    def _step_context(self) -> None:
+        later = [step for step in CONTEXT_STEPS if step > self.context]
+        self.set_context(later[0] if later else CONTEXT_STEPS[0])
+        self.sig_context_requested.emit(self.context)
 
     def set_viewed(self, marks: frozenset[str]) -> None:
         """Show these changes as viewed (a task's marks, as remembered)."""

@@ -17,7 +17,7 @@ from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, RequestChangesDialog
 from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
-from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
+from ralph_desk.gui.panes.inbox.reviews.diff_view import CONTEXT_STEPS, DiffView
 from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.review_list import ReviewList
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment
@@ -274,6 +274,7 @@ class ReviewsView(QWidget):
         detail.request.clicked.connect(self._ask_changes)
         detail.discard.clicked.connect(self._ask_discard)
         self.empty.sig_action_requested.connect(self.sig_make_repository_requested)
+        detail.diff.sig_context_requested.connect(lambda _lines: self._ask_diff())
         detail.diff.sig_viewed_changed.connect(
             lambda marks: self.sig_viewed_changed.emit(self.current.task_id, marks) if self.current else None
         )
@@ -326,6 +327,7 @@ class ReviewsView(QWidget):
         """Show a task's account and ask for its diff (of the whole task)."""
         self.pin = None
         self.detail.moved.hide()
+        self.detail.diff.set_context(CONTEXT_STEPS[0])  # a new task opens on its changes
         self.detail.show_rules(())
         self.detail.show_entry(self.model.record(row))
         self._ask_diff()

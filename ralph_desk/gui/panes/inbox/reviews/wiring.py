@@ -186,20 +186,21 @@ class ReviewsWiring:
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
         split = self.view.detail.diff.is_split
+        context = self.view.detail.diff.context
         self.checks.show_task(task_id)
         self.worker.submit(
             f"read the diff of task #{task_id}",
-            lambda: self._read_diff(task_id, session_id or None, split),
+            lambda: self._read_diff(task_id, session_id or None, split, context),
             lambda read: self.view.show_diff(
                 read.task_id, read.files, read.comments, read.laid_out, read.tip, read.rules
             ),
             lambda: self.view.show_failure("The diff could not be read."),
         )
 
-    def _read_diff(self, task_id: int, session_id: str | None, split: bool) -> DiffRead:
+    def _read_diff(self, task_id: int, session_id: str | None, split: bool, context: int = 3) -> DiffRead:
         """Read, parse and lay out a diff off the GUI thread (for a big one that takes a while)."""
         reviews = self.services.reviews
-        read = reviews.diff(task_id, session_id)
+        read = reviews.diff(task_id, session_id, context)
         files = parse_diff(read.text)
         for diff in files:
             highlight.lexer_for(diff.path)  # found before the first paint
