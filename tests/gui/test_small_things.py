@@ -1,13 +1,18 @@
-"""Smaller things of the window: a question's own number, the Dashboard's times, Esc in New task, the size."""
+"""Smaller things: a question's own number, the Dashboard's times, Esc in New task, the size, glance cards."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.inbox.pane import QUESTIONS
+from ralph_desk.gui.panes.loop.running import RunningRow
+from ralph_desk.gui.panes.loop.sessions import GlanceView
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
 from tests.gui.test_no_clipped_text import views
@@ -107,3 +112,42 @@ def test_the_window_never_grows_by_itself_through_every_pane_and_tab(
             grown.append(f"{shown}: {window.size().width()}×{window.size().height()}")
 
     assert grown == []
+
+
+def test_all_at_once_cards_keep_their_place_under_the_pointer_when_a_session_ends(qtbot: QtBot) -> None:
+    glance = GlanceView()
+    qtbot.addWidget(glance)
+    glance.resize(700, 500)
+    glance.show()
+    qtbot.waitExposed(glance)
+    now = datetime.now(UTC)
+    rows = [RunningRow(f"s-{n}", f"#{n} Task {n}", "claude", now, n, 0.1 * n, "edit") for n in (1, 2, 3)]
+    glance.show_rows(rows, "s-1")
+    QApplication.processEvents()
+    third = glance.cards["s-3"]
+    place = third.mapTo(glance, QPoint(0, 0))
+    QCursor.setPos(third.mapToGlobal(third.rect().center()))
+
+    glance.show_rows([rows[0], rows[2]], "s-1")  # the second session ended
+    QApplication.processEvents()
+
+    assert third.mapTo(glance, QPoint(0, 0)) == place
+    assert not glance.cards["s-2"].isEnabled() and glance.cards["s-2"].state.text() == "ended"
+    QCursor.setPos(glance.mapToGlobal(QPoint(-50, -50)))
+    QApplication.sendEvent(glance, QEvent(QEvent.Type.Leave))
+    QApplication.processEvents()
+    assert "s-2" not in glance.cards
+
+
+def test_all_at_once_cards_of_ended_sessions_go_at_once_when_the_pointer_is_elsewhere(qtbot: QtBot) -> None:
+    glance = GlanceView()
+    qtbot.addWidget(glance)
+    glance.show()
+    QCursor.setPos(glance.mapToGlobal(QPoint(-50, -50)))
+    now = datetime.now(UTC)
+    rows = [RunningRow(f"s-{n}", f"#{n} Task {n}", "claude", now, n, 0.1 * n, "edit") for n in (1, 2)]
+    glance.show_rows(rows, "s-1")
+
+    glance.show_rows(rows[:1], "s-1")
+
+    assert list(glance.cards) == ["s-1"]
