@@ -26,11 +26,10 @@ from tests.gui.test_reviews import FIRST, WAIT_MS, reviews_tab
 from tests.support.git_changes import git
 from tests.support.git_repo import commit_all
 
-NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
-
 
 def entry(task_id: int, waited_h: int) -> ReviewEntry:
-    return ReviewEntry(task_id, f"Task {task_id}", "", "", "main", since=NOW - timedelta(hours=waited_h))
+    since = datetime.now(UTC) - timedelta(hours=waited_h, minutes=1)
+    return ReviewEntry(task_id, f"Task {task_id}", "", "", "main", since=since)
 
 
 def shown_ids(view: ReviewList) -> list[int]:
@@ -58,7 +57,7 @@ def test_a_row_shows_the_whole_title_first_then_how_long_it_waits(qtbot: QtBot) 
     text = view.model.data(view.model.index(0, 0))
 
     first, second = text.split("\n")
-    assert first == "#3  Task 3" and "waiting since" in second and "awaits review" in second
+    assert first == "#3  Task 3" and "done 5 h ago" in second and "awaits review" in second
 
 
 def test_choosing_several_tasks_offers_the_batch_and_one_hides_it(qtbot: QtBot) -> None:

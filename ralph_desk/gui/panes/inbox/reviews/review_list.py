@@ -34,7 +34,7 @@ def details(entry: ReviewEntry) -> str:
     sessions = len(entry.sessions)
     parts = [
         entry.feature,
-        f"waiting since {fmt.ago(entry.since)}" if entry.since else "",
+        f"done {fmt.ago(entry.since)}" if entry.since else "",
         f"{sessions} session{'s' if sessions != 1 else ''}",
         entry.merge or "awaits review",
     ]
