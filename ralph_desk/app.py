@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ralph_desk.gui import desktop_notifications as desktop
 from ralph_desk.gui import icons, theme
@@ -26,6 +26,7 @@ from ralph_desk.gui.child_watch import pidfd_child_watcher
 from ralph_desk.gui.collector import GuiThreadCollector, freeze_start_up
 from ralph_desk.gui.controller import Controller, FileOpener, open_with_desktop
 from ralph_desk.gui.dialogs import initialise
+from ralph_desk.gui.focus_style import app_style
 from ralph_desk.gui.live import POLL_INTERVAL_MS, ChangeFeed
 from ralph_desk.gui.main_window import APP_NAME, MainWindow
 from ralph_desk.gui.notify import Notifier
@@ -75,8 +76,9 @@ def prepare_application(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(APP_NAME)
     app.setWindowIcon(icons.app_icon())
-    if "Fusion" in QStyleFactory.keys():  # noqa: SIM118 - a list, not a dict
-        app.setStyle("Fusion")
+    style = app_style()
+    if style is not None:
+        app.setStyle(style)
     # The window's close ends the run coroutine; Qt must not stop the loop under it first.
     app.setQuitOnLastWindowClosed(False)
     if app.property("ralph_theme") is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QTabBar, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QComboBox, QLabel, QTabBar, QWidget
 
 from ralph_desk.gui.widgets.common import combo_width
 
@@ -69,4 +70,33 @@ def clipped_texts(top: QWidget) -> list[Clipped]:
         if needed is not None and widget.width() + SLACK_PX < needed:
             kind = type(widget).__name__
             found.append(Clipped(kind, _text(widget), widget.width(), needed, _path(widget, top)))
+    return found
+
+
+CELL_PADDING_PX = 8
+"""What a cell's frame and margins take from its width (Fusion: 3 px a side, and a little slack)."""
+
+
+def clipped_cells(view: QAbstractItemView, column: int = 0) -> list[Clipped]:
+    """Every row of `view` whose text in `column` does not fit its cell: wrapped when the view wraps, else
+    on one line."""
+    model = view.model()
+    metrics = view.fontMetrics()
+    wraps = bool(getattr(view, "wordWrap", lambda: False)())
+    found = []
+    for row in range(model.rowCount()):
+        index = model.index(row, column)
+        text = str(model.data(index) or "")
+        rect = view.visualRect(index)
+        width = rect.width() - CELL_PADDING_PX
+        if wraps:
+            needed = metrics.boundingRect(0, 0, width, 10_000, Qt.TextFlag.TextWordWrap, text)
+            fits = needed.height() <= rect.height() and needed.width() <= width
+        else:
+            needed = metrics.boundingRect(0, 0, 10_000, 10_000, 0, text)
+            fits = needed.width() <= width and needed.height() <= rect.height()
+        if not fits:
+            found.append(
+                Clipped("cell", text, rect.width(), needed.width(), f"row {row}: {rect.height()} px high")
+            )
     return found

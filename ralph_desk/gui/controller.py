@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QUrl
-from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 
 from ralph_desk.domain.records import Change
@@ -24,7 +24,7 @@ from ralph_desk.gui.panes.inbox.reviews.wiring import ReviewsWiring
 from ralph_desk.gui.panes.inbox.wiring import InboxWiring
 from ralph_desk.gui.panes.loop.wiring import LoopWiring
 from ralph_desk.gui.panes.tasks.wiring import TasksWiring
-from ralph_desk.gui.undo import PendingActions
+from ralph_desk.gui.undo import PendingActions, UndoKey
 from ralph_desk.gui.widgets.undo_toast import UndoToast
 from ralph_desk.gui.worker import Worker
 from ralph_desk.mcp_server.clients import ralph_command
@@ -82,7 +82,13 @@ class Controller(QObject):
     def _connect(self) -> None:
         window = self.window
         window.sig_closed.connect(self.pending.commit)  # after every guard let it close: nothing is lost
-        QShortcut(QKeySequence.StandardKey.Undo, window, self.pending.undo)
+        window.sig_undo_requested.connect(self.pending.undo)
+        reviews = window.inbox.reviews
+        reviews.viewed_marks = lambda task_id: window.settings.viewed(window.root, task_id)
+        reviews.sig_viewed_changed.connect(
+            lambda task_id, marks: window.settings.set_viewed(window.root, task_id, marks)
+        )
+        self.undo_key = UndoKey(self.pending, window)
         self.feed.sig_changes.connect(self.on_changes)
         self.feed.sig_health.connect(window.set_live)
         self.worker.sig_failed.connect(window.show_error)

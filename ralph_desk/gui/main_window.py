@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
-    QStackedWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -49,6 +48,7 @@ from ralph_desk.gui.panes.loop.pane import LoopPane
 from ralph_desk.gui.panes.tasks.pane import TasksPane
 from ralph_desk.gui.settings import DeskSettings
 from ralph_desk.gui.unsaved import Editor, UnsavedBox, ask_to_leave
+from ralph_desk.gui.widgets.layout import PageStack
 from ralph_desk.gui.widgets.message_bar import MessageBar
 from ralph_desk.gui.widgets.sidebar import PaneEntry, Sidebar
 
@@ -92,6 +92,8 @@ class MainWindow(QMainWindow):
     """The pane with this key is now shown."""
     sig_closed = Signal()
     """The window closed: the application may shut down."""
+    sig_undo_requested = Signal()
+    """Undo the last Inbox decision (still held for Undo)."""
 
     def __init__(self, title: str, root: Path, settings: DeskSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -118,7 +120,7 @@ class MainWindow(QMainWindow):
             "dashboard": self.dashboard,
         }
         self.sidebar = Sidebar(list(PANES))
-        self.stack = QStackedWidget()
+        self.stack = PageStack()
         for entry in PANES:
             self.stack.addWidget(self.panes[entry.key])
         self.message_bar = MessageBar()
@@ -221,6 +223,18 @@ class MainWindow(QMainWindow):
             self._inbox_action("Resolve the flag", "resolve", "Ctrl+Shift+R", "Mark the flag resolved"),
             self._inbox_action("Dismiss the flag", "dismiss", "Ctrl+Shift+D", "Dismiss the selected flag"),
         ]
+        self.undo_action = self._action(
+            "Undo the last decision",
+            None,
+            "Take back the last Inbox decision while its notice shows",
+            "Ctrl+Z",
+        )
+        self.undo_action.triggered.connect(self.sig_undo_requested)
+        self.addAction(self.undo_action)
+        self.tab_actions = [
+            self._tab_action("Next tab", ("Ctrl+Tab",), 1),
+            self._tab_action("Previous tab", ("Ctrl+Shift+Tab", "Ctrl+Shift+Backtab"), -1),
+        ]
         self.loop_actions = [
             self._loop_action("Start the loop", "Ctrl+Shift+S", lambda: self.loop.start),
             self._loop_action(
@@ -239,6 +253,22 @@ class MainWindow(QMainWindow):
         action.triggered.connect(lambda: self._on_inbox(lambda: self._step(delta)))
         self.addAction(action)
         return action
+
+    def _tab_action(self, text: str, keys: tuple[str, ...], delta: int) -> QAction:
+        action = self._action(text, None, f"{text} of the pane shown (Inbox, a task's details)", keys[0])
+        action.setShortcuts([QKeySequence(key) for key in keys])
+        action.triggered.connect(lambda: self.next_tab(delta))
+        self.addAction(action)
+        return action
+
+    def next_tab(self, delta: int) -> None:
+        """Show the next (1) or previous (-1) tab of the pane shown, wherever the keyboard is."""
+        if self.current_pane == "inbox":
+            self.inbox.next_tab(delta)
+        elif self.current_pane == "tasks":
+            tabs = self.tasks.detail.tabs
+            if tabs.isVisible():
+                tabs.setCurrentIndex((tabs.currentIndex() + delta) % tabs.count())
 
     def _step(self, delta: int) -> bool:
         self.inbox.step(delta)
@@ -274,7 +304,8 @@ class MainWindow(QMainWindow):
         groups = (
             ("Window", [self.open_action, self.refresh_action, self.quit_action, self.shortcuts_action]),
             ("Panes", self.pane_actions),
-            ("Inbox", [*self.item_actions, *self.inbox_actions]),
+            ("Panes", self.tab_actions),
+            ("Inbox", [*self.item_actions, *self.inbox_actions, self.undo_action]),
             ("Loop", self.loop_actions),
         )
         listed = [
@@ -310,7 +341,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         view_menu.addAction(self.refresh_action)
         actions_menu = self.menuBar().addMenu("&Actions")
-        for group in (self.item_actions, self.inbox_actions, self.loop_actions):
+        for group in (self.item_actions, [*self.inbox_actions, self.undo_action], self.loop_actions):
             for action in group:
                 actions_menu.addAction(action)
             actions_menu.addSeparator()
@@ -444,6 +475,7 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(row)
         self.sidebar.blockSignals(blocked)
         self.stack.setCurrentIndex(row)
+        self.message_bar.refit()
         self.sig_pane_changed.emit(PANES[row].key)
 
     def set_waiting(self, count: int) -> None:

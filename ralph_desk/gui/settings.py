@@ -1,7 +1,10 @@
-"""What the window remembers: geometry, panes, splitters, recent projects, scheme, notifications."""
+"""What the window remembers: geometry, panes, splitters, recent projects, scheme, notifications, and the
+files of a review marked viewed."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -49,6 +52,15 @@ class DeskSettings:
     def set_splitter(self, name: str, value: QByteArray) -> None:
         """Remember a named splitter's state."""
         self.store.setValue(f"splitters/{name}", value)
+
+    def viewed(self, project: Path, task_id: int) -> frozenset[str]:
+        """The files of a task's review marked viewed (fingerprints of their changes)."""
+        value = self.store.value(_viewed_key(project, task_id), "")
+        return frozenset(str(value).split()) if value else frozenset()
+
+    def set_viewed(self, project: Path, task_id: int, marks: Iterable[str]) -> None:
+        """Remember the files of a task's review marked viewed."""
+        self.store.setValue(_viewed_key(project, task_id), " ".join(sorted(marks)))
 
     def recent_projects(self) -> list[Path]:
         """Projects opened lately, newest first (those that still exist)."""
@@ -102,3 +114,9 @@ class DeskSettings:
     def _bytes(self, key: str) -> QByteArray | None:
         value = self.store.value(key)
         return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+
+def _viewed_key(project: Path, task_id: int) -> str:
+    """Per project (by its folder) and task: the window's settings are the user's, for every project."""
+    folder = hashlib.sha1(str(project.resolve()).encode(), usedforsecurity=False).hexdigest()[:16]
+    return f"reviews/viewed/{folder}/{task_id}"

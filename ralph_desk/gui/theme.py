@@ -287,7 +287,7 @@ QPushButton {
 }
 QPushButton:hover { background: #3a7bea; }
 QPushButton:pressed { background: #285fbe; }
-QPushButton:focus { border: 1px solid #9cc0ff; }
+QPushButton:focus { border: 2px solid #ffffff; padding: 4px 13px; }
 QPushButton:disabled {
     background: rgba(128, 128, 128, 0.22); color: rgba(128, 128, 128, 0.95);
     border: 1px solid rgba(128, 128, 128, 0.25);
@@ -299,8 +299,8 @@ QPushButton {
     background: transparent;
 }
 QPushButton:hover { border-color: #2f6fdb; background: rgba(47, 111, 219, 0.10); }
-QPushButton:focus { border-color: #2f6fdb; }
 QPushButton[preferred="true"] { border: 1px solid #2f6fdb; font-weight: 600; }
+QPushButton:focus { border: 2px solid #4d8dff; padding: 3px 11px; background: rgba(77, 141, 255, 0.22); }
 """
 
 

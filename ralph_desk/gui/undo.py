@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
 
 from ralph_desk.gui.widgets.undo_toast import UndoToast
 
@@ -56,3 +58,43 @@ class PendingActions(QObject):
         self.toast.hide()
         if held is not None:
             held.restore()
+
+
+def text_undo_available(widget: QObject | None) -> bool:
+    """Whether `widget` is a text box with edits of its own to undo (then Ctrl+Z undoes typing)."""
+    if isinstance(widget, QLineEdit):
+        return not widget.isReadOnly() and widget.isUndoAvailable()
+    if isinstance(widget, QTextEdit | QPlainTextEdit):
+        return not widget.isReadOnly() and widget.document().isUndoAvailable()
+    return False
+
+
+class UndoKey(QObject):
+    """Lets Ctrl+Z reach the window's Undo while a decision is held, wherever the keyboard is.
+
+    A text box claims Ctrl+Z for itself; it keeps it only while it has typing of its own to undo
+    (that undo comes first, the next Ctrl+Z takes the decision back).
+    """
+
+    def __init__(self, pending: PendingActions, window: QWidget) -> None:
+        super().__init__(window)
+        self.pending = pending
+        self.window = window
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Refuse a text box's claim on Ctrl+Z when it has nothing to undo and a decision is held."""
+        if (
+            event.type() is QEvent.Type.ShortcutOverride
+            and self.pending.held is not None
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Undo)
+            and isinstance(watched, QWidget)
+            and watched.window() is self.window
+            and not text_undo_available(watched)
+        ):
+            event.ignore()
+            return True
+        return False

@@ -187,13 +187,17 @@ class ReviewService:
             rules_changed=self._rules(pinned) if pinned else (),
         )
 
-    def diff(self, task_id: int, session_id: int | str | None = None) -> ReviewDiff:
+    def diff(
+        self, task_id: int, session_id: int | str | None = None, context: int = diffs.CONTEXT_LINES
+    ) -> ReviewDiff:
         """The unified diff of the task branch against its base, or of one session's commit, with the
         commits it was read between (for the whole task: the tip that approving it merges) and the paths
         under `.ralph/` the branch changes.
 
-        `session_id` is a session's id, or its number among the task's sessions (1 = the first).
+        `session_id` is a session's id, or its number among the task's sessions (1 = the first); `context`
+        the unchanged lines shown around each change (more, to read a change in its surroundings).
         """
+        context = check.context_lines("context", context)
         task = self.tasks.get(task_id)
         worktree = self._worktree(task.id)
         pinned = self._pin(worktree) if worktree else None
@@ -205,11 +209,13 @@ class ReviewService:
                 return ReviewDiff("", rules_changed=rules)
             if not diffs.is_oid(before) or not diffs.is_oid(after):
                 raise ReviewError(f"session {session.id} records commits that are not object ids: no diff")
-            text = self._git(lambda: diffs.between(self.workspaces.root, before, after))
+            text = self._git(lambda: diffs.between(self.workspaces.root, before, after, context))
             return ReviewDiff(text, ReviewPin(before, after), rules)
         if pinned is None:
             return ReviewDiff("")
-        return ReviewDiff(self._git(lambda: diffs.of_pin(self.workspaces.root, pinned)), pinned, rules)
+        return ReviewDiff(
+            self._git(lambda: diffs.of_pin(self.workspaces.root, pinned, context)), pinned, rules
+        )
 
     def comments(self, task_id: int) -> builtins.list[ReviewComment]:
         """A task's review comments, oldest first."""

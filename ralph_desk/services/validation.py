@@ -60,6 +60,15 @@ def positive_int(field: str, given: int) -> int:
     return checked
 
 
+ContextLines = Annotated[int, Strict(), Field(ge=0, le=100_000)]
+
+
+def context_lines(field: str, given: int) -> int:
+    """A count of unchanged lines to show around a change: 0 to 100,000 (whole files)."""
+    checked: int = value(ContextLines, field, given)
+    return checked
+
+
 def relative_path(field: str, given: str) -> str:
     """A path inside the project: relative, without '..', normalised to forward slashes."""
     checked: str = value(RequiredPath, field, given)

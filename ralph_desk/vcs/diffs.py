@@ -76,13 +76,22 @@ def pin(repo: Path, base: str, branch: str) -> ReviewPin:
     return ReviewPin(found, tip)
 
 
-def between(repo: Path, older: str, newer: str) -> str:
-    """The unified diff from commit `older` to `newer`, both full object ids (binary files marked)."""
-    shown = _diff(repo, older, newer)
-    return shown if binaries.BINARY_MARK not in shown else _binaries_checked(repo, older, newer, shown)
+CONTEXT_LINES = 3
+"""Unchanged lines shown around each change, as git shows them."""
+MAX_CONTEXT_LINES = 100_000
+"""Context enough to show whole files."""
 
 
-def _binaries_checked(repo: Path, older: str, newer: str, shown: str) -> str:
+def between(repo: Path, older: str, newer: str, context: int = CONTEXT_LINES) -> str:
+    """The unified diff from commit `older` to `newer`, both full object ids (binary files marked), with
+    `context` unchanged lines around each change."""
+    shown = _diff(repo, older, newer, context=context)
+    if binaries.BINARY_MARK not in shown:
+        return shown
+    return _binaries_checked(repo, older, newer, shown, context)
+
+
+def _binaries_checked(repo: Path, older: str, newer: str, shown: str, context: int = CONTEXT_LINES) -> str:
     """`shown` with each file git marked binary but whose blobs hold no NUL byte shown again as text."""
     pieces = binaries.sections(shown)
     marked = {index: blobs for index, piece in enumerate(pieces) if (blobs := binaries.marked_blobs(piece))}
@@ -95,24 +104,27 @@ def _binaries_checked(repo: Path, older: str, newer: str, shown: str) -> str:
     pathspecs = tuple(f":(top,literal){path}" for path in paths)
     as_text = {
         binaries.key(piece): piece
-        for piece in binaries.sections(_diff(repo, older, newer, as_text=pathspecs))
+        for piece in binaries.sections(_diff(repo, older, newer, as_text=pathspecs, context=context))
     }
     for index in masked:
         pieces[index] = as_text.get(binaries.key(pieces[index]), pieces[index])
     return "".join(pieces)
 
 
-def _diff(repo: Path, older: str, newer: str, as_text: tuple[str, ...] = ()) -> str:
+def _diff(
+    repo: Path, older: str, newer: str, as_text: tuple[str, ...] = (), context: int = CONTEXT_LINES
+) -> str:
     """`git diff` with the desk's options from commit `older` to `newer`; with `as_text` pathspecs, only
     those files, each shown as text."""
     text = ("--text",) if as_text else ()
+    lines = max(0, min(int(context), MAX_CONTEXT_LINES))
     ends = ("--end-of-options", _oid(older), _oid(newer), "--")
-    return run(repo, "diff", *OPTIONS, *text, *ends, *as_text).stdout
+    return run(repo, "diff", *OPTIONS, f"--unified={lines}", *text, *ends, *as_text).stdout
 
 
-def of_pin(repo: Path, pinned: ReviewPin) -> str:
+def of_pin(repo: Path, pinned: ReviewPin, context: int = CONTEXT_LINES) -> str:
     """What the pinned branch changed since it left the base (the diff the review shows)."""
-    return between(repo, pinned.base, pinned.tip)
+    return between(repo, pinned.base, pinned.tip, context)
 
 
 def files_between(repo: Path, older: str, newer: str) -> list[str]:

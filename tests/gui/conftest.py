@@ -20,6 +20,7 @@ from ralph_desk.app import build_window
 from ralph_desk.demo import create_demo
 from ralph_desk.gui.collector import GuiThreadCollector
 from ralph_desk.gui.controller import Controller
+from ralph_desk.gui.focus_style import app_style
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.project import ProjectPaths
 from ralph_desk.services.container import Services
@@ -51,7 +52,9 @@ def gui_thread_collection(qapp: object) -> Iterator[None]:
 def fusion(qapp: QApplication) -> Iterator[None]:
     """The Fusion style, as the app sets it (for tests that measure what a person sees)."""
     before = qapp.style().name()
-    qapp.setStyle("Fusion")
+    style = app_style()
+    assert style is not None
+    qapp.setStyle(style)
     yield
     qapp.setStyle(before)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 from mcp import Client
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPoint, Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -48,6 +48,14 @@ def click(qtbot: QtBot, view: ToolMatrixView, index: QModelIndex) -> None:
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
 
 
+def click_row(qtbot: QtBot, view: ToolMatrixView, index: QModelIndex) -> None:
+    """Click the box before the tool's name (the row's control)."""
+    view.scrollTo(index)
+    header = view.verticalHeader()
+    at = QPoint(12, header.sectionViewportPosition(index.row()) + header.sectionSize(index.row()) // 2)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=at)
+
+
 def checked(index: QModelIndex) -> bool:
     return bool(index.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked)
 
@@ -77,7 +85,7 @@ def test_unchecking_a_tool_changes_the_effective_set_and_saving_changes_a_new_se
     assert checked(learned)
     assert "learned" in tools.effective.summary()["task_execution"]
 
-    click(qtbot, tools.view, learned)
+    click_row(qtbot, tools.view, learned)
 
     assert not checked(learned)
     assert "learned" not in tools.effective.summary()["task_execution"]
@@ -101,18 +109,27 @@ def test_unchecking_a_tool_changes_the_effective_set_and_saving_changes_a_new_se
     assert listed == set(RECIPE_ALLOWED[Recipe.TASK_EXECUTION]) - {"learned"}
 
 
-def test_unchecking_a_tool_in_one_recipe_unchecks_it_in_every_recipe_that_allows_it(
+def test_a_tool_is_taken_away_by_its_row_control_in_every_recipe_and_a_cell_is_no_checkbox(
     qtbot: QtBot, window: MainWindow
 ) -> None:
     pane = open_discipline(qtbot, window, "frontend", TOOLS)
     model = pane.detail.tools.model
     allowed = [recipe for recipe in model.recipes if "list_tasks" in RECIPE_ALLOWED[recipe]]
     assert len(allowed) > 3
+    yap = cell(model, "list_tasks", Recipe.YAP)
+    assert not model.flags(yap) & Qt.ItemFlag.ItemIsUserCheckable  # a cell shows; it does not switch
 
-    click(qtbot, pane.detail.tools.view, cell(model, "list_tasks", Recipe.YAP))
+    click(qtbot, pane.detail.tools.view, yap)
+    assert model.disabled == frozenset()
+    row_state = model.headerData(yap.row(), Qt.Orientation.Vertical, Qt.ItemDataRole.CheckStateRole)
+    assert row_state == Qt.CheckState.Checked
+    click_row(qtbot, pane.detail.tools.view, yap)
 
     assert not any(checked(cell(model, "list_tasks", recipe)) for recipe in allowed)
     assert model.disabled == {"list_tasks"}
+    row_state = model.headerData(yap.row(), Qt.Orientation.Vertical, Qt.ItemDataRole.CheckStateRole)
+    assert row_state == Qt.CheckState.Unchecked
+    assert "in every recipe" in pane.detail.tools.legend.text()
     tip = cell(model, "list_tasks", Recipe.BRAINDUMP).data(Qt.ItemDataRole.ToolTipRole)
     assert "every other recipe" in tip
 

@@ -1,4 +1,4 @@
-"""No label, button or tab title is cut off at 1024×640, 1280×720 or 1920×1080 with the Fusion style."""
+"""No label, button, tab title or Reviews row is cut off at 1024×640, 1280×720 or 1920×1080 (Fusion)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QApplication, QDialog, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QPushButton, QTableWidget, QTableWidgetItem, QWidget
 from pytestqt.qtbot import QtBot
 
 import ralph_desk.gui
+from ralph_desk.domain.enums import TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import FeatureLearning
-from ralph_desk.gui.clipping import clipped_texts
+from ralph_desk.gui.clipping import clipped_cells, clipped_texts
 from ralph_desk.gui.dialogs.confirm import ConfirmBox
 from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.dialogs.new_record import NewRecordDialog
@@ -27,6 +29,7 @@ from ralph_desk.gui.panes.disciplines.dialogs import NewDisciplineDialog
 from ralph_desk.gui.panes.disciplines.servers import ServerDialog
 from ralph_desk.gui.panes.features.dialogs import LearningDialog, MergeDialog, NewFeatureDialog
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog, ReasonDialog
+from ralph_desk.gui.panes.inbox.pane import REVIEWS
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
 from ralph_desk.gui.panes.loop.running import RunningRow
@@ -91,6 +94,19 @@ def test_the_checker_finds_a_cut_off_button_and_label(qtbot: QtBot) -> None:
     assert [found.text for found in clipped_texts(holder)] == ["Start the loop with these settings"]
 
 
+def test_the_checker_finds_a_cut_off_cell_wrapped_or_not(qtbot: QtBot) -> None:
+    table = QTableWidget(1, 1)
+    qtbot.addWidget(table)
+    table.setItem(0, 0, QTableWidgetItem(LONG_TITLE))
+    table.setColumnWidth(0, 120)
+    table.show()
+
+    assert [found.text for found in clipped_cells(table)] == [LONG_TITLE]
+    table.setWordWrap(True)
+    table.resizeRowsToContents()
+    assert clipped_cells(table) == []
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size.width()}x{size.height()}")
 def test_no_text_is_cut_off_in_any_pane(qtbot: QtBot, window: MainWindow, size: QSize) -> None:
     window.resize(size)
@@ -104,6 +120,43 @@ def test_no_text_is_cut_off_in_any_pane(qtbot: QtBot, window: MainWindow, size: 
         problems += [f"{shown}: {found}" for found in clipped_texts(window)]
 
     assert problems == []
+
+
+REVIEW_SIZES = SIZES[:2]
+IN_REVIEW = 20
+
+
+def _eighty(number: int) -> str:
+    """A title of exactly 80 characters, numbered."""
+    title = f"#{number:02d} Keyboard navigation along the tide curve, announced to screen readers at once"
+    return (title + " and read aloud")[:80]
+
+
+@pytest.mark.parametrize("size", REVIEW_SIZES, ids=lambda size: f"{size.width()}x{size.height()}")
+def test_twenty_reviews_of_long_titles_show_each_title_whole(
+    qtbot: QtBot, window: MainWindow, services: Services, size: QSize
+) -> None:
+    feature = services.features.list()[0].name
+    discipline = services.disciplines.list()[0].name
+    for number in range(IN_REVIEW):
+        task = services.tasks.create(feature, discipline, _eighty(number))
+        services.tasks.move(task.id, TaskStatus.IN_REVIEW, Mover.IMPORT)
+    window.resize(size)
+    window.show_pane("inbox")
+    window.inbox.show_tab(REVIEWS)
+    reviews = window.inbox.reviews
+    qtbot.waitUntil(lambda: reviews.model.rowCount() == IN_REVIEW, timeout=10_000)
+    settle(qtbot, window)
+    QApplication.processEvents()
+    assert window.size() == size
+    assert all(len(record.title) == 80 for record in reviews.model.items)
+
+    assert [str(found) for found in clipped_cells(reviews.table)] == []
+    assert [str(found) for found in clipped_texts(window)] == []
+    reviews.table.selectAll()
+    QApplication.processEvents()
+    assert reviews.list.batch.isVisible()
+    assert [str(found) for found in clipped_texts(window)] == []
 
 
 Opener = Callable[[MainWindow, Services], QWidget | None]

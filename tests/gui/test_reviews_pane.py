@@ -21,8 +21,9 @@ from ralph_desk.gui.panes.inbox.pane import REVIEWS, InboxPane
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.diff_model import DiffDelegate
 from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
+from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.rows import LineComment, RowKind
-from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
+from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
 from tests.support.git_changes import big_change, change_everything, commit_base
 
 STARTED = datetime(2026, 11, 26, 9, 0)

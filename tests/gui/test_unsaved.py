@@ -15,7 +15,7 @@ from ralph_desk.gui.widgets.sidebar import UNSAVED_MARK
 from ralph_desk.project import read_config
 from ralph_desk.services.container import Services
 from tests.gui.conftest import settle
-from tests.gui.test_disciplines import cell, checked, click, open_discipline
+from tests.gui.test_disciplines import cell, checked, click_row, open_discipline
 from tests.gui.test_tasks import CHART, select, task_id
 
 WAIT_MS = 5000
@@ -92,7 +92,7 @@ def test_an_unticked_tool_survives_switching_discipline_when_saved(
 ) -> None:
     pane = open_discipline(qtbot, window, "backend", TOOLS)
     learned = cell(pane.detail.tools.model, "learned", Recipe.TASK_EXECUTION)
-    click(qtbot, pane.detail.tools.view, learned)
+    click_row(qtbot, pane.detail.tools.view, learned)
     assert not checked(learned) and window.sidebar.unsaved("disciplines")
 
     pane.select_discipline("frontend")

@@ -6,12 +6,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from ralph_desk.gui.clipping import clipped_texts
-from ralph_desk.gui.main_window import MainWindow
+from ralph_desk.gui.main_window import PANES, MainWindow
 from ralph_desk.gui.panes.loop.running import RunningRow, also_running
 from ralph_desk.gui.panes.loop.state import Phase
 from tests.gui.conftest import settle
@@ -73,11 +73,34 @@ def test_a_banner_moves_nothing_on_the_page_and_closes(qtbot: QtBot, window: Mai
 
     assert bar.isVisible() and bar.width() > SMALL.width() // 2 and ERROR in bar.text
     assert bar.height() >= bar.minimumSizeHint().height()  # the whole text shows
-    assert bar.geometry().top() < page.mapTo(bar.parentWidget(), page.rect().topLeft()).y() + 60  # at the top
+    page_top = page.mapTo(bar.parentWidget(), page.rect().topLeft()).y()
+    assert bar.geometry().top() < page_top + page.height() // 3  # near the top, below the page's buttons
     assert _tops(window, page) == before
     bar._close.click()
     assert not bar.isVisible()
     assert _tops(window, page) == before
+
+
+@pytest.mark.parametrize("pane", [entry.key for entry in PANES])
+def test_a_banner_covers_no_button_of_the_page(qtbot: QtBot, window: MainWindow, pane: str) -> None:
+    window.resize(SMALL)
+    window.show_pane(pane)
+    settle(qtbot, window)
+    window.message_bar.error(ERROR)
+    QApplication.processEvents()
+    bar = window.message_bar
+    host = bar.parentWidget()
+    assert host is not None
+
+    covered = [
+        button.text() or button.toolTip()
+        for button in host.findChildren(QAbstractButton)
+        if button.isVisible()
+        and not bar.isAncestorOf(button)
+        and QRect(button.mapTo(host, QPoint(0, 0)), button.size()).intersects(bar.geometry())
+    ]
+    assert covered == []
+    assert bar.width() > SMALL.width() // 2
 
 
 def _tops(window: MainWindow, page: QWidget) -> dict[QWidget, int]:

@@ -19,6 +19,7 @@ Shortcut = tuple[str, str, str]
 
 FIXED: tuple[Shortcut, ...] = (
     ("Inbox", "Ctrl+Enter", "Send the answer typed (or retry a failed task with its note)"),
+    ("Tasks", "Ctrl+N", "New task"),
     ("Tasks", "Ctrl+F", "Search the tasks"),
     ("Tasks", "Ctrl+S", "Save the task's edits"),
     ("Tasks", "Delete", "Delete the selected task (asks first)"),

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.enums import Priority, TaskStatus
 from ralph_desk.domain.records import Task
 from ralph_desk.gui.dialogs.buttons import action_buttons
+from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.widgets.common import label
 
 DIALOG_WIDTH = 560
@@ -114,6 +115,24 @@ class TaskDialog(QDialog):
         layout.addWidget(buttons)
         self.title.textChanged.connect(self._check)
         self._check()
+        self.started = self._typed()
+        self.drop_box: ConfirmBox | None = None
+
+    def _typed(self) -> tuple[str, str, str]:
+        return self.title.text(), self.description.toPlainText(), self.criteria.toPlainText()
+
+    def reject(self) -> None:
+        """Esc or Cancel: close, asking first when text was typed (Cancel in the question keeps it)."""
+        if self._typed() == self.started or not self.isVisible():
+            super().reject()
+            return
+        self.drop_box = confirm(
+            self,
+            "Drop what you typed?",
+            "Close without making the task? What you typed is dropped.",
+            "Drop it",
+            super().reject,
+        )
 
     def values(self) -> dict[str, Any]:
         """The fields as the task service's `create` takes them."""

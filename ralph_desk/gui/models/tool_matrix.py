@@ -1,7 +1,8 @@
 """The recipe × tool matrix of a discipline: rows are the registry's tools by category, columns the recipes.
 
 A cell is checked when the recipe allows the tool and the discipline does not take it away. The
-discipline's disabled tools are one set for every recipe, so a cell's check state is shared by its row.
+discipline's disabled tools are one set for every recipe: the control is the row's (its header's check
+state), and the cells only show what each recipe's sessions get.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def matrix_rows() -> list[MatrixRow]:
 
 
 class ToolMatrixModel(QAbstractTableModel):
-    """The tools a discipline's sessions get in each recipe; unchecking a tool takes it away everywhere."""
+    """The tools a discipline's sessions get in each recipe; a row's control takes a tool away everywhere."""
 
     sig_disabled_changed = Signal()
     """The disabled set changed (by a click or by loading a discipline)."""
@@ -156,6 +157,7 @@ class ToolMatrixModel(QAbstractTableModel):
             if entry.tool is not None and entry.tool.name in changed:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.recipes) - 1))
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.recipes) - 1)
+        self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(self.rows) - 1)
         self.sig_disabled_changed.emit()
 
     # --- reading ------------------------------------------------------------------------------
@@ -218,31 +220,36 @@ class ToolMatrixModel(QAbstractTableModel):
         if tool.name in self._disabled:
             return (
                 f"{tool.name}: taken away by this discipline — in {recipe} and every other recipe that "
-                "allows it. Check to give it back."
+                "allows it. The box before its name gives it back."
             )
         return (
-            f"{tool.name}: {recipe} sessions of this discipline get it. Unchecking takes it away in "
-            "every recipe that allows it."
+            f"{tool.name}: {recipe} sessions of this discipline get it. The box before its name takes it "
+            "away in every recipe that allows it."
         )
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        """Allowed tool cells can be checked; disallowed ones and headers cannot."""
+        """Allowed tool cells are enabled (not checkable: the row's control changes them); others are not."""
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if self.tool_at(index) is None:
+        if self.tool_at(index) is None or self.is_allowed(index):
             return Qt.ItemFlag.ItemIsEnabled
-        if not self.is_allowed(index):
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
+        return Qt.ItemFlag.NoItemFlags
 
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        """Checking or unchecking an allowed cell gives the tool back or takes it away (every recipe)."""
-        tool = self.tool_at(index)
-        if role != Qt.ItemDataRole.CheckStateRole or tool is None or not self.is_allowed(index):
-            return False
-        checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) else value
-        self.set_enabled(tool.name, checked)
-        return True
+    def can_change(self, row: int) -> bool:
+        """Whether the row is a tool some recipe allows (its control can take it away or give it back)."""
+        tool = self.rows[row].tool if 0 <= row < len(self.rows) else None
+        return tool is not None and any(tool.name in RECIPE_ALLOWED[recipe] for recipe in self.recipes)
+
+    def row_enabled(self, row: int) -> bool:
+        """Whether the discipline keeps the row's tool (in every recipe that allows it)."""
+        tool = self.rows[row].tool
+        return tool is not None and tool.name not in self._disabled
+
+    def toggle_row(self, row: int) -> None:
+        """Give back or take away the row's tool, in every recipe at once (when some recipe allows it)."""
+        tool = self.rows[row].tool
+        if tool is not None and self.can_change(row):
+            self.set_enabled(tool.name, tool.name in self._disabled)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -260,6 +267,8 @@ class ToolMatrixModel(QAbstractTableModel):
             return CATEGORY_TITLES[entry.category].upper() if entry.tool is None else entry.tool.name
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tool_tip(entry)
+        if role == Qt.ItemDataRole.CheckStateRole and entry.tool is not None:
+            return Qt.CheckState.Checked if self.row_enabled(section) else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.FontRole and entry.tool is None:
             font = QFont()
             font.setBold(True)
@@ -295,4 +304,9 @@ class ToolMatrixModel(QAbstractTableModel):
             notes.append("destructive")
         allowed = [RECIPE_TITLES[recipe] for recipe in self.recipes if spec.name in RECIPE_ALLOWED[recipe]]
         where = ", ".join(allowed) if allowed else "no recipe"
-        return f"{spec.name} ({', '.join(notes)})\n{spec.description}\nAllowed in: {where}"
+        kept = (
+            "This discipline keeps it; click to take it away in every recipe."
+            if spec.name not in self._disabled
+            else "This discipline takes it away in every recipe; click to give it back."
+        )
+        return f"{spec.name} ({', '.join(notes)})\n{spec.description}\nAllowed in: {where}\n{kept}"

@@ -45,6 +45,8 @@ class CardList(QStackedWidget, Generic[R, C]):
         self._update = update
         self.cards: dict[Hashable, C] = {}
         self.order: list[Hashable] = []
+        self.marked: Hashable | None = None
+        """The card F8 moved to, outlined."""
         body = QWidget()
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(2, 2, 10, 2)
@@ -83,7 +85,10 @@ class CardList(QStackedWidget, Generic[R, C]):
         self.setCurrentWidget(self.scroller if keys else self.empty)
         self.scroller.verticalScrollBar().setValue(scroll_value)
         if focused_index is not None and focused_key not in self.cards and keys:
-            self.card_at(min(focused_index, len(keys) - 1)).focus_input()
+            moved_to = min(focused_index, len(keys) - 1)
+            if self.marked is not None:
+                self.mark(keys[moved_to])
+            self.card_at(moved_to).focus_input()
 
     def current_card(self) -> C | None:
         """The card with the keyboard, else the first (None when there is none)."""
@@ -99,8 +104,15 @@ class CardList(QStackedWidget, Generic[R, C]):
         index = self._focused_index()
         target = 0 if index is None else max(0, min(len(self.order) - 1, index + delta))
         card = self.card_at(target)
+        self.mark(self.order[target])
         self.scroller.ensureWidgetVisible(card)
         card.focus_input()
+
+    def mark(self, key: Hashable | None) -> None:
+        """Outline the card of `key` in the accent colour (the one F8 moved to), and no other."""
+        self.marked = key
+        for each, card in self.cards.items():
+            card.set_highlighted(each == key)
 
     def card_at(self, index: int) -> C:
         """The card in position `index`."""

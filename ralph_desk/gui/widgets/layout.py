@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -70,3 +70,28 @@ def scroller(body: QWidget) -> QScrollArea:
     area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     area.setWidget(body)
     return area
+
+
+class PageStack(QStackedWidget):
+    """Pages one at a time, asking only for the room of the page shown.
+
+    A plain stack asks for the largest minimum of all its pages, so a hidden page that grew (the Loop pane
+    with sessions running) made the window grow while another page was shown.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = self.layout()
+        if layout is not None:  # else the layout sets the stack's minimum to every page's largest
+            layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def minimumSizeHint(self) -> QSize:
+        """The minimum of the page shown."""
+        page = self.currentWidget()
+        return page.minimumSizeHint().expandedTo(page.minimumSize()) if page is not None else QSize(0, 0)
+
+    def sizeHint(self) -> QSize:
+        """The size the page shown asks for."""
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else QSize(0, 0)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from ralph_desk.gui import icons, theme
 
 AUTO_HIDE_MS = 6000
 MARGIN = 16  # from the host's sides
 TOP = 10  # from the host's top
+GAP = 6  # from a control it keeps clear of
+NARROW_SHARE = 0.6
+"""The least share of the host's width a banner keeps when it narrows to stay clear of controls."""
 LEVEL_ICONS = {"info": "info", "success": "success", "warning": "warning", "error": "error"}
 
 
@@ -76,9 +79,34 @@ class MessageBar(QFrame):
         host = self.parentWidget()
         if host is None or not self.floating:
             return
-        width = max(host.width() - 2 * MARGIN, 0)
-        height = self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height()
-        self.setGeometry(MARGIN, TOP, width, height)
+        self.setGeometry(self._free_place(host))
+
+    def _height_for(self, width: int) -> int:
+        return self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height()
+
+    def _free_place(self, host: QWidget) -> QRect:
+        """At the top, as wide as the host, unless that covers a control of the page: then narrower (left of
+        the controls, when that leaves most of the width), else lower down, below them."""
+        controls = _controls(host, self)
+        full = max(host.width() - 2 * MARGIN, 0)
+        top = TOP
+        while top < host.height():
+            place = QRect(MARGIN, top, full, self._height_for(full))
+            hit = [rect for rect in controls if rect.intersects(place)]
+            if not hit:
+                return place
+            narrow = min(rect.left() for rect in hit) - GAP - MARGIN
+            if narrow >= full * NARROW_SHARE:
+                narrower = QRect(MARGIN, top, narrow, self._height_for(narrow))
+                if not any(rect.intersects(narrower) for rect in controls):
+                    return narrower
+            top = max(rect.bottom() for rect in hit) + GAP
+        return QRect(MARGIN, TOP, full, self._height_for(full))  # no free room: the top, as before
+
+    def refit(self) -> None:
+        """Find the banner's place again (the page under it changed)."""
+        if self.isVisible():
+            self._place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Follow the host's size."""
@@ -117,3 +145,12 @@ class MessageBar(QFrame):
         )
         self._icon.setPixmap(icons.pixmap(LEVEL_ICONS.get(self.level, "info"), 18, color))
         self._close.setIcon(icons.icon("close"))
+
+
+def _controls(host: QWidget, bar: QWidget) -> list[QRect]:
+    """Where the buttons and choices shown on the host's page are (the bar's own excepted)."""
+    found = []
+    for widget in host.findChildren(QAbstractButton) + host.findChildren(QComboBox):
+        if widget.isVisible() and not bar.isAncestorOf(widget) and widget.window() is host.window():
+            found.append(QRect(widget.mapTo(host, QPoint(0, 0)), widget.size()))
+    return found

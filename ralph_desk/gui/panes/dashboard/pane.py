@@ -47,6 +47,7 @@ from ralph_desk.gui.widgets.tables import record_table
 
 TILE_ICON = 22
 RECENT_SESSIONS = 8
+WHEN_WIDTH = 120
 SPEND_SESSIONS = 50
 SPEND_ROWS = 8  # the spend table's height; more rows scroll
 
@@ -206,7 +207,7 @@ class DashboardPane(QScrollArea):
         self.recent.headerItem().setTextAlignment(
             3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         )
-        for column, width in ((0, 120), (2, 130), (3, 80)):
+        for column, width in ((0, WHEN_WIDTH), (2, 130), (3, 80)):
             self.recent.setColumnWidth(column, width)
         self.recent.itemDoubleClicked.connect(self._open_item)
         self.recent.setToolTip(
@@ -415,6 +416,8 @@ class DashboardPane(QScrollArea):
                 child.setToolTip(1, describe(signal))
                 child.setData(0, Qt.ItemDataRole.UserRole, signal.task_id)
         self.recent.expandToDepth(0)
+        # The times of a session's signals sit indented under it: the column takes what they need.
+        self.recent.setColumnWidth(0, max(WHEN_WIDTH, self.recent.sizeHintForColumn(0)))
 
     def _open_item(self, item: QTreeWidgetItem, _column: int) -> None:
         task_id = int(item.data(0, Qt.ItemDataRole.UserRole) or 0)

@@ -9,6 +9,7 @@ from PySide6.QtCore import (
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
+    QPointF,
     QRect,
     QRectF,
     QSize,
@@ -18,7 +19,6 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QKeyEvent,
-    QMouseEvent,
     QPainter,
     QPainterPath,
     QPen,
@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.recipes import RECIPE_ALLOWED
 from ralph_desk.gui import theme
 from ralph_desk.gui.models.tool_matrix import (
+    ALLOWED_ROLE,
     HEADER_ROLE,
     RECIPE_TITLES,
     ToolMatrixModel,
@@ -55,14 +56,16 @@ Index = QModelIndex | QPersistentModelIndex
 ROW_HEIGHT = 24
 CHECK_SIZE = 14
 COLUMN_WIDTH = 50
-TOOL_COLUMN_WIDTH = 160
+TOOL_COLUMN_WIDTH = 186
 SUMMARY_WIDTH = 240
 SUMMARY_MIN_WIDTH = 180
 LEGEND = (
-    "<b>Unchecking a tool takes it away from this discipline in every recipe that allows it</b> "
-    "(click a tool's name to toggle its whole row). Greyed cells: the recipe never allows the tool. "
-    "Saving applies to the next session."
+    "<b>The box before a tool's name gives it to this discipline or takes it away — in every recipe at "
+    "once.</b> The cells show what each recipe's sessions get: ● gets it, – taken away by this discipline; "
+    "greyed: the recipe never allows the tool. Saving applies to the next session."
 )
+MARK_SIZE = 8
+HEADER_BOX_MARGIN = 6
 
 
 def paint_check(painter: QPainter, box: QRectF, checked: bool, enabled: bool) -> None:
@@ -95,52 +98,58 @@ def paint_check(painter: QPainter, box: QRectF, checked: bool, enabled: bool) ->
     painter.restore()
 
 
-class CheckDelegate(QStyledItemDelegate):
-    """Draws a centred checkbox (disabled where the recipe does not allow the tool); a click toggles it."""
+def paint_mark(painter: QPainter, rect: QRect, gets: bool) -> None:
+    """What a recipe's sessions get: a dot in the accent colour, or a dash in the warning colour."""
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    box = QRectF(0, 0, MARK_SIZE, MARK_SIZE)
+    box.moveCenter(QRectF(rect).center())
+    if gets:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(theme.accent())
+        painter.drawEllipse(box)
+    else:
+        pen = QPen(theme.severity_color("warning"), 2.0)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        middle = box.center().y()
+        painter.drawLine(QPointF(box.left(), middle), QPointF(box.right(), middle))
+    painter.restore()
+
+
+class MarkDelegate(QStyledItemDelegate):
+    """Draws what a recipe's sessions get (no checkbox: the row's control changes it); Space toggles a row."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        """The cell's background, then its checkbox in the middle."""
+        """The cell's background, then its mark in the middle (none where the recipe never allows it)."""
         self.initStyleOption(option, index)
         widget = option.widget
         style = widget.style() if widget is not None else None
         if style is None:
             return
-        check = index.data(Qt.ItemDataRole.CheckStateRole)
         background = QStyleOptionViewItem(option)
         background.features &= ~QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator
         background.text = ""
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, background, painter, widget)
-        if index.data(HEADER_ROLE) or check is None:
+        check = index.data(Qt.ItemDataRole.CheckStateRole)
+        if index.data(HEADER_ROLE) or check is None or not index.data(ALLOWED_ROLE):
             return
-        enabled = bool(index.flags() & Qt.ItemFlag.ItemIsEnabled)
-        checked = Qt.CheckState(check) == Qt.CheckState.Checked
-        box = QRectF(0, 0, CHECK_SIZE, CHECK_SIZE)
-        box.moveCenter(QRectF(option.rect).center())
-        paint_check(painter, box, checked, enabled)
+        paint_mark(painter, option.rect, Qt.CheckState(check) == Qt.CheckState.Checked)
 
     def editorEvent(
         self, event: QEvent, model: QAbstractItemModel, option: QStyleOptionViewItem, index: Index
     ) -> bool:
-        """A click anywhere in an allowed cell, or Space on it, toggles its tool."""
-        flags = index.flags()
-        if not (flags & Qt.ItemFlag.ItemIsEnabled and flags & Qt.ItemFlag.ItemIsUserCheckable):
-            return False
-        kind = event.type()
-        if kind == QEvent.Type.MouseButtonDblClick:
+        """Space on a tool's cell toggles its row (the keyboard's way to the row's control)."""
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Select)
+            and isinstance(model, ToolMatrixModel)
+            and model.can_change(index.row())
+        ):
+            model.toggle_row(index.row())
             return True
-        if kind == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
-            if event.button() != Qt.MouseButton.LeftButton or not option.rect.contains(
-                event.position().toPoint()
-            ):
-                return False
-        elif kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            if event.key() not in (Qt.Key.Key_Space, Qt.Key.Key_Select):
-                return False
-        else:
-            return False
-        checked = Qt.CheckState(index.data(Qt.ItemDataRole.CheckStateRole)) == Qt.CheckState.Checked
-        new = Qt.CheckState.Unchecked if checked else Qt.CheckState.Checked
-        return model.setData(index, new, Qt.ItemDataRole.CheckStateRole)
+        return False
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         """A compact square-ish cell."""
@@ -155,9 +164,11 @@ class ToolHeader(QHeaderView):
         self.matrix = model
 
     def paintSection(self, painter: QPainter, rect: QRect, logicalIndex: int) -> None:
-        """Paint a category band flat, with its title; a tool section as usual."""
-        if not 0 <= logicalIndex < len(self.matrix.rows) or self.matrix.rows[logicalIndex].tool is not None:
-            super().paintSection(painter, rect, logicalIndex)
+        """Paint a category band flat, with its title; a tool section with its box (the row's control)."""
+        if not 0 <= logicalIndex < len(self.matrix.rows):
+            return
+        if self.matrix.rows[logicalIndex].tool is not None:
+            self._paint_tool(painter, rect, logicalIndex)
             return
         painter.save()
         painter.fillRect(rect, band_color())
@@ -171,6 +182,17 @@ class ToolHeader(QHeaderView):
         )
         painter.restore()
 
+    def _paint_tool(self, painter: QPainter, rect: QRect, row: int) -> None:
+        inset = CHECK_SIZE + 2 * HEADER_BOX_MARGIN
+        painter.fillRect(rect, self.palette().button())
+        painter.save()
+        super().paintSection(painter, rect.adjusted(inset, 0, 0, 0), row)  # the name, right of the box
+        painter.restore()
+        box = QRectF(0, 0, CHECK_SIZE, CHECK_SIZE)
+        box.moveCenter(QRectF(rect).center())
+        box.moveLeft(rect.left() + HEADER_BOX_MARGIN)
+        paint_check(painter, box, self.matrix.row_enabled(row), self.matrix.can_change(row))
+
 
 class ToolMatrixView(QTableView):
     """Recipes across, tools down (their names stay in view while scrolling); category bands between."""
@@ -179,7 +201,7 @@ class ToolMatrixView(QTableView):
         super().__init__(parent)
         self.setModel(model)
         self.matrix = model
-        self.setItemDelegate(CheckDelegate(self))
+        self.setItemDelegate(MarkDelegate(self))
         self.setVerticalHeader(ToolHeader(model, self))
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -214,14 +236,8 @@ class ToolMatrixView(QTableView):
                 return
 
     def toggle_row(self, row: int) -> None:
-        """Give back or take away the row's tool (when some recipe allows it)."""
-        entry = self.matrix.rows[row]
-        if entry.tool is None:
-            return
-        name = entry.tool.name
-        if not any(name in RECIPE_ALLOWED[recipe] for recipe in self.matrix.recipes):
-            return
-        self.matrix.set_enabled(name, name in self.matrix.disabled)
+        """Give back or take away the row's tool, in every recipe (when some recipe allows it)."""
+        self.matrix.toggle_row(row)
 
     def sizeHint(self) -> QSize:
         """Wide enough for every recipe column (narrower, it scrolls; the tool names stay)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QAbstractButton, QTabWidget, QWidget
 
 from ralph_desk.gui import icons
@@ -19,6 +20,8 @@ QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS, FAILED, ANSWERED = range(6)
 TAB_TITLES = ("Questions", "Suggestions", "Flags", "Reviews", "Failed", "Answered")
 TAB_ICONS = ("question", "suggestion", "flag", "merge", "error", "approve")
 COUNTED_TABS = (QUESTIONS, SUGGESTIONS, FLAGS, FAILED)
+WORK_ORDER = (QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS, FAILED)
+"""The tabs that hold work for the person, in the order the Inbox opens on them."""
 
 
 class InboxPane(QWidget):
@@ -79,6 +82,9 @@ class InboxPane(QWidget):
         pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)
         self.counts = (0, 0, 0, 0)
         self.review_count = 0
+        self.tab_chosen = False
+        """The tab shown was chosen (by the person, a link, or once for them): not changed under them."""
+        self.tabs.tabBarClicked.connect(self._on_tab_clicked)
         self._connect()
 
     def _connect(self) -> None:
@@ -103,6 +109,8 @@ class InboxPane(QWidget):
             self.tabs.setTabText(index, f"{title} ({count})" if count else title)
         total = sum(self.counts) + self.review_count
         reviews = self.review_count
+        if self.isVisible():
+            self.open_on_work()
         if total:
             self.summary.setText(
                 f"{questions} question{'s' if questions != 1 else ''} to answer · "
@@ -115,6 +123,37 @@ class InboxPane(QWidget):
             self.summary.setText(
                 "Nothing waits for you. Agents' questions, suggestions and flags arrive here."
             )
+
+    def waiting_in(self, index: int) -> int:
+        """How many items wait in a tab (0 for the Answered tab)."""
+        if index == REVIEWS:
+            return self.review_count
+        return self.counts[COUNTED_TABS.index(index)] if index in COUNTED_TABS else 0
+
+    def open_on_work(self) -> None:
+        """Show the first tab that holds waiting work, unless the tab shown holds some or was chosen.
+
+        Once per opening of the pane: a tab emptied by the person's own decisions stays shown.
+        """
+        if self.tab_chosen:
+            return
+        found = next((index for index in WORK_ORDER if self.waiting_in(index)), None)
+        if found is None:
+            return
+        self.tab_chosen = True
+        if not self.waiting_in(self.tabs.currentIndex()):
+            self.tabs.setCurrentIndex(found)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Opened again: on the tab with waiting work (the person's last choice was for the last visit)."""
+        if not event.spontaneous():
+            self.tab_chosen = False
+            self.open_on_work()
+        super().showEvent(event)
+
+    def _on_tab_clicked(self, index: int) -> None:
+        if index >= 0:
+            self.tab_chosen = True
 
     def set_review_count(self, count: int) -> None:
         """Show how many tasks wait in review."""
@@ -133,6 +172,8 @@ class InboxPane(QWidget):
             self.suggestions.step(delta)
         elif index == FAILED:
             self.failed.step(delta)
+        elif index == REVIEWS:
+            self.reviews.step(delta)
 
     def act(self, action: str) -> bool:
         """Do `action` (answer, approve, reject, resolve, dismiss) on the current item; whether it applied."""
@@ -155,8 +196,13 @@ class InboxPane(QWidget):
         return True
 
     def show_tab(self, index: int) -> None:
-        """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS or FAILED."""
+        """Switch to a tab: QUESTIONS, SUGGESTIONS, FLAGS, REVIEWS or FAILED (kept while the pane is open)."""
+        self.tab_chosen = True
         self.tabs.setCurrentIndex(index)
+
+    def next_tab(self, delta: int) -> None:
+        """Show the tab `delta` places on, round the end (Ctrl+Tab, Ctrl+Shift+Tab)."""
+        self.show_tab((self.tabs.currentIndex() + delta) % self.tabs.count())
 
     def refresh_style(self) -> None:
         """Redraw the tab icons in the current palette."""

@@ -109,8 +109,10 @@ class QuestionCard(Card):
         self.question.setText(ask.question or "")
         self._show_doing(item.doing)
         self._show_options(ask)
-        self.session.setText(f"Session {ask.session_id}" if ask.session_id else "")
-        self.session.setVisible(bool(ask.session_id))
+        # The question's own number, as the undo notice and the Answered tab name it (the task's is above).
+        self.session.setText(
+            f"Question #{ask.id}" + (f" · session {ask.session_id}" if ask.session_id else "")
+        )
         self._update_send()
 
     def focus_input(self) -> None:

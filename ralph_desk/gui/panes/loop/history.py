@@ -32,6 +32,10 @@ from ralph_desk.gui.widgets.tables import record_table
 COLUMN_WIDTHS = {STARTED: 96, VERB: 82, OUTCOME: 116, TURNS: 50, COST: 58, DURATION: 72, TRANSCRIPT: 72}
 
 
+LEAST_HEIGHT = 60
+"""The least height of the history list (a few rows): on a small screen the window does not grow."""
+
+
 class HistoryView(QWidget):
     """The sessions table; double-click shows a session's stream in the window, a button opens its file."""
 
@@ -68,6 +72,7 @@ class HistoryView(QWidget):
             "it, its turns and cost, and a link to its transcript.",
         )
         self.stack = stacked(self.table, self.empty)
+        self.stack.setMinimumHeight(LEAST_HEIGHT)  # its empty note scrolls rather than make the window grow
         top = QHBoxLayout()
         top.addWidget(label("Session history", name="subheading"))
         top.addStretch(1)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QToolButton, QVBoxLayout, QWidget
 
 from ralph_desk.gui import fmt
@@ -22,6 +22,10 @@ CLOCK_MS = 1000
 SHOWN_ROWS = 4  # the table's height; more sessions scroll
 CARD_WIDTH = 300
 COLUMN_WIDTHS = {AGENT: 90, ELAPSED: 84, TURNS: 54, COST: 64}
+
+
+LIVE_LEAST_HEIGHT = 80
+"""The least height of the live area (the stream, or the cards): on a small screen it scrolls."""
 
 
 class RunningTable(QWidget):
@@ -121,6 +125,11 @@ class SessionCard(CardFrame):
         self.action.setText(row.last_action or "starting…")
         self.tick()
 
+    def show_ended(self) -> None:
+        """The session ended: the card stays a moment, greyed, so that the others do not move."""
+        self.state.setText("ended")
+        self.setEnabled(False)
+
     def tick(self) -> None:
         """Show the elapsed time as of now."""
         row = self.row
@@ -143,6 +152,8 @@ class GlanceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.cards: dict[str, SessionCard] = {}
+        self.ended: set[str] = set()
+        """Sessions that ended while the pointer was over the cards: their cards go when it leaves."""
         self.body = QWidget()
         self.flow = FlowLayout(self.body, spacing=10)
         self.empty = EmptyState(
@@ -158,18 +169,42 @@ class GlanceView(QWidget):
         layout.addWidget(self.stack)
 
     def show_rows(self, rows: Sequence[RunningRow], followed: str | None) -> None:
-        """One card per session, in start order (cards of ended sessions go)."""
+        """One card per session, in start order. A card whose session ended goes, but while the pointer is
+        over the cards it stays, marked ended, until the pointer leaves: no card moves under the pointer."""
         wanted = {row.session_id for row in rows}
+        pointed = self.pointer_inside()
         for key in [key for key in self.cards if key not in wanted]:
-            card = self.cards.pop(key)
-            self.flow.removeWidget(card)
-            card.deleteLater()
+            if pointed:
+                self.cards[key].show_ended()
+                self.ended.add(key)
+            else:
+                self._drop(key)
         for row in rows:
+            if row.session_id in self.ended:
+                self.ended.discard(row.session_id)
+                self.cards[row.session_id].setEnabled(True)
             card = self.cards.get(row.session_id) or self._add_card(row)
             if card.row != row:
                 card.show_row(row)
             card.set_highlighted(row.session_id == followed)
-        self.stack.setCurrentIndex(0 if rows else 1)
+        self.stack.setCurrentIndex(0 if self.cards else 1)
+
+    def pointer_inside(self) -> bool:
+        """Whether the pointer is over the cards (then they keep their places)."""
+        return self.isVisible() and self.rect().contains(self.mapFromGlobal(QCursor.pos()))
+
+    def leaveEvent(self, event: QEvent) -> None:
+        """The pointer left: the cards of ended sessions go now."""
+        for key in list(self.ended):
+            self._drop(key)
+        self.stack.setCurrentIndex(0 if self.cards else 1)
+        super().leaveEvent(event)
+
+    def _drop(self, key: str) -> None:
+        self.ended.discard(key)
+        card = self.cards.pop(key)
+        self.flow.removeWidget(card)
+        card.deleteLater()
 
     def _add_card(self, row: RunningRow) -> SessionCard:
         card = SessionCard(row)
@@ -206,6 +241,7 @@ class RunningSessionsView(QWidget):
         self.all.clicked.connect(lambda: self.show_glance(True))
         self.stream = stream
         self.live = stacked(stream, self.glance)
+        self.live.setMinimumHeight(LIVE_LEAST_HEIGHT)  # the stream and the cards scroll; the window stays
         self.table.sig_follow_requested.connect(self.sig_follow_requested)
         self.glance.sig_follow_requested.connect(self._follow_from_glance)
         self.clock = QTimer(self)

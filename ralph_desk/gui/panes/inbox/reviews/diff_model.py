@@ -19,6 +19,7 @@ from ralph_desk.domain.reviews import where
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, DiffRow, RowKind, file_badge, line_keys
+from ralph_desk.gui.panes.inbox.reviews.words import Span
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 30
 """The role that gives a row's `DiffRow`."""
@@ -30,6 +31,8 @@ SIGNS = {LineKind.ADDED: "+", LineKind.REMOVED: "−", LineKind.CONTEXT: " ", Li
 ADDED_COLOR = ("#1a7f37", "#3fb950")
 REMOVED_COLOR = ("#cf222e", "#f85149")
 COMMENT_COLOR = ("#9a6700", "#d29922")
+WORD_TINT = 0.38
+"""How strongly a changed word is tinted (the whole line: 0.14)."""
 PENDING = "not sent yet"
 COMMENT_STATES = {
     ReviewCommentState.REQUESTED.value: "sent to the agent",
@@ -190,17 +193,23 @@ class DiffDelegate(QStyledItemDelegate):
         self._number(painter, QRect(rect.left(), rect.top(), numbers, rect.height()), old_no)
         self._number(painter, QRect(rect.left() + numbers, rect.top(), numbers, rect.height()), new_no)
         body = QRect(rect.left() + 2 * numbers, rect.top(), rect.width() - 2 * numbers, rect.height())
-        self._line(painter, body, line, self.model.path(row), text_color)
+        words = row.new_words if line is row.new else row.old_words
+        self._line(painter, body, line, self.model.path(row), text_color, words)
 
     def _paint_split(self, painter: QPainter, rect: QRect, row: DiffRow, text_color: QColor) -> None:
         half = rect.width() // 2
         path = self.model.path(row)
         sides = (
-            (QRect(rect.left(), rect.top(), half, rect.height()), row.old, True),
-            (QRect(rect.left() + half, rect.top(), rect.width() - half, rect.height()), row.new, False),
+            (QRect(rect.left(), rect.top(), half, rect.height()), row.old, True, row.old_words),
+            (
+                QRect(rect.left() + half, rect.top(), rect.width() - half, rect.height()),
+                row.new,
+                False,
+                row.new_words,
+            ),
         )
         numbers = self.number_width()
-        for area, line, old_side in sides:
+        for area, line, old_side, words in sides:
             if line is None:
                 painter.fillRect(area, theme.tint(theme.muted(), 0.08))
                 continue
@@ -210,7 +219,7 @@ class DiffDelegate(QStyledItemDelegate):
             body = QRect(area.left() + numbers, area.top(), area.width() - numbers, area.height())
             painter.save()
             painter.setClipRect(area)
-            self._line(painter, body, line, path, text_color)
+            self._line(painter, body, line, path, text_color, words)
             painter.restore()
         painter.setPen(theme.tint(theme.muted(), 0.4))
         painter.drawLine(rect.left() + half, rect.top(), rect.left() + half, rect.bottom())
@@ -223,7 +232,15 @@ class DiffDelegate(QStyledItemDelegate):
         align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         painter.drawText(area.adjusted(0, 0, -PAD, 0), align, str(number))
 
-    def _line(self, painter: QPainter, area: QRect, line: DiffLine, path: str, text_color: QColor) -> None:
+    def _line(
+        self,
+        painter: QPainter,
+        area: QRect,
+        line: DiffLine,
+        path: str,
+        text_color: QColor,
+        words: Sequence[Span] = (),
+    ) -> None:
         align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         sign_color = {LineKind.ADDED: _pick(ADDED_COLOR), LineKind.REMOVED: _pick(REMOVED_COLOR)}
         painter.setPen(sign_color.get(line.kind, theme.muted()))
@@ -235,6 +252,7 @@ class DiffDelegate(QStyledItemDelegate):
             painter.setPen(theme.muted())
             painter.drawText(QRect(x, area.top(), area.right() - x, area.height()), align, line.text)
             return
+        self._mark_words(painter, QRect(x, area.top(), area.right() - x, area.height()), line, words)
         for text, color in highlight.spans(path, line.text):
             if x > area.right():
                 break
@@ -242,6 +260,19 @@ class DiffDelegate(QStyledItemDelegate):
             painter.setPen(color if color is not None else text_color)
             painter.drawText(QRect(x, area.top(), width + self.char, area.height()), align, text)
             x += width
+
+    def _mark_words(self, painter: QPainter, area: QRect, line: DiffLine, words: Sequence[Span]) -> None:
+        """Tint, more strongly than the line, the words that changed (beside the line it pairs with)."""
+        if not words:
+            return
+        color = _pick(ADDED_COLOR) if line.kind is LineKind.ADDED else _pick(REMOVED_COLOR)
+        tint = theme.tint(color, WORD_TINT)
+        for start, end in words:
+            left = area.left() + self.metrics.horizontalAdvance(line.text[:start])
+            width = self.metrics.horizontalAdvance(line.text[start:end])
+            if left > area.right():
+                break
+            painter.fillRect(QRect(left, area.top() + 1, width, area.height() - 2), tint)
 
     # --- headers, notes, comments -------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from ralph_desk.gui.panes.inbox.reviews.rows import (
     LineComment,
     RowKind,
     file_badge,
+    file_fingerprint,
     layout,
     line_keys,
     target,
@@ -55,6 +56,7 @@ class FileEntry:
 
     number: int
     diff: FileDiff
+    viewed: bool = False
 
 
 def _file_tip(entry: FileEntry) -> str:
@@ -92,7 +94,17 @@ FILE_COLUMNS: list[Column[FileEntry]] = [
         align_right=True,
         header_tip="Lines removed",
     ),
+    Column(
+        "✓",
+        lambda entry: "✓" if entry.viewed else "",
+        sort_key=lambda entry: entry.viewed,
+        tooltip=lambda entry: "Viewed (click to unmark)" if entry.viewed else "Click to mark it viewed",
+        header_tip="Files you marked viewed: a file whose change changes is unmarked",
+    ),
 ]
+VIEWED_COLUMN = 3
+CONTEXT_STEPS = (3, 12, 40, 100_000)
+"""The unchanged lines shown around each change, step by step: as git shows them, … whole files."""
 
 
 class CommentBox(QFrame):
@@ -250,9 +262,16 @@ class DiffView(QWidget):
     """Give the human's unsent comment (by id) this text."""
     sig_delete_requested = Signal(int)
     """Delete the human's unsent comment (by id)."""
+    sig_viewed_changed = Signal(list)
+    """The files marked viewed changed: the fingerprints of those marked now."""
+    sig_context_requested = Signal(int)
+    """Read the diff again with this many unchanged lines around each change."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.viewed: set[str] = set()
+        """The changes marked viewed (file fingerprints): of this diff's files and of others of the task."""
+        self.fingerprints: list[str] = []
         self.editable = True
         """Whether pending comments may still be changed (False once the review is decided)."""
         self.files: list[FileDiff] = []
@@ -262,7 +281,7 @@ class DiffView(QWidget):
         header = self.file_table.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
+        for column in (1, 2, VIEWED_COLUMN):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.model = DiffModel(self)
         self.lines = LinesView(self.model)
@@ -274,6 +293,12 @@ class DiffView(QWidget):
         self.modes.addButton(self.split)
         self.unified.setChecked(True)
         self.totals = label(name="muted")
+        self.context = CONTEXT_STEPS[0]
+        """The unchanged lines shown around each change."""
+        self.more_context = button("More context", "add", "Show more unchanged lines around each change")
+        self.mark_viewed = button("Viewed", "approve", "Mark the file chosen on the left as viewed (or not)")
+        self.mark_viewed.setCheckable(True)
+        self.mark_viewed.setEnabled(False)
         self.comment_box = CommentBox()
         self._build()
         self._connect()
@@ -281,6 +306,8 @@ class DiffView(QWidget):
     def _build(self) -> None:
         bar = QHBoxLayout()
         bar.addWidget(self.totals, 1)
+        bar.addWidget(self.more_context)
+        bar.addWidget(self.mark_viewed)
         bar.addWidget(self.unified)
         bar.addWidget(self.split)
         right = QWidget()
@@ -298,13 +325,16 @@ class DiffView(QWidget):
         self.modes.buttonClicked.connect(lambda _: self._relayout())
         self.lines.clicked.connect(self._clicked)
         self.lines.activated.connect(self._clicked)  # Enter on the current line, too
-        self.file_table.selectionModel().currentRowChanged.connect(
-            lambda current, _: (
-                self.scroll_to_file(self.file_model.record(current.row()).number)
-                if current.isValid()
+        self.file_table.selectionModel().currentRowChanged.connect(self._on_file)
+        self.file_table.clicked.connect(
+            lambda index: (
+                self.toggle_viewed(self.file_model.record(index.row()).number)
+                if index.column() == VIEWED_COLUMN
                 else None
             )
         )
+        self.mark_viewed.clicked.connect(self._toggle_current)
+        self.more_context.clicked.connect(self._step_context)
         self.comment_box.sig_comment_requested.connect(self.sig_comment_requested)
         self.comment_box.sig_edit_requested.connect(self.sig_edit_requested)
         self.comment_box.sig_delete_requested.connect(self.sig_delete_requested)
@@ -329,7 +359,8 @@ class DiffView(QWidget):
     ) -> None:
         """Show a parsed diff with the comments on its lines (`laid_out` already, off the GUI thread)."""
         self.files, self.comments = list(files), list(comments)
-        self.file_model.set_items([FileEntry(number, diff) for number, diff in enumerate(self.files)])
+        self.fingerprints = [file_fingerprint(diff) for diff in self.files]
+        self._show_file_list()
         added = sum(diff.added for diff in self.files)
         removed = sum(diff.removed for diff in self.files)
         count = len(self.files)
@@ -342,6 +373,60 @@ class DiffView(QWidget):
         )
         self.comment_box.hide()
         self._relayout(laid_out)
+
+    def set_context(self, lines: int) -> None:
+        """Show this many unchanged lines around each change from the next read on; the button says more."""
+        self.context = lines
+        whole = lines >= CONTEXT_STEPS[-1]
+        self.more_context.setText("Less context" if whole else "More context")
+        self.more_context.setToolTip(
+            "Back to 3 unchanged lines around each change"
+            if whole
+            else "Show more unchanged lines around each change (then the whole files)"
+        )
+
+    def _step_context(self) -> None:
+        later = [step for step in CONTEXT_STEPS if step > self.context]
+        self.set_context(later[0] if later else CONTEXT_STEPS[0])
+        self.sig_context_requested.emit(self.context)
+
+    def set_viewed(self, marks: frozenset[str]) -> None:
+        """Show these changes as viewed (a task's marks, as remembered)."""
+        self.viewed = set(marks)
+        self._show_file_list()
+
+    def is_viewed(self, number: int) -> bool:
+        """Whether the file at `number` is marked viewed (its change as it is now)."""
+        return 0 <= number < len(self.fingerprints) and self.fingerprints[number] in self.viewed
+
+    def toggle_viewed(self, number: int) -> None:
+        """Mark a file viewed, or no longer viewed; say so."""
+        if not 0 <= number < len(self.fingerprints):
+            return
+        self.viewed ^= {self.fingerprints[number]}
+        self._show_file_list()
+        self.sig_viewed_changed.emit(sorted(self.viewed))
+
+    def _toggle_current(self) -> None:
+        current = self.file_table.currentIndex()
+        if current.isValid():
+            self.toggle_viewed(self.file_model.record(current.row()).number)
+
+    def _on_file(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.mark_viewed.setEnabled(current.isValid())
+        if current.isValid():
+            number = self.file_model.record(current.row()).number
+            self.mark_viewed.setChecked(self.is_viewed(number))
+            self.scroll_to_file(number)
+
+    def _show_file_list(self) -> None:
+        self.file_model.set_items(
+            [FileEntry(number, diff, self.is_viewed(number)) for number, diff in enumerate(self.files)]
+        )
+        current = self.file_table.currentIndex()
+        self.mark_viewed.setEnabled(current.isValid())
+        if current.isValid():
+            self.mark_viewed.setChecked(self.is_viewed(self.file_model.record(current.row()).number))
 
     def set_comments(self, comments: Sequence[LineComment]) -> None:
         """Show these comments on the lines, keeping the scroll position."""

@@ -5,6 +5,7 @@ Qt-free: the rows are plain records, built in one pass, so a view can show any s
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from enum import StrEnum
 from ralph_desk.domain.diffs import DiffLine, FileChange, FileDiff, Hunk, LineKind, side_by_side
 from ralph_desk.domain.enums import DiffSide, ReviewCommentState
 from ralph_desk.domain.reviews import where
+from ralph_desk.gui.panes.inbox.reviews.words import Span, spans_of, word_spans
 
 
 class RowKind(StrEnum):
@@ -67,6 +69,10 @@ class DiffRow:
     new: DiffLine | None = None
     anchor: int | None = None
     comment: LineComment | None = None
+    old_words: tuple[Span, ...] = ()
+    """The ranges of the old line that changed, word by word (marked within the line)."""
+    new_words: tuple[Span, ...] = ()
+    """The ranges of the new line that changed, word by word."""
 
     @property
     def line(self) -> DiffLine | None:
@@ -102,6 +108,18 @@ def file_notes(diff: FileDiff) -> list[str]:
     return notes
 
 
+def file_fingerprint(diff: FileDiff) -> str:
+    """What identifies a file's change: its paths, kind and every line of it (a changed file differs)."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    head = (diff.old_path, diff.new_path, diff.change.value, diff.binary, diff.old_mode, diff.new_mode)
+    digest.update(repr(head).encode())
+    for hunk in diff.hunks:
+        digest.update(hunk.header.encode())
+        for line in hunk.lines:
+            digest.update(f"\n{line.kind.value}{line.text}".encode())
+    return digest.hexdigest()[:20]
+
+
 def file_badge(diff: FileDiff) -> str:
     """A word for what happened to the file, for its header."""
     if diff.binary:
@@ -109,20 +127,23 @@ def file_badge(diff: FileDiff) -> str:
     return diff.change.value
 
 
-def _unified(hunk: Hunk, file: int) -> Iterable[DiffRow]:
+def _unified(hunk: Hunk, file: int, words: dict[int, tuple[Span, ...]] | None = None) -> Iterable[DiffRow]:
+    changed = words or {}
     for line in hunk.lines:
         kind = line.kind
         if kind is LineKind.NOTE or kind is LineKind.REMOVED:
-            yield DiffRow(RowKind.LINE, file, "", line)
+            yield DiffRow(RowKind.LINE, file, "", line, old_words=spans_of(line, changed))
         elif kind is LineKind.ADDED:
-            yield DiffRow(RowKind.LINE, file, "", None, line)
+            yield DiffRow(RowKind.LINE, file, "", None, line, new_words=spans_of(line, changed))
         else:
             yield DiffRow(RowKind.LINE, file, "", line, line)
 
 
-def _split(hunk: Hunk, file: int) -> Iterable[DiffRow]:
+def _split(hunk: Hunk, file: int, words: dict[int, tuple[Span, ...]]) -> Iterable[DiffRow]:
     for old, new in side_by_side(hunk):
-        yield DiffRow(RowKind.LINE, file, "", old, new)
+        yield DiffRow(
+            RowKind.LINE, file, "", old, new, old_words=spans_of(old, words), new_words=spans_of(new, words)
+        )
 
 
 def line_keys(row: DiffRow) -> list[tuple[DiffSide, int]]:
@@ -195,6 +216,7 @@ def layout(
             rows.append(DiffRow(RowKind.HUNK, number, hunk.header))
             largest = max(largest, hunk.old_start + hunk.old_count, hunk.new_start + hunk.new_count)
             widest = max(widest, max((len(line.text) for line in hunk.lines), default=0))
-            lines = _split(hunk, number) if split else _unified(hunk, number)
+            words = word_spans(hunk)
+            lines = _split(hunk, number, words) if split else _unified(hunk, number, words)
             rows.extend(_with_comments(lines, number, mine) if mine else lines)
     return DiffLayout(rows, file_rows, widest, largest, split)

@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QHBoxLayout, QHeaderView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from ralph_desk.domain.branches import DISCARD_RETENTION
 from ralph_desk.domain.diffs import FileDiff
 from ralph_desk.domain.enums import ReviewCommentState
-from ralph_desk.domain.records import AgentSession
 from ralph_desk.domain.records import Signal as SignalRecord
 from ralph_desk.gui import fmt, theme
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
-from ralph_desk.gui.models.base import Column, RecordTableModel
 from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
 from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
-from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
+from ralph_desk.gui.panes.inbox.reviews.diff_view import CONTEXT_STEPS, DiffView
+from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
+from ralph_desk.gui.panes.inbox.reviews.review_list import ReviewList
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment
 from ralph_desk.gui.widgets.common import button, label, link
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.layout import side_by_side, stacked
-from ralph_desk.gui.widgets.tables import record_table
 
 SHOWN_SIGNALS = 8
 KEPT_DAYS = DISCARD_RETENTION.days
@@ -54,21 +52,6 @@ NOT_GIT = (
 )
 
 
-@dataclass(frozen=True)
-class ReviewEntry:
-    """A task in review as the tab shows it: the agent's account, its branch, sessions and signals."""
-
-    task_id: int
-    title: str
-    summary: str
-    branch: str
-    base: str
-    sessions: tuple[AgentSession, ...] = ()
-    signals: tuple[SignalRecord, ...] = ()
-    feature: str = ""
-    merge: str = ""  # approved and waiting to merge, or why its merge was refused
-
-
 def _signal_text(signal: SignalRecord) -> str:
     """What a signal said, in a few words."""
     said = (
@@ -89,20 +72,6 @@ def _note(comment: LineComment) -> str:
     state = COMMENT_STATES.get(comment.state)
     said = f"<b>{escape(comment.author or 'comment')}:</b> {escape(fmt.one_line(comment.text, 200))}"
     return said + (f" <i>({escape(state)})</i>" if state else "")
-
-
-REVIEW_COLUMNS: list[Column[ReviewEntry]] = [
-    Column("#", lambda entry: f"#{entry.task_id}", sort_key=lambda entry: entry.task_id, align_right=True),
-    Column("Task", lambda entry: entry.title, tooltip=lambda entry: entry.summary or None),
-    Column("Feature", lambda entry: entry.feature),
-    Column("State", lambda entry: entry.merge or "awaits review", tooltip=lambda entry: entry.merge or None),
-    Column(
-        "Sessions",
-        lambda entry: str(len(entry.sessions)),
-        sort_key=lambda entry: len(entry.sessions),
-        align_right=True,
-    ),
-]
 
 
 class ReviewDetail(QWidget):
@@ -253,6 +222,12 @@ class ReviewsView(QWidget):
     """Send this task back to pending with its line comments and this message (may be empty)."""
     sig_discard_requested = Signal(int, bool)
     """Discard this task's branch; skip the task (True) or start it again from the base (False)."""
+    sig_batch_approve_requested = Signal(list)
+    """Approve and merge these tasks, each at the tip the list read: a list of (task id, commit)."""
+    sig_batch_changes_requested = Signal(list, str)
+    """Send these tasks (a list of ids) back to pending, each with its comments and this message."""
+    sig_viewed_changed = Signal(int, list)
+    """The files of this task marked viewed are these now (fingerprints of their changes)."""
     sig_make_repository_requested = Signal()
     """Make the plain project folder a git repository (asked from the empty tab)."""
     sig_open_task_requested = Signal(int)
@@ -260,18 +235,16 @@ class ReviewsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model: RecordTableModel[ReviewEntry] = RecordTableModel(REVIEW_COLUMNS, key=lambda e: e.task_id)
-        self.table = record_table(self.model)
-        header = self.table.horizontalHeader()
-        header.setStretchLastSection(False)
-        for column in range(len(REVIEW_COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.list = ReviewList()
+        self.model = self.list.model
+        self.table = self.list.table
         self.detail = ReviewDetail()
         self.comments: list[LineComment] = []
         self.pin: str | None = None
         """The tip commit of the current task's whole diff last shown: what Approve & merge merges."""
         self.dialog: RequestChangesDialog | DiscardDialog | ConfirmBox | FinishReviewBox | None = None
+        self.viewed_marks: Callable[[int], frozenset[str]] = lambda _task_id: frozenset()
+        """Where a task's files marked viewed are remembered (the window's settings)."""
         self.empty = EmptyState(
             "merge",
             "Nothing to review",
@@ -279,7 +252,7 @@ class ReviewsView(QWidget):
         )
         self.empty.button.setText("Make it a git repository")
         self.empty.button.setVisible(False)
-        self.body = side_by_side(self.table, self.detail, (1, 3), [300, 900])
+        self.body = side_by_side(self.list, self.detail, (1, 3), [300, 900])
         self.stack = stacked(self.empty, self.body)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -302,6 +275,12 @@ class ReviewsView(QWidget):
         detail.request.clicked.connect(self._ask_changes)
         detail.discard.clicked.connect(self._ask_discard)
         self.empty.sig_action_requested.connect(self.sig_make_repository_requested)
+        detail.diff.sig_context_requested.connect(lambda _lines: self._ask_diff())
+        detail.diff.sig_viewed_changed.connect(
+            lambda marks: self.sig_viewed_changed.emit(self.current.task_id, marks) if self.current else None
+        )
+        self.list.sig_batch_approve_requested.connect(self._ask_batch_approve)
+        self.list.sig_batch_changes_requested.connect(self._ask_batch_changes)
 
     # --- showing ------------------------------------------------------------------------------
 
@@ -322,7 +301,7 @@ class ReviewsView(QWidget):
 
     def show_items(self, entries: Sequence[ReviewEntry]) -> None:
         """Show these tasks in review; the chosen one stays chosen while it is there, else the first is."""
-        self.model.set_items(entries)
+        self.list.set_entries(entries)
         self.stack.setCurrentWidget(self.body if entries else self.empty)
         if not entries:
             self.detail.entry = None
@@ -349,6 +328,7 @@ class ReviewsView(QWidget):
         """Show a task's account and ask for its diff (of the whole task)."""
         self.pin = None
         self.detail.moved.hide()
+        self.detail.diff.set_context(CONTEXT_STEPS[0])  # a new task opens on its changes
         self.detail.show_rules(())
         self.detail.show_entry(self.model.record(row))
         self._ask_diff()
@@ -375,6 +355,7 @@ class ReviewsView(QWidget):
         self.comments = list(comments)
         self.detail.status.setText("")
         self.detail.show_notes(comments)
+        self.detail.diff.viewed = set(self.viewed_marks(task_id))
         self.detail.diff.show_files(files, comments, laid_out)
 
     def show_comments(self, task_id: int, comments: Sequence[LineComment]) -> None:
@@ -476,6 +457,35 @@ class ReviewsView(QWidget):
         dialog.accepted.connect(lambda: self.sig_discard_requested.emit(entry.task_id, dialog.skipped()))
         self.dialog = dialog
         dialog.open()
+
+    def _ask_batch_approve(self) -> None:
+        chosen = self.list.chosen()
+        if not chosen:
+            return
+        listing = "<br>".join(f"#{entry.task_id} {escape(entry.title)}" for entry in chosen)
+        self.dialog = confirm(
+            self,
+            "Approve and merge?",
+            f"Merge these {len(chosen)} tasks into their bases, each as the list shows it?<br><br>{listing}"
+            "<br><br>A task whose checks fail or whose work changed since is left in review, and said.",
+            f"Approve && merge {len(chosen)}",
+            lambda: self.sig_batch_approve_requested.emit([(entry.task_id, entry.tip) for entry in chosen]),
+        )
+
+    def _ask_batch_changes(self) -> None:
+        chosen = self.list.chosen()
+        if not chosen:
+            return
+        numbers = ", ".join(f"#{entry.task_id}" for entry in chosen)
+        dialog = RequestChangesDialog(f"{len(chosen)} tasks ({numbers})", [], self)
+        ids = [entry.task_id for entry in chosen]
+        dialog.accepted.connect(lambda: self.sig_batch_changes_requested.emit(ids, dialog.text()))
+        self.dialog = dialog
+        dialog.open()
+
+    def step(self, delta: int) -> None:
+        """Choose the task `delta` rows on (F8, Shift+F8)."""
+        self.list.step(delta)
 
     def focus_input(self) -> None:
         """Put the keyboard on the list of tasks."""

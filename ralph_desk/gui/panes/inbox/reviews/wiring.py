@@ -8,7 +8,7 @@ from datetime import datetime
 from functools import partial
 
 from ralph_desk.domain.diffs import FileDiff, parse_diff
-from ralph_desk.domain.enums import DiffSide, TaskStatus
+from ralph_desk.domain.enums import DiffSide, TaskStatus, Verb
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
 from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
@@ -20,13 +20,15 @@ from ralph_desk.gui.backend import (
     ReviewService,
     Services,
     UnsentCommentsError,
+    is_refusal,
 )
 from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.checks_wiring import CHECKS_TOPIC, ReviewChecks
+from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
-from ralph_desk.gui.panes.inbox.reviews.view import ReviewEntry, ReviewsView
+from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
 from ralph_desk.gui.undo import PendingActions
 from ralph_desk.gui.worker import Worker
 
@@ -104,6 +106,8 @@ class ReviewsWiring:
         view.sig_approve_requested.connect(self.approve)
         view.sig_changes_requested.connect(self.request_changes)
         view.sig_discard_requested.connect(self.discard)
+        view.sig_batch_approve_requested.connect(self.approve_all)
+        view.sig_batch_changes_requested.connect(self.request_changes_all)
         view.sig_make_repository_requested.connect(self.make_repository)
 
     # --- reading ------------------------------------------------------------------------------
@@ -159,6 +163,8 @@ class ReviewsWiring:
 
     def _entry(self, item: ReviewItem) -> ReviewEntry:
         task = item.task
+        signals = tuple(self.services.signals.for_task(task.id))
+        done = [signal.created for signal in signals if signal.verb is Verb.DONE]
         return ReviewEntry(
             task.id,
             task.title,
@@ -166,9 +172,11 @@ class ReviewsWiring:
             item.branch or "",
             item.base or "",
             item.sessions,
-            tuple(self.services.signals.for_task(task.id)),
+            signals,
             task.feature,
             item.merge or "",
+            item.pin.tip if item.pin is not None else "",
+            max(done, default=task.updated_at),
         )
 
     def _read_failed(self) -> None:
@@ -187,20 +195,21 @@ class ReviewsWiring:
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
         split = self.view.detail.diff.is_split
+        context = self.view.detail.diff.context
         self.checks.show_task(task_id)
         self.worker.submit(
             f"read the diff of task #{task_id}",
-            lambda: self._read_diff(task_id, session_id or None, split),
+            lambda: self._read_diff(task_id, session_id or None, split, context),
             lambda read: self.view.show_diff(
                 read.task_id, read.files, read.comments, read.laid_out, read.tip, read.rules
             ),
             lambda: self.view.show_failure("The diff could not be read."),
         )
 
-    def _read_diff(self, task_id: int, session_id: str | None, split: bool) -> DiffRead:
+    def _read_diff(self, task_id: int, session_id: str | None, split: bool, context: int = 3) -> DiffRead:
         """Read, parse and lay out a diff off the GUI thread (for a big one that takes a while)."""
         reviews = self.services.reviews
-        read = reviews.diff(task_id, session_id)
+        read = reviews.diff(task_id, session_id, context)
         files = parse_diff(read.text)
         for diff in files:
             highlight.lexer_for(diff.path)  # found before the first paint
@@ -257,6 +266,39 @@ class ReviewsWiring:
             lambda: _approve_or_queue(reviews, task_id, commit or None, anyway, drop_comments),
             lambda result: self._decided(result, commit, anyway, drop_comments),
         )
+
+    def approve_all(self, chosen: list[tuple[int, str]]) -> None:
+        """Approve and merge several tasks, each at the commit the list read, one after the other; the
+        outcome of each is said (one whose checks fail or whose branch moved stays in review)."""
+        reviews = self.services.reviews
+
+        def each(task_id: int, commit: str) -> Decided:
+            return _approve_or_queue(reviews, task_id, commit or None)
+
+        self.worker.submit(
+            f"approve and merge {len(chosen)} tasks", lambda: _batch(chosen, each), self._batch_decided
+        )
+
+    def request_changes_all(self, task_ids: list[int], message: str) -> None:
+        """Send several tasks back to pending, each with its own comments and this message."""
+        reviews = self.services.reviews
+        notes = [message] if message else []
+        self.worker.submit(
+            f"request changes on {len(task_ids)} tasks",
+            lambda: _batch(
+                [(task_id, "") for task_id in task_ids], lambda i, _: reviews.request_changes(i, notes)
+            ),
+            self._batch_decided,
+        )
+
+    def _batch_decided(self, outcomes: list[BatchOutcome]) -> None:
+        lines = [f"#{task_id}: {_outcome_text(outcome)}" for task_id, outcome in outcomes]
+        refused = [line for (_, outcome), line in zip(outcomes, lines, strict=True) if _refused(outcome)]
+        summary = f"{len(outcomes) - len(refused)} of {len(outcomes)} done. " + "; ".join(lines)
+        if refused:
+            self.worker.fail(summary)
+        else:
+            self.worker.succeed(summary)
 
     def request_changes(self, task_id: int, message: str) -> None:
         """Send the task back to pending with its comments (and this message, when given)."""
@@ -339,3 +381,36 @@ def _approve_or_queue(
         if moved.tip is None:  # the branch is gone: nothing new to show
             raise
         return moved
+
+
+BatchOutcome = tuple[int, Decided | Exception]
+
+
+def _batch(chosen: list[tuple[int, str]], decide: Callable[[int, str], Decided]) -> list[BatchOutcome]:
+    """On the worker: the same decision on each task in turn; a task refused does not stop the others."""
+    outcomes: list[BatchOutcome] = []
+    for task_id, commit in chosen:
+        try:
+            outcomes.append((task_id, decide(task_id, commit)))
+        except Exception as error:
+            if not is_refusal(error):
+                raise
+            outcomes.append((task_id, error))
+    return outcomes
+
+
+def _refused(outcome: Decided | Exception) -> bool:
+    return isinstance(outcome, Exception) or (isinstance(outcome, ReviewResult) and bool(outcome.conflicts))
+
+
+def _outcome_text(outcome: Decided | Exception) -> str:
+    """What became of one task of a batch, in a few words."""
+    if isinstance(outcome, ChecksFailingError):
+        return f"not merged, its required checks fail ({outcome.failing}); it stays in review"
+    if isinstance(outcome, ReviewMovedError):
+        return "not merged, the work changed since the list was read; it stays in review"
+    if isinstance(outcome, Exception):
+        return f"refused: {outcome}"
+    if isinstance(outcome, int):
+        return "approved, queued behind another merge"
+    return f"{outcome.message} ({outcome.status})" if outcome.message else outcome.status
