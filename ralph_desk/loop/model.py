@@ -21,6 +21,7 @@ _CONFIG = ProjectConfig()
 
 IDLE_POLL_S = 1.0
 NOTHING_RUNNABLE = "nothing is runnable"
+ALL_DONE = "all work is done: every task is done or skipped (add tasks, then Start again)"
 # A session whose task reached one of these finished its work (merged, or waiting for review).
 FINISHED = frozenset({TaskStatus.DONE, TaskStatus.IN_REVIEW})
 
@@ -53,6 +54,7 @@ class LoopSettings:
     checks: tuple[Check, ...] = _CONFIG.checks  # run after a task's done, before it may enter review
     setup: str | None = _CONFIG.setup  # run once in each new task worktree
     worktree_files: tuple[str, ...] = _CONFIG.worktree_files  # untracked files copied into new worktrees
+    when_all_done: str = _CONFIG.when_all_done  # the window's loop: "stop" or "wait" once all work is done
 
     @classmethod
     def of(cls, config: ProjectConfig) -> LoopSettings:

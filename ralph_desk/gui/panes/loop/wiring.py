@@ -573,7 +573,8 @@ class LoopWiring(QObject):
         reason = str(event.data.get("reason") or "")
         view = replace(self._status_view(phase), reason=reason)
         self._show(view)
-        if phase is Phase.FAILED or (phase in (Phase.COMPLETED, Phase.STOPPED) and reason != HUMAN_STOP):
+        by_person = reason.startswith(HUMAN_STOP)  # now, or after the session: the person knows
+        if phase is Phase.FAILED or (phase in (Phase.COMPLETED, Phase.STOPPED) and not by_person):
             self.sig_stopped_by_itself.emit(reason or phase.value)
         if phase in (
             Phase.WAITING,
