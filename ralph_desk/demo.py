@@ -16,6 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
@@ -168,14 +169,29 @@ class DemoStory:
     rehearsal: dict[str, tuple[DemoStep, ...]] = field(default_factory=dict)  # task key → its session
     fixes: dict[str, tuple[DemoStep, ...]] = field(default_factory=dict)
     """Task key → the session it plays after its checks failed (the fix)."""
+    answered: dict[str, tuple[DemoStep, ...]] = field(default_factory=dict)
+    """Task key → the session it plays once the question its session asked is answered."""
 
-    def rehearsal_of(self, title: str, checks_failed: bool = False) -> tuple[DemoStep, ...] | None:
-        """The rehearsed session of the story's task with this title (its fix after failed checks), if the
-        story scripts one."""
+    def rehearsal_of(
+        self, title: str, checks_failed: bool = False, answered: Callable[[str], bool] = lambda _q: False
+    ) -> tuple[DemoStep, ...] | None:
+        """The rehearsed session of the story's task with this title (its fix after failed checks; its
+        sequel once `answered` says its question was), if the story scripts one."""
         key = next((task.key for task in self.tasks if task.title == title), None)
         if key is None:
             return None
-        return self.fixes.get(key) if checks_failed and key in self.fixes else self.rehearsal.get(key)
+        if checks_failed and key in self.fixes:
+            return self.fixes[key]
+        steps = self.rehearsal.get(key)
+        asked = [str(step.params.get("question", "")) for step in steps or () if step.verb is Verb.ASK]
+        if steps is None or not any(answered(question) for question in asked):
+            return steps
+        sequel = self.answered.get(key)
+        if sequel is not None:
+            return sequel
+        return tuple(
+            step for step in steps if not (step.verb is Verb.ASK and answered(step.params["question"]))
+        )
 
 
 STORY_ADAPTER = TypeAdapter(DemoStory)

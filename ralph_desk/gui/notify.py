@@ -137,14 +137,21 @@ class Notifier(QObject):
             )
             self.notify(Topic.FLAGS, head, fmt.one_line(first.what, TEXT_CHARS))
 
-    def update_failed(self, tasks: Sequence[tuple[int, str]]) -> None:
-        """Note the failed tasks (id, title); notify about those that failed since the last look."""
-        titles = dict(tasks)
-        new = self._failed.new(titles)
+    def update_failed(self, tasks: Sequence[tuple[int, str, str]]) -> None:
+        """Note the failed tasks (id, title, why); notify about those that failed since the last look, why."""
+        failed = {task_id: (title, why) for task_id, title, why in tasks}
+        new = self._failed.new(failed)
         if len(new) == 1:
-            self.notify(Topic.FAILED, f"Task #{new[0]} failed", titles[new[0]])
+            title, why = failed[new[0]]
+            self.notify(Topic.FAILED, f"Task #{new[0]} failed: {title}", fmt.one_line(why, TEXT_CHARS))
         elif new:
-            self.notify(Topic.FAILED, f"{len(new)} tasks failed", ", ".join(f"#{i}" for i in new))
+            title, why = failed[new[0]]
+            listed = ", ".join(f"#{i}" for i in new)
+            self.notify(
+                Topic.FAILED,
+                f"{len(new)} tasks failed ({listed})",
+                fmt.one_line(f"#{new[0]}: {why}", TEXT_CHARS),
+            )
 
     def loop_stopped(self, reason: str) -> None:
         """The loop stopped on a limit or an error."""

@@ -6,12 +6,20 @@ the selection of a list, the pane shown and the window's close all ask through `
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Generic, Protocol, TypeVar
 
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
 
 K = TypeVar("K")
+
+CHANGED_ELSEWHERE = "Changed elsewhere while you edit: Save overwrites it, Revert shows it."
+
+
+def changed_elsewhere(shown: object, fresh: object, edited: Iterable[str]) -> bool:
+    """Whether a record read again differs from the one an editor loaded in a field it edits (`edited`):
+    another writer changed it, not a write that only touched what the editor does not show."""
+    return any(getattr(shown, name) != getattr(fresh, name) for name in edited)
 
 
 class Editor(Protocol):

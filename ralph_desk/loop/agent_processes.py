@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from ralph_desk.loop.lines import MAX_LINE, lines_of
 from ralph_desk.loop.model import AgentCommand, LiveEvent
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.tasks import cancel
-from ralph_desk.loop.transcript import Transcript
+from ralph_desk.loop.transcript import STDERR_PREFIX, Transcript
 from ralph_desk.process_tree import own_group, stop_tree
 
 log = logging.getLogger("ralph_desk.loop")
@@ -38,8 +39,10 @@ class AgentProcesses:
         transcript: Transcript,
         session_id: str,
         stopping: Callable[[], bool],
+        stderr_tail: deque[str] | None = None,
     ) -> tuple[int | None, bool]:
-        """Run one agent to its end (or its timeout); its exit code and whether it timed out."""
+        """Run one agent to its end (or its timeout); its exit code and whether it timed out (the last
+        lines of its standard error kept in `stderr_tail`)."""
         process = self.running[session_id] = await asyncio.create_subprocess_exec(
             *command.argv,
             stdin=asyncio.subprocess.PIPE if command.stdin_text is not None else asyncio.subprocess.DEVNULL,
@@ -56,7 +59,8 @@ class AgentProcesses:
             self.terminate(session_id)
         await self._feed(process, command, transcript)
         readers = asyncio.gather(
-            self._read_stdout(process, parser, transcript, session_id), _read_stderr(process, transcript)
+            self._read_stdout(process, parser, transcript, session_id),
+            _read_stderr(process, transcript, stderr_tail),
         )
         try:
             timed_out = await self._read_within_timeout(readers, session_id)
@@ -135,8 +139,12 @@ class AgentProcesses:
         self._killers.clear()
 
 
-async def _read_stderr(process: asyncio.subprocess.Process, transcript: Transcript) -> None:
+async def _read_stderr(
+    process: asyncio.subprocess.Process, transcript: Transcript, tail: deque[str] | None
+) -> None:
     assert process.stderr is not None
     async for raw in lines_of(process.stderr):
         line = raw.decode("utf-8", errors="replace").rstrip("\n")
-        transcript.raw(f"[stderr] {line}")
+        transcript.raw(f"{STDERR_PREFIX}{line}")
+        if tail is not None:
+            tail.append(line)

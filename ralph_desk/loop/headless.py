@@ -19,7 +19,7 @@ from ralph_desk.loop.agents import adapter_for
 from ralph_desk.loop.build import RunOptions, build_runner
 from ralph_desk.loop.control import LoopController
 from ralph_desk.loop.idle import IdleReport, idle_report
-from ralph_desk.loop.model import NOTHING_RUNNABLE, EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.model import ALL_DONE, NOTHING_RUNNABLE, EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
 from ralph_desk.loop.runner import LoopStatus
@@ -236,7 +236,7 @@ def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: 
                 print(f"  - {line}", flush=True)
 
     status = asyncio.run(run_headless(services, settings, make_issuer, not args.wait, on_event))
-    report = idle_report(services) if status.stop_reason == NOTHING_RUNNABLE else None
+    report = idle_report(services) if status.stop_reason in (NOTHING_RUNNABLE, ALL_DONE) else None
     _print_status(status, args.json, report)
     return EXIT_WAITING if report is not None and report.waiting else 0
 

@@ -21,11 +21,17 @@ class IdleReport:
 
     waiting: tuple[str, ...]
     elsewhere: tuple[str, ...] = ()
+    counted: tuple[str, ...] = ()  # what waits, counted by kind ("2 questions to answer")
 
     @property
     def all_done(self) -> bool:
         """Every task is settled: nothing waits for a person and no other runner is working."""
         return not self.waiting and not self.elsewhere
+
+    @property
+    def reason(self) -> str:
+        """Why nothing runs, in one line: what waits, counted by kind."""
+        return f"nothing is runnable — waiting for {' · '.join(self.counted) or 'new tasks'}"
 
 
 def idle_report(services: Services) -> IdleReport:
@@ -78,7 +84,17 @@ def idle_report(services: Services) -> IdleReport:
     ]
     if queued:
         elsewhere.append(f"{len(queued)} pending task(s) wait for those to finish")
-    return IdleReport(tuple(lines), tuple(elsewhere))
+    kinds = (
+        (len(services.inbox.asks(open_only=True)), "question to answer", "questions to answer"),
+        (counts[TaskStatus.DRAFT.value], "suggested task to approve", "suggested tasks to approve"),
+        (len(to_review), "task to review", "tasks to review"),
+        (counts[TaskStatus.FAILED.value], "failed task to retry or skip", "failed tasks to retry or skip"),
+        (counts[TaskStatus.BLOCKED.value], "blocked task", "blocked tasks"),
+        (len(running) + len(merging), "task in another loop", "tasks in another loop"),
+        (others, "task on unfinished dependencies", "tasks on unfinished dependencies"),
+    )
+    counted = tuple(f"{n} {one if n == 1 else many}" for n, one, many in kinds if n > 0)
+    return IdleReport(tuple(lines), tuple(elsewhere), counted)
 
 
 def _in_review(services: Services) -> tuple[list[tuple[TaskSummary, str | None]], list[TaskSummary]]:

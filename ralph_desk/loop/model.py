@@ -21,6 +21,7 @@ _CONFIG = ProjectConfig()
 
 IDLE_POLL_S = 1.0
 NOTHING_RUNNABLE = "nothing is runnable"
+ALL_DONE = "all work is done: every task is done or skipped (add tasks, then Start again)"
 # A session whose task reached one of these finished its work (merged, or waiting for review).
 FINISHED = frozenset({TaskStatus.DONE, TaskStatus.IN_REVIEW})
 
@@ -55,6 +56,7 @@ class LoopSettings:
     worktree_files: tuple[str, ...] = _CONFIG.worktree_files  # untracked files copied into new worktrees
     sandbox: bool = _CONFIG.sandbox  # sessions, checks and setup run confined where the computer can
     sandbox_network: bool = _CONFIG.sandbox_network  # False: a confined command agent has no network
+    when_all_done: str = _CONFIG.when_all_done  # the window's loop: "stop" or "wait" once all work is done
 
     @classmethod
     def of(cls, config: ProjectConfig) -> LoopSettings:

@@ -424,10 +424,15 @@ def _review_section(review: Sequence[ReviewNote]) -> str:
     return "\n\n".join(["## REVIEW from the human", intro, "\n".join(lines)])
 
 
+def answer_opening(question: str) -> str:
+    """How a prompt opens the human's answer to a question (what follows is the answer)."""
+    return f"ANSWER to your question '{question.strip()}': "
+
+
 def _answers_opening(answers: Sequence[AnswerNote]) -> str:
     """The human's answers open the prompt, one line each (seed 002: prepended to the next session)."""
     return "\n\n".join(
-        f"ANSWER to your question '{note.question.strip()}': {note.answer.strip()}"
+        answer_opening(note.question) + note.answer.strip()
         for note in sorted(answers, key=lambda note: note.id)
     )
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ralph_desk.loop.agents import adapter_for
-from ralph_desk.loop.model import LiveEvent, LoopSettings
+from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
+from ralph_desk.loop.transcript import PROBLEM, STDERR_PREFIX
 from ralph_desk.project import contained
 
 CHUNK_BYTES = 256 * 1024
 """At most this much is read at once, so that a long transcript is shown in steps."""
 REPLAY_LIMIT = 2000
+_PROBLEM = re.compile(rf"^# \d\d:\d\d:\d\d {PROBLEM} +(.*)$")
 
 
 class TranscriptTail:
@@ -41,6 +44,10 @@ class TranscriptTail:
             line = raw.decode("utf-8", errors="replace")
             if line.startswith("{"):
                 events.extend(self.parser.feed(line))
+            elif line.startswith(STDERR_PREFIX):
+                events.append(LiveEvent(EventKind.STDERR, line.removeprefix(STDERR_PREFIX)))
+            elif problem := _PROBLEM.match(line):
+                events.append(LiveEvent(EventKind.ERROR, problem.group(1).replace(" ⏎ ", "\n")))
         return events
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from ralph_desk.loop.model import LoopSettings, ReviewSettings, SessionPlan, Str
 from ralph_desk.loop.run_state import RunState
 from ralph_desk.loop.transcript import Transcript
 from ralph_desk.services.container import Services
+
+STDERR_LINES = 20  # the last lines of an agent's standard error kept to say why it crashed
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class Attempt:
     summary: StreamSummary = field(default_factory=StreamSummary)
     exit_code: int | None = None
     timed_out: bool = False
+    stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_LINES))
+    crash: str | None = None  # why the agent's process failed (its exit code, its last stderr lines)
 
     @property
     def prepared(self) -> branches.SessionWork:

@@ -11,13 +11,24 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ralph_desk.checks.runner import Stop
-from ralph_desk.domain.enums import LoopState
+from ralph_desk.domain.enums import ChangeTopic, LoopState
 from ralph_desk.loop.limits import Backoff
 from ralph_desk.loop.model import IDLE_POLL_S, EventKind, LiveEvent, LoopSettings, SessionPlan, StreamSummary
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.loop")
 
+# Changes that may make work runnable; the loop's own records (its run, its sessions) are not among them.
+WORK_TOPICS = frozenset(
+    {
+        ChangeTopic.TASKS,
+        ChangeTopic.DEPENDENCIES,
+        ChangeTopic.SIGNALS,
+        ChangeTopic.INBOX,
+        ChangeTopic.REVIEWS,
+        ChangeTopic.MERGES,
+    }
+)
 RESUME_CHECK_S = 0.5  # how soon a session held by a rate limit notices a stop
 
 EventListener = Callable[[LiveEvent], None]
@@ -196,15 +207,15 @@ class RunState:
             await self.wake.wait()
         self.running_again()
 
-    async def wait_for_work(self) -> None:
-        """Nothing runnable: wait for an answer, an approval or any change by another process."""
-        self.set_state(LoopState.WAITING, "nothing is runnable: waiting for answers, approvals or new tasks")
-        seen = self.services.db.latest_change_id()
-        self.wake.clear()
-        while not self.ending:
+    async def wait_for_work(self, reason: str, seen: int) -> None:
+        """Nothing runnable: say why (once per reason), then wait for a wake or a change to the work after
+        change `seen` (read before the reason was)."""
+        if self.status.state is not LoopState.WAITING or self.status.stop_reason != reason:
+            self.set_state(LoopState.WAITING, reason)
+        while not self.ending and not self.wake.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=IDLE_POLL_S)
-            if self.wake.is_set() or self.services.db.latest_change_id() != seen:
+            seen, changes = self.services.db.changes_since(seen)
+            if any(change.topic in WORK_TOPICS for change in changes):
                 break
         self.wake.clear()
-        self.running_again()

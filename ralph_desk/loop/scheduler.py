@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from ralph_desk.domain.enums import LoopState, Recipe, SessionOutcome, TaskStatus
 from ralph_desk.loop import branches
 from ralph_desk.loop.apply import unblock_ready
-from ralph_desk.loop.model import FINISHED, IDLE_POLL_S, NOTHING_RUNNABLE, SessionPlan
+from ralph_desk.loop.idle import idle_report
+from ralph_desk.loop.model import ALL_DONE, FINISHED, IDLE_POLL_S, NOTHING_RUNNABLE, SessionPlan
 from ralph_desk.loop.planner import plan_next_task, plan_recipe_session
 from ralph_desk.loop.run_parts import RunParts
 from ralph_desk.loop.session import SessionRunner
@@ -40,6 +41,7 @@ class Scheduler:
         self.costs: list[float] = []
         self.idle = False  # the last look for work found nothing runnable (beside the running sessions)
         self.failure: BaseException | None = None
+        self.looked = 0  # the newest change when the scheduler last looked for work
 
     async def drive(self) -> None:
         """Run sessions until a limit, a stop or idleness; every agent ended and recorded on the way out."""
@@ -92,12 +94,15 @@ class Scheduler:
             self.idle = plan is None
             if plan is None:
                 return
+            if self.state.status.state is LoopState.WAITING:
+                self.state.running_again()
             session = asyncio.create_task(self.sessions.run(plan), name=f"ralph-{plan.session_id}")
             self.running[session] = plan
 
     def _next_plan(self, iteration: int) -> SessionPlan | None:
         """Unblock what is ready and plan the next session (database work: run off the event loop)."""
         services = self.parts.services
+        self.looked = services.db.latest_change_id()  # a change after this one may make work runnable
         unblock_ready(services)
         loop_run_id = self.state.status.loop_run_id
         return plan_next_task(services, self.parts.settings, loop_run_id=loop_run_id, iteration=iteration)
@@ -169,7 +174,11 @@ class Scheduler:
             if self.exit_when_idle:
                 state.set_state(LoopState.COMPLETED, NOTHING_RUNNABLE)
                 return False
-            await state.wait_for_work()
+            report = await asyncio.to_thread(idle_report, self.parts.services)
+            if report.all_done and self.parts.settings.when_all_done == "stop":
+                state.set_state(LoopState.COMPLETED, ALL_DONE)
+                return False
+            await state.wait_for_work(report.reason, self.looked)
         return True
 
     async def _settle(self) -> None:

@@ -18,7 +18,15 @@ from ralph_desk.loop.gather import gather_inputs
 from ralph_desk.loop.model import FINISHED, AgentCommand, EventKind, LiveEvent, SessionLaunch, SessionPlan
 from ralph_desk.loop.prompt import render_prompt
 from ralph_desk.loop.run_parts import Attempt, RunParts
-from ralph_desk.loop.session_end import Ending, SessionResult, conclude, conclude_lost, record_end, task_gone
+from ralph_desk.loop.session_end import (
+    Ending,
+    SessionResult,
+    conclude,
+    conclude_lost,
+    crash_of,
+    record_end,
+    task_gone,
+)
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.loop.tasks import through
 from ralph_desk.loop.transcript import Transcript
@@ -128,13 +136,23 @@ class SessionRunner:
         try:
             async with agent_relay(attempt, endpoint.url):
                 attempt.exit_code, attempt.timed_out = await parts.processes.run(
-                    command, parser, attempt.transcript, plan.session_id, lambda: parts.state.ending
+                    command,
+                    parser,
+                    attempt.transcript,
+                    plan.session_id,
+                    lambda: parts.state.ending,
+                    attempt.stderr_tail,
                 )
             attempt.summary = parser.summary
+            attempt.crash = crash_of(attempt, parts.state.stop_requested)
+            if attempt.crash is not None:
+                attempt.transcript.problem(attempt.crash)
+                parts.state.emit(LiveEvent(EventKind.ERROR, attempt.crash, session_id=plan.session_id))
         except OSError as error:
             # The agent could not even be started (a vanished binary, a bad working directory).
             attempt.summary.error = f"could not start the agent: {error}"
-            attempt.transcript.note(attempt.summary.error)
+            attempt.transcript.problem(attempt.summary.error)
+            parts.state.emit(LiveEvent(EventKind.ERROR, attempt.summary.error, session_id=plan.session_id))
         finally:
             parts.issuer.close_session(endpoint)
         summary = attempt.summary
@@ -158,7 +176,8 @@ class SessionRunner:
         closing_verb = decision.closing_verb.value if decision and decision.closing_verb else None
         status.cost_usd += summary.cost_usd
         outcome = result.outcome.value
-        error = ending.lost or summary.error or ("timed out" if attempt.timed_out else None)
+        said = "; ".join(filter(None, [summary.error, attempt.crash]))
+        error = ending.lost or said or ("timed out" if attempt.timed_out else None)
 
         def record() -> None:
             changed = git.recordable(result.changed_files)
@@ -186,6 +205,7 @@ class SessionRunner:
             "turns": summary.turns,
             "exit_code": attempt.exit_code,
             "closing_verb": closing_verb,
+            "crashed": attempt.crash is not None,
         }
         self.parts.state.emit(LiveEvent(EventKind.SESSION_ENDED, outcome, data, session_id=plan.session_id))
         self.parts.state.forget(plan)

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
+from ralph_desk.domain.checks import useful_tail
 from ralph_desk.domain.enums import FlagCategory, SessionOutcome, Severity, TaskStatus, Verb
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.postprocess import Decision, decide
@@ -20,6 +21,22 @@ from ralph_desk.loop.tasks import through
 log = logging.getLogger("ralph_desk.loop")
 
 MAX_PATHS_NAMED = 20
+STDERR_CHARS = 4000
+
+
+def crash_of(attempt: Attempt, stopped: bool) -> str | None:
+    """Why the agent's process failed: its exit code and the last lines of its standard error (None when it
+    exited cleanly, timed out, met a rate limit or was stopped by the person)."""
+    code = attempt.exit_code
+    if not code or attempt.timed_out or stopped or attempt.summary.rate_limited:
+        return None
+    what = f"the agent exited with code {code}" if code > 0 else f"the agent was ended by signal {-code}"
+    said = "\n".join(attempt.stderr_tail).strip()
+    if said:
+        what += f"; its standard error ended with:\n{useful_tail(said, STDERR_CHARS)}"
+    else:
+        what += " and wrote nothing on its standard error"
+    return attempt.transcript.redacted(what)
 
 
 @dataclass

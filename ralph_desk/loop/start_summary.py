@@ -14,6 +14,7 @@ from ralph_desk.vcs import work_state
 
 QUEUE_LIMIT = 200  # the most the service lists at once; more shows as "200 or more"
 FREE_AGENTS = frozenset({"rehearsal"})
+OWN_COMMAND_AGENTS = frozenset({"command"})  # agents whose model and spend only their own command knows
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,14 @@ class StartSummary:
 
     def lines(self) -> list[tuple[str, str]]:
         """The summary as (label, text) rows."""
-        if self.costs_money:
+        if self.agent in OWN_COMMAND_AGENTS:  # the command chooses its model; its cost counts if it says it
+            model = "chosen by the command (ralph-desk does not know it)"
+            budget = (
+                f"stops at ${self.max_cost_usd:.2f} of the cost the command reports (it may report none)"
+                if self.max_cost_usd
+                else "no budget: no limit"
+            )
+        elif self.costs_money:
             model = self.model or "the agent's default model"
             budget = (
                 f"stops at ${self.max_cost_usd:.2f} per run" if self.max_cost_usd else "no budget: no limit"

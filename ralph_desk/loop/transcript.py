@@ -20,6 +20,8 @@ from ralph_desk.project import contained
 log = logging.getLogger("ralph_desk.loop")
 
 REDACTED = "[redacted]"
+STDERR_PREFIX = "[stderr] "  # an agent's standard error line, as the transcript keeps it
+PROBLEM = "problem"
 MIN_SECRET_LENGTH = 4
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20)[A-Za-z0-9._~+/=:-]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -169,6 +171,15 @@ class Transcript:
     def note(self, text: str) -> None:
         """A line of the loop's own (session started, killed, timed out…)."""
         self._write(f"# {datetime.now().astimezone():%H:%M:%S} note{' ' * 14}{text}")
+
+    def redacted(self, text: str) -> str:
+        """The text without the credentials this transcript masks."""
+        return redact(text, self._secrets)
+
+    def problem(self, text: str) -> None:
+        """A line of the loop's own about what went wrong (a crashed agent): replayed as an error."""
+        flat = text.replace("\r", " ").replace("\n", " ⏎ ")
+        self._write(f"# {datetime.now().astimezone():%H:%M:%S} {PROBLEM}{' ' * 11}{flat}")
 
     def _write(self, line: str) -> None:
         if self._closed:

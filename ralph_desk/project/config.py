@@ -34,6 +34,7 @@ from ralph_desk.project.paths import ProjectPaths
 CONFIG_VERSION = 7
 AGENTS = ("claude", "codex", "command", "rehearsal")
 IDE_DISCONNECT = ("finish", "stop")
+WHEN_ALL_DONE = ("stop", "wait")
 RECIPES = tuple(recipe.value for recipe in Recipe)
 MERGE_STRATEGIES = tuple(strategy.value for strategy in MergeStrategy)
 OLD_NAMES: Mapping[str, str] = {"branch_name": "base_branch"}  # renamed in version 2, still read
@@ -244,6 +245,16 @@ class ProjectConfig(BaseModel):
             "ended at once, its task back to pending): what a loop does when the IDE that started it "
             "goes away",
             since=4,
+        ),
+    )
+
+    when_all_done: str = _setting(
+        "stop",
+        Rule(
+            lambda value: value in WHEN_ALL_DONE,
+            "stop (the window's loop ends once every task is done or skipped; new tasks wait for the next "
+            "Start) or wait (it waits for new tasks)",
+            since=7,
         ),
     )
 

@@ -66,8 +66,10 @@ def failure_reason(session: AgentSession | None, signals: Sequence[Signal], stuc
     """Why a task failed: its stuck count, how its last session ended, and the agent's last `stuck` reason."""
     parts = [f"stuck {stuck_count} time{'s' if stuck_count != 1 else ''}"]
     if session is not None:
-        closing = session.closing_verb or "no closing verb"
-        parts.append(f"last session ended with {closing}")
+        if session.closing_verb or not session.exit_code:
+            parts.append(f"last session ended with {session.closing_verb or 'no closing verb'}")
+        else:
+            parts.append(f"the agent of its last session exited with code {session.exit_code}")
         if session.error:
             parts.append(f"error: {session.error}")
     stuck = next((signal for signal in reversed(signals) if signal.verb is Verb.STUCK), None)

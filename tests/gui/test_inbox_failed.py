@@ -103,7 +103,9 @@ def test_a_task_that_fails_in_another_process_arrives_in_the_inbox_and_is_notifi
     settle(qtbot, window)
     notifier = window.controller.notifier if window.controller else None
     assert notifier is not None
-    assert notifier.sent == [(f"Task #{pending} failed", "Alert settings page")]
+    ((title, why),) = notifier.sent
+    assert title == f"Task #{pending} failed: Alert settings page"
+    assert "The alert API needs a key nobody gave me." in why
 
 
 def test_the_failed_tasks_last_session_opens_in_the_windows_transcript_view(

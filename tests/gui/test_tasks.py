@@ -232,7 +232,32 @@ def test_an_edit_in_progress_survives_a_change_made_elsewhere(
     qtbot.waitUntil(lambda: window.tasks.detail.comments.cards.order != [], timeout=WAIT_MS)
     assert fields.hints.toPlainText() == "My unsaved hint"
     assert fields.dirty
-    assert "Changed elsewhere" in fields.notice.text()
+    assert fields.notice.text() == ""  # a comment is no change to the fields being edited
+
+    services.tasks.update(chart, description="Rewritten by an agent")
+
+    qtbot.waitUntil(lambda: "Changed elsewhere" in fields.notice.text(), timeout=WAIT_MS)
+    assert fields.hints.toPlainText() == "My unsaved hint"
+
+
+def test_writes_that_leave_the_edited_fields_alone_say_nothing_changed_elsewhere(
+    qtbot: QtBot, window: MainWindow, services: Services
+) -> None:
+    chart = task_id(services, CHART)
+    other = next(task.id for task in services.tasks.list() if task.id != chart)
+    select(qtbot, window, chart)
+    fields = window.tasks.detail.fields
+    fields.hints.setPlainText("My unsaved hint")
+    seen = len(window.tasks.detail.comments.cards.order)
+
+    services.tasks.update(other, description="Another task, changed by the loop")
+    services.tasks.update(chart, output_artifacts=["chart.svg"])  # bumps the record, not a field of the form
+    services.comments.add(chart, "agent", "Then a comment")
+
+    qtbot.waitUntil(lambda: len(window.tasks.detail.comments.cards.order) > seen, timeout=WAIT_MS)
+    settle(qtbot, window)
+    assert fields.dirty and fields.hints.toPlainText() == "My unsaved hint"
+    assert fields.notice.text() == ""
 
 
 def test_a_refused_save_shows_why_in_the_message_bar(

@@ -68,7 +68,7 @@ def test_run_with_a_question_waiting_exits_naming_it_and_how_to_answer(
     assert any(f"question #{ask.id}" in line for line in finished["waitingFor"])
 
 
-def test_run_with_wait_picks_up_an_answer_given_from_another_process(
+def test_run_with_wait_picks_up_an_answer_given_from_another_process_and_ends_when_all_is_done(
     agent: Agent, project: Services, start_api: StartApi
 ) -> None:
     task = project.tasks.create("core", "backend", "Wind speeds")
@@ -92,7 +92,9 @@ def test_run_with_wait_picks_up_an_answer_given_from_another_process(
             if event.get("event") == "session_ended" and project.tasks.get(task.id).status is TaskStatus.DONE:
                 break
         assert project.tasks.get(task.id).status is TaskStatus.DONE
-        assert loop.poll() is None  # still waiting for more work
+        # All work is done: the loop that waited for a person ends by itself (when_all_done: stop).
+        finished = json.loads(loop.stdout.read().strip().splitlines()[-1])
+        assert (finished["event"], finished["state"], finished["allDone"]) == ("finished", "completed", True)
     finally:
         loop.terminate()
         loop.wait(RUN_TIMEOUT_S)

@@ -118,3 +118,25 @@ def test_the_demos_first_task_fails_its_check_then_fixes_it_at_no_cost(tidewater
     assert FAILED_HEADING in tidewater.paths.mcp_dir.joinpath("prompt.md").read_text(encoding="utf-8")
     assert tidewater.tasks.get(task.id).status is TaskStatus.DONE
     assert first.cost_usd == second.cost_usd == 0
+
+
+def test_answering_the_rehearsals_question_lets_its_task_go_on_without_asking_again(
+    tidewater: Services,
+) -> None:
+    station = next(t for t in tidewater.tasks.list() if t.title == "Search stations by name and position")
+    for task in tidewater.tasks.list():
+        if task.status in (TaskStatus.PENDING, TaskStatus.IN_PROGRESS) and task.id != station.id:
+            tidewater.tasks.move(task.id, TaskStatus.SKIPPED.value, Mover.IMPORT)
+    run_loop(tidewater, REHEARSAL)
+    assert tidewater.tasks.get(station.id).status is TaskStatus.NEEDS_INPUT
+    (question,) = [ask for ask in tidewater.inbox.asks(open_only=True) if ask.task_id == station.id]
+
+    tidewater.inbox.answer(question.id, "No: search in the application instead")
+    events: list[LiveEvent] = []
+    run_loop(tidewater, REHEARSAL, events)
+
+    assert tidewater.tasks.get(station.id).status is TaskStatus.DONE
+    assert not [ask for ask in tidewater.inbox.asks(open_only=True) if ask.task_id == station.id]
+    said = [e.text for e in events if e.kind is EventKind.ASSISTANT_TEXT]
+    assert any("The answer about pg_trgm is in" in text for text in said)
+    assert not any("I need to know whether the extension may be installed" in text for text in said)

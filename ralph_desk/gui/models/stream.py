@@ -67,7 +67,9 @@ def _pretty(value: Any) -> str:
 def _session_end(event: LiveEvent) -> str:
     data = event.data
     verb = data.get("closing_verb")
-    closed = f"closed with {verb}" if verb else "no closing verb"
+    code = data.get("exit_code")
+    crashed = f"the agent exited with code {code}" if data.get("crashed") else ""
+    closed = f"closed with {verb}" if verb else crashed or "no closing verb"
     parts = [f"Session ended: {event.text.replace('_', ' ')} ({closed})"]
     if data.get("turns"):
         parts.append(fmt.plural(int(data["turns"]), "turn"))

@@ -26,6 +26,11 @@ MAX_ARGV_PROMPT_BYTES = 100_000
 class AgentUnavailableError(RuntimeError):
     """The agent's program cannot be found or used; raised by `check_available`, before anything changes."""
 
+    def __init__(self, message: str, program_missing: bool = False) -> None:
+        super().__init__(message)
+        self.program_missing = program_missing
+        """The agent's program was not found (the window points to its Program field)."""
+
 
 class AgentAdapter(Protocol):
     """One agent CLI: how to check it is there, how to start a session, how to read what it prints."""
@@ -95,11 +100,13 @@ def locate_program(label: str, program: str, given: tuple[str, str] | None, inst
     if given is not None:
         raise AgentUnavailableError(
             f"{label} was not found at {given[0]!r} (given by {given[1]}): no such executable file "
-            f"(relative names are looked up on PATH: {search_path_text()}); {how}"
+            f"(relative names are looked up on PATH: {search_path_text()}); {how}",
+            program_missing=True,
         )
     raise AgentUnavailableError(
         f"{label} was not found: no executable `{program}` on PATH ({search_path_text()}); "
-        f"install it ({install}) or {how}"
+        f"install it ({install}) or {how}",
+        program_missing=True,
     )
 
 

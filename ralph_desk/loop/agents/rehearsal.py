@@ -17,6 +17,7 @@ from ralph_desk.domain.enums import LearningKind, LearningScope, Verb
 from ralph_desk.loop.agents.base import session_file, write_mcp_config
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.model import AgentCommand, LoopSettings, SessionLaunch, SessionPlan
+from ralph_desk.loop.prompt import answer_opening
 from ralph_desk.loop.streams import StreamParser
 from ralph_desk.project.confinement import HomeFile
 
@@ -56,7 +57,11 @@ def generic_steps(plan: SessionPlan) -> tuple[DemoStep, ...]:
 def script_of(plan: SessionPlan, pause_s: float = PAUSE_S, prompt: str = "") -> dict[str, Any]:
     """The script the rehearsal process plays for this session (the fix after failed checks)."""
     failed = FAILED_HEADING in prompt
-    scripted = story().rehearsal_of(plan.task.title, failed) if plan.task is not None else None
+
+    def answered(question: str) -> bool:
+        return answer_opening(question) in prompt
+
+    scripted = story().rehearsal_of(plan.task.title, failed, answered) if plan.task is not None else None
     steps = scripted if scripted is not None else generic_steps(plan)
     return {
         "pause_s": pause_s,

@@ -15,11 +15,24 @@ from ralph_desk.gui.panes.disciplines.fields import DisciplineFields
 from ralph_desk.gui.panes.disciplines.matrix import ToolsEditor
 from ralph_desk.gui.panes.disciplines.servers import ServersEditor
 from ralph_desk.gui.panes.named_records import NamedPaneSpec, NamedRecordPane
+from ralph_desk.gui.unsaved import CHANGED_ELSEWHERE, changed_elsewhere
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill
 
 FIELDS, TOOLS, SERVERS = range(3)
+EDITED = (
+    "display_name",
+    "icon",
+    "color",
+    "acronym",
+    "system_prompt",
+    "skills",
+    "conventions",
+    "disabled_tools",
+    "mcp_servers",
+)
+"""The discipline's fields its tabs edit."""
 LIST_WIDTH = 180
 
 
@@ -97,8 +110,9 @@ class DisciplineDetail(QStackedWidget):
             self.discipline is not None and discipline is not None and self.discipline.name == discipline.name
         )
         if same and self.dirty and not force:
+            if changed_elsewhere(self.discipline, discipline, EDITED):
+                self.notice.setText(CHANGED_ELSEWHERE)
             self.discipline = discipline
-            self.notice.setText("Changed elsewhere while you edit: Save overwrites it, Revert shows it.")
             return
         self.discipline = discipline
         if discipline is None:

@@ -15,10 +15,22 @@ from PySide6.QtWidgets import (
 from ralph_desk.domain.records import Feature
 from ralph_desk.gui import fmt
 from ralph_desk.gui.panes.features.lists import CheckList, PathListEditor
+from ralph_desk.gui.unsaved import CHANGED_ELSEWHERE, changed_elsewhere
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import EditForm, cleaned, editor_form, field_pair, text_box
 from ralph_desk.gui.widgets.layout import scroller
 
+EDITED = (
+    "display_name",
+    "acronym",
+    "description",
+    "architecture",
+    "boundaries",
+    "context_files",
+    "knowledge_paths",
+    "dependencies",
+)
+"""The feature's fields this form edits (a learning the loop records is no conflict)."""
 ACRONYM_LIMIT = 16
 TEXT_HEIGHTS = {"description": 84, "architecture": 84, "boundaries": 62}
 
@@ -98,8 +110,9 @@ class FeatureFields(EditForm):
         """Show `feature` (it may depend on `others`); edits on the same one stay unless `force`."""
         same = self.feature is not None and self.feature.name == feature.name
         if same and self._dirty and not force:
+            if changed_elsewhere(self.feature, feature, EDITED):
+                self.notice.setText(CHANGED_ELSEWHERE)
             self.feature = feature
-            self.notice.setText("Changed elsewhere while you edit: Save overwrites it, Revert shows it.")
             return
         self.feature = feature
         self._loading = True

@@ -246,7 +246,9 @@ class InboxWiring:
         if self.notifier is not None:
             self.notifier.update_asks([question.ask for question in read.questions])
             self.notifier.update_flags(read.blocking_flags)
-            self.notifier.update_failed([(item.task.id, item.task.title) for item in read.failed])
+            self.notifier.update_failed(
+                [(item.task.id, item.task.title, item.reason) for item in read.failed]
+            )
         self._failed_count = len(read.failed)
         self.pane.failed.show_items(read.failed)
         self.pane.suggestions.show_items([self._suggestion(suggestion) for suggestion in read.suggestions])

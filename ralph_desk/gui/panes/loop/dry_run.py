@@ -37,18 +37,16 @@ class PreviewDialog(QDialog):
     def __init__(
         self, preview: SessionPreview | None, task_title: str = "", parent: QWidget | None = None
     ) -> None:
+        """`task_title` names the next session's task; without a session, it says why nothing runs."""
         super().__init__(parent)
         self.setWindowTitle("Dry run: the next session")
         self.resize(860, 640)
         self.preview = preview
         layout = QVBoxLayout(self)
-        if preview is None:
+        if preview is None:  # the title is why nothing runs
+            why = task_title or "nothing is runnable"
             layout.addWidget(
-                label(
-                    "Nothing is runnable: every remaining task is done, blocked, waiting for an answer or "
-                    "still a draft. Answer questions and approve suggestions in the Inbox, or add tasks.",
-                    wrap=True,
-                )
+                label(f"{why[:1].upper()}{why[1:]}. The Inbox holds what waits for you.", wrap=True)
             )
             self.tabs: QTabWidget | None = None
         else:

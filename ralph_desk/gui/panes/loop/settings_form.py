@@ -49,6 +49,10 @@ IDE_DISCONNECT_TITLES = {
     "finish": "Finish the session, then stop",
     "stop": "Stop the agent at once",
 }
+WHEN_ALL_DONE_TITLES = {
+    "stop": "Stop the loop",
+    "wait": "Wait for new tasks",
+}
 TIMEOUT_STEP_S = 60
 CHECK_COLUMNS = ("Name", "Command", "Timeout (s)", "Required")
 NAME, COMMAND, TIMEOUT, REQUIRED = range(len(CHECK_COLUMNS))
@@ -148,6 +152,14 @@ class LoopSettingsForm(EditForm):
         self.ide_disconnect.setToolTip(
             "What a loop started from an IDE (ralph_run) does when the IDE goes away (ide_disconnect); "
             "either way no agent outlives the server and its task goes back to the queue"
+        )
+        self.when_all_done = QComboBox()
+        for choice, title in WHEN_ALL_DONE_TITLES.items():
+            self.when_all_done.addItem(title, choice)
+        self.when_all_done.setToolTip(
+            "What the loop does once every task is done or skipped (when_all_done): stop, so that new tasks "
+            "wait for the next Start, or wait and start on new tasks as they come. While work waits for "
+            "you (answers, approvals, reviews) it waits either way"
         )
         self.models: dict[Recipe, QComboBox] = {}
         for recipe in Recipe:
@@ -296,6 +308,7 @@ class LoopSettingsForm(EditForm):
         limits.addRow("", self.sandbox_network)
         limits.addRow("Allowed paths", self.allowed_paths)
         limits.addRow("IDE gone", self.ide_disconnect)
+        limits.addRow("All work done", self.when_all_done)
         checks_box = QGroupBox("Checks after done")
         checks_layout = QVBoxLayout(checks_box)
         checks_layout.addWidget(self.checks)
@@ -350,6 +363,7 @@ class LoopSettingsForm(EditForm):
             self.sandbox.toggled,
             self.sandbox_network.toggled,
             self.ide_disconnect.currentIndexChanged,
+            self.when_all_done.currentIndexChanged,
             self.checks.itemChanged,
             self.setup.textChanged,
             self.worktree_files.textChanged,
@@ -387,6 +401,7 @@ class LoopSettingsForm(EditForm):
         self.sandbox_network.setChecked(config.sandbox_network)
         self.sandbox_network.setEnabled(config.sandbox)
         self.ide_disconnect.setCurrentIndex(max(0, self.ide_disconnect.findData(config.ide_disconnect)))
+        self.when_all_done.setCurrentIndex(max(0, self.when_all_done.findData(config.when_all_done)))
         self.checks.setRowCount(0)
         for check in config.checks:
             self._add_check_row(check.name, check.run, check.timeout_s, check.required)
@@ -437,6 +452,7 @@ class LoopSettingsForm(EditForm):
             sandbox=self.sandbox.isChecked(),
             sandbox_network=self.sandbox_network.isChecked(),
             ide_disconnect=self.ide_disconnect.currentData(),
+            when_all_done=self.when_all_done.currentData(),
         )
 
     def changes(self) -> dict[str, Any]:

@@ -178,7 +178,8 @@ class LoopView:
             return f"working on {self.task}"
         if self.all_done:
             done = fmt.plural(self.backlog.finished, "task")
-            return f"all {done} are done or skipped — add tasks to give the loop more work"
+            then = "the loop waits for new tasks" if self.phase is Phase.WAITING else "add tasks, then Start"
+            return f"all {done} are done or skipped — {then}"
         waiting = self.backlog.waiting_on
         if self.phase is Phase.WAITING:
             return f"nothing is runnable — {waiting or 'waiting for new tasks'}; see the Inbox"

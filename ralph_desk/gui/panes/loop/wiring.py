@@ -31,6 +31,7 @@ from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow, starte
 from ralph_desk.gui.worker import Worker
 from ralph_desk.loop.agents import AgentUnavailableError, adapter_for
 from ralph_desk.loop.build import build_runner
+from ralph_desk.loop.idle import idle_report
 from ralph_desk.loop.lock import LoopAlreadyRunningError
 from ralph_desk.loop.model import EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.preview import SessionPreview, preview_next_session
@@ -47,6 +48,9 @@ HISTORY_SPACING_MS = 500
 STOP_WAIT_S = 15.0
 WAKE_TOPICS = frozenset({"tasks", "signals", "inbox"})
 HISTORY_TOPICS = frozenset({"sessions", "tasks"})
+PROGRAM_FIELD = (
+    "In this window: give its path in the Program field of the loop settings (Browse… picks the file)."
+)
 HUMAN_STOP = "stopped by the human"  # the runner's reason when the person stopped it
 KEPT_NOTE = "This session ended; the others go on. Pick a running session above to follow it."
 # The events that change what the running-sessions table shows.
@@ -306,22 +310,25 @@ class LoopWiring(QObject):
                 f"The loop settings are not saved, so the loop did not start: {form.checks_problem}"
             )
             return
-        if form.dirty:
-            self.save_settings(changes, then=self._prepare_start)
-            return
-        self._prepare_start()
+        self._prepare_start(changes)
 
-    def _prepare_start(self) -> None:
-        """Read the settings and check the base branch, the agent and what is trusted, on the worker."""
-        services, changes = self.services, self.pane.settings.changes()
+    def _prepare_start(self, changes: dict[str, Any]) -> None:
+        """Read the settings (the form's edits on top, saved only once the start is confirmed) and check the
+        base branch, the agent and what is trusted, on the worker."""
+        services = self.services
         asked = not self.store.value(start_confirmed_key(str(services.paths.root)), False, bool)
         self.worker.submit(
-            "start the loop", lambda: prepare_start(services, changes, asked), self._start_prepared, busy=True
+            "start the loop",
+            lambda: prepare_start(services, changes, asked),
+            lambda plan: self._start_prepared(plan, changes),
+            busy=True,
         )
 
-    def _start_prepared(self, plan: StartPlan) -> None:
+    def _start_prepared(self, plan: StartPlan, changes: dict[str, Any]) -> None:
         if plan.refusal:
             self.worker.fail(plan.refusal)
+            if plan.program_missing:
+                self.pane.settings.agent_bin.setFocus()
             return
         assert plan.settings is not None
         if self.issuer is None:
@@ -337,32 +344,51 @@ class LoopWiring(QObject):
             return
         # "Don't ask again" never covers a program the folder named and this computer has not allowed.
         if plan.summary is None:
-            self._launch(plan.settings)
+            self._save_then_launch(plan.settings, changes)
             return
         settings, found = plan.settings, plan.untrusted
         dialog = StartLoopDialog(
-            plan.summary, lambda keep: self._confirmed(settings, keep, found), self.pane, untrusted=found
+            plan.summary,
+            lambda keep: self._confirmed(settings, changes, keep, found),
+            self.pane,
+            untrusted=found,
         )
         self.start_dialog = dialog
         dialog.open()
 
-    def _confirmed(self, settings: LoopSettings, remember: bool, found: Untrusted | None = None) -> None:
+    def _confirmed(
+        self,
+        settings: LoopSettings,
+        changes: dict[str, Any],
+        remember: bool,
+        found: Untrusted | None = None,
+    ) -> None:
         """The person agreed to start (maybe not to be asked again); the program shown to them is trusted."""
         root = self.services.paths.root
         if found is None:
-            self._allowed(settings, remember)
+            self._allowed(settings, changes, remember)
             return
         self.worker.submit(
             "start the loop",
             lambda: found.allow(root),
-            lambda _allowed: self._allowed(settings, remember),
+            lambda _allowed: self._allowed(settings, changes, remember),
             keep=True,
             busy=True,
         )
 
-    def _allowed(self, settings: LoopSettings, remember: bool) -> None:
+    def _allowed(self, settings: LoopSettings, changes: dict[str, Any], remember: bool) -> None:
         if remember:
             self.store.setValue(start_confirmed_key(str(self.services.paths.root)), True)
+        self._save_then_launch(settings, changes)
+
+    def _save_then_launch(self, settings: LoopSettings, changes: dict[str, Any]) -> None:
+        """The run confirmed: the settings it runs with are saved first (a Cancel saved nothing)."""
+        if changes:
+            self.save_settings(changes, then=lambda: self._launch_once(settings))
+            return
+        self._launch_once(settings)
+
+    def _launch_once(self, settings: LoopSettings) -> None:
         if not self.running:
             self._launch(settings)
 
@@ -482,7 +508,9 @@ class LoopWiring(QObject):
             shown = preview_next_session(
                 services, loop_settings(services.paths, changes), services.paths.root
             )
-            return shown, _title(services, known, shown.task_id) if shown is not None else ""
+            if shown is None:  # why nothing would run, as the loop itself would say it
+                return None, idle_report(services).reason
+            return shown, _title(services, known, shown.task_id)
 
         self.worker.submit(
             "preview the next session", read, lambda result: self.pane.show_preview(*result), busy=True
@@ -573,7 +601,8 @@ class LoopWiring(QObject):
         reason = str(event.data.get("reason") or "")
         view = replace(self._status_view(phase), reason=reason)
         self._show(view)
-        if phase is Phase.FAILED or (phase in (Phase.COMPLETED, Phase.STOPPED) and reason != HUMAN_STOP):
+        by_person = reason.startswith(HUMAN_STOP)  # now, or after the session: the person knows
+        if phase is Phase.FAILED or (phase in (Phase.COMPLETED, Phase.STOPPED) and not by_person):
             self.sig_stopped_by_itself.emit(reason or phase.value)
         if phase in (
             Phase.WAITING,
@@ -635,6 +664,8 @@ class StartPlan:
     summary: StartSummary | None = None
     """The run to confirm (None: start without asking)."""
     refusal: str = ""
+    program_missing: bool = False
+    """The agent's program was not found: the Program field is where to say where it is."""
 
 
 def loop_settings(paths: ProjectPaths, changes: dict[str, Any]) -> LoopSettings:
@@ -647,14 +678,18 @@ def prepare_start(services: Services, changes: dict[str, Any], asked: bool) -> S
     paths = services.paths
     try:
         config = read_config(paths)
+        settings = LoopSettings.of(config.changed(**changes))
     except ProjectError as error:
         return StartPlan(refusal=f"Could not read the loop settings: {error}")
-    settings = LoopSettings.of(config.changed(**changes))
     try:
         services.workspaces.require_base()
         adapter_for(settings).check_available(settings)
         found = untrusted_start(paths, config, settings, services.disciplines.list(), services.db.url)
-    except (ProjectError, AgentUnavailableError) as error:
+    except AgentUnavailableError as error:
+        if not error.program_missing:
+            return StartPlan(refusal=f"Could not start the loop: {error}")
+        return StartPlan(refusal=f"Could not start the loop: {error}. {PROGRAM_FIELD}", program_missing=True)
+    except ProjectError as error:
         return StartPlan(refusal=f"Could not start the loop: {error}")
     if found is None and not asked:
         return StartPlan(settings, found)

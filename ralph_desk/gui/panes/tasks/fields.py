@@ -20,10 +20,26 @@ from ralph_desk.domain.enums import Priority, TaskStatus
 from ralph_desk.domain.records import Task
 from ralph_desk.domain.setting_bounds import MAX_TURNS
 from ralph_desk.gui import fmt, icons, theme
+from ralph_desk.gui.unsaved import CHANGED_ELSEWHERE, changed_elsewhere
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.form import EditForm, editor_form, field_pair, lines, text_box
 from ralph_desk.gui.widgets.layout import scroller
 
+EDITED = (
+    "title",
+    "status",
+    "priority",
+    "feature",
+    "discipline",
+    "estimated_turns",
+    "tags",
+    "description",
+    "acceptance_criteria",
+    "context_files",
+    "hints",
+    "pseudocode",
+)
+"""The task fields this form edits: a change to another (the loop's stamps, a stuck count) is no conflict."""
 TEXT_HEIGHTS = {"description": 110, "criteria": 90, "context": 64, "hints": 64, "pseudocode": 110}
 
 
@@ -134,8 +150,9 @@ class TaskFields(EditForm):
         """Show `task`; edits in progress on the same task are kept unless `force`."""
         same = self.task is not None and self.task.id == task.id
         if same and self._dirty and not force:
+            if changed_elsewhere(self.task, task, EDITED):
+                self.notice.setText(CHANGED_ELSEWHERE)
             self.task = task
-            self.notice.setText("Changed elsewhere while you edit: Save overwrites it, Revert shows it.")
             self._show_facts(task)
             return
         self.task = task
