@@ -46,6 +46,7 @@ async def relayed(socket_path: Path, url: str) -> AsyncIterator[None]:
         finally:
             bridges.discard(task)
 
+    assert sys.platform != "win32", "the relay serves bubblewrap's sandboxes (Linux)"
     server = await asyncio.start_unix_server(handle, path=str(socket_path))
     try:
         yield
@@ -86,6 +87,7 @@ def _copy(source: socket.socket, target: socket.socket) -> None:
 
 
 def _bridge(connection: socket.socket, socket_path: str) -> None:
+    assert sys.platform != "win32"
     with connection, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as upstream:
         try:
             upstream.connect(socket_path)
@@ -109,6 +111,7 @@ def main(argv: list[str]) -> int:
     if separator != "--" or not command:
         print("usage: python -m ralph_desk.sandbox.relay SOCKET PORT -- COMMAND…", file=sys.stderr)
         return 2
+    assert sys.platform != "win32"
     listener = socket.create_server(("127.0.0.1", int(port)))
     threading.Thread(target=_serve, args=(listener, socket_path), daemon=True).start()
     child = subprocess.Popen(command)
