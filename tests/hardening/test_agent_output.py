@@ -59,7 +59,11 @@ def settings_for(tmp_path: Path, mode: str) -> LoopSettings:
     script = tmp_path / "agent.py"
     script.write_text(AGENT)
     template = shlex.join([sys.executable, str(script)]) + " {prompt_file} " + mode
-    return LoopSettings(agent="command", agent_command=template, max_iterations=1, session_timeout_s=300)
+    # Unconfined: the agent reports its process id, which in a sandbox is its namespace's own (the
+    # confined agent's end is held by tests/loop/test_ide_stdio.py, which reads the command lines).
+    return LoopSettings(
+        agent="command", agent_command=template, max_iterations=1, session_timeout_s=300, sandbox=False
+    )
 
 
 def alive(pid: int) -> bool:

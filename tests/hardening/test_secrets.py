@@ -107,8 +107,12 @@ def test_a_codex_session_keeps_server_secrets_off_its_command_line_and_out_of_ev
         seen = SeenProcess()
         watcher = threading.Thread(target=watch_agent, args=(listener, seen), daemon=True)
         watcher.start()
-        settings = LoopSettings(
-            agent="codex", agent_bin=str(stand_in_codex), max_iterations=1, session_timeout_s=WAIT_S
+        settings = LoopSettings(  # unconfined: the test reads the agent's /proc entry by its process id
+            agent="codex",
+            agent_bin=str(stand_in_codex),
+            max_iterations=1,
+            session_timeout_s=WAIT_S,
+            sandbox=False,
         )
 
         async def main() -> None:

@@ -300,7 +300,9 @@ def test_task_text_with_shell_syntax_reaches_the_command_agent_as_data_only(
     script.write_text(COPY_PROMPT)
     received = tmp_path / "received-prompt.md"
     template = shlex.join([sys.executable, str(script)]) + " {prompt_file} " + shlex.quote(str(received))
-    settings = LoopSettings(agent="command", agent_command=template, max_iterations=1, session_timeout_s=120)
+    settings = LoopSettings(  # unconfined: the agent copies its prompt outside the project for the test
+        agent="command", agent_command=template, max_iterations=1, session_timeout_s=120, sandbox=False
+    )
 
     async def main() -> RecordingMcp:
         embedded = RecordingMcp(services)

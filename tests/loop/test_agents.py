@@ -30,6 +30,7 @@ from ralph_desk.loop.agents import (
     adapter_for,
 )
 from ralph_desk.loop.agents.base import MAX_ARGV_PROMPT_BYTES, mcp_config
+from ralph_desk.loop.agents.claude import OWN_SANDBOX
 from ralph_desk.loop.agents.claude_stream import ClaudeStreamParser
 from ralph_desk.loop.agents.codex import CODEX_BIN_ENV, TOKEN_ENV, server_override, toml_string
 from ralph_desk.loop.agents.codex_stream import CodexStreamParser
@@ -150,6 +151,7 @@ def test_claude_argv_with_edits_allowed(tmp_path: Path, endpoint: SessionEndpoin
         "--tools", "Read,Edit,Write,Bash,Glob,Grep",
         "--permission-mode", "acceptEdits",
         "--max-turns", "12",
+        "--settings", OWN_SANDBOX,  # Claude Code's own sandbox, inside the session's (on by default)
         "--model", "opus",
         "--session-id", SESSION_ID,
         "--", "Work on task 7.",

@@ -120,7 +120,8 @@ def test_a_base_branch_deleted_while_the_loop_runs_stops_it_before_any_task_runs
     words = ["sh", "-c", hostile, *STAND_IN_WORDS]
 
     with pytest.raises(NoBaseBranchError, match=f"base_branch '{base}' in .ralph/config.json is not"):
-        run_loop(project, settings(stand_in(), agent_command=shlex.join(words)))
+        # Unconfined: the agent deletes the base in the shared .git, which a sandbox would not let it do.
+        run_loop(project, settings(stand_in(), agent_command=shlex.join(words), sandbox=False))
 
     assert api.served(heading(second.id)) == 0  # never run in the person's checkout
     assert project.tasks.get(second.id).status is TaskStatus.PENDING
