@@ -10,6 +10,7 @@ from __future__ import annotations
 from ralph_desk.project import ProjectError
 from ralph_desk.services.checks import FirstTimePasses
 from ralph_desk.services.container import Services
+from ralph_desk.services.disciplines import UPDATABLE_FIELDS as DISCIPLINE_FIELDS
 from ralph_desk.services.errors import ConflictError, NotFoundError, ServiceError
 from ralph_desk.services.inbox import FailedTask, Question, TriageResult, title_from
 from ralph_desk.services.merge_queue import MergeBusyError
@@ -28,6 +29,7 @@ from ralph_desk.store.merge_queue import TOPIC as MERGE_TOPIC
 from ralph_desk.store.reviews import TOPIC as REVIEW_COMMENT_TOPIC
 
 __all__ = [
+    "DISCIPLINE_FIELDS",
     "MERGE_TOPIC",
     "REVIEW_COMMENT_TOPIC",
     "ChecksFailingError",

@@ -101,6 +101,10 @@ def _positive(maximum: float, note: str, since: int = 1) -> Rule:
     )
 
 
+def _true_or_false(allowed: str, since: int = 1) -> Rule:
+    return Rule(lambda value: isinstance(value, bool), allowed, since)
+
+
 def _text_or_null(what: str, since: int = 1) -> Rule:
     return Rule(lambda value: value is None or _is_text(value), f"null or {what}", since)
 
@@ -278,8 +282,7 @@ class ProjectConfig(BaseModel):
     )
     sandbox: bool = _setting(
         True,
-        Rule(
-            lambda value: isinstance(value, bool),
+        _true_or_false(
             "true (each session, check and setup runs confined: it writes only its worktree, where the "
             "computer has a sandbox) or false (they run as you)",
             since=7,
@@ -287,8 +290,7 @@ class ProjectConfig(BaseModel):
     )
     sandbox_network: bool = _setting(
         True,
-        Rule(
-            lambda value: isinstance(value, bool),
+        _true_or_false(
             "true or false (a confined command agent, its checks and setup run without a network; Claude "
             "Code and Codex keep it: they reach their model API)",
             since=7,

@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from ralph_desk.domain.records import Discipline
+from ralph_desk.gui.backend import DISCIPLINE_FIELDS
 from ralph_desk.gui.models.disciplines import DisciplineTableModel
 from ralph_desk.gui.panes.disciplines.dialogs import NewDisciplineDialog
 from ralph_desk.gui.panes.disciplines.fields import DisciplineFields
@@ -21,18 +22,8 @@ from ralph_desk.gui.widgets.empty_state import EmptyState
 from ralph_desk.gui.widgets.pill import Pill
 
 FIELDS, TOOLS, SERVERS = range(3)
-EDITED = (
-    "display_name",
-    "icon",
-    "color",
-    "acronym",
-    "system_prompt",
-    "skills",
-    "conventions",
-    "disabled_tools",
-    "mcp_servers",
-)
-"""The discipline's fields its tabs edit."""
+EDITED = DISCIPLINE_FIELDS
+"""The discipline's fields its tabs edit: every field the service updates."""
 LIST_WIDTH = 180
 
 
