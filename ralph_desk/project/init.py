@@ -25,6 +25,7 @@ mcp/sessions/
 mcp/context.json
 mcp/prompt.md
 worktrees/
+sandbox/
 *.lock
 merge-journal.json
 progress.txt

@@ -28,7 +28,7 @@ RATE_LIMITED = {
 }
 
 
-def fake_claude(folder: Path) -> Path:
+def fake_claude(folder: Path) -> Path:  # it writes beside itself, outside the project: run unconfined
     """A tiny program standing in for Claude Code: it notes its arguments and reports a rate limit."""
     program = folder / "my-claude"
     program.write_text(
@@ -70,7 +70,7 @@ def test_the_configured_program_is_the_one_started_with_the_configured_turn_limi
 ) -> None:
     program = fake_claude(tmp_path)
     project.tasks.create("core", "backend", "Busy API")
-    update_config(project.paths, agent="claude", agent_bin=str(program), max_turns=7)
+    update_config(project.paths, agent="claude", agent_bin=str(program), max_turns=7, sandbox=False)
 
     run_until_rate_limited(project)
 
@@ -82,7 +82,13 @@ def test_the_loop_waits_the_configured_seconds_on_a_rate_limit_without_a_reset_t
     project: Services, tmp_path: Path
 ) -> None:
     project.tasks.create("core", "backend", "Busy API")
-    update_config(project.paths, agent="claude", agent_bin=str(fake_claude(tmp_path)), rate_limit_wait_s=42.5)
+    update_config(
+        project.paths,
+        agent="claude",
+        agent_bin=str(fake_claude(tmp_path)),
+        rate_limit_wait_s=42.5,
+        sandbox=False,
+    )
 
     wait, _ = run_until_rate_limited(project)
 
@@ -91,7 +97,7 @@ def test_the_loop_waits_the_configured_seconds_on_a_rate_limit_without_a_reset_t
 
 def test_the_default_rate_limit_wait_is_the_configs(project: Services, tmp_path: Path) -> None:
     project.tasks.create("core", "backend", "Busy API")
-    update_config(project.paths, agent="claude", agent_bin=str(fake_claude(tmp_path)))
+    update_config(project.paths, agent="claude", agent_bin=str(fake_claude(tmp_path)), sandbox=False)
 
     wait, _ = run_until_rate_limited(project)
 

@@ -40,7 +40,10 @@ STOP_LIMIT_S = 10.0
 
 
 def meet(monkeypatch: pytest.MonkeyPatch, folder: Path, count: int, hold_s: float) -> None:
-    """Every agent leaves a file in `folder`, waits until `count` have, then works `hold_s` longer."""
+    """Every agent leaves a file in `folder`, waits until `count` have, then works `hold_s` longer.
+
+    A folder every session writes is what a sandbox never gives: these tests run their agents unconfined
+    (tests/loop/test_sandbox_e2e.py holds the confined ones)."""
     monkeypatch.setenv(stand_in_agent.RENDEZVOUS_ENV, f"{folder}:{count}:{hold_s}")
 
 
@@ -81,7 +84,9 @@ def test_eight_tasks_run_four_at_a_time_each_once_and_merge_linearly_after_appro
     meet(monkeypatch, tmp_path / "arrivals", 3, HOLD_S)
     events: list[LiveEvent] = []
 
-    status = run_loop(project, settings(stand_in(), parallel=PARALLEL, max_iterations=None), events)
+    status = run_loop(
+        project, settings(stand_in(), sandbox=False, parallel=PARALLEL, max_iterations=None), events
+    )
 
     most, _ = running_over_time(events)
     assert 3 <= most <= PARALLEL
@@ -118,7 +123,7 @@ def test_two_tasks_sharing_a_context_file_never_run_at_once(
     meet(monkeypatch, tmp_path / "arrivals", 3, 0.5)
     events: list[LiveEvent] = []
 
-    run_loop(project, settings(stand_in(), parallel=PARALLEL), events)
+    run_loop(project, settings(stand_in(), sandbox=False, parallel=PARALLEL), events)
 
     most, spans = running_over_time(events)
     assert most == 3  # the second chart task waited while the other three ran
@@ -156,7 +161,9 @@ def test_stopping_four_running_sessions_ends_every_agent_and_returns_every_task(
         await asyncio.wait_for(stopped.wait(), STOP_LIMIT_S * 3)
         took.append(time.monotonic() - started)
 
-    status = run_loop(project, settings(stand_in(), parallel=PARALLEL), runner_hook=stop_when_all_wait)
+    status = run_loop(
+        project, settings(stand_in(), sandbox=False, parallel=PARALLEL), runner_hook=stop_when_all_wait
+    )
 
     assert status.state is LoopState.STOPPED
     assert len(pids) == PARALLEL and not any(_alive(pid) for pid in pids)
@@ -177,7 +184,7 @@ def test_one_agent_crashing_never_stops_the_others(
     meet(monkeypatch, tmp_path / "arrivals", 4, 0)
     events: list[LiveEvent] = []
 
-    run_loop(project, settings(stand_in(), parallel=PARALLEL, max_iterations=4), events)
+    run_loop(project, settings(stand_in(), sandbox=False, parallel=PARALLEL, max_iterations=4), events)
 
     assert running_over_time(events)[0] == PARALLEL
     assert [project.tasks.get(task.id).status for task in others] == [TaskStatus.DONE] * len(others)
@@ -192,7 +199,7 @@ def test_max_iterations_counts_the_sessions_started_across_the_pool(
     start_api(**{heading(task.id): write_and_finish(task) for task in tasks})
     meet(monkeypatch, tmp_path / "arrivals", 3, 0)
 
-    status = run_loop(project, settings(stand_in(), parallel=PARALLEL, max_iterations=5))
+    status = run_loop(project, settings(stand_in(), sandbox=False, parallel=PARALLEL, max_iterations=5))
 
     assert len(project.sessions.list(limit=100)) == 5 == status.iteration
     assert "maximum of 5 iterations" in (status.stop_reason or "")
@@ -206,7 +213,7 @@ def test_no_new_session_starts_once_the_budget_left_would_not_cover_the_average_
     start_api(**{heading(task.id): write_and_finish(task) for task in tasks})
     budget = 0.05  # each session costs about $0.02: two at once, then $0.01 left is not enough for one more
 
-    status = run_loop(project, settings(stand_in(), parallel=2, max_cost_usd=budget))
+    status = run_loop(project, settings(stand_in(), sandbox=False, parallel=2, max_cost_usd=budget))
 
     costs = [session.cost_usd or 0.0 for session in project.sessions.list(limit=100)]
     assert len(costs) == 2 and all(0.01 < cost < budget / 2 for cost in costs)
@@ -293,7 +300,9 @@ def test_pause_lets_the_running_sessions_finish_and_starts_no_new_one(
         await asyncio.wait_for(paused.wait(), 120)
         runner.stop()
 
-    status = run_loop(project, settings(stand_in(), parallel=2), events, runner_hook=pause_then_release)
+    status = run_loop(
+        project, settings(stand_in(), sandbox=False, parallel=2), events, runner_hook=pause_then_release
+    )
 
     assert status.state is LoopState.STOPPED
     started = [event.data.get("task_id") for event in events if event.kind is EventKind.SESSION_STARTED]
@@ -315,7 +324,7 @@ def test_a_rate_limit_holds_new_starts_until_its_time_then_they_resume(
     )
     events: list[LiveEvent] = []
 
-    run_loop(project, settings(stand_in(), parallel=2, max_iterations=None), events)
+    run_loop(project, settings(stand_in(), sandbox=False, parallel=2, max_iterations=None), events)
 
     states = [(i, event.text) for i, event in enumerate(events) if event.kind is EventKind.LOOP_STATE]
     held = next(i for i, text in states if text == LoopState.RATE_LIMITED.value)
