@@ -122,7 +122,7 @@ def second_checkout(project: Services, where: Path) -> Path:
     """Another machine's checkout of the project (a clone with its own `.ralph/`), on the same database."""
     subprocess.run(["git", "clone", "-q", str(project.paths.root), str(where)], check=True)
     init_project(where, title="Loop e2e", force=True, db_url=project.db.url)
-    update_config(ProjectPaths.at(where), review_gate=False)
+    update_config(ProjectPaths.at(where), review_gate=False, sandbox=False)  # its agents wait at a gate
     return where
 
 
@@ -139,6 +139,7 @@ def test_run_with_only_another_runners_task_left_exits_0_saying_it_runs_elsewher
     follows = project.tasks.create("core", "backend", "Print the chart", depends_on=[running.id])
     gate = tmp_path / "gate"
     os.mkfifo(gate)
+    update_config(project.paths, sandbox=False)  # the agent waits at a named pipe outside the project
     agent_command = f"{sys.executable} {AGENT_DONE} {{mcp_config}} {{prompt_file}}"
     agent = ("--agent", "command", "--agent-command", agent_command)
     env = {**os.environ, "RALPH_TEST_AGENT_GATE": str(gate), "RALPH_TEST_MACHINE": "A"}

@@ -71,7 +71,7 @@ def machines(pg_url: str, tmp_path: Path) -> Iterator[dict[str, ProjectPaths]]:
     checkouts = {name: git_project(tmp_path / f"machine-{name}", pg_url) for name in "AB"}
     for paths in checkouts.values():
         # About claims, not reviews: done work merges at once into each machine's own checkout.
-        update_config(paths, review_gate=False)
+        update_config(paths, review_gate=False, sandbox=False)  # the agents wait at a gate outside
     services = Services.open(checkouts["A"], pg_url)
     services.features.create("core", "Core")
     services.disciplines.create("backend", "Backend", "server", "#336699")
