@@ -269,7 +269,9 @@ def test_validate_json_lists_the_problems(capsys: pytest.CaptureFixture[str], em
     code, out, _ = run(capsys, "validate", str(empty_project), "--json")
 
     assert code == 2
-    assert json.loads(out) == {
+    said = json.loads(out)
+    assert said.pop("sandbox").startswith(("bubblewrap: ", "NOT confined: "))
+    assert said == {
         "ok": False,
         "problems": [{"path": str(empty_project / ".ralph" / "learnings.txt"), "message": "missing file"}],
         "checks": {"checks": [], "setup": None, "worktree_files": [], "trusted": True},
@@ -290,7 +292,8 @@ def test_status_json_has_the_documented_shape(
 ) -> None:
     report = run_json(capsys, "status", "--json", "--root", str(demo_template))
 
-    assert set(report) == {"project", "tasks", "inbox", "cost", "throughput", "checks"}
+    assert set(report) == {"project", "tasks", "inbox", "cost", "throughput", "checks", "sandbox"}
+    assert report["sandbox"]["enabled"] is True and "summary" in report["sandbox"]
     assert report["project"]["title"] == "Tidewater"
     assert report["tasks"]["total"] == sum(report["tasks"]["by_status"].values())
     assert set(report["tasks"]["by_status"]) == set(STATUSES)

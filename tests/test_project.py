@@ -670,6 +670,7 @@ def test_opening_an_older_project_adds_the_ignore_lines_its_gitignore_lacks(proj
     assert lines[6:] == [
         "mcp/context.json",
         "mcp/prompt.md",
+        "sandbox/",
         "*.lock",
         "merge-journal.json",
         "progress.txt",

@@ -362,7 +362,8 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
     select(qtbot, window, guide)
     settle(qtbot, window)
     scroll = pane.table.verticalScrollBar()
-    scroll.setValue(scroll.maximum())
+    # Halfway, not at the end: a table whose height changes by a row clamps a bar at its maximum.
+    scroll.setValue(scroll.maximum() // 2)
     position = scroll.value()
 
     services.tasks.move(extremes, "failed", Mover.IMPORT)
@@ -374,9 +375,7 @@ def test_a_task_changed_elsewhere_updates_its_row_and_keeps_selection_and_scroll
         timeout=WAIT_MS,
     )
     assert pane.selected_id() == guide
-    # The detail, re-read after the change, may re-wrap a label and give the table a row more or less of
-    # height (Qt then clamps the bar by that row); what must not happen is a jump to the top.
-    assert abs(scroll.value() - position) <= 1 and position > 1
+    assert scroll.value() == position and position > 1  # no jump: the rows shown stay shown
 
 
 def test_ten_thousand_tasks_load_filter_and_sort(qtbot: QtBot, project: Path, settings: QSettings) -> None:

@@ -106,7 +106,8 @@ def test_the_macos_profile_keeps_the_same_order_as_the_linux_mounts(
     hidden = next(i for i, line in enumerate(lines) if line.startswith("(deny file-read* file-write*"))
     shown = next(i for i, line in enumerate(lines) if line.startswith("(allow file-read* (subpath"))
     masked = next(i for i, line in enumerate(lines) if str(paths.mcp_dir) in line)
-    assert hidden < shown < masked and lines[-1] == "(deny network*)"
+    assert hidden < shown < masked
+    assert lines[-2:] == ["(deny network*)", '(allow network-outbound (remote ip "localhost:*"))']
     assert seatbelt.quoted(Path('/a "b"\\c')) == '"/a \\"b\\"\\\\c"'
 
 

@@ -93,6 +93,7 @@ def ralph_validate(call: ToolCall[RalphValidateInput]) -> RalphValidateResult:
 def ralph_run(call: ToolCall[RalphRunInput]) -> RalphRunResult:
     """Start the loop (it runs on) or preview it."""
     args = call.args
+    allowed_paths = call.all_inside_root("allowed_paths", args.allowed_paths)  # refused first, anywhere
     return _ask(
         call,
         "ralph_run",
@@ -102,7 +103,7 @@ def ralph_run(call: ToolCall[RalphRunInput]) -> RalphRunResult:
             args.agent,
             args.allow_edits,
             args.parallel,
-            call.all_inside_root("allowed_paths", args.allowed_paths),
+            allowed_paths,
             args.wait,
             call.progress,
         ),
