@@ -80,7 +80,7 @@ def test_undo_after_a_discard_brings_the_work_back_in_review(
     qtbot.waitUntil(lambda: services.tasks.get(in_review).status is TaskStatus.IN_REVIEW, timeout=WAIT_MS)
     assert tip_of(services, in_review) == tip
     wait_for_diff(qtbot, view, in_review)
-    assert "work restored on ralph/" in window.message_bar.text
+    qtbot.waitUntil(lambda: "work restored on ralph/" in window.message_bar.text, timeout=WAIT_MS)
 
 
 def test_done_set_in_the_tasks_pane_on_work_in_review_is_refused_saying_to_approve_it(

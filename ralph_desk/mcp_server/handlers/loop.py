@@ -93,7 +93,10 @@ def ralph_validate(call: ToolCall[RalphValidateInput]) -> RalphValidateResult:
 def ralph_run(call: ToolCall[RalphRunInput]) -> RalphRunResult:
     """Start the loop (it runs on) or preview it."""
     args = call.args
-    allowed_paths = call.all_inside_root("allowed_paths", args.allowed_paths)  # refused first, anywhere
+    try:  # refused on every server, before the loop control is asked for
+        allowed_paths = call.all_inside_root("allowed_paths", args.allowed_paths)
+    except InvalidValueError as error:
+        raise LoopToolError("invalid_argument", str(error), {"tool": "ralph_run"}) from None
     return _ask(
         call,
         "ralph_run",
