@@ -28,6 +28,7 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> None:
 
 def measure(root: Path, runs: int) -> dict[str, float]:
     from ralph_desk.loop.agents.claude import ClaudeAdapter
+    from ralph_desk.project import ProjectPaths
     from ralph_desk.project.confinement import SandboxRequest, confined, release
     from ralph_desk.sandbox import availability
     from ralph_desk.services.container import Services
@@ -35,7 +36,7 @@ def measure(root: Path, runs: int) -> dict[str, float]:
     found = availability()
     if not found.confines:
         raise SystemExit(f"no sandbox on this computer: {found.reason}")
-    services = Services.open(make_paths(root))
+    services = Services.open(ProjectPaths.at(root))
     task = services.tasks.create("core", "backend", "Benchmark the sandbox")
     worktree = services.workspaces.prepare(task.id, task.title)
     assert worktree is not None
@@ -51,19 +52,13 @@ def measure(root: Path, runs: int) -> dict[str, float]:
         request = SandboxRequest(
             name, worktree.path, writable=(admin,), home_files=ClaudeAdapter.home_files, network=True
         )
-        wrapped = confined(make_paths(root), list(PROGRAM), request, True, found)
+        wrapped = confined(ProjectPaths.at(root), list(PROGRAM), request, True, found)
         assert wrapped.confined
         _run(wrapped.argv, wrapped.environment({"PATH": "/usr/bin:/bin"}))
-        release(make_paths(root), name)
+        release(ProjectPaths.at(root), name)
         added.append((time.perf_counter() - started) - bare)
     values = [ms(value) for value in added]
     return {"median_ms": median(values), "p95_ms": percentile(values, 95), "max_ms": max(values)}
-
-
-def make_paths(root: Path):  # type: ignore[no-untyped-def]
-    from ralph_desk.project import ProjectPaths
-
-    return ProjectPaths.at(root)
 
 
 def main() -> None:
