@@ -243,3 +243,4 @@ class ChangeTopic(StrEnum):
     REVIEWS = "reviews"
     MERGES = "merges"
     CHECKS = "checks"
+    COMPANION = "companion"

@@ -191,6 +191,8 @@ class Signal:
     resolved_at: datetime | None = None
     review_decision: ReviewDecision | None = None
     review_reason: str | None = None
+    decided_by: str | None = None
+    """The paired device that decided (answered, reviewed, triaged); None: the desk itself."""
     created_task_id: int | None = None
 
 
@@ -246,6 +248,17 @@ class LoopRun:
     stop_reason: str | None
     allow_edits: bool
     settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Device:
+    """A browser paired with the companion page (DESIGN §14); a revoked one is refused."""
+
+    id: int
+    name: str
+    paired_at: datetime
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
 
 
 @dataclass(frozen=True)

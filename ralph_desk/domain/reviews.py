@@ -82,6 +82,8 @@ class QueuedMerge:
     """The commit the person approved: exactly this merges (None: queued before approvals were pinned)."""
     checks_overridden: str | None = None
     """The failing required checks the person chose to merge anyway (None: no such choice)."""
+    approved_by: str | None = None
+    """The paired device that approved it (None: the desk itself)."""
 
 
 @dataclass(frozen=True)

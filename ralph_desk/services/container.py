@@ -18,6 +18,7 @@ log = logging.getLogger("ralph_desk.services")
 if TYPE_CHECKING:  # each service is imported when first used: a process reading tasks needs no reviews
     from ralph_desk.services.checks import CheckService
     from ralph_desk.services.comments import CommentService
+    from ralph_desk.services.companion import CompanionService
     from ralph_desk.services.disciplines import DisciplineService
     from ralph_desk.services.features import FeatureService
     from ralph_desk.services.inbox import InboxService
@@ -150,6 +151,12 @@ class Services:
         from ralph_desk.services.retiring import RetiringService
 
         return RetiringService(self.tasks, self.workspaces)
+
+    def companion(self, secret: bytes) -> CompanionService:
+        """Pairing and devices of the companion page; `secret` is the person's key (not the project's)."""
+        from ralph_desk.services.companion import CompanionService
+
+        return CompanionService(self.db, secret)
 
     def close(self) -> None:
         """Release the database connections."""

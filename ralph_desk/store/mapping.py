@@ -19,6 +19,7 @@ from ralph_desk.domain.enums import (
 from ralph_desk.domain.records import (
     AgentSession,
     Comment,
+    Device,
     Discipline,
     Feature,
     FeatureLearning,
@@ -34,6 +35,7 @@ from ralph_desk.store.schema import (
     AgentSessionRow,
     Base,
     CheckRunRow,
+    CompanionDeviceRow,
     DisciplineRow,
     FeatureRow,
     LoopRunRow,
@@ -208,6 +210,18 @@ def queued_merge(row: MergeQueueRow) -> QueuedMerge:
         refused=row.refused,
         commit=row.approved_commit,
         checks_overridden=row.checks_overridden,
+        approved_by=row.approved_by,
+    )
+
+
+def device(row: CompanionDeviceRow) -> Device:
+    """A paired companion device from its row (never its token's hash)."""
+    return Device(
+        id=row.id,
+        name=row.name,
+        paired_at=row.paired_at,
+        last_used_at=row.last_used_at,
+        revoked_at=row.revoked_at,
     )
 
 
@@ -287,6 +301,7 @@ def signal(values: Mapping[str, Any], discipline: str | None, feature: str | Non
         resolved_at=values.get("resolved_at"),
         review_decision=ReviewDecision(review) if review else None,
         review_reason=values.get("review_reason"),
+        decided_by=values.get("decided_by"),
         created_task_id=values.get("created_task_id"),
     )
 

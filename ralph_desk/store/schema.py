@@ -274,6 +274,8 @@ class TaskSignalRow(Base):
     resolved_at: Mapped[datetime | None] = mapped_column()
     review_decision: Mapped[str | None] = mapped_column(String(16))
     review_reason: Mapped[str | None] = mapped_column(Text)
+    # Who decided (answer, suggestion review, triage): a paired device's name; null: the desk itself.
+    decided_by: Mapped[str | None] = mapped_column(String(200))
     created_task_id: Mapped[int | None] = mapped_column(ForeignKey("tasks.id", ondelete="SET NULL"))
     created: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -322,6 +324,7 @@ class MergeQueueRow(Base):
     approved_commit: Mapped[str | None] = mapped_column(String(64))
     # The required checks that failed when the person chose to merge anyway (None: no such choice).
     checks_overridden: Mapped[str | None] = mapped_column(Text)
+    approved_by: Mapped[str | None] = mapped_column(String(200))  # a paired device's name; null: the desk
 
 
 class CheckRunRow(Base):
@@ -437,6 +440,32 @@ class AgentSessionRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     sandbox: Mapped[str | None] = mapped_column(String(32))  # the tool that confined it; null: unconfined
     sandbox_note: Mapped[str | None] = mapped_column(Text)  # what it could touch, or why it ran unconfined
+
+
+class CompanionDeviceRow(Base):
+    """A phone or other browser paired with the companion page (DESIGN §14): its token is kept hashed."""
+
+    __tablename__ = "companion_devices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    paired_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column()
+    revoked_at: Mapped[datetime | None] = mapped_column()
+
+
+class CompanionCodeRow(Base):
+    """A one-time pairing code, kept hashed: valid until `expires_at`, used once."""
+
+    __tablename__ = "companion_codes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column()
+    device_id: Mapped[int | None] = mapped_column(ForeignKey("companion_devices.id", ondelete="SET NULL"))
 
 
 class ChangeRow(Base):

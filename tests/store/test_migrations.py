@@ -126,8 +126,8 @@ def test_the_migrations_build_exactly_what_the_schema_describes(url: str) -> Non
 
 
 def test_the_revisions_form_one_line_from_0001_to_head() -> None:
-    assert migrate.known_revisions() == {f"{number:04d}" for number in range(1, 12)}
-    assert migrate.head_revision() == "0011"
+    assert migrate.known_revisions() == {f"{number:04d}" for number in range(1, 13)}
+    assert migrate.head_revision() == "0012"
 
 
 def test_a_database_at_0001_with_data_is_upgraded_to_head_keeping_its_data(url: str, engine: Engine) -> None:
