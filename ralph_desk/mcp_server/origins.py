@@ -6,49 +6,14 @@ A name matches as a whole (`localhost`, never `localhost.evil.example`), a port 
 
 from __future__ import annotations
 
-import ipaddress
-import itertools
 import json
-import socket
-from collections.abc import Iterable
-from pathlib import Path
 from urllib.parse import urlsplit
 
+from ralph_desk.http_serving import own_addresses
 from ralph_desk.mcp_server.auth import ASGIApp, Receive, Scope, Send
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 EVERY_INTERFACE = frozenset({"0.0.0.0", "::"})
-
-
-def own_addresses() -> frozenset[str]:
-    """This machine's own names and addresses: its host name and every address of its interfaces."""
-    found = {socket.gethostname().lower(), socket.getfqdn().lower()}
-    for name in list(found):
-        try:
-            found.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
-        except OSError:
-            continue
-    found.update(_interface_addresses())
-    return frozenset(address for address in found if address)
-
-
-def _interface_addresses() -> Iterable[str]:
-    """The local IPv4 and IPv6 addresses the Linux kernel lists (none elsewhere)."""
-    try:
-        lines = Path("/proc/net/fib_trie").read_text().splitlines()
-    except OSError:
-        lines = []
-    for previous, line in itertools.pairwise(lines):
-        if line.strip() == "/32 host LOCAL":
-            yield previous.split()[-1]
-    try:
-        rows = Path("/proc/net/if_inet6").read_text().splitlines()
-    except OSError:
-        rows = []
-    for row in rows:
-        packed = row.split()[0] if row.split() else ""
-        if len(packed) == 32:
-            yield str(ipaddress.IPv6Address(bytes.fromhex(packed)))
 
 
 def accepted_names(bind: str) -> frozenset[str]:

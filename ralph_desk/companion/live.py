@@ -1,0 +1,77 @@
+"""Live updates for open pages: one poll of the database's change log, fanned out as server-sent events."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import anyio.to_thread
+
+from ralph_desk.store.database import Database
+
+log = logging.getLogger("ralph_desk.companion")
+
+POLL_S = 0.5
+HEARTBEAT_S = 15.0
+
+
+class ChangeStream:
+    """Follows the change log while a page listens; each listener gets the topics that changed."""
+
+    def __init__(self, db: Database, poll_s: float = POLL_S) -> None:
+        self.db = db
+        self.poll_s = poll_s
+        self._listeners: set[asyncio.Queue[list[str] | None]] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def _follow(self) -> None:
+        since = await anyio.to_thread.run_sync(self.db.latest_change_id)
+        while self._listeners:
+            await asyncio.sleep(self.poll_s)
+            try:
+                since, changes = await anyio.to_thread.run_sync(self.db.changes_since, since)
+            except Exception:  # the top of a poll: logged, and polling goes on
+                log.warning("the companion's change poll failed", exc_info=True)
+                continue
+            topics = sorted({str(change.topic) for change in changes})
+            if topics:
+                for listener in self._listeners:
+                    listener.put_nowait(topics)
+        self._task = None
+
+    async def events(self) -> AsyncIterator[str]:
+        """Server-sent events for one page: `changed` with the topics, and a comment now and then."""
+        queue: asyncio.Queue[list[str] | None] = asyncio.Queue()
+        if self._closed:
+            return
+        self._listeners.add(queue)
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow(), name="ralph-companion-changes")
+        try:
+            yield "retry: 3000\n\n"
+            while True:
+                try:
+                    topics = await asyncio.wait_for(queue.get(), timeout=HEARTBEAT_S)
+                except TimeoutError:
+                    yield ": still here\n\n"
+                    continue
+                if topics is None:
+                    return
+                yield f"event: changed\ndata: {json.dumps({'topics': topics})}\n\n"
+        finally:
+            self._listeners.discard(queue)
+
+    async def close(self) -> None:
+        """End every open stream (the server is stopping) and the poll."""
+        self._closed = True
+        for listener in self._listeners:
+            listener.put_nowait(None)
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
