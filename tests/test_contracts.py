@@ -18,7 +18,11 @@ PACKAGE = Path(ralph_desk.__file__).parent
 # fence: (the packages it forbids, the only modules allowed to import them)
 FENCES = {
     "Qt": (["PySide6", "shiboken6", "qasync"], {"ralph_desk.gui.**", "ralph_desk.app"}),
-    "MCP SDK": (["mcp", "uvicorn", "starlette"], {"ralph_desk.mcp_server.**"}),
+    "MCP SDK": (["mcp"], {"ralph_desk.mcp_server.**"}),
+    "web stack": (
+        ["uvicorn", "starlette", "jinja2"],
+        {"ralph_desk.mcp_server.**", "ralph_desk.companion.**", "ralph_desk.http_serving"},
+    ),
     "SQLAlchemy": (["sqlalchemy", "alembic"], {"ralph_desk.store.**"}),
 }
 
