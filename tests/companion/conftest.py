@@ -6,6 +6,7 @@ import asyncio
 import subprocess
 import threading
 from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,12 +66,13 @@ class Served:
             base_url=self.url, verify=False, headers=given, follow_redirects=False, timeout=30
         )
 
-    def paired_client(self, name: str = "Phone") -> httpx.Client:
+    @contextmanager
+    def paired_client(self, name: str = "Phone") -> Iterator[httpx.Client]:
         """A client holding a paired device's cookie."""
-        client = self.client()
-        answer = client.post("/pair", data={"code": self.code().code, "name": name})
-        assert answer.status_code == 303, answer.text
-        return client
+        with self.client() as client:
+            answer = client.post("/pair", data={"code": self.code().code, "name": name})
+            assert answer.status_code == 303, answer.text
+            yield client
 
 
 def serve(root: Path, switch: LoopSwitch | None = None) -> Iterator[Served]:

@@ -2,23 +2,159 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from ralph_desk.companion.lockout import WRONG_CODES
+from ralph_desk.domain.enums import Verb
+from ralph_desk.services.companion import CODE_LIFETIME
 from tests.companion.conftest import Served
+
+HTML = {"accept": "text/html"}
 
 
 def test_pairing_with_the_code_gives_a_cookie_that_opens_the_inbox(served: Served) -> None:
     with served.client() as client:
-        assert client.get("/", headers={"accept": "text/html"}).status_code == 401
+        assert client.get("/", headers=HTML).status_code == 401
         answer = client.post("/pair", data={"code": served.code().shown, "name": "Ana's phone"})
         assert answer.status_code == 303
         cookie = answer.headers["set-cookie"]
+        assert cookie.startswith(f"ralph_companion_{served.host.port}=")
         assert (
-            "HttpOnly" in cookie
-            and "Secure" in cookie
-            and "SameSite=strict" in cookie.replace("Strict", "strict")
+            "httponly" in cookie.lower()
+            and "secure" in cookie.lower()
+            and "samesite=strict" in cookie.lower()
         )
         page = client.get("/")
         assert page.status_code == 200 and "Ana&#39;s phone" in page.text
-        assert (
-            page.headers["x-frame-options"] == "DENY"
-            and "default-src 'self'" in page.headers["content-security-policy"]
+        assert page.headers["x-frame-options"] == "DENY"
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+
+
+def test_without_a_paired_cookie_every_page_and_action_is_refused(served: Served) -> None:
+    services = served.services
+    services.features.create("charts", "Charts")
+    services.disciplines.create("frontend", "Frontend", "web", "#3366cc")
+    task = services.tasks.create("charts", "frontend", "Draw the tide chart")
+    ask = services.signals.record(task.id, "s-1", Verb.ASK, question="Metres or feet?", blocking=True)
+    with served.client() as client:
+        for path in ("/", "/reviews", "/loop", "/events"):
+            assert client.get(path).status_code == 401, path
+        client.cookies.set(f"ralph_companion_{served.host.port}", "made-up-token")
+        assert client.get("/").status_code == 401
+        assert client.post(f"/act/answer/{ask.id}", data={"answer": "feet"}).status_code == 401
+    assert services.signals.get(ask.id).answer is None
+
+
+def test_a_revoked_device_is_refused_from_its_next_request(served: Served) -> None:
+    with served.paired_client("Lost phone") as client:
+        assert client.get("/").status_code == 200
+        (device,) = served.services.companion(served.host.home.secret()).devices()
+        served.host.companion.revoke(device.id)
+        assert client.get("/").status_code == 401
+
+
+def test_another_origin_or_a_cross_site_post_is_refused(served: Served) -> None:
+    code = served.code()
+    with served.client(origin="https://evil.example") as client:
+        answer = client.post("/pair", data={"code": code.code, "name": "Phone"})
+        assert answer.status_code == 403 and "another origin" in answer.json()["error"]
+    with served.client() as client:
+        del client.headers["origin"]
+        assert client.post("/pair", data={"code": code.code, "name": "Phone"}).status_code == 403
+        client.headers["origin"] = served.url
+        client.headers["sec-fetch-site"] = "cross-site"
+        assert client.post("/pair", data={"code": code.code, "name": "Phone"}).status_code == 403
+    assert served.host.companion.devices() == []
+    with served.client() as client:  # the code was never used: it still pairs
+        assert client.post("/pair", data={"code": code.code, "name": "Phone"}).status_code == 303
+
+
+@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1", "127.0.0.1:1.evil.example", "localhost"])
+def test_a_wrong_host_header_is_refused(served: Served, host: str) -> None:
+    with served.client() as client:
+        answer = client.get("/pair", headers={"host": host})
+        assert answer.status_code == 421
+        assert served.host.authority in answer.json()["error"]
+
+
+def test_a_reused_or_expired_code_pairs_nothing(served: Served) -> None:
+    code = served.code()
+    with served.client() as client:
+        assert client.post("/pair", data={"code": code.code, "name": "First"}).status_code == 303
+    with served.client() as client:
+        again = client.post("/pair", data={"code": code.code, "name": "Second"})
+        assert again.status_code == 400 and "not valid" in again.text
+        old = served.host.companion.issue_code(now=datetime.now(UTC) - CODE_LIFETIME - timedelta(seconds=1))
+        late = client.post("/pair", data={"code": old.code, "name": "Late"})
+        assert late.status_code == 400
+    assert [device.name for device in served.host.companion.devices()] == ["First"]
+
+
+def test_ten_wrong_codes_lock_pairing_even_for_the_right_code_until_the_desk_makes_a_new_one(
+    served: Served,
+) -> None:
+    right = served.code()
+    with served.client() as client:
+        for attempt in range(WRONG_CODES):
+            answer = client.post("/pair", data={"code": f"WRONG{attempt:03d}", "name": "Guess"})
+            assert answer.status_code == 400
+        locked = client.post("/pair", data={"code": right.code, "name": "Phone"})
+        assert locked.status_code == 429 and "locked" in locked.text
+        assert served.host.companion.devices() == []
+        fresh = served.code()  # the person at the desk lifts it
+        assert client.post("/pair", data={"code": fresh.code, "name": "Phone"}).status_code == 303
+
+
+def test_a_ten_megabyte_body_is_refused_before_it_is_read_whole(served: Served) -> None:
+    big = b"x" * (10 * 1024 * 1024)
+    with served.paired_client() as client:
+        answer = client.post(
+            "/pair", content=big, headers={"content-type": "application/x-www-form-urlencoded"}
         )
+        assert answer.status_code == 413 and "64 KiB" in answer.json()["error"]
+
+        def chunks() -> Iterator[bytes]:
+            for _ in range(160):
+                yield b"y" * 65536
+
+        streamed = client.post("/pair", content=chunks(), headers={"content-type": "text/plain"})  # no length
+        assert streamed.status_code == 413
+    assert len(served.host.companion.devices()) == 1
+
+
+def test_other_methods_are_refused(served: Served) -> None:
+    with served.paired_client() as client:
+        for method in ("PUT", "DELETE", "PATCH"):
+            assert client.request(method, "/").status_code == 405
+
+
+def test_the_mcp_servers_credentials_and_the_companions_open_nothing_of_each_other(served: Served) -> None:
+    from ralph_desk.domain.session import SessionContext
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
+
+    mcp = EmbeddedMcp(served.services)
+    served.loop.run(mcp.start())
+    try:
+        agent_token = mcp.host.issue(SessionContext())
+        with served.client(authorization=f"Bearer {agent_token}") as client:
+            client.cookies.set(f"ralph_companion_{served.host.port}", agent_token)
+            assert client.get("/").status_code == 401  # an agent's credential is no device
+        with served.paired_client() as phone:
+            device_cookie = phone.cookies[f"ralph_companion_{served.host.port}"]
+        import httpx2
+
+        asked = httpx2.post(
+            mcp.url,
+            headers={
+                "authorization": f"Bearer {device_cookie}",
+                "accept": "application/json, text/event-stream",
+            },
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            timeout=30,
+        )
+        assert asked.status_code == 401  # a device's token is no agent's
+    finally:
+        served.loop.run(mcp.stop())
