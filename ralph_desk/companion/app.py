@@ -11,6 +11,7 @@ from starlette.staticfiles import StaticFiles
 from ralph_desk import resource_dir
 from ralph_desk.companion import pairing
 from ralph_desk.companion.context import CompanionContext
+from ralph_desk.domain.records import Device
 
 
 def build_app(context: CompanionContext) -> Starlette:
@@ -21,8 +22,13 @@ def build_app(context: CompanionContext) -> Starlette:
         return context.render(request, "inbox.html", counts=counts)
 
     async def events(request: Request) -> Response:
+        device: Device = request.state.device
+
+        async def still_paired() -> bool:
+            return device.id in {live.id for live in await context.call(context.companion.live_devices)}
+
         return StreamingResponse(
-            context.changes.events(),
+            context.changes.events(still_paired),
             media_type="text/event-stream",
             headers={"x-accel-buffering": "no"},
         )

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio.to_thread
 
@@ -43,8 +43,10 @@ class ChangeStream:
                     listener.put_nowait(topics)
         self._task = None
 
-    async def events(self) -> AsyncIterator[str]:
-        """Server-sent events for one page: `changed` with the topics, and a comment now and then."""
+    async def events(self, still_paired: Callable[[], Awaitable[bool]]) -> AsyncIterator[str]:
+        """Server-sent events for one page: `changed` with the topics, and a comment now and then.
+
+        The stream ends at the first heartbeat or change after its device is revoked."""
         queue: asyncio.Queue[list[str] | None] = asyncio.Queue()
         if self._closed:
             return
@@ -57,10 +59,12 @@ class ChangeStream:
                 try:
                     topics = await asyncio.wait_for(queue.get(), timeout=HEARTBEAT_S)
                 except TimeoutError:
+                    topics = []
+                if topics is None or not await still_paired():
+                    return
+                if not topics:
                     yield ": still here\n\n"
                     continue
-                if topics is None:
-                    return
                 yield f"event: changed\ndata: {json.dumps({'topics': topics})}\n\n"
         finally:
             self._listeners.discard(queue)

@@ -116,6 +116,10 @@ class CompanionService:
         with self.db.read() as unit:
             return store.devices(unit)
 
+    def live_devices(self) -> list[Device]:
+        """The devices not revoked."""
+        return [device for device in self.devices() if device.revoked_at is None]
+
     def revoke(self, device_id: int) -> Device:
         """Revoke a device: its token is refused from its next request on."""
         with self.db.write() as unit:

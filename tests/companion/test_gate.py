@@ -158,3 +158,16 @@ def test_the_mcp_servers_credentials_and_the_companions_open_nothing_of_each_oth
         assert asked.status_code == 401  # a device's token is no agent's
     finally:
         served.loop.run(mcp.stop())
+
+
+def test_a_live_stream_tells_of_changes_and_ends_when_its_device_is_revoked(served: Served) -> None:
+    with served.paired_client() as phone, phone.stream("GET", "/events") as stream:
+        assert stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        assert next(lines) == "retry: 3000"
+        served.services.features.create("charts", "Charts")
+        assert next(line for line in lines if line.startswith("event:")) == "event: changed"
+        assert "features" in next(lines)
+        (device,) = served.host.companion.live_devices()
+        served.host.companion.revoke(device.id)
+        assert [line for line in lines if line.startswith("data:")] == []  # the stream ended
