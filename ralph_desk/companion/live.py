@@ -28,8 +28,7 @@ class ChangeStream:
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
-    async def _follow(self) -> None:
-        since = await anyio.to_thread.run_sync(self.db.latest_change_id)
+    async def _follow(self, since: int) -> None:
         while self._listeners:
             await asyncio.sleep(self.poll_s)
             try:
@@ -50,9 +49,11 @@ class ChangeStream:
         queue: asyncio.Queue[list[str] | None] = asyncio.Queue()
         if self._closed:
             return
+        if self._task is None:  # the starting point is read before the page hears it is connected
+            since = await anyio.to_thread.run_sync(self.db.latest_change_id)
+            if self._task is None:
+                self._task = asyncio.create_task(self._follow(since), name="ralph-companion-changes")
         self._listeners.add(queue)
-        if self._task is None:
-            self._task = asyncio.create_task(self._follow(), name="ralph-companion-changes")
         try:
             yield "retry: 3000\n\n"
             while True:
