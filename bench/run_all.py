@@ -34,6 +34,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("loop_overhead", ["--tasks", "20"], ["--tasks", "10"]),
     ("check_overhead", ["--tasks", "12"], ["--tasks", "6"]),
     ("sandbox_start", ["--runs", "40"], ["--runs", "10"]),
+    ("companion_page", ["--loads", "60", "--writes", "20"], ["--loads", "20", "--writes", "5"]),
     ("parallel", ["--tasks", "12"], ["--tasks", "8", "--hold", "2"]),
     ("postprocess", ["--sessions", "15"], ["--sessions", "8"]),
     ("window_open", [], []),

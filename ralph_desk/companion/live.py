@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio.to_thread
 
+from ralph_desk.domain.records import Change
 from ralph_desk.store.database import Database
 
 log = logging.getLogger("ralph_desk.companion")
@@ -29,8 +30,25 @@ class ChangeStream:
         self._closed = False
 
     async def _follow(self, since: int) -> None:
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+
+        # A write in this process (the window's, its agents') is heard at once; other processes' at the poll.
+        def heard(_changes: list[Change]) -> None:
+            loop.call_soon_threadsafe(wake.set)
+
+        unsubscribe = self.db.subscribe(heard)
+        try:
+            await self._poll(since, wake)
+        finally:
+            unsubscribe()
+            self._task = None
+
+    async def _poll(self, since: int, wake: asyncio.Event) -> None:
         while self._listeners:
-            await asyncio.sleep(self.poll_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=self.poll_s)
+            wake.clear()
             try:
                 since, changes = await anyio.to_thread.run_sync(self.db.changes_since, since)
             except Exception:  # the top of a poll: logged, and polling goes on
@@ -40,7 +58,6 @@ class ChangeStream:
             if topics:
                 for listener in self._listeners:
                     listener.put_nowait(topics)
-        self._task = None
 
     async def events(self, still_paired: Callable[[], Awaitable[bool]]) -> AsyncIterator[str]:
         """Server-sent events for one page: `changed` with the topics, and a comment now and then.
