@@ -90,3 +90,11 @@ def one_line(text: str | None, limit: int = 120) -> str:
     """`text` on one line, cut with an ellipsis after `limit` characters."""
     flat = " ".join((text or "").split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+DESK = "desk"
+
+
+def maker(by: str | None) -> str:
+    """Who made a decision, as the window names it: the paired device's name, or `desk` (the window, CLI)."""
+    return by or DESK

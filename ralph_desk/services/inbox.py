@@ -43,6 +43,7 @@ from ralph_desk.store.writes import SignalWrite, TaskWrite
 TITLE_LENGTH = 120
 ELLIPSIS = "…"
 HUMAN = "human"
+"""The author of what the person writes at the desk itself; a paired device writes under its name."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,10 @@ def _review(unit: UnitOfWork, task_id: int, fields: SignalWrite) -> None:
 
 
 class InboxService:
-    """Questions to answer, suggestions to review and flags to triage."""
+    """Questions to answer, suggestions to review and flags to triage.
+
+    Each decision takes `by`, the paired device that made it (recorded with it); None: the desk itself.
+    """
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -267,9 +271,10 @@ class InboxService:
         with self.db.read() as unit:
             return totals_store.inbox_counts(unit).as_dict()
 
-    def answer(self, ask_id: int, text: str) -> Signal:
+    def answer(self, ask_id: int, text: str, *, by: str | None = None) -> Signal:
         """Answer a question; its task goes back to pending once none of its blocking questions is open."""
         answer = check.value(Text, "text", text)
+        maker = check.maker(by)
         with self.db.write() as unit:
             ask = _signal_of(unit, "ask_id", ask_id, Verb.ASK)
             if ask.answered_at is not None:
@@ -277,7 +282,9 @@ class InboxService:
                     f"ask {ask_id} was already answered (at {ask.answered_at:%Y-%m-%d %H:%M:%S} UTC); "
                     "an answer is given once — ask a new question through the task's next session"
                 )
-            answered = store.update(unit, ask.id, {"answer": answer, "answered_at": _now()})
+            answered = store.update(
+                unit, ask.id, {"answer": answer, "answered_at": _now(), "decided_by": maker}
+            )
             assert answered is not None
             unit.touch(ChangeTopic.INBOX, ask.id)
             status = tasks_store.status_of(unit, ask.task_id)
@@ -301,13 +308,14 @@ class InboxService:
             unit.touch(ChangeTopic.INBOX, suggestion.id)
             return task
 
-    def approve(self, task_id_or_signal: int | Signal) -> Task:
+    def approve(self, task_id_or_signal: int | Signal, *, by: str | None = None) -> Task:
         """Approve an agent-suggested draft task (by task id, or by its suggestion): it becomes pending."""
+        maker = check.maker(by)
         task_id = self._suggested_task_id(task_id_or_signal)
         with self.db.write() as unit:
             _suggested_draft(unit, task_id, "approved")
             task = lifecycle.move(unit, task_id, TaskStatus.PENDING, Mover.INBOX)
-            _review(unit, task_id, {"review_decision": ReviewDecision.APPROVED.value})
+            _review(unit, task_id, {"review_decision": ReviewDecision.APPROVED.value, "decided_by": maker})
             return task
 
     def edit_and_approve(
@@ -319,8 +327,11 @@ class InboxService:
         discipline: str | None = None,
         priority: str | None = None,
         acceptance_criteria: Sequence[str] | None = None,
+        *,
+        by: str | None = None,
     ) -> Task:
         """Change a suggested draft task's fields (those given), then approve it."""
+        check.maker(by)  # before the edit: a refused maker changes nothing
         with self.db.read() as unit:
             _suggested_draft(unit, task_id, "edited and approved")
         changes = {
@@ -337,25 +348,32 @@ class InboxService:
         }
         if changes:
             self.tasks.update(task_id, **changes)
-        return self.approve(task_id)
+        return self.approve(task_id, by=by)
 
-    def retry(self, task_id: int, note: str = "") -> Task:
-        """Queue a failed task again: stuck count zero, pending, the note kept as a comment for its agent."""
+    def retry(self, task_id: int, note: str = "", *, by: str | None = None) -> Task:
+        """Queue a failed task again: stuck count zero, pending, the note (and a device's retry) a comment."""
+        maker = check.maker(by)
         with self.db.write() as unit:
             task = self._failed_task(unit, task_id)
             tasks_store.reset_stuck(unit, task.id)
             lifecycle.move(unit, task.id, TaskStatus.PENDING, Mover.INBOX)
-            if note.strip():
-                comments_store.add(unit, task.id, {"author": HUMAN, "body": f"Retry: {_clip(note.strip())}"})
+            if note.strip() or maker is not None:
+                said = f"Retry: {_clip(note.strip())}" if note.strip() else "Retry."
+                comments_store.add(unit, task.id, {"author": maker or HUMAN, "body": said})
             retried = tasks_store.get(unit, task.id)
             assert retried is not None
             return retried
 
-    def skip(self, task_id: int) -> Task:
+    def skip(self, task_id: int, *, by: str | None = None) -> Task:
         """Give up on a failed task: it is skipped (tasks that depend on it stay waiting)."""
+        maker = check.maker(by)
         with self.db.write() as unit:
             task = self._failed_task(unit, task_id)
-            return lifecycle.move(unit, task.id, TaskStatus.SKIPPED, Mover.INBOX)
+            skipped = lifecycle.move(unit, task.id, TaskStatus.SKIPPED, Mover.INBOX)
+            if maker is not None:  # the desk's skip needs no note: a device's says which device it was
+                comments_store.add(unit, task.id, {"author": maker, "body": "Skipped."})
+                skipped = tasks_store.get(unit, task.id) or skipped
+            return skipped
 
     def _failed_task(self, unit: UnitOfWork, task_id: int) -> Task:
         task = tasks_store.get(unit, check.positive_int("task_id", task_id))
@@ -368,24 +386,32 @@ class InboxService:
             )
         return task
 
-    def reject(self, task_id: int, reason: str) -> Task:
+    def reject(self, task_id: int, reason: str, *, by: str | None = None) -> Task:
         """Reject an agent-suggested draft task: it is skipped, and the reason is kept as a comment."""
         checked_reason = check.value(Text, "reason", reason)
+        maker = check.maker(by)
         with self.db.write() as unit:
             _suggested_draft(unit, task_id, "rejected")
             lifecycle.move(unit, task_id, TaskStatus.SKIPPED, Mover.INBOX)
-            comments_store.add(unit, task_id, {"author": HUMAN, "body": f"Rejected: {checked_reason}"})
+            comments_store.add(
+                unit, task_id, {"author": maker or HUMAN, "body": f"Rejected: {checked_reason}"}
+            )
             _review(
                 unit,
                 task_id,
-                {"review_decision": ReviewDecision.REJECTED.value, "review_reason": checked_reason},
+                {
+                    "review_decision": ReviewDecision.REJECTED.value,
+                    "review_reason": checked_reason,
+                    "decided_by": maker,
+                },
             )
             task = tasks_store.get(unit, task_id)
             assert task is not None
             return task
 
-    def acknowledge_suggestion(self, signal_id: int) -> Signal:
+    def acknowledge_suggestion(self, signal_id: int, *, by: str | None = None) -> Signal:
         """Mark a suggestion that is not a new task (split, refactor…) as seen."""
+        maker = check.maker(by)
         with self.db.write() as unit:
             suggestion = _signal_of(unit, "signal_id", signal_id, Verb.SUGGEST)
             if suggestion.kind == SuggestionKind.NEW_TASK.value:
@@ -399,15 +425,18 @@ class InboxService:
             if suggestion.review_decision is ReviewDecision.ACKNOWLEDGED:
                 return suggestion
             acknowledged = store.update(
-                unit, suggestion.id, {"review_decision": ReviewDecision.ACKNOWLEDGED.value}
+                unit,
+                suggestion.id,
+                {"review_decision": ReviewDecision.ACKNOWLEDGED.value, "decided_by": maker},
             )
             assert acknowledged is not None
             unit.touch(ChangeTopic.INBOX, suggestion.id)
             return acknowledged
 
-    def triage(self, flag_id: int, resolution: Triage) -> TriageResult:
+    def triage(self, flag_id: int, resolution: Triage, *, by: str | None = None) -> TriageResult:
         """Settle a flag: acknowledged, resolved, dismissed, or convert (into a pending task)."""
         resolution = check.arguments(Triaging, {"resolution": resolution}, "triage").resolution
+        maker = check.maker(by)
         with self.db.write() as unit:
             flag = _signal_of(unit, "flag_id", flag_id, Verb.FLAG)
             if flag.resolution is FlagResolution.CONVERTED:
@@ -415,7 +444,7 @@ class InboxService:
                     f"flag {flag_id} was already converted into task #{flag.created_task_id}; "
                     "work on that task instead"
                 )
-            fields: SignalWrite = {"resolved_at": _now()}
+            fields: SignalWrite = {"resolved_at": _now(), "decided_by": maker}
             task: Task | None = None
             if resolution is Triage.CONVERT:
                 task = self._task_from_flag(unit, flag)
@@ -427,11 +456,12 @@ class InboxService:
             unit.touch(ChangeTopic.INBOX, flag.id)
             return TriageResult(flag=triaged, task=task)
 
-    def convert_flag(self, flag_id: int, **task: Any) -> TriageResult:
+    def convert_flag(self, flag_id: int, *, by: str | None = None, **task: Any) -> TriageResult:
         """Make a task of a flag from the person's fields (status pending or draft); the flag is converted."""
         status = task.get("status", TaskStatus.PENDING.value)
         if status not in (TaskStatus.PENDING.value, TaskStatus.DRAFT.value):
             raise InvalidValueError("status", status, "pending or draft")
+        maker = check.maker(by)
         with self.db.read() as unit:
             self._unconverted_flag(unit, flag_id)
         created = self.tasks.create(**task, origin=TaskOrigin.HUMAN)
@@ -442,6 +472,7 @@ class InboxService:
                     "resolved_at": _now(),
                     "resolution": FlagResolution.CONVERTED.value,
                     "created_task_id": created.id,
+                    "decided_by": maker,
                 }
                 triaged = store.update(unit, flag.id, fields)
                 assert triaged is not None

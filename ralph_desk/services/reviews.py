@@ -284,6 +284,8 @@ class ReviewService:
         wait_s: float = WAIT_S,
         anyway: bool = False,
         drop_comments: bool = False,
+        *,
+        by: str | None = None,
     ) -> ReviewResult:
         """Approve exactly `commit`, the tip of the diff the person read (None only for a task without a
         branch): queue its merge (the approval is recorded first), then merge the queue in approval order.
@@ -303,7 +305,10 @@ class ReviewService:
         choice is recorded with the approval (its failing checks named). With required checks configured,
         each merge is checked on the merged result before the base moves (services/merge_checks.py): one
         that fails sends the task back to its agent with a flag, unless the person merged anyway.
+
+        `by`: the paired device approving, kept with the approval (None: the desk itself).
         """
+        maker = check.maker(by)
         task = self._in_review(task_id)
         approved = _commit(commit)
         worktree = self._worktree(task.id)
@@ -320,9 +325,10 @@ class ReviewService:
         with self.db.write() as unit:
             if unsent:
                 store.move(unit, task.id, ReviewCommentState.OPEN, ReviewCommentState.ADDRESSED)
-            queue.enqueue(unit, task.id, self.workspaces.checkout, approved, failing or None)
+            queue.enqueue(unit, task.id, self.workspaces.checkout, approved, failing or None, maker)
             if failing:  # the person's choice stays on the task's review, after the queue entry is gone
-                store.add(unit, task.id, HUMAN, MERGED_ANYWAY.format(failing=failing), None, None, None)
+                note = MERGED_ANYWAY.format(failing=failing)
+                store.add(unit, task.id, maker or HUMAN, note, None, None, None)
         outcomes = self.merge_queued(wait_s)
         outcome = outcomes.get(task.id)
         if outcome is None:
@@ -394,15 +400,17 @@ class ReviewService:
             return queue.entry(unit, check.positive_int("task_id", task_id))
 
     def merge_state(self, task_id: int) -> str | None:
-        """`approved: merges after N others`, `not merged: why`, or None for a task not approved."""
+        """`approved: merges after N others`, `not merged: why` (`approved by <device>` when a paired device
+        approved), or None for a task not approved."""
         with self.db.read() as unit:
             entry = queue.entry(unit, check.positive_int("task_id", task_id))
             ahead = queue.ahead_of(unit, entry) if entry is not None and entry.refused is None else 0
         if entry is None:
             return None
+        approved = f"approved by {entry.approved_by}" if entry.approved_by else "approved"
         if entry.refused is not None:
-            return f"approved, not merged: {entry.refused}"
-        return f"approved: merges after {ahead} other approval(s)" if ahead else "approved: merging next"
+            return f"{approved}, not merged: {entry.refused}"
+        return f"{approved}: merges after {ahead} other approval(s)" if ahead else f"{approved}: merging next"
 
     def _merge_turn(self, entry: QueuedMerge) -> ReviewResult | ReviewError:
         """Merge one queued approval (its turn held): merged, sent back on conflict, or refused and noted."""
@@ -511,13 +519,21 @@ class ReviewService:
         except NotFoundError:
             return f"#{task_id}"
 
-    def request_changes(self, task_id: int, comments: Sequence[CommentDraft | str] = ()) -> ReviewResult:
-        """Send the task back to its agent: its open comments (and these) open the next session's prompt."""
+    def request_changes(
+        self, task_id: int, comments: Sequence[CommentDraft | str] = (), *, by: str | None = None
+    ) -> ReviewResult:
+        """Send the task back to its agent: its open comments (and these) open the next session's prompt.
+
+        The comments given are written `by` the paired device sending it back (None: the desk, `human`).
+        """
+        author = check.maker(by) or HUMAN
         task = self._in_review(task_id)
         drafts = [_checked(CommentDraft(item) if isinstance(item, str) else item) for item in comments]
         with self.db.write() as unit:
             for draft in drafts:
-                store.add(unit, task.id, HUMAN, draft.body, draft.file, draft.line, side=DiffSide(draft.side))
+                store.add(
+                    unit, task.id, author, draft.body, draft.file, draft.line, side=DiffSide(draft.side)
+                )
             moved = store.move(unit, task.id, ReviewCommentState.OPEN, ReviewCommentState.REQUESTED)
             if not moved and not store.list_for(unit, task.id, (ReviewCommentState.REQUESTED,)):
                 raise InvalidValueError(

@@ -11,7 +11,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, Field, Strict, ValidationError, create_model
 
 from ralph_desk.domain.arguments import problems
-from ralph_desk.domain.tools import MAX_ID
+from ralph_desk.domain.tools import MAX_ID, Author
 from ralph_desk.services.errors import InvalidValueError
 from ralph_desk.services.inputs import RequiredPath
 
@@ -66,6 +66,12 @@ ContextLines = Annotated[int, Strict(), Field(ge=0, le=100_000)]
 def context_lines(field: str, given: int) -> int:
     """A count of unchanged lines to show around a change: 0 to 100,000 (whole files)."""
     checked: int = value(ContextLines, field, given)
+    return checked
+
+
+def maker(by: str | None) -> str | None:
+    """Who made a decision: None (the desk itself) or a paired device's name, 1-200 characters."""
+    checked: str | None = None if by is None else value(Author, "by", by)
     return checked
 
 

@@ -14,13 +14,23 @@ TOPIC = ChangeTopic.MERGES
 
 
 def enqueue(
-    unit: UnitOfWork, task_id: int, checkout: str, commit: str | None, checks_overridden: str | None = None
+    unit: UnitOfWork,
+    task_id: int,
+    checkout: str,
+    commit: str | None,
+    checks_overridden: str | None = None,
+    approved_by: str | None = None,
 ) -> QueuedMerge:
     """Queue the approval of `commit` (None: a task without a branch) at the end; a task approved again
-    after a refusal goes to the end too. `checks_overridden`: the failing checks the person merges anyway."""
+    after a refusal goes to the end too. `checks_overridden`: the failing checks the person merges anyway;
+    `approved_by`: the paired device that approved (None: the desk)."""
     unit.execute(delete(MergeQueueRow).where(MergeQueueRow.task_id == task_id))
     row = MergeQueueRow(
-        task_id=task_id, checkout=checkout, approved_commit=commit, checks_overridden=checks_overridden
+        task_id=task_id,
+        checkout=checkout,
+        approved_commit=commit,
+        checks_overridden=checks_overridden,
+        approved_by=approved_by,
     )
     unit.session.add(row)
     unit.session.flush()

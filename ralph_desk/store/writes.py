@@ -122,6 +122,7 @@ class SignalWrite(TypedDict, total=False):
     resolved_at: datetime | None
     review_decision: str | None
     review_reason: str | None
+    decided_by: str | None
     created_task_id: int | None
     created: datetime
 

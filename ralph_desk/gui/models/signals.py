@@ -65,6 +65,7 @@ def describe_long(signal: Signal) -> str:
         ("Resolution", signal.resolution.value if signal.resolution else None),
         ("Review", signal.review_decision.value if signal.review_decision else None),
         ("Review reason", signal.review_reason),
+        ("Decided by", signal.decided_by),
         ("Created task", f"#{signal.created_task_id}" if signal.created_task_id else None),
     ]
     return "\n".join(f"{name}: {value}" for name, value in fields if value)
@@ -143,6 +144,13 @@ def _resolution(item: FlagItem) -> str:
     return (item.flag.resolution or FlagResolution.OPEN).value
 
 
+def _resolved_by(item: FlagItem) -> str | None:
+    """Who settled the flag (None while it is open)."""
+    if item.flag.resolution in (None, FlagResolution.OPEN):
+        return None
+    return f"{_resolution(item)} by {fmt.maker(item.flag.decided_by)}"
+
+
 FLAG_COLUMNS: list[Column[FlagItem]] = [
     Column(
         "Severity",
@@ -172,6 +180,7 @@ FLAG_COLUMNS: list[Column[FlagItem]] = [
         "Resolution",
         _resolution,
         sort_key=_resolution,
+        tooltip=_resolved_by,
         color=lambda i: theme.accent() if i.flag.resolution in (None, FlagResolution.OPEN) else theme.muted(),
     ),
     Column(

@@ -21,7 +21,7 @@ class AnsweredItem:
 
 
 def answered_html(items: list[AnsweredItem]) -> str:
-    """The answered questions as rich text: task link, question, answer, when."""
+    """The answered questions as rich text: task link, question, answer, when and by whom."""
     if not items:
         return "<p>No answered questions yet. Questions you answer stay listed here.</p>"
     parts = []
@@ -31,7 +31,8 @@ def answered_html(items: list[AnsweredItem]) -> str:
         answer = escape(ask.answer or "").replace("\n", "<br>")
         parts.append(
             f'<p><a href="task:{ask.task_id}">#{ask.task_id}</a> {escape(item.task_title)}'
-            f" <span style='color:gray'>· answered {escape(when)}</span><br>"
+            f" <span style='color:gray'>· answered {escape(when)} by {escape(fmt.maker(ask.decided_by))}"
+            "</span><br>"
             f"<b>{escape(ask.question or '')}</b><br>{answer}</p>"
         )
     return "<hr>".join(parts)

@@ -76,7 +76,10 @@ class InboxPane(QWidget):
         self.tabs.setTabToolTip(FLAGS, "Problems agents noticed: triage them")
         self.tabs.setTabToolTip(REVIEWS, "Finished work: read the diff, then merge, send back or discard")
         self.tabs.setTabToolTip(FAILED, "Tasks the loop gave up on: retry with a note, edit or skip")
-        self.tabs.setTabToolTip(ANSWERED, "Questions you answered, the latest first, with your answers")
+        self.tabs.setTabToolTip(
+            ANSWERED,
+            "Questions answered, the latest first, with the answers and who gave them (desk or device)",
+        )
         self.heading = label("Inbox", name="heading")
         self.summary = label(name="muted")
         pane_layout(self, self.heading, self.summary, self.tabs, spacing=6)

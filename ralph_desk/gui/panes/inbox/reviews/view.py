@@ -94,6 +94,8 @@ class ReviewDetail(QWidget):
         self.moved = label(wrap=True, selectable=True)
         self.moved.hide()
         self.session = QComboBox()
+        # Sized by its items whenever they change: sized once at its first show, it could be too narrow.
+        self.session.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.session.setToolTip("The diff of the whole task against its base, or of one session's commit")
         self.approve = button(
             "Approve && merge",
