@@ -24,6 +24,7 @@ from ralph_desk.domain.enums import (
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.listing import ItemError, Listing
 from ralph_desk.domain.records import AgentSession, Signal, Task
+from ralph_desk.domain.reviews import HUMAN
 from ralph_desk.domain.tools import MAX_TEXT, Text
 from ralph_desk.services import lifecycle
 from ralph_desk.services import validation as check
@@ -42,7 +43,6 @@ from ralph_desk.store.writes import SignalWrite, TaskWrite
 
 TITLE_LENGTH = 120
 ELLIPSIS = "…"
-HUMAN = "human"
 """The author of what the person writes at the desk itself; a paired device writes under its name."""
 
 
