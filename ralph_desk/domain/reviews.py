@@ -9,6 +9,7 @@ from ralph_desk.domain.enums import DiffSide, ReviewCommentState
 from ralph_desk.domain.records import AgentSession, TaskSummary
 
 HUMAN = "human"
+"""The author of what the person writes at the desk itself; a paired device writes under its name."""
 
 
 @dataclass(frozen=True)

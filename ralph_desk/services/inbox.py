@@ -43,7 +43,6 @@ from ralph_desk.store.writes import SignalWrite, TaskWrite
 
 TITLE_LENGTH = 120
 ELLIPSIS = "…"
-"""The author of what the person writes at the desk itself; a paired device writes under its name."""
 
 
 @dataclass(frozen=True)
