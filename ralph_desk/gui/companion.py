@@ -72,6 +72,8 @@ class CompanionWiring(QObject):
         self.host: CompanionHost | None = None
         self.problem = ""
         """Why the page could not be served the last time it was asked to ("" when it could)."""
+        self.settings: CompanionSettings | None = None
+        """The settings last read or chosen (None until the project's saved ones were read)."""
         self.dialog: CompanionDialog | None = None
         self.tasks: set[asyncio.Task[None]] = set()
         self._serving = asyncio.Lock()
@@ -86,6 +88,7 @@ class CompanionWiring(QObject):
     async def start_saved(self) -> None:
         """At project open: serve the page when the person has it on (raises when it cannot)."""
         settings = await asyncio.to_thread(self.home.settings)
+        self.settings = settings
         if settings.enabled:
             await self.serve(settings)
 
@@ -128,6 +131,7 @@ class CompanionWiring(QObject):
         )
 
     async def _follow(self, settings: CompanionSettings) -> None:
+        self.settings = settings
         if not settings.enabled:
             await self.stop()
             return
