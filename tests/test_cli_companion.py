@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
 import socket
@@ -15,6 +16,7 @@ import httpx2 as httpx
 import pytest
 
 from ralph_desk.cli import main
+from ralph_desk.companion.switch import LoopView
 from ralph_desk.domain.enums import TaskOrigin, TaskStatus
 from ralph_desk.project import ProjectPaths, init_project
 from ralph_desk.project.companion_home import CompanionHome, CompanionSettings
@@ -195,3 +197,48 @@ def test_run_serves_the_page_while_the_companion_is_on_and_a_code_from_another_t
     assert names == {"Phone", "Tablet"}
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_the_runner_switch_sees_pauses_resumes_and_stops_the_run_s_loop(project: Services) -> None:
+    from ralph_desk.cli.companion import RunnerSwitch
+    from ralph_desk.loop.build import build_runner
+    from ralph_desk.loop.model import LoopSettings
+    from ralph_desk.mcp_server.embedded import EmbeddedMcp
+    from tests.support.ide import HELD_AGENT
+
+    task = project.tasks.create("core", "backend", "Chart the tides")
+    listener = socket.create_server(("127.0.0.1", 0))
+    held = f"{sys.executable} {HELD_AGENT} {listener.getsockname()[1]}"
+    settings = LoopSettings(agent="command", agent_command=held, sandbox=False)
+
+    async def scenario() -> list[LoopView]:
+        server = EmbeddedMcp(project)
+        await server.start()
+        runner = build_runner(project, server, settings)
+        running = asyncio.create_task(runner.run())
+        switch = RunnerSwitch(runner, running)
+        seen = [switch.view()]
+        agent, _ = await asyncio.wait_for(asyncio.get_running_loop().sock_accept(listener), RUN_TIMEOUT_S)
+        try:
+            seen.append(switch.view())
+            switch.pause()
+            seen.append(switch.view())
+            switch.resume()
+            seen.append(switch.view())
+            switch.stop()
+            await asyncio.wait_for(running, RUN_TIMEOUT_S)
+            seen.append(switch.view())
+        finally:
+            agent.close()
+            await server.stop()
+        return seen
+
+    listener.setblocking(False)
+    with listener:
+        before, working, paused, resumed, stopped = asyncio.run(scenario())
+
+    assert before.running and not before.paused
+    assert working.current_task_id == task.id and working.state == "running"
+    assert paused.paused and not resumed.paused
+    assert not stopped.running and stopped.state == "stopped"
+    assert project.tasks.get(task.id).status is TaskStatus.PENDING
