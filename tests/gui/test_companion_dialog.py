@@ -118,6 +118,7 @@ def test_the_companion_is_off_until_turned_on_then_served_over_https_with_a_qr_c
     qtbot.mouseClick(dialog.off_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not wiring.running and dialog.status.text().startswith("Off"), timeout=SERVER_MS)
     assert wiring.home.settings().enabled is False
+    assert not dialog.off_button.isEnabled() and not dialog.pairing.isEnabled() and dialog.qr.matrix == ()
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0
 

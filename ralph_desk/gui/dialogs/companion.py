@@ -95,8 +95,8 @@ class CompanionDialog(QDialog):
         self.address.currentIndexChanged.connect(lambda _index: self._show_note())
         self.port.valueChanged.connect(lambda _value: self._show_note())
         self.every_interface.toggled.connect(lambda _on: self._show_note())
-        self.on_button.clicked.connect(lambda: self.sig_apply_requested.emit(self.chosen(True)))
-        self.off_button.clicked.connect(lambda: self.sig_apply_requested.emit(self.chosen(False)))
+        self.on_button.clicked.connect(lambda: self._apply(True))
+        self.off_button.clicked.connect(lambda: self._apply(False))
         self.new_code_button.clicked.connect(self.sig_new_code_requested)
         self.revoke_button.clicked.connect(self._revoke)
         self.table.itemSelectionChanged.connect(self._enable_revoke)
@@ -172,6 +172,10 @@ class CompanionDialog(QDialog):
         """The settings as chosen in the dialog."""
         host = str(self.address.currentData() or self.settings.host)
         return replace(self.settings, enabled=enabled, host=host, port=self.port.value())
+
+    def _apply(self, enabled: bool) -> None:
+        self.settings = self.chosen(enabled)
+        self.sig_apply_requested.emit(self.settings)
 
     def _show_note(self) -> None:
         host = str(self.address.currentData() or "")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import segno
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -28,6 +27,8 @@ class QrCode(QWidget):
 
     def show_text(self, text: str) -> None:
         """Encode `text` (empty: show nothing)."""
+        import segno  # loaded when a code is first shown, not with the window
+
         self.text = text
         self.matrix = tuple(segno.make(text).matrix) if text else ()
         self.updateGeometry()
