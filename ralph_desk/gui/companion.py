@@ -96,10 +96,9 @@ class CompanionWiring(QObject):
         """Serve on `settings`' address (after stopping what served before); raises when it cannot."""
         async with self._serving:
             await self._stop()
-            made = _host
             services, home, switch, title = self.services, self.home, self.switch, self.project_title()
             try:
-                host = await asyncio.to_thread(made, services, home, settings, switch, title)
+                host = await asyncio.to_thread(_host, services, home, settings, switch, title)
                 await host.start()
             except Exception as error:
                 self.problem = (
