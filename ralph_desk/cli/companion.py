@@ -4,7 +4,6 @@ page `ralph-desk run` serves beside its loop while the companion is on."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from dataclasses import replace
@@ -14,7 +13,9 @@ from ralph_desk.cli.command import Command, project_services
 from ralph_desk.cli.errors import EXIT_OK, PROG, UsageError
 from ralph_desk.cli.output import table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio, the loop and the web stack load only when a command needs them
+    import asyncio
+
     from ralph_desk.companion.host import CompanionHost
     from ralph_desk.companion.switch import LoopView
     from ralph_desk.domain.records import Device
@@ -79,6 +80,8 @@ class ServedBeside:
 
     async def start(self, runner: LoopRunner, task: asyncio.Task[Any]) -> None:
         """Serve the page with this run's loop; a failure is said, and the loop runs without it."""
+        import asyncio
+
         from ralph_desk.companion.host import CompanionHost
 
         title = await asyncio.to_thread(lambda: self.services.project.get().title)
