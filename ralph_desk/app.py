@@ -305,6 +305,20 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
         controller.notifier.hide()
         controller.window.deleteLater()
 
+    async def start_companion() -> None:
+        window = parts.window
+        if window is None or window.controller is None:
+            return
+        try:
+            await window.controller.companion.start_saved()
+        except Exception:  # an address taken or gone: said in the window, which goes on without the page
+            window.show_error(window.controller.companion.problem)
+
+    async def stop_companion() -> None:
+        controller = parts.window.controller if parts.window is not None else None
+        if controller is not None:
+            await controller.companion.stop()
+
     async def handle_interrupt() -> None:
         # Ctrl+C in the terminal closes the window like Quit; the feed's timer lets Python see it.
         signal.signal(signal.SIGINT, lambda *_: parts.window.close() if parts.window else parts.closed.set())
@@ -315,6 +329,7 @@ def _steps(app: QApplication, parts: Parts) -> Startup:
     startup.add("the project's services", open_services, close_services)
     startup.add("the embedded MCP server", start_mcp, stop_mcp, required=False)
     startup.add("the window", show_window, close_window)
+    startup.add("the companion page", start_companion, stop_companion, required=False)
     startup.add("the Ctrl+C handler", handle_interrupt, restore_interrupt, required=False)
     return startup
 

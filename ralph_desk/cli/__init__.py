@@ -1,8 +1,8 @@
 """The `ralph-desk` command line: every subcommand a person may script without the window.
 
 One module per command group (`project`, `reports`, `inbox`, `prd_files`, `features`, `disciplines`, `serve`,
-`run`, `database`, `review`, `checks`), each ending in the `Command`s it defines; `parser.COMMANDS` lists
-them.
+`run`, `database`, `review`, `checks`, `companion`), each ending in the `Command`s it defines;
+`parser.COMMANDS` lists them.
 To add a subcommand, write a `_configure_x(parser)` and a `_run_x(args)` in its group's module, define
 its `Command` there and add it to `COMMANDS`. Import heavy modules (the MCP SDK, the loop, Qt) inside
 the configure and run functions: a command's configure function runs only when that command is

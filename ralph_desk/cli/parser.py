@@ -11,6 +11,7 @@ from typing import Any
 from ralph_desk import __version__
 from ralph_desk.cli import (
     checks,
+    companion,
     database,
     disciplines,
     features,
@@ -50,6 +51,7 @@ COMMANDS: list[Command] = [
     database.MIGRATE,
     review.REVIEW,
     checks.CHECKS,
+    companion.COMPANION,
 ]
 """Every subcommand, in the order `--help` lists them."""
 

@@ -19,6 +19,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
+    from ralph_desk.cli.companion import served_beside
     from ralph_desk.loop.headless import run_loop_command
     from ralph_desk.mcp_server.calllog import beside, in_project
     from ralph_desk.mcp_server.embedded import EmbeddedMcp
@@ -28,8 +29,12 @@ def _run_run(args: argparse.Namespace) -> int:
     paths, log_dir = ProjectPaths.at(project_root(args)), Path(args.log_dir) if args.log_dir else None
     call_log = beside(setup_logging(paths, "run", log_dir=log_dir)) if log_dir else in_project(paths, "run")
     with project_services(args) as services:
+        page = None if args.dry_run else served_beside(services, args.json)
         return run_loop_command(
-            args, services, lambda services, control: EmbeddedMcp(services, loop=control, call_log=call_log)
+            args,
+            services,
+            lambda services, control: EmbeddedMcp(services, loop=control, call_log=call_log),
+            page,
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ralph_desk.project import ProjectError
 from ralph_desk.services.checks import FirstTimePasses
+from ralph_desk.services.companion import PairingCode
 from ralph_desk.services.container import Services
 from ralph_desk.services.disciplines import UPDATABLE_FIELDS as DISCIPLINE_FIELDS
 from ralph_desk.services.errors import ConflictError, NotFoundError, ServiceError
@@ -40,6 +41,7 @@ __all__ = [
     "MergeBusyError",
     "NoBaseBranchError",
     "NotFoundError",
+    "PairingCode",
     "Question",
     "ReviewMovedError",
     "ReviewService",

@@ -12,10 +12,12 @@ from PySide6.QtWidgets import QApplication
 
 from ralph_desk.domain.records import Change
 from ralph_desk.gui.backend import Services
+from ralph_desk.gui.companion import CompanionWiring
 from ralph_desk.gui.dialogs import initialise
 from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.directory import TaskDirectory
 from ralph_desk.gui.live import ChangeFeed
+from ralph_desk.gui.loop_switch import WindowLoopSwitch
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.notify import Notifier
 from ralph_desk.gui.panes.dashboard.wiring import DashboardWiring
@@ -77,6 +79,10 @@ class Controller(QObject):
             window.inbox.reviews, services, worker, self._on_review_count, self.pending
         )
         self.dashboard = DashboardWiring(window.dashboard, services, worker, self.directory)
+        self.companion = CompanionWiring(
+            services, worker, WindowLoopSwitch(lambda: self.loop), lambda: window.project_title, parent=self
+        )
+        """The companion page, served while the person has it on (File › Companion…)."""
         self._connect()
 
     def _connect(self) -> None:
@@ -96,6 +102,7 @@ class Controller(QObject):
         window.sig_refresh_requested.connect(self.refresh_all)
         window.sig_pane_changed.connect(self._on_pane)
         window.sig_connect_requested.connect(self.show_connect)
+        window.sig_companion_requested.connect(lambda: self.companion.show_dialog(self.window))
         window.sig_open_project_requested.connect(self.open_project)
         window.inbox.sig_open_task_requested.connect(self.open_task)
         window.inbox.sig_open_transcript_requested.connect(self.show_transcript)
@@ -121,6 +128,7 @@ class Controller(QObject):
         self.inbox.on_changes(changes)
         self.reviews.on_changes(changes)
         self.dashboard.on_changes(changes)
+        self.companion.on_changes(changes)
 
     def open_task(self, task_id: int) -> None:
         """Show a task in the Tasks pane."""

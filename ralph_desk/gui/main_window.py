@@ -86,6 +86,8 @@ class MainWindow(QMainWindow):
     """Open the project in this folder (in a window of its own)."""
     sig_connect_requested = Signal()
     """Show the client configurations."""
+    sig_companion_requested = Signal()
+    """Show the companion page's settings and pairing."""
     sig_refresh_requested = Signal()
     """Read everything again."""
     sig_pane_changed = Signal(str)
@@ -202,6 +204,10 @@ class MainWindow(QMainWindow):
             None,
         )
         self.connect_action.triggered.connect(self.sig_connect_requested)
+        self.companion_action = self._action(
+            "Companion…", None, "Answer from your phone: serve the companion page, pair a device", None
+        )
+        self.companion_action.triggered.connect(self.sig_companion_requested)
         self.quit_action = self._action(
             "Quit", None, "Close the window and stop its MCP server", QKeySequence.StandardKey.Quit
         )
@@ -330,6 +336,7 @@ class MainWindow(QMainWindow):
         file_menu.addMenu(self.recent_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.connect_action)
+        file_menu.addAction(self.companion_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         view_menu = self.menuBar().addMenu("&View")

@@ -22,7 +22,7 @@ from ralph_desk.loop.idle import IdleReport, idle_report
 from ralph_desk.loop.model import ALL_DONE, NOTHING_RUNNABLE, EventKind, LiveEvent, LoopSettings
 from ralph_desk.loop.planner import describe_queue, plan_recipe_session
 from ralph_desk.loop.preview import preview_next_session
-from ralph_desk.loop.runner import LoopStatus
+from ralph_desk.loop.runner import LoopRunner, LoopStatus
 from ralph_desk.loop.settings import RunOverrides, load_checked
 from ralph_desk.process_tree import on_stop_signals
 from ralph_desk.project.config import RULES, problem
@@ -41,6 +41,13 @@ class HostedIssuer(EndpointIssuer, Protocol):
 
 IssuerFactory = Callable[[Services, LoopController], HostedIssuer]
 """Builds the embedded server whose loop-control tools the controller answers."""
+
+
+class Beside(Protocol):
+    """What a headless run serves beside its loop once the runner exists (the companion page)."""
+
+    async def start(self, runner: LoopRunner, task: asyncio.Task[Any]) -> None: ...
+    async def stop(self) -> None: ...
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
@@ -221,8 +228,11 @@ def _serving(services: Services, make_issuer: IssuerFactory) -> tuple[LoopContro
     return control, issuer
 
 
-def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: IssuerFactory) -> int:
-    """`ralph-desk run`: the loop in this process; SIGINT/SIGTERM stop it cleanly."""
+def run_loop_command(
+    args: argparse.Namespace, services: Services, make_issuer: IssuerFactory, beside: Beside | None = None
+) -> int:
+    """`ralph-desk run`: the loop in this process (and `beside` it, the companion page when on);
+    SIGINT/SIGTERM stop it cleanly."""
     settings = _settings(services, args, Recipe.TASK_EXECUTION)
     if args.dry_run:
         return _dry_run(services, settings, args.json)
@@ -235,7 +245,7 @@ def run_loop_command(args: argparse.Namespace, services: Services, make_issuer: 
             for line in idle_report(services).waiting:
                 print(f"  - {line}", flush=True)
 
-    status = asyncio.run(run_headless(services, settings, make_issuer, not args.wait, on_event))
+    status = asyncio.run(run_headless(services, settings, make_issuer, not args.wait, on_event, beside))
     report = idle_report(services) if status.stop_reason in (NOTHING_RUNNABLE, ALL_DONE) else None
     _print_status(status, args.json, report)
     return EXIT_WAITING if report is not None and report.waiting else 0
@@ -247,8 +257,9 @@ async def run_headless(
     make_issuer: IssuerFactory,
     exit_when_idle: bool,
     on_event: Callable[[LiveEvent], None],
+    beside: Beside | None = None,
 ) -> LoopStatus:
-    """The loop of `ralph-desk run` and the embedded server its agents and IDE clients reach."""
+    """The loop of `ralph-desk run`, the embedded server its agents and IDE clients reach, and `beside`."""
     control, issuer = _serving(services, make_issuer)
     await issuer.start()
     runner = build_runner(services, issuer, settings, RunOptions(exit_when_idle=exit_when_idle))
@@ -258,9 +269,13 @@ async def run_headless(
     control.follow(runner, current)  # the embedded server's ralph_status and ralph_stop see this loop
     restore = on_stop_signals(asyncio.get_running_loop(), runner.stop, STOP_SIGNALS)
     try:
+        if beside is not None:
+            await beside.start(runner, current)
         return await runner.run()
     finally:
         restore()
+        if beside is not None:
+            await beside.stop()
         await issuer.stop()
 
 

@@ -109,17 +109,26 @@ class CompanionHome:
 
     def settings(self) -> CompanionSettings:
         """The saved settings; none saved (or an unreadable file, logged) means off."""
+        settings, problem = self.read_settings()
+        if problem:
+            log.warning("%s", problem)
+        return settings
+
+    def read_settings(self) -> tuple[CompanionSettings, str]:
+        """The saved settings and why they could not be read ("" when they could; off when not)."""
         try:
             data = json.loads(self.settings_file.read_text(encoding="utf-8"))
             settings = CompanionSettings(
                 enabled=data["enabled"] is True, host=str(data["host"]), port=int(data["port"])
             )
         except FileNotFoundError:
-            return CompanionSettings()
+            return CompanionSettings(), ""
         except (OSError, ValueError, KeyError, TypeError) as error:
-            log.warning("%s cannot be read (%s): the companion stays off", self.settings_file, error)
-            return CompanionSettings()
-        return settings
+            return (
+                CompanionSettings(),
+                f"{self.settings_file} cannot be read ({error}): the companion stays off",
+            )
+        return settings, ""
 
     def save(self, settings: CompanionSettings) -> None:
         """Keep these settings for the next start (refused when they could not be served)."""

@@ -15,8 +15,10 @@ from pytestqt.qtbot import QtBot
 import ralph_desk.gui
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
-from ralph_desk.domain.records import FeatureLearning
+from ralph_desk.domain.records import Device, FeatureLearning
 from ralph_desk.gui.clipping import clipped_cells, clipped_texts
+from ralph_desk.gui.companion import CompanionState
+from ralph_desk.gui.dialogs.companion import CompanionDialog
 from ralph_desk.gui.dialogs.confirm import ConfirmBox
 from ralph_desk.gui.dialogs.connect import ConnectDialog
 from ralph_desk.gui.dialogs.new_record import NewRecordDialog
@@ -37,6 +39,8 @@ from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow
 from ralph_desk.gui.panes.loop.wiring import LoopWiring, loop_settings
 from ralph_desk.gui.unsaved import UnsavedBox
 from ralph_desk.loop.start_summary import summarise_start
+from ralph_desk.project.companion_home import CompanionSettings
+from ralph_desk.services.companion import PairingCode
 from ralph_desk.services.container import Services
 from tests.gui.conftest import controller, settle
 
@@ -267,6 +271,18 @@ def _transcript(window: MainWindow, services: Services) -> QWidget | None:
     return loop.transcript_windows.get(services.paths.transcript(newest.session.transcript_path or ""))
 
 
+def _companion(window: MainWindow, _services: Services) -> QWidget | None:
+    dialog = CompanionDialog(window)
+    now = datetime.now(UTC)
+    settings = CompanionSettings(True, "192.168.100.200", 47800)
+    dialog.show_state(CompanionState(settings, ["127.0.0.1", "192.168.100.200", "fd00::2"], []))
+    url = "https://192.168.100.200:47800/"
+    dialog.show_serving(url, ":".join(["AB"] * 32))
+    dialog.show_code(PairingCode("ABCDEFGH", now + timedelta(minutes=5)), f"{url}pair#ABCDEFGH")
+    dialog.show_devices([Device(7, "x" * 60, now, now, now)])
+    return dialog
+
+
 def _transcript_window(window: MainWindow) -> QWidget | None:
     loop = window.findChild(LoopWiring)
     assert loop is not None
@@ -282,6 +298,7 @@ OPENERS: dict[type[QWidget], Opener] = {
     TaskDialog: _task_dialog,
     ShortcutsDialog: _shortcuts,
     ConnectDialog: _connect,
+    CompanionDialog: _companion,
     PreviewDialog: _dry_run,
     StartLoopDialog: _start_loop,
     StopLoopBox: _stop_loop,
