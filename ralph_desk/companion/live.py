@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio.to_thread
 
+from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.records import Change
 from ralph_desk.store.database import Database
 
@@ -17,6 +18,8 @@ log = logging.getLogger("ralph_desk.companion")
 
 POLL_S = 0.5
 HEARTBEAT_S = 15.0
+UNSHOWN = frozenset({ChangeTopic.COMPANION.value})
+"""Topics no page shows: a device's last use is written as the page is used, and must not reload it."""
 
 
 class ChangeStream:
@@ -83,7 +86,9 @@ class ChangeStream:
                 if not topics:
                     yield ": still here\n\n"
                     continue
-                yield f"event: changed\ndata: {json.dumps({'topics': topics})}\n\n"
+                shown = [topic for topic in topics if topic not in UNSHOWN]
+                if shown:
+                    yield f"event: changed\ndata: {json.dumps({'topics': shown})}\n\n"
         finally:
             self._listeners.discard(queue)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 WRONG_CODES = 10
 WINDOW_S = 600.0
@@ -18,6 +19,8 @@ class PairingLockout:
         self._clock = clock
         self._wrong: deque[float] = deque()
         self._locked_until = 0.0
+        self.locked_at: datetime | None = None
+        """When pairing locked (wall clock, UTC): a code made after it, in any process, unlocks it."""
 
     def locked_for(self) -> float:
         """Seconds pairing stays locked (0: open)."""
@@ -31,9 +34,11 @@ class PairingLockout:
             self._wrong.popleft()
         if len(self._wrong) >= WRONG_CODES:
             self._locked_until = now + LOCKED_S
+            self.locked_at = datetime.now(UTC)
             self._wrong.clear()
 
     def reset(self) -> None:
         """Unlock (the person at the desk made a new code)."""
         self._wrong.clear()
         self._locked_until = 0.0
+        self.locked_at = None

@@ -24,6 +24,13 @@ def routes(context: CompanionContext) -> list[Route]:
         fields = await request.form(max_files=0, max_fields=4)
         code, name = str(fields.get("code", ""))[:FIELD_LIMIT], str(fields.get("name", ""))[:FIELD_LIMIT]
         locked = context.lockout.locked_for()
+        if locked and context.lockout.locked_at is not None:
+            newest = await context.call(context.companion.newest_code_at)
+            if (
+                newest is not None and newest > context.lockout.locked_at
+            ):  # made since, maybe by `companion pair`
+                context.lockout.reset()
+                locked = 0.0
         if locked:
             minutes = max(1, round(locked / 60))
             error = f"Pairing is locked for {minutes} min after ten wrong codes. Make a new code at the desk."

@@ -83,6 +83,12 @@ class CompanionService:
             store.add_code(unit, self._hash("code", code), now, expires_at)
         return PairingCode(code, expires_at)
 
+    def newest_code_at(self) -> datetime | None:
+        """When the newest pairing code was made, by any process."""
+        with self.db.read() as unit:
+            made = store.newest_code_created(unit)
+        return made.replace(tzinfo=UTC) if made is not None else None
+
     def pair(self, code: str, name: str, now: datetime | None = None) -> PairedDevice:
         """Use `code` (once) to pair a device called `name`; raises PairingRefused for a bad code."""
         name = device_name(name)

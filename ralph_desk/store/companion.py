@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 
 from ralph_desk.domain.enums import ChangeTopic
 from ralph_desk.domain.records import Device
@@ -47,6 +47,11 @@ def redeem(unit: UnitOfWork, code_hash: str, name: str, token_hash: str, now: da
     code.device_id = row.id
     unit.touch(TOPIC, row.id)
     return mapping.device(row)
+
+
+def newest_code_created(unit: UnitOfWork) -> datetime | None:
+    """When the newest pairing code was made (naive UTC), if any is kept."""
+    return unit.session.scalar(select(func.max(CompanionCodeRow.created_at)))
 
 
 def device_by_token(unit: UnitOfWork, token_hash: str) -> Device | None:

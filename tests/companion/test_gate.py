@@ -9,7 +9,8 @@ import pytest
 
 from ralph_desk.companion.lockout import WRONG_CODES
 from ralph_desk.domain.enums import Verb
-from ralph_desk.services.companion import CODE_LIFETIME
+from ralph_desk.services.companion import CODE_LIFETIME, CompanionService
+from ralph_desk.store.database import Database
 from tests.companion.conftest import Served
 
 HTML = {"accept": "text/html"}
@@ -105,6 +106,18 @@ def test_ten_wrong_codes_lock_pairing_even_for_the_right_code_until_the_desk_mak
         assert locked.status_code == 429 and "locked" in locked.text
         assert served.host.companion.devices() == []
         fresh = served.code()  # the person at the desk lifts it
+        assert client.post("/pair", data={"code": fresh.code, "name": "Phone"}).status_code == 303
+
+
+def test_a_code_made_by_another_process_after_the_lockout_lifts_it(served: Served) -> None:
+    with served.client() as client:
+        for attempt in range(WRONG_CODES):
+            client.post("/pair", data={"code": f"WRONG{attempt:03d}", "name": "Guess"})
+        elsewhere = CompanionService(Database(served.services.db.url), served.host.home.secret())
+        try:
+            fresh = elsewhere.issue_code()  # `ralph-desk companion pair` in another terminal
+        finally:
+            elsewhere.db.dispose()
         assert client.post("/pair", data={"code": fresh.code, "name": "Phone"}).status_code == 303
 
 
