@@ -55,6 +55,24 @@ class InboxRead:
         """Nothing waits for the person."""
         return not (self.questions or self.suggestions or self.flags or self.failed)
 
+    def forms(self) -> set[str]:
+        """The ids of the forms the page shows (text typed for another is shown apart, not lost)."""
+        suggestions = {
+            f"suggestion-{item.suggestion.id}-{form}"
+            for item in self.suggestions
+            for form in ("edit", "reject")
+        }
+        return (
+            {f"ask-{question.ask.id}" for question in self.questions}
+            | suggestions
+            | {f"failed-{item.task.id}" for item in self.failed}
+        )
+
+
+def unshown(kept: dict[str, str], forms: set[str]) -> list[str]:
+    """What was typed in a refused form that the page no longer shows (its item was decided elsewhere)."""
+    return [text for key, text in kept.items() if text and key.partition(":")[0] not in forms]
+
 
 def read_inbox(services: Services) -> InboxRead:
     """Read what waits (runs in a thread)."""
@@ -104,6 +122,7 @@ async def show(
 ) -> Response:
     """The Inbox page (with a refused decision's message and what was typed, when given)."""
     read: InboxRead = await context.call(read_inbox, context.services)
+    kept = kept or {}
     return context.render(
         request,
         "inbox.html",
@@ -112,7 +131,8 @@ async def show(
         inbox=read,
         triage=TRIAGE,
         error=error,
-        kept=kept or {},
+        kept=kept,
+        unshown=unshown(kept, read.forms()),
     )
 
 

@@ -83,6 +83,7 @@ async def show_review(
 ) -> Response:
     """One task's review; `offer` is the choice a refused approval leaves (`drop`, `anyway`)."""
     page: ReviewPage = await context.call(read_review, context.services, task_id)
+    kept = kept or {}
     return context.render(
         request,
         "review.html",
@@ -90,7 +91,8 @@ async def show_review(
         section="reviews",
         page=page,
         error=error,
-        kept=kept or {},
+        kept=kept,
+        unshown=[] if page.in_review else [text for text in kept.values() if text],
         offer=offer,
         comment_blocks=COMMENT_BLOCKS,
     )
