@@ -54,16 +54,21 @@ function restore(main, kept) {
   }
 }
 
-function swapMain(html) {
+const SAID = ":scope > .error, :scope > .notice, :scope > .kept";
+
+function swapMain(html, keepSaid = false) {
   const main = document.getElementById("main");
   const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("main");
   if (!main || !fresh) return false;
   const kept = snapshot(main);
+  const said = [...main.querySelectorAll(SAID)];
   main.replaceWith(fresh);
   restore(fresh, kept);
+  if (keepSaid && said.length && !fresh.querySelector(SAID)) {
+    fresh.querySelector("h1")?.after(...said);  // a live update does not wipe out what a decision said
+  }
   if (held) document.getElementById(held.card)?.classList.add("held");
-  const said = fresh.querySelector(".error, .notice");
-  if (said) said.scrollIntoView({ block: "center" });
+  if (!keepSaid) fresh.querySelector(SAID)?.scrollIntoView({ block: "center" });
   return true;
 }
 
@@ -76,7 +81,7 @@ async function refreshMain() {
   if (typing()) { refreshDue = true; return; }
   refreshDue = false;
   const response = await fetch(location.pathname + location.search, { headers: { Accept: "text/html" } });
-  if (response.ok) swapMain(await response.text());
+  if (response.ok) swapMain(await response.text(), true);
 }
 
 function followChanges() {
@@ -101,7 +106,13 @@ async function send(decision) {
     const response = await fetch(decision.action, {
       method: "POST", body: decision.body, headers: { Accept: "text/html" }, credentials: "same-origin",
     });
-    if (!swapMain(await response.text())) bar(`Not sent: the desk refused it (HTTP ${response.status}).`);
+    const html = await response.text();
+    if (!swapMain(html)) { bar(`Not sent: the desk refused it (HTTP ${response.status}).`); return; }
+    const landed = new URL(response.url);
+    if (response.redirected && landed.pathname !== location.pathname) {
+      history.replaceState(null, "", landed.pathname);  // the page it answered with, as without script
+      document.title = new DOMParser().parseFromString(html, "text/html").title;
+    }
   } catch (error) {
     document.getElementById(decision.card)?.classList.remove("held");
     bar("Not sent: the desk cannot be reached. Try again.");
