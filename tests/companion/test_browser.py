@@ -104,6 +104,22 @@ def test_undo_takes_a_decision_back_before_it_is_sent(phone: Phone, served: Serv
     assert kept.review_decision is ReviewDecision.PENDING and kept.created_task_id is None
 
 
+def test_a_question_answered_at_the_desk_meanwhile_is_refused_on_the_page_and_the_note_kept(
+    phone: Phone, served: Served
+) -> None:
+    _, ask = items.blocked_on_question(served.services)
+    phone.pair()
+    card = phone.page.locator(f"#ask-{ask.id}-card")
+    card.locator("textarea[name=note]").fill("For the US office")
+    card.get_by_role("button", name="feet").click()
+
+    served.services.inbox.answer(ask.id, "metres")  # the desk answered while the page held its answer
+
+    expect(phone.page.locator(".error")).to_contain_text(f"ask {ask.id} was already answered")
+    expect(phone.page.locator(".kept textarea")).to_have_value("For the US office")
+    assert served.services.signals.get(ask.id).answer == "metres"
+
+
 def test_a_half_typed_note_survives_a_live_update_of_the_page(phone: Phone, served: Served) -> None:
     _, ask = items.blocked_on_question(served.services)
     phone.pair()

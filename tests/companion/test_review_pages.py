@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import httpx2 as httpx
 import pytest
 
+from ralph_desk.domain.checks import Check, CheckPurpose
 from ralph_desk.domain.enums import ReviewCommentState, TaskStatus
 from ralph_desk.domain.records import Task
+from ralph_desk.project import update_config
 from tests.companion.conftest import Served
+from tests.support.git_repo import commit_all
 from tests.support.review_project import read_tip, task_in_review
 
 HTML = {"accept": "text/html"}
@@ -102,3 +106,33 @@ def test_approving_a_commit_the_branch_moved_past_is_refused_showing_the_branch_
     tip = read_tip(review_served.services, in_review.id)
     assert f'name="commit" value="{tip}"' in refused.text
     assert review_served.services.tasks.get(in_review.id).status is TaskStatus.IN_REVIEW
+
+
+RED = Check(name="tests", run=f"{sys.executable} -c \"import sys; print('FAILED t::x'); sys.exit(1)\"")
+
+
+def test_failing_checks_show_with_their_output_and_merge_only_when_the_person_merges_anyway(
+    review_served: Served, phone: httpx.Client, in_review: Task
+) -> None:
+    services = review_served.services
+    update_config(services.paths, checks=[RED.model_dump()])
+    commit_all(review_served.root, "checks")
+    worktree = services.workspaces.existing(in_review.id)
+    assert worktree is not None
+    services.checks.run([RED], worktree.path, purpose=CheckPurpose.RERUN, task_id=in_review.id)
+    page = phone.get(f"/reviews/{in_review.id}", headers=HTML).text
+    assert '<span class="pill bad">failed</span>' in page and "FAILED t::x" in page
+    tip = read_tip(services, in_review.id)
+    assert tip is not None
+
+    refused = phone.post(f"/act/reviews/{in_review.id}/approve", data={"commit": tip})
+
+    assert refused.status_code == 409 and "required checks fail (tests failed)" in refused.text
+    assert 'name="anyway" value="1"' in refused.text
+    assert services.tasks.get(in_review.id).status is TaskStatus.IN_REVIEW
+
+    merged = phone.post(f"/act/reviews/{in_review.id}/approve", data={"commit": tip, "anyway": "1"})
+
+    assert merged.status_code == 303
+    assert services.tasks.get(in_review.id).status is TaskStatus.DONE
+    assert any("Merge anyway" in comment.body for comment in services.reviews.comments(in_review.id))
