@@ -20,6 +20,8 @@ from ralph_desk.services.companion import CompanionService
 from ralph_desk.services.container import Services
 
 DEVICE_SUFFIX = " (companion)"
+LIVE_HEADER = "x-companion-live"
+"""Sent by the page's live update: it reads the page again, leaving a decision's notice to its answer."""
 
 
 def templates() -> Jinja2Templates:
@@ -50,7 +52,7 @@ class CompanionContext:
         device: Device | None = request.state.device
         values.setdefault("device", device)
         values.setdefault("project_title", self.project_title)
-        if device is not None and "notice" not in values:
+        if device is not None and "notice" not in values and LIVE_HEADER not in request.headers:
             values["notice"] = self.notices.take(device.id)
         return self.pages.TemplateResponse(request, template, values, status_code=status)
 

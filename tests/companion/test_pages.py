@@ -19,9 +19,8 @@ HTML = {"accept": "text/html"}
 def phone(served: Served) -> Iterator[httpx.Client]:
     """A paired device's client, on a project with feature `core` and discipline `backend`."""
     items.with_feature(served.services)
-    client = served.paired_client()
-    yield client
-    client.close()
+    with served.paired_client() as client:
+        yield client
 
 
 def test_an_option_and_a_note_answer_the_question_and_the_task_is_pending_again(

@@ -22,9 +22,8 @@ LOUD = {"app.py": "def greet():\n    return 'HELLO'\n"}
 
 @pytest.fixture
 def phone(review_served: Served) -> Iterator[httpx.Client]:
-    client = review_served.paired_client()
-    yield client
-    client.close()
+    with review_served.paired_client() as client:
+        yield client
 
 
 @pytest.fixture

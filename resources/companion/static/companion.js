@@ -5,6 +5,7 @@
 const UNDO_MS = 5000;  // the desk's undo window (gui/undo.py UNDO_MS)
 let held = null;       // the one decision waiting for its time: {action, body, card, timer}
 let refreshDue = false;
+let shown = 0;         // counts the swaps of <main>: a live update older than the page shown is read again
 
 function fillPairingCode() {
   const field = document.getElementById("pair-code");
@@ -63,6 +64,7 @@ function swapMain(html, keepSaid = false) {
   const kept = snapshot(main);
   const said = [...main.querySelectorAll(SAID)];
   main.replaceWith(fresh);
+  shown += 1;
   restore(fresh, kept);
   if (keepSaid && said.length && !fresh.querySelector(SAID)) {
     fresh.querySelector("h1")?.after(...said);  // a live update does not wipe out what a decision said
@@ -80,8 +82,13 @@ function typing() {
 async function refreshMain() {
   if (typing()) { refreshDue = true; return; }
   refreshDue = false;
-  const response = await fetch(location.pathname + location.search, { headers: { Accept: "text/html" } });
-  if (response.ok) swapMain(await response.text(), true);
+  const started = shown;
+  const response = await fetch(location.pathname + location.search, {
+    headers: { Accept: "text/html", "X-Companion-Live": "1" },  // a decision's notice is left to its own answer
+  });
+  const html = await response.text();
+  if (shown !== started) { refreshMain(); return; }  // a decision's answer came meanwhile: read its page again
+  if (response.ok) swapMain(html, true);
 }
 
 function followChanges() {
