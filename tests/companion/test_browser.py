@@ -205,6 +205,9 @@ def test_every_page_fits_a_phone_with_thumb_sized_targets(
         if wider or small:
             problems[name] = (wider, small)
 
+    phone.page.keyboard.press("Tab")  # on the Loop page: the first link has the keyboard's focus, shown
+    outline = phone.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert (phone.page.evaluate("document.activeElement.textContent"), outline) == ("Inbox", "solid")
     phone.go("/")
     phone.page.get_by_role("button", name="Approve").click()
     expect(phone.page.locator("#held")).to_be_visible()
