@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
@@ -13,12 +13,15 @@ from starlette.templating import Jinja2Templates
 from ralph_desk import resource_dir
 from ralph_desk.companion.live import ChangeStream
 from ralph_desk.companion.lockout import PairingLockout
+from ralph_desk.companion.notices import Notices
 from ralph_desk.companion.switch import LoopSwitch
 from ralph_desk.domain.records import Device
 from ralph_desk.services.companion import CompanionService
 from ralph_desk.services.container import Services
 
 DEVICE_SUFFIX = " (companion)"
+LIVE_HEADER = "x-companion-live"
+"""Sent by the page's live update: it reads the page again, leaving a decision's notice to its answer."""
 
 
 def templates() -> Jinja2Templates:
@@ -38,6 +41,7 @@ class CompanionContext:
     pages: Jinja2Templates
     cookie: str
     project_title: str = ""
+    notices: Notices = field(default_factory=Notices)
 
     async def call(self, function: Any, *args: Any) -> Any:
         """Run a service call off the event loop (in the window the loop is the GUI thread)."""
@@ -48,6 +52,8 @@ class CompanionContext:
         device: Device | None = request.state.device
         values.setdefault("device", device)
         values.setdefault("project_title", self.project_title)
+        if device is not None and "notice" not in values and LIVE_HEADER not in request.headers:
+            values["notice"] = self.notices.take(device.id)
         return self.pages.TemplateResponse(request, template, values, status_code=status)
 
     @staticmethod

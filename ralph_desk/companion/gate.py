@@ -32,7 +32,8 @@ SECURITY_HEADERS = [
         b"base-uri 'none'; form-action 'self'",
     ),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    # Not `no-referrer`: under it a browser's form POST sends `Origin: null`, which the Origin check refuses.
+    (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
     (b"x-content-type-options", b"nosniff"),
     (b"cross-origin-opener-policy", b"same-origin"),

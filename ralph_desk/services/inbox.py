@@ -130,17 +130,23 @@ def refuse_unless_draftable(suggestion: Signal) -> None:
         )
 
 
+def draft_text(suggestion: Signal) -> tuple[str, str]:
+    """The title and description of the draft task a new_task suggestion becomes."""
+    what, why = suggestion.what or "", suggestion.why or ""
+    return title_from(what), _clip(f"{what}\n\nWhy: {why}")
+
+
 def draft_fields(unit: UnitOfWork, suggestion: Signal, source: store.TaskFacts) -> TaskWrite:
     """The columns of the draft task a new_task suggestion made on task `source` becomes (origin agent)."""
     feature_id = source.feature_id
     if suggestion.feature is not None:
         feature_id = features_store.id_of(unit, suggestion.feature) or feature_id
-    what, why = suggestion.what or "", suggestion.why or ""
+    title, description = draft_text(suggestion)
     return {
         "feature_id": feature_id,
         "discipline_id": source.discipline_id,
-        "title": title_from(what),
-        "description": _clip(f"{what}\n\nWhy: {why}"),
+        "title": title,
+        "description": description,
         "priority": Priority.MEDIUM.value,
         "status": TaskStatus.DRAFT.value,
         "origin": TaskOrigin.AGENT.value,

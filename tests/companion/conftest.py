@@ -20,6 +20,7 @@ from ralph_desk.project.companion_home import CompanionHome, CompanionSettings
 from ralph_desk.project.init import init_project
 from ralph_desk.services.companion import PairingCode
 from ralph_desk.services.container import Services
+from tests.support.git_repo import commit_all, make_repo
 
 T = TypeVar("T")
 
@@ -96,6 +97,22 @@ def _paths(root: Path) -> Any:
     from ralph_desk.project import ProjectPaths
 
     return ProjectPaths(root)
+
+
+START = {"app.py": "def greet():\n    return 'hello'\n", "notes.txt": "one\ntwo\nthree\n"}
+
+
+@pytest.fixture
+def review_served(tmp_path: Path) -> Iterator[Served]:
+    """A git project with files committed (feature `core`, discipline `backend`), its page served."""
+    root = tmp_path / "repo"
+    make_repo(root, START)
+    init_project(root, title="Companion")
+    commit_all(root, "ralph-desk project")
+    for served in serve(root):
+        served.services.features.create("core", "Core")
+        served.services.disciplines.create("backend", "Backend", "server", "#336699")
+        yield served
 
 
 @pytest.fixture
