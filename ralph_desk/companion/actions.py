@@ -85,7 +85,7 @@ def routes(context: CompanionContext) -> list[Route]:
             )
         return await decide(
             request,
-            lambda: services.inbox.answer(ask_id, text),
+            lambda: services.inbox.answer(ask_id, text, by=context.maker(request)),
             lambda answered: f"Answered question #{answered.id}: task #{answered.task_id} gets it next.",
             "/",
             refused,
@@ -97,15 +97,16 @@ def routes(context: CompanionContext) -> list[Route]:
         fields = await forms.read(request)
         form_id = f"suggestion-{signal_id}-{action}"
         refused = inbox_refused(request, forms.kept(form_id, fields, "title", "description", "reason"))
+        by = context.maker(request)
         calls: dict[str, tuple[Callable[[], Any], Callable[[Any], str]]] = {
-            "approve": (lambda: _approve(services, signal_id), _approved),
-            "edit": (lambda: _edit(services, signal_id, fields), _approved),
+            "approve": (lambda: _approve(services, signal_id, by), _approved),
+            "edit": (lambda: _edit(services, signal_id, fields, by), _approved),
             "reject": (
-                lambda: _reject(services, signal_id, fields.text("reason")),
+                lambda: _reject(services, signal_id, fields.text("reason"), by),
                 lambda task: f"Rejected task #{task.id}: {task.title}",
             ),
             "acknowledge": (
-                lambda: services.inbox.acknowledge_suggestion(signal_id),
+                lambda: services.inbox.acknowledge_suggestion(signal_id, by=by),
                 lambda _: f"Suggestion #{signal_id} acknowledged.",
             ),
         }
@@ -123,7 +124,7 @@ def routes(context: CompanionContext) -> list[Route]:
             )
         return await decide(
             request,
-            lambda: services.inbox.triage(flag_id, Triage(resolution)),
+            lambda: services.inbox.triage(flag_id, Triage(resolution), by=context.maker(request)),
             lambda result: _triaged(flag_id, result),
             "/",
             inbox_refused(request),
@@ -137,7 +138,7 @@ def routes(context: CompanionContext) -> list[Route]:
         if action == "retry":
             return await decide(
                 request,
-                lambda: services.inbox.retry(task_id, fields.text("note")),
+                lambda: services.inbox.retry(task_id, fields.text("note"), by=context.maker(request)),
                 lambda task: f"Task #{task.id} is pending again: {task.title}",
                 "/",
                 refused,
@@ -145,7 +146,7 @@ def routes(context: CompanionContext) -> list[Route]:
         if action == "skip":
             return await decide(
                 request,
-                lambda: services.inbox.skip(task_id),
+                lambda: services.inbox.skip(task_id, by=context.maker(request)),
                 lambda task: f"Skipped task #{task.id}: {task.title}",
                 "/",
                 refused,
@@ -159,7 +160,9 @@ def routes(context: CompanionContext) -> list[Route]:
         commit = fields.text("commit") or None
         try:
             result: ReviewResult = await context.call(
-                lambda: services.reviews.approve(task_id, commit, APPROVE_WAIT_S, anyway, drop)
+                lambda: services.reviews.approve(
+                    task_id, commit, APPROVE_WAIT_S, anyway, drop, by=context.maker(request)
+                )
             )
         except NotFoundError as missing:
             raise MissingError(str(missing)) from None
@@ -190,7 +193,7 @@ def routes(context: CompanionContext) -> list[Route]:
 
         return await decide(
             request,
-            lambda: services.reviews.request_changes(task_id, drafts),
+            lambda: services.reviews.request_changes(task_id, drafts, by=context.maker(request)),
             lambda result: f"Task #{task_id}: {result.message}; it is {result.status} again.",
             "/reviews",
             refused,
@@ -206,27 +209,27 @@ def routes(context: CompanionContext) -> list[Route]:
     ]
 
 
-def _approve(services: Services, signal_id: int) -> Task:
-    return services.inbox.approve(services.signals.get(signal_id))
+def _approve(services: Services, signal_id: int, by: str) -> Task:
+    return services.inbox.approve(services.signals.get(signal_id), by=by)
 
 
 def _approved(task: Task) -> str:
     return f"Approved task #{task.id}: {task.title}"
 
 
-def _edit(services: Services, signal_id: int, fields: Fields) -> Task:
+def _edit(services: Services, signal_id: int, fields: Fields, by: str) -> Task:
     """Save the suggested task's title and description as typed, then approve it (the window's Edit)."""
     draft = services.inbox.create_suggested_task(signal_id)
     return services.inbox.edit_and_approve(
-        draft.id, title=fields.text("title"), description=fields.text("description")
+        draft.id, title=fields.text("title"), description=fields.text("description"), by=by
     )
 
 
-def _reject(services: Services, signal_id: int, reason: str) -> Task:
+def _reject(services: Services, signal_id: int, reason: str, by: str) -> Task:
     suggestion: Signal = services.signals.get(signal_id)
     if not reason:
         raise InvalidValueError("reason", reason, f"a reason for rejecting suggestion #{suggestion.id}")
-    return services.inbox.reject(services.inbox.create_suggested_task(signal_id).id, reason)
+    return services.inbox.reject(services.inbox.create_suggested_task(signal_id).id, reason, by=by)
 
 
 def _triaged(flag_id: int, result: TriageResult) -> str:

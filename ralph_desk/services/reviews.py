@@ -45,6 +45,7 @@ from ralph_desk.services.sessions import SessionService
 from ralph_desk.services.signals import SignalService
 from ralph_desk.services.tasks import TaskService
 from ralph_desk.services.workspaces import WorkspaceService
+from ralph_desk.store import comments as comments_store
 from ralph_desk.store import mapping
 from ralph_desk.store import merge_queue as queue
 from ralph_desk.store import reviews as store
@@ -329,6 +330,9 @@ class ReviewService:
             if failing:  # the person's choice stays on the task's review, after the queue entry is gone
                 note = MERGED_ANYWAY.format(failing=failing)
                 store.add(unit, task.id, maker or HUMAN, note, None, None, None)
+            if maker:  # who approved outlives the queue entry (removed at the merge)
+                shown = f" {approved[:12]}" if approved else ""
+                comments_store.add(unit, task.id, {"author": maker, "body": f"Approved{shown} for merge."})
         outcomes = self.merge_queued(wait_s)
         outcome = outcomes.get(task.id)
         if outcome is None:

@@ -35,6 +35,8 @@ BOOKKEEPING_TABLE_NAMES = (
     "task_branches",
     "branch_adoptions",
     "check_runs",
+    "companion_devices",
+    "companion_codes",
     "alembic_version",
 )
 """Left out, so that a session that only signalled (and was recorded) counts as changing nothing."""

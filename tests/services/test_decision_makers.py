@@ -211,3 +211,14 @@ def test_changes_requested_from_a_device_are_its_comments_beside_the_desk_s(revi
         (PHONE, "And test it"),
     ]
     assert {c.state for c in sent} == {ReviewCommentState.REQUESTED}
+
+
+def test_who_approved_outlives_the_merge_as_a_task_comment(reviews: Services) -> None:
+    task = task_in_review(reviews, "Greet loudly", {"app.py": "loud\n"}, "Shouted.")
+    tip = read_tip(reviews, task.id)
+
+    reviews.reviews.approve(task.id, tip, by=PHONE)
+
+    assert reviews.reviews.queued(task.id) is None  # merged: the queue entry is gone
+    (note,) = [comment for comment in reviews.tasks.get(task.id).comments if comment.author == PHONE]
+    assert note.body == f"Approved {tip[:12]} for merge."
