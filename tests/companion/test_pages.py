@@ -13,6 +13,8 @@ from tests.companion import inbox_items as items
 from tests.companion.conftest import Served
 
 HTML = {"accept": "text/html"}
+PHONE = "Phone (companion)"
+"""How the paired client's decisions are recorded: its device name, marked as the companion's."""
 
 
 @pytest.fixture
@@ -33,7 +35,8 @@ def test_an_option_and_a_note_answer_the_question_and_the_task_is_pending_again(
     answer = phone.post(f"/act/asks/{ask.id}", data={"option": "metres", "note": "One decimal."})
 
     assert (answer.status_code, answer.headers["location"]) == (303, "/")
-    assert served.services.signals.get(ask.id).answer == "metres\n\nOne decimal."
+    answered = served.services.signals.get(ask.id)
+    assert (answered.answer, answered.decided_by) == ("metres\n\nOne decimal.", PHONE)
     assert served.services.tasks.get(task.id).status is TaskStatus.PENDING
     after = phone.get("/", headers=HTML).text
     assert f"Answered question #{ask.id}" in after and "Metres or feet?" not in after
@@ -69,6 +72,7 @@ def test_approving_a_suggestion_makes_its_task_pending(served: Served, phone: ht
     assert done.status_code == 303
     reviewed = served.services.signals.get(suggestion.id)
     assert reviewed.review_decision is ReviewDecision.APPROVED and reviewed.created_task_id is not None
+    assert reviewed.decided_by == PHONE
     task = served.services.tasks.get(reviewed.created_task_id)
     assert (task.title, task.status) == ("Add a legend to the chart", TaskStatus.PENDING)
 
@@ -122,7 +126,8 @@ def test_a_flag_is_triaged_with_the_window_s_choices(
     done = phone.post(f"/act/flags/{flag.id}/{resolution}")
 
     assert done.status_code == 303
-    assert served.services.signals.get(flag.id).resolution is FlagResolution(resolution)
+    triaged = served.services.signals.get(flag.id)
+    assert (triaged.resolution, triaged.decided_by) == (FlagResolution(resolution), PHONE)
     assert "The docs name a flag that is gone" not in phone.get("/", headers=HTML).text
 
 
@@ -147,7 +152,9 @@ def test_a_failed_task_is_retried_with_a_note_for_its_agent_or_skipped(
 
     again = served.services.tasks.get(retried.id)
     assert again.status is TaskStatus.PENDING
-    assert [comment.body for comment in again.comments] == ["Retry: Use the new API"]
+    assert [(comment.author, comment.body) for comment in again.comments] == [
+        (PHONE, "Retry: Use the new API")
+    ]
     assert served.services.tasks.get(skipped.id).status is TaskStatus.SKIPPED
     refused = phone.post(f"/act/failed/{retried.id}/skip")
     assert refused.status_code == 409 and "not failed" in refused.text

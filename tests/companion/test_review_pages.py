@@ -57,9 +57,9 @@ def test_request_changes_with_comments_sends_the_task_back_as_the_window_does(
     assert (sent.status_code, sent.headers["location"]) == (303, "/reviews")
     reviews = review_served.services.reviews
     assert review_served.services.tasks.get(in_review.id).status is TaskStatus.PENDING
-    assert [(c.body, c.where, c.state) for c in reviews.comments(in_review.id)] == [
-        ("Keep it quiet", "app.py", ReviewCommentState.REQUESTED),
-        ("And test it", "", ReviewCommentState.REQUESTED),
+    assert [(c.body, c.where, c.state, c.author) for c in reviews.comments(in_review.id)] == [
+        ("Keep it quiet", "app.py", ReviewCommentState.REQUESTED, "Phone (companion)"),
+        ("And test it", "", ReviewCommentState.REQUESTED, "Phone (companion)"),
     ]
 
 
