@@ -34,6 +34,7 @@ COMMENT_COLOR = ("#9a6700", "#d29922")
 WORD_TINT = 0.38
 """How strongly a changed word is tinted (the whole line: 0.14)."""
 PENDING = "not sent yet"
+GAP_TIP = "Click (or Enter) to show these unchanged lines, as the reviewed commits have them; Shift: all"
 COMMENT_STATES = {
     ReviewCommentState.REQUESTED.value: "sent to the agent",
     ReviewCommentState.ADDRESSED.value: "addressed",
@@ -76,7 +77,7 @@ class DiffModel(QAbstractListModel):
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         row = self.layout.rows[index.row()]
-        if row.kind is RowKind.LINE or (row.comment is not None and row.comment.pending):
+        if row.kind in (RowKind.LINE, RowKind.GAP) or (row.comment is not None and row.comment.pending):
             return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         return Qt.ItemFlag.ItemIsEnabled
 
@@ -103,6 +104,8 @@ class DiffModel(QAbstractListModel):
         if row.kind is RowKind.COMMENT and row.comment is not None:
             hint = "\n(yours, not sent yet: click to edit or delete)" if row.comment.pending else ""
             return f"{row.comment.place}\n{_comment_text(row)}{hint}"
+        if row.kind is RowKind.GAP:
+            return GAP_TIP
         if row.kind is RowKind.FILE:
             diff = self.files[row.file]
             return f"{diff.title}\n{file_badge(diff)}, +{diff.added} −{diff.removed}"
@@ -286,6 +289,11 @@ class DiffDelegate(QStyledItemDelegate):
         if row.kind is RowKind.HUNK:
             painter.fillRect(rect, theme.tint(theme.accent(), 0.10))
             painter.setPen(theme.muted())
+            painter.drawText(area.adjusted(self.number_width(), 0, 0, 0), align, row.text)
+            return
+        if row.kind is RowKind.GAP:
+            painter.fillRect(rect, theme.tint(theme.accent(), 0.06))
+            painter.setPen(theme.accent())
             painter.drawText(area.adjusted(self.number_width(), 0, 0, 0), align, row.text)
             return
         if row.kind is RowKind.COMMENT:
