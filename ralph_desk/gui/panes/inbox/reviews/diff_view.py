@@ -219,6 +219,8 @@ class LinesView(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.wanted_width = 0
+        self.tall: dict[int, int] = {}
+        """The rows side by side whose lines wrap, and their heights (the others are one line high)."""
         self.pressed_x: int | None = None
         """Where the last click on a row was, across the view (to tell the halves of a side-by-side row)."""
         self.shifted = False
@@ -248,18 +250,54 @@ class LinesView(QTableView):
         return self.pressed_x < self.visualRect(index).center().x()
 
     def fit(self, wanted_width: int) -> None:
-        """Make the column this wide, or as wide as the view when that is wider."""
+        """Make the column this wide, or as wide as the view when that is wider (0: as wide as the view,
+        lines wrapped side by side)."""
         self.wanted_width = wanted_width
+        self.tall.clear()  # the rows were laid out anew, all of one height
+        self.delegate.columns = 0
         self._fit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Keep the column at least as wide as the view."""
+        """Keep the column at least as wide as the view; side by side, wrap the lines at its new width."""
         super().resizeEvent(event)
         self._fit()
 
     def _fit(self) -> None:
         if self.horizontalHeader().count() > 0:
             self.horizontalHeader().resizeSection(0, max(self.viewport().width(), self.wanted_width))
+        model = self.model()
+        if isinstance(model, DiffModel) and model.split:
+            self._wrap(model)
+
+    def _wrap(self, model: DiffModel) -> None:
+        """Give each row as many lines as its longer side takes, wrapped at the width of a half."""
+        before = self.delegate.columns
+        if self.delegate.fit_columns(self.viewport().width()) == before and before:
+            return
+        rows, single = self.verticalHeader(), self.delegate.row_height()
+        line = self.delegate.metrics.height()
+        tall: dict[int, int] = {}
+        for number, row in enumerate(model.layout.rows):
+            count = self.delegate.visual_lines(row)
+            if count > 1:
+                tall[number] = single + (count - 1) * line
+        # One update after, not one per row: a diff may wrap thousands (16 µs a row with updates, 0.5 µs off).
+        rows.blockSignals(True)
+        self.setUpdatesEnabled(False)
+        rows.setUpdatesEnabled(False)
+        try:
+            for number in self.tall.keys() - tall.keys():
+                rows.resizeSection(number, single)
+            for number, height in tall.items():
+                if self.tall.get(number) != height:
+                    rows.resizeSection(number, height)
+        finally:
+            rows.blockSignals(False)
+            rows.setUpdatesEnabled(True)
+            self.setUpdatesEnabled(True)
+        self.tall = tall
+        self.updateGeometries()
+        self.viewport().update()
 
 
 class DiffView(QWidget):
@@ -524,11 +562,11 @@ class DiffView(QWidget):
         if laid_out is None or laid_out.split != split:
             laid_out = layout(self.files, self.comments, split, self.expansion)
         self.model.set_layout(self.files, laid_out, split)
-        self.lines.fit(0 if split else self.delegate.line_width())
-        self.lines.doItemsLayout()  # the scroll range now, not after the next event: callers scroll next
         self.lines.setHorizontalScrollBarPolicy(
             Qt.ScrollBarPolicy.ScrollBarAlwaysOff if split else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         )
+        self.lines.fit(0 if split else self.delegate.line_width())
+        self.lines.doItemsLayout()  # the scroll range now, not after the next event: callers scroll next
 
     def scroll_to_file(self, number: int) -> None:
         """Bring a file's header to the top of the lines."""
