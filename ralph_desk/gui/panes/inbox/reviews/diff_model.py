@@ -31,7 +31,7 @@ SIGNS = {LineKind.ADDED: "+", LineKind.REMOVED: "−", LineKind.CONTEXT: " ", Li
 ADDED_COLOR = ("#1a7f37", "#3fb950")
 REMOVED_COLOR = ("#cf222e", "#f85149")
 COMMENT_COLOR = ("#9a6700", "#d29922")
-MIN_COLUMNS = 20
+MIN_COLUMNS = 4
 """Characters a wrapped line holds at the least, however narrow its half."""
 WORD_TINT = 0.38
 """How strongly a changed word is tinted (the whole line: 0.14)."""

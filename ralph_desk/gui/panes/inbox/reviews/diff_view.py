@@ -104,6 +104,8 @@ FILE_COLUMNS: list[Column[FileEntry]] = [
     ),
 ]
 VIEWED_COLUMN = 3
+FILE_NAME_CHARS = 22
+"""Characters of a path the file list shows at the least (a longer one is elided in its middle)."""
 ALL_LINES = "Show all lines"
 CHANGES_ONLY = "Changes only"
 
@@ -330,6 +332,9 @@ class DiffView(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, VIEWED_COLUMN):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.file_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # the file's name, at the end, stays
+        self.file_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.file_table.setMinimumWidth(self._file_list_width())
         self.model = DiffModel(self)
         self.lines = LinesView(self.model)
         self.delegate = self.lines.delegate
@@ -354,8 +359,14 @@ class DiffView(QWidget):
         self._build()
         self._connect()
 
+    def _file_list_width(self) -> int:
+        """Room for a path of `FILE_NAME_CHARS` characters, its icon and its three counts."""
+        metrics = self.file_table.fontMetrics()
+        counts = 3 * (metrics.horizontalAdvance("999") + 8)
+        return metrics.averageCharWidth() * FILE_NAME_CHARS + counts + self.file_table.iconSize().width() + 8
+
     def _build(self) -> None:
-        bar = QHBoxLayout()
+        bar = QHBoxLayout()  # above both the file list and the lines: the list's room is not the bar's
         bar.addWidget(self.totals, 1)
         bar.addWidget(self.all_lines)
         bar.addWidget(self.mark_viewed)
@@ -364,13 +375,13 @@ class DiffView(QWidget):
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(bar)
         column.addWidget(self.lines, 1)
         column.addWidget(self.comment_box)
         self.splitter = side_by_side(self.file_table, right, (1, 3), [260, 780])
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(0, 0, 0, 0)
-        layout_.addWidget(self.splitter)
+        layout_.addLayout(bar)
+        layout_.addWidget(self.splitter, 1)
 
     def _connect(self) -> None:
         self.modes.buttonClicked.connect(lambda _: self._relayout())
