@@ -90,7 +90,7 @@ def test_a_gap_between_hunks_shows_its_unchanged_lines_from_the_reviewed_commit_
     assert gap_texts(diff) == [
         "⋯ 6 unchanged lines — show",
         "⋯ 43 unchanged lines — show 20 (Shift: all)",
-        "⋯ unchanged lines to the end of the file — show",
+        "⋯ the rest of the file — show",
     ]
     worktree = services.workspaces.existing(in_review)
     assert worktree is not None

@@ -338,6 +338,9 @@ class DiffView(QWidget):
         self.model = DiffModel(self)
         self.lines = LinesView(self.model)
         self.delegate = self.lines.delegate
+        # Three rows at the least (a scroll area asks for 70 px): a small screen keeps its room for the rest.
+        self.file_table.setMinimumHeight(3 * self.delegate.row_height())
+        self.lines.setMinimumHeight(3 * self.delegate.row_height())
         self.unified = mode_button("Unified", "One column: removed lines above the added ones")
         self.split = mode_button("Side by side", "The old file on the left, the new one on the right")
         self.modes = QButtonGroup(self)

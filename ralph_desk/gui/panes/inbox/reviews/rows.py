@@ -248,7 +248,7 @@ def _with_comments(
 def gap_text(hidden: int | None) -> str:
     """What a gap row says: how many unchanged lines it hides, and what a click shows."""
     if hidden is None:
-        return "⋯ unchanged lines to the end of the file — show"
+        return "⋯ the rest of the file — show"
     noun = "line" if hidden == 1 else "lines"
     if hidden <= GAP_STEP * 3 // 2:
         return f"⋯ {hidden} unchanged {noun} — show"
