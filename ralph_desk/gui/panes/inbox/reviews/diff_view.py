@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ralph_desk.domain.diffs import FileChange, FileDiff, Gap, unchanged_lines
+from ralph_desk.domain.diffs import DiffLine, FileChange, FileDiff, Gap
 from ralph_desk.domain.enums import DiffSide
 from ralph_desk.domain.reviews import ReviewPin, where
 from ralph_desk.gui import icons, theme
@@ -49,6 +49,9 @@ from ralph_desk.gui.panes.inbox.reviews.rows import (
 from ralph_desk.gui.widgets.common import SendingTextEdit, button, label, mode_button
 from ralph_desk.gui.widgets.layout import side_by_side
 from ralph_desk.gui.widgets.tables import record_table
+
+WholeLines = dict[tuple[str | None, str | None], dict[int, DiffLine]]
+"""Each file's unchanged lines by old line number, by its (old path, new path)."""
 
 
 @dataclass(frozen=True)
@@ -389,7 +392,7 @@ class DiffView(QWidget):
     def _connect(self) -> None:
         self.modes.buttonClicked.connect(lambda _: self._relayout())
         self.lines.clicked.connect(self._clicked)
-        self.lines.activated.connect(self._clicked)  # Enter on the current line, too
+        self.lines.activated.connect(self._activated)  # Enter on the current line, too
         self.file_table.selectionModel().currentRowChanged.connect(self._on_file)
         self.file_table.clicked.connect(
             lambda index: (
@@ -470,19 +473,20 @@ class DiffView(QWidget):
             self._wait_for_lines(-1, None, True)
 
     def _wait_for_lines(self, file: int, gap: Gap | None, everything: bool) -> None:
-        self.waiting = (file, gap, everything)
+        asked = self.waiting is not None
+        self.waiting = (file, gap, everything)  # the latest click wins; the files are read once
         self.all_lines.setEnabled(False)
         self.all_lines.setText("Reading the files…")
-        self.sig_lines_requested.emit()
+        if not asked:
+            self.sig_lines_requested.emit()
 
-    def show_lines(self, pin: ReviewPin | None, whole: Sequence[FileDiff]) -> bool:
-        """Take the files of the diff shown, read whole at `pin`, and widen the gap waiting for them;
-        False (nothing taken) when they were read at other commits than the diff shown."""
+    def show_lines(self, pin: ReviewPin | None, found: WholeLines) -> bool:
+        """Take the unchanged lines of the diff's files, read whole at `pin`, and widen the gap waiting for
+        them; False (nothing taken) when they were read at other commits than the diff shown."""
         waiting, self.waiting = self.waiting, None
         if pin != self.pin:
             self._show_all_lines_state()
             return False
-        found = {(diff.old_path, diff.new_path): unchanged_lines(diff) for diff in whole}
         self.expansion.lines = {
             number: found.get((diff.old_path, diff.new_path), {}) for number, diff in enumerate(self.files)
         }
@@ -597,6 +601,12 @@ class DiffView(QWidget):
         return None
 
     # --- commenting ---------------------------------------------------------------------------
+
+    def _activated(self, index: QModelIndex) -> None:
+        row = index.data(ROW_ROLE)
+        if isinstance(row, DiffRow) and row.kind is RowKind.GAP and self.lines.pressed_x is not None:
+            return  # a click that activates too (a style's single-click activation): the click widened it
+        self._clicked(index)
 
     def _clicked(self, index: QModelIndex) -> None:
         row = index.data(ROW_ROLE)

@@ -19,7 +19,7 @@ from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
 from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
-from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView
+from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView, WholeLines
 from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.review_list import ReviewList
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment
@@ -361,9 +361,7 @@ class ReviewsView(QWidget):
         self.detail.diff.viewed = set(self.viewed_marks(task_id))
         self.detail.diff.show_files(files, comments, laid_out, pin)
 
-    def show_lines(
-        self, task_id: int, session_id: str, pin: ReviewPin | None, whole: Sequence[FileDiff]
-    ) -> None:
+    def show_lines(self, task_id: int, session_id: str, pin: ReviewPin | None, whole: WholeLines) -> None:
         """Give the diff shown its files read whole, for the unchanged lines it leaves out (ignored when
         another diff is shown meanwhile); read at other commits, the work moved: its new diff is read."""
         if self.current is None or self.current.task_id != task_id:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
-from ralph_desk.domain.diffs import MAX_CONTEXT_LINES, FileDiff, parse_diff
+from ralph_desk.domain.diffs import MAX_CONTEXT_LINES, FileDiff, parse_diff, unchanged_lines
 from ralph_desk.domain.enums import DiffSide, TaskStatus, Verb
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
@@ -26,6 +26,7 @@ from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.checks_wiring import CHECKS_TOPIC, ReviewChecks
+from ralph_desk.gui.panes.inbox.reviews.diff_view import WholeLines
 from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
@@ -218,9 +219,10 @@ class ReviewsWiring:
             lambda: self.view.lines_failed(task_id),
         )
 
-    def _read_lines(self, task_id: int, session_id: str | None) -> tuple[ReviewPin | None, list[FileDiff]]:
+    def _read_lines(self, task_id: int, session_id: str | None) -> tuple[ReviewPin | None, WholeLines]:
         read = self.services.reviews.diff(task_id, session_id, MAX_CONTEXT_LINES)
-        return read.pin, parse_diff(read.text)
+        whole = parse_diff(read.text)
+        return read.pin, {(diff.old_path, diff.new_path): unchanged_lines(diff) for diff in whole}
 
     def _read_diff(self, task_id: int, session_id: str | None, split: bool) -> DiffRead:
         """Read, parse and lay out a diff off the GUI thread (for a big one that takes a while)."""
