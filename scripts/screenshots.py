@@ -32,15 +32,18 @@ from ralph_desk.app import build_window, prepare_application
 from ralph_desk.demo import create_demo
 from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.checks import Check, CheckPurpose
+from ralph_desk.domain.enums import Recipe, SessionOutcome, TaskStatus
+from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.clipping import clipped_texts
 from ralph_desk.gui.dialogs.connect import HTTP, ConnectDialog
 from ralph_desk.gui.main_window import MainWindow
 from ralph_desk.gui.panes.disciplines.pane import TOOLS
-from ralph_desk.gui.panes.inbox.pane import FLAGS, QUESTIONS, REVIEWS, SUGGESTIONS
+from ralph_desk.gui.panes.inbox.pane import FAILED, FLAGS, QUESTIONS, REVIEWS, SUGGESTIONS
 from ralph_desk.gui.panes.loop.running import RunningRow, also_running
 from ralph_desk.gui.panes.loop.state import LoopView, Phase
 from ralph_desk.gui.panes.tasks.detail import ACTIVITY
+from ralph_desk.loop.transcript import STDERR_PREFIX
 from ralph_desk.project import ProjectConfig, ProjectPaths, update_config
 from ralph_desk.services.container import Services
 from ralph_desk.vcs.initialise import make_repository
@@ -75,6 +78,18 @@ def marks(station, days=7):
         for turn in extremes(heights)
     ]
 """
+
+# The chart before the task: the high and low waters found, not yet marked (the diff opens on the marks,
+# the unchanged lines above them a click away).
+CHART_BASE = CHART[: CHART.index("\n\ndef marks")] + "\n"
+CRASHED_TASK = "Import the Admiralty's secondary-port offsets"
+CRASH_TRIES = 3
+# What the loop writes as the reason when an agent's process fails: its exit code, its last stderr lines.
+CRASH = (
+    "the agent exited with code 1; its standard error ended with:\n"
+    'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}\n'
+    "Please run /login to sign in again."
+)
 
 Scene = Callable[[MainWindow], None]
 
@@ -131,8 +146,36 @@ DEMO_CHECKS = (
 )
 
 
+def _crash_a_task(services: Services) -> None:
+    """A task whose agent crashed on each of its three tries (the stuck limit): the loop gave it up."""
+    feature, discipline = services.features.list()[0].name, services.disciplines.list()[0].name
+    task = services.tasks.create(feature, discipline, CRASHED_TASK)
+    for attempt in range(1, CRASH_TRIES + 1):
+        session = f"crash-{task.id}-{attempt}"
+        started = datetime.now(UTC) - timedelta(minutes=4 * (CRASH_TRIES - attempt) + 1)
+        transcript = services.paths.logs_dir / f"{started:%Y%m%d-%H%M%S}_{session}.log"
+        said = CRASH.split("\n")[1:]  # what the agent wrote on its standard error, as the transcript keeps it
+        transcript.write_text("".join(f"{STDERR_PREFIX}{line}\n" for line in said), encoding="utf-8")
+        services.sessions.start_session(
+            session,
+            task.id,
+            Recipe.TASK_EXECUTION,
+            "claude",
+            "sonnet",
+            started_at=started,
+            transcript_path=transcript.relative_to(services.paths.root).as_posix(),
+        )
+        services.sessions.finish_session(
+            session, exit_code=1, outcome=SessionOutcome.STUCK.value, error=CRASH
+        )
+        services.tasks.increment_stuck(task.id)
+    services.tasks.move(task.id, TaskStatus.FAILED, Mover.LOOP)
+
+
 def _put_work_in_review(root: Path, services: Services) -> None:
     """The demo as a git repository, with one task's two sessions of work in review, its checks run."""
+    (root / "tidewater").mkdir(exist_ok=True)
+    (root / "tidewater" / "chart.py").write_text(CHART_BASE, encoding="utf-8")
     make_repository(root, "main")
     task = next(task.id for task in services.tasks.list() if task.title.startswith(REVIEWED_TASK))
     first = {
@@ -364,6 +407,7 @@ SCENES: dict[str, Scene] = {
     "inbox-suggestions": _inbox(SUGGESTIONS),
     "inbox-flags": _inbox(FLAGS),
     "inbox-reviews": _reviews,
+    "inbox-failed": _inbox(FAILED),
     "tasks": _tasks(),
     "tasks-activity": _tasks(ACTIVITY),
     "dashboard": _pane("dashboard"),
@@ -441,6 +485,7 @@ def _run(args: argparse.Namespace) -> int:
         root = create_demo(Path(scratch) / "tidewater").root
         services = Services.open(ProjectPaths.at(root))
         _put_work_in_review(root, services)
+        _crash_a_task(services)
         settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
         try:
             theme.force_scheme(theme.Scheme.LIGHT)

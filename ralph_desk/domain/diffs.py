@@ -8,6 +8,10 @@ from enum import StrEnum
 
 NULL_PATH = "/dev/null"
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
+CONTEXT_LINES = 3
+"""Unchanged lines shown around each change, as git shows them."""
+MAX_CONTEXT_LINES = 100_000
+"""Context enough to show whole files."""
 _ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
 
 
@@ -278,3 +282,65 @@ def side_by_side(hunk: Hunk) -> list[tuple[DiffLine | None, DiffLine | None]]:
             rows.append((line, line) if line.kind is LineKind.CONTEXT else (line, None))
     flush()
     return rows
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Unchanged lines of a file that its hunks leave out: before hunk `before` (`len(hunks)`: after the
+    last); `count` is None when they run to the end of the file, how many not known from the diff."""
+
+    before: int
+    old_start: int
+    new_start: int
+    count: int | None
+
+
+def _first(hunk: Hunk) -> tuple[int, int]:
+    """The old and new numbers of a hunk's first line (an empty side counts from the line after it)."""
+    return (
+        hunk.old_start if hunk.old_count else hunk.old_start + 1,
+        hunk.new_start if hunk.new_count else hunk.new_start + 1,
+    )
+
+
+def _after(hunk: Hunk) -> tuple[int, int]:
+    """The old and new numbers of the line after a hunk."""
+    first_old, first_new = _first(hunk)
+    return first_old + hunk.old_count, first_new + hunk.new_count
+
+
+def _reaches_end(hunk: Hunk, context: int) -> bool:
+    """Whether a hunk ends at its file's end: fewer unchanged lines after its last change than git shows."""
+    lines = [line.kind for line in hunk.lines]
+    if lines and lines[-1] is LineKind.NOTE:
+        return True  # "no newline at end of file": the last line
+    trailing = len(lines) - next(
+        (number for number in range(len(lines), 0, -1) if lines[number - 1] is not LineKind.CONTEXT), 0
+    )
+    return trailing < context
+
+
+def gaps_of(diff: FileDiff, context: int = CONTEXT_LINES) -> list[Gap]:
+    """The unchanged lines a file's diff (read with `context` lines) leaves out, top to bottom."""
+    if not diff.hunks or diff.binary or diff.change in (FileChange.ADDED, FileChange.DELETED):
+        return []
+    gaps: list[Gap] = []
+    old_at, new_at = 1, 1
+    for number, hunk in enumerate(diff.hunks):
+        first_old = _first(hunk)[0]
+        if first_old > old_at:
+            gaps.append(Gap(number, old_at, new_at, first_old - old_at))
+        old_at, new_at = _after(hunk)
+    if not _reaches_end(diff.hunks[-1], context):
+        gaps.append(Gap(len(diff.hunks), old_at, new_at, None))
+    return gaps
+
+
+def unchanged_lines(whole: FileDiff) -> dict[int, DiffLine]:
+    """The unchanged lines of a file's diff read with whole files, by their number in the old file."""
+    return {
+        line.old_no: line
+        for hunk in whole.hunks
+        for line in hunk.lines
+        if line.kind is LineKind.CONTEXT and line.old_no is not None
+    }

@@ -66,12 +66,18 @@ def failure_reason(session: AgentSession | None, signals: Sequence[Signal], stuc
     """Why a task failed: its stuck count, how its last session ended, and the agent's last `stuck` reason."""
     parts = [f"stuck {stuck_count} time{'s' if stuck_count != 1 else ''}"]
     if session is not None:
-        if session.closing_verb or not session.exit_code:
-            parts.append(f"last session ended with {session.closing_verb or 'no closing verb'}")
+        code, error = session.exit_code, session.error or ""
+        crashed = bool(code) and not session.closing_verb
+        if crashed and code is not None and (f"code {code}" in error or f"signal {-code}" in error):
+            parts.append(f"last session: {error}")  # the loop's account of the crash names the code itself
         else:
-            parts.append(f"the agent of its last session exited with code {session.exit_code}")
-        if session.error:
-            parts.append(f"error: {session.error}")
+            parts.append(
+                f"the agent of its last session exited with code {code}"
+                if crashed
+                else f"last session ended with {session.closing_verb or 'no closing verb'}"
+            )
+            if error:
+                parts.append(f"error: {error}")
     stuck = next((signal for signal in reversed(signals) if signal.verb is Verb.STUCK), None)
     if stuck is not None and stuck.reason:
         parts.append(f"the agent said: {stuck.reason}")

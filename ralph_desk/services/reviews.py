@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from ralph_desk.domain.branches import DISCARD_RETENTION
 from ralph_desk.domain.checks import CheckRun, Verdict, required_failures
+from ralph_desk.domain.diffs import CONTEXT_LINES
 from ralph_desk.domain.enums import (
     DiffSide,
     FlagCategory,
@@ -189,7 +190,7 @@ class ReviewService:
         )
 
     def diff(
-        self, task_id: int, session_id: int | str | None = None, context: int = diffs.CONTEXT_LINES
+        self, task_id: int, session_id: int | str | None = None, context: int = CONTEXT_LINES
     ) -> ReviewDiff:
         """The unified diff of the task branch against its base, or of one session's commit, with the
         commits it was read between (for the whole task: the tip that approving it merges) and the paths

@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, Field, Strict, ValidationError, create_model
 
 from ralph_desk.domain.arguments import problems
+from ralph_desk.domain.diffs import MAX_CONTEXT_LINES
 from ralph_desk.domain.tools import MAX_ID, Author
 from ralph_desk.services.errors import InvalidValueError
 from ralph_desk.services.inputs import RequiredPath
@@ -60,7 +61,7 @@ def positive_int(field: str, given: int) -> int:
     return checked
 
 
-ContextLines = Annotated[int, Strict(), Field(ge=0, le=100_000)]
+ContextLines = Annotated[int, Strict(), Field(ge=0, le=MAX_CONTEXT_LINES)]
 
 
 def context_lines(field: str, given: int) -> int:

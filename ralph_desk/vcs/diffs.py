@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ralph_desk.domain.diffs import CONTEXT_LINES, MAX_CONTEXT_LINES
 from ralph_desk.domain.reviews import ReviewPin
 from ralph_desk.vcs import binaries
 from ralph_desk.vcs.places import GitError
@@ -74,12 +75,6 @@ def pin(repo: Path, base: str, branch: str) -> ReviewPin:
     if not is_oid(found):
         raise GitError(("merge-base",), 1, f"the branch {branch!r} shares no history with {base!r}")
     return ReviewPin(found, tip)
-
-
-CONTEXT_LINES = 3
-"""Unchanged lines shown around each change, as git shows them."""
-MAX_CONTEXT_LINES = 100_000
-"""Context enough to show whole files."""
 
 
 def between(repo: Path, older: str, newer: str, context: int = CONTEXT_LINES) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_desk.domain.diffs import FileChange, LineKind, parse_diff, side_by_side, unquote
+from ralph_desk.domain.diffs import FileChange, Gap, LineKind, gaps_of, parse_diff, side_by_side, unquote
 from tests.support.git_changes import change_everything, commit_base, git
 
 
@@ -94,3 +94,19 @@ def test_a_mode_change_alone_is_a_file_without_hunks() -> None:
 
 def test_an_empty_diff_has_no_files() -> None:
     assert parse_diff("") == []
+
+
+def test_the_gaps_of_a_file_are_the_lines_before_between_and_after_its_hunks() -> None:
+    text = (
+        "diff --git a/x b/x\n--- a/x\n+++ b/x\n"
+        "@@ -5,7 +5,8 @@\n a\n b\n c\n-d\n+D\n+E\n e\n f\n g\n"
+        "@@ -30,4 +31,3 @@\n p\n q\n r\n-s\n"
+    )
+    (file,) = parse_diff(text)
+
+    # 1–4 before; 12–29 (old) between; the second hunk ends with the file (no context after its change)
+    assert gaps_of(file) == [Gap(0, 1, 1, 4), Gap(1, 12, 13, 18)]
+    three_after = text.replace("@@ -30,4 +31,3 @@", "@@ -30,7 +31,6 @@") + " t\n u\n v\n"
+    assert gaps_of(parse_diff(three_after)[0])[-1] == Gap(2, 37, 37, None)  # maybe more: not known
+    added = "diff --git a/y b/y\nnew file mode 100644\n--- /dev/null\n+++ b/y\n@@ -0,0 +1 @@\n+y\n"
+    assert gaps_of(parse_diff(added)[0]) == []

@@ -106,6 +106,7 @@ def test_a_failed_task_is_notified_with_why_it_failed(
     card = window.inbox.failed.card(task.id)
     assert card is not None and "invalid API key" in card.reason.text()
     assert "no closing verb" not in card.reason.text()
+    assert card.reason.text().count("exited with code 3") == 1  # said once, by the crash itself
 
 
 def test_the_persons_own_stop_after_the_session_is_not_notified(qtbot: QtBot, window: MainWindow) -> None:

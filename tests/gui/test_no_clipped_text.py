@@ -6,17 +6,19 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QApplication, QDialog, QPushButton, QTableWidget, QTableWidgetItem, QWidget
 from pytestqt.qtbot import QtBot
 
 import ralph_desk.gui
+from ralph_desk.demo_review import put_in_review
 from ralph_desk.domain.enums import TaskStatus
 from ralph_desk.domain.lifecycle import Mover
 from ralph_desk.domain.records import Device, FeatureLearning
-from ralph_desk.gui.clipping import clipped_cells, clipped_texts
+from ralph_desk.gui.clipping import CELL_PADDING_PX, clipped_cells, clipped_texts
 from ralph_desk.gui.companion import CompanionState
 from ralph_desk.gui.dialogs.companion import CompanionDialog
 from ralph_desk.gui.dialogs.confirm import ConfirmBox
@@ -33,6 +35,7 @@ from ralph_desk.gui.panes.features.dialogs import LearningDialog, MergeDialog, N
 from ralph_desk.gui.panes.inbox.dialogs import EditSuggestionDialog, ReasonDialog
 from ralph_desk.gui.panes.inbox.pane import REVIEWS
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
+from ralph_desk.gui.panes.inbox.reviews.diff_view import VIEWED_COLUMN
 from ralph_desk.gui.panes.loop.dry_run import PreviewDialog
 from ralph_desk.gui.panes.loop.running import RunningRow
 from ralph_desk.gui.panes.loop.transcript_window import TranscriptWindow
@@ -42,6 +45,7 @@ from ralph_desk.loop.start_summary import summarise_start
 from ralph_desk.project.companion_home import CompanionSettings
 from ralph_desk.services.companion import PairingCode
 from ralph_desk.services.container import Services
+from ralph_desk.vcs.initialise import make_repository
 from tests.gui.conftest import controller, settle
 
 pytestmark = pytest.mark.usefixtures("fusion")
@@ -359,3 +363,42 @@ def test_no_text_is_cut_off_in_the_dialogs(
 
     assert [str(found) for found in clipped_texts(dialog)] == []
     dialog.close()
+
+
+CHANGED_FILES = {
+    "tidewater/chart.py": "MARKS = 2\n",
+    "docs/marks.md": "# Marks\n",
+    "tidewater/stations/secondary_port_offsets_from_the_admiralty_tables.py": "OFFSETS = {}\n",
+}
+
+
+@pytest.mark.parametrize("size", REVIEW_SIZES, ids=lambda size: f"{size.width()}x{size.height()}")
+def test_the_diffs_file_list_shows_usual_paths_whole_and_elides_a_long_one_in_its_middle(
+    qtbot: QtBot, window: MainWindow, services: Services, project: Path, size: QSize
+) -> None:
+    make_repository(project, "main")
+    task = next(task.id for task in services.tasks.list() if task.status is TaskStatus.PENDING)
+    put_in_review(services, task, (CHANGED_FILES, "Three files"))
+    window.resize(size)
+    window.show_pane("inbox")
+    window.inbox.show_tab(REVIEWS)
+    diff = window.inbox.reviews.detail.diff
+    qtbot.waitUntil(lambda: diff.file_model.rowCount() == len(CHANGED_FILES), timeout=10_000)
+    settle(qtbot, window)
+    QApplication.processEvents()
+    table = diff.file_table
+
+    room = table.columnWidth(0) - table.iconSize().width() - CELL_PADDING_PX * 2
+    assert room >= max(table.fontMetrics().horizontalAdvance(path) for path in list(CHANGED_FILES)[:2])
+    assert table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert (
+        table.columnViewportPosition(VIEWED_COLUMN) + table.columnWidth(VIEWED_COLUMN)
+        <= table.viewport().width()
+    )
+    tips = [
+        str(diff.file_model.data(diff.file_model.index(row, 0), Qt.ItemDataRole.ToolTipRole))
+        for row in range(3)
+    ]
+    assert all(any(tip.startswith(path + "\n") for tip in tips) for path in CHANGED_FILES)
+    assert window.size() == size
+    assert [str(found) for found in clipped_texts(window)] == []

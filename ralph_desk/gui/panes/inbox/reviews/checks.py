@@ -17,6 +17,8 @@ from ralph_desk.gui.widgets.output import OutputView
 
 OUTPUT_HEIGHT = 150
 OUTPUT_MIN_HEIGHT = 64
+OUTPUT_LEAST_HEIGHT = 40
+"""Three lines of output: what it keeps on a small screen."""
 OUTPUT_SHARE = 0.2
 """The most of the review's height a check's output takes (the diff is what the person reviews)."""
 OUTPUT_LINES = 2_000
@@ -115,7 +117,8 @@ class ChecksStrip(QWidget):
         # A long command must not widen the tab: the title takes the width it is given.
         self.output_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.output = OutputView(OUTPUT_LINES)
-        self.output.setFixedHeight(OUTPUT_HEIGHT)
+        self.output.setMinimumHeight(OUTPUT_LEAST_HEIGHT)
+        self.output.setMaximumHeight(OUTPUT_HEIGHT)
         self.output.setObjectName("checkOutput")
         self.output_title.hide()
         self.output.hide()
@@ -169,8 +172,11 @@ class ChecksStrip(QWidget):
         self._refresh_selected()
 
     def fit_output(self, height: int) -> None:
-        """Size the output for a review this tall."""
-        self.output.setFixedHeight(max(OUTPUT_MIN_HEIGHT, min(OUTPUT_HEIGHT, int(height * OUTPUT_SHARE))))
+        """Let the output take its share of a review this tall; with less room it gives way to three lines.
+
+        A fixed height would be a minimum: the review's content growing (signals, checks) then grew the
+        window past a small screen."""
+        self.output.setMaximumHeight(max(OUTPUT_MIN_HEIGHT, min(OUTPUT_HEIGHT, int(height * OUTPUT_SHARE))))
 
     def _choose(self, index: int) -> None:
         state = self.states[index]

@@ -31,9 +31,12 @@ SIGNS = {LineKind.ADDED: "+", LineKind.REMOVED: "−", LineKind.CONTEXT: " ", Li
 ADDED_COLOR = ("#1a7f37", "#3fb950")
 REMOVED_COLOR = ("#cf222e", "#f85149")
 COMMENT_COLOR = ("#9a6700", "#d29922")
+MIN_COLUMNS = 4
+"""Characters a wrapped line holds at the least, however narrow its half."""
 WORD_TINT = 0.38
 """How strongly a changed word is tinted (the whole line: 0.14)."""
 PENDING = "not sent yet"
+GAP_TIP = "Click (or Enter) to show these unchanged lines, as the reviewed commits have them; Shift: all"
 COMMENT_STATES = {
     ReviewCommentState.REQUESTED.value: "sent to the agent",
     ReviewCommentState.ADDRESSED.value: "addressed",
@@ -76,7 +79,7 @@ class DiffModel(QAbstractListModel):
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         row = self.layout.rows[index.row()]
-        if row.kind is RowKind.LINE or (row.comment is not None and row.comment.pending):
+        if row.kind in (RowKind.LINE, RowKind.GAP) or (row.comment is not None and row.comment.pending):
             return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         return Qt.ItemFlag.ItemIsEnabled
 
@@ -103,6 +106,8 @@ class DiffModel(QAbstractListModel):
         if row.kind is RowKind.COMMENT and row.comment is not None:
             hint = "\n(yours, not sent yet: click to edit or delete)" if row.comment.pending else ""
             return f"{row.comment.place}\n{_comment_text(row)}{hint}"
+        if row.kind is RowKind.GAP:
+            return GAP_TIP
         if row.kind is RowKind.FILE:
             diff = self.files[row.file]
             return f"{diff.title}\n{file_badge(diff)}, +{diff.added} −{diff.removed}"
@@ -131,10 +136,30 @@ class DiffDelegate(QStyledItemDelegate):
         self.char = max(1, self.metrics.horizontalAdvance("0"))
         self.chosen_side: DiffSide | None = None
         """The side of the selected line the comment box is about (its half is tinted side by side)."""
+        self.columns = 0
+        """Characters a side's line holds before it wraps, side by side (0: unified, no wrapping)."""
 
     def row_height(self) -> int:
-        """The one height of every row."""
+        """The height of a row of one line (every row, unified)."""
         return self.metrics.height() + 4
+
+    def fit_columns(self, width: int) -> int:
+        """Make a side-by-side line wrap at what a half of `width` holds; how many characters that is."""
+        text = width // 2 - self.number_width() - 2 * PAD - 2 * self.char
+        self.columns = max(MIN_COLUMNS, text // self.char)
+        return self.columns
+
+    def visual_lines(self, row: DiffRow) -> int:
+        """How many lines a row takes, its lines wrapped at `columns` side by side (1 unified)."""
+        if not self.columns or row.kind is not RowKind.LINE:
+            return 1
+        longest = max(len(_shown(row.old)), len(_shown(row.new)))
+        return max(1, -(-longest // self.columns))
+
+    def wrapped(self, text: str) -> list[str]:
+        """A line's shown text (tabs expanded) cut into the pieces its wrapped lines hold."""
+        columns = self.columns or len(text) or 1
+        return [text[start : start + columns] for start in range(0, len(text), columns)] or [""]
 
     def number_width(self) -> int:
         """The width of a line-number gutter."""
@@ -219,7 +244,7 @@ class DiffDelegate(QStyledItemDelegate):
             body = QRect(area.left() + numbers, area.top(), area.width() - numbers, area.height())
             painter.save()
             painter.setClipRect(area)
-            self._line(painter, body, line, path, text_color, words)
+            self._wrapped_line(painter, body, line, path, text_color, words)
             painter.restore()
         painter.setPen(theme.tint(theme.muted(), 0.4))
         painter.drawLine(rect.left() + half, rect.top(), rect.left() + half, rect.bottom())
@@ -230,7 +255,56 @@ class DiffDelegate(QStyledItemDelegate):
             return
         painter.setPen(theme.muted())
         align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(area.adjusted(0, 0, -PAD, 0), align, str(number))
+        first = QRect(area.left(), area.top(), area.width(), self.row_height())  # beside the first line
+        painter.drawText(first.adjusted(0, 0, -PAD, 0), align, str(number))
+
+    def _wrapped_line(
+        self,
+        painter: QPainter,
+        area: QRect,
+        line: DiffLine,
+        path: str,
+        text_color: QColor,
+        words: Sequence[Span] = (),
+    ) -> None:
+        """A line cut at `columns` characters onto as many lines as it takes, its sign beside the first."""
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        height = self.row_height()
+        sign_color = {LineKind.ADDED: _pick(ADDED_COLOR), LineKind.REMOVED: _pick(REMOVED_COLOR)}
+        painter.setPen(sign_color.get(line.kind, theme.muted()))
+        painter.drawText(QRect(area.left() + PAD, area.top(), self.char * 2, height), align, SIGNS[line.kind])
+        left = area.left() + PAD + self.char * 2
+        width = area.right() - left
+        if line.kind is LineKind.NOTE:
+            painter.setPen(theme.muted())
+            painter.drawText(QRect(left, area.top(), width, height), align, line.text)
+            return
+        pieces = self.wrapped(_shown(line))
+        step = self.metrics.height()
+        changed = _shown_spans(line.text, words)
+        start = 0
+        for number, piece in enumerate(pieces):
+            end = start + len(piece)
+            marks = [
+                (max(a, start) - start, min(b, end) - start) for a, b in changed if a < end and b > start
+            ]
+            top = area.top() + number * step
+            self._mark_words(painter, QRect(left, top, width, height), DiffLine(line.kind, piece), marks)
+            start = end
+        spans = iter(highlight.spans(path, line.text))
+        text, color = next(spans, ("", None))
+        for number, piece in enumerate(pieces):
+            x, rest, top = left, len(piece), area.top() + number * step
+            while rest > 0:
+                if not text:
+                    text, color = next(spans, ("", None))
+                    if not text:
+                        break
+                part, text = text[:rest], text[rest:]
+                painter.setPen(color if color is not None else text_color)
+                advance = self.metrics.horizontalAdvance(part)
+                painter.drawText(QRect(x, top, advance + self.char, height), align, part)
+                x, rest = x + advance, rest - len(part)
 
     def _line(
         self,
@@ -286,6 +360,11 @@ class DiffDelegate(QStyledItemDelegate):
         if row.kind is RowKind.HUNK:
             painter.fillRect(rect, theme.tint(theme.accent(), 0.10))
             painter.setPen(theme.muted())
+            painter.drawText(area.adjusted(self.number_width(), 0, 0, 0), align, row.text)
+            return
+        if row.kind is RowKind.GAP:
+            painter.fillRect(rect, theme.tint(theme.accent(), 0.06))
+            painter.setPen(theme.accent())
             painter.drawText(area.adjusted(self.number_width(), 0, 0, 0), align, row.text)
             return
         if row.kind is RowKind.COMMENT:
@@ -350,6 +429,20 @@ def _comment_text(row: DiffRow) -> str:
         else ""
     )
     return f"{line}{who}{row.text}{state}".replace("\n", " ")
+
+
+def _shown(line: DiffLine | None) -> str:
+    """A line's text as drawn: tabs expanded, cut where no screen reaches."""
+    return "" if line is None else line.text[: highlight.SHOWN_CHARS].replace("\t", highlight.TAB)
+
+
+def _shown_spans(text: str, words: Sequence[Span]) -> list[Span]:
+    """Changed-word ranges of a line's text as ranges of its shown text (tabs expanded)."""
+    tab = len(highlight.TAB) - 1
+    return [
+        (start + text.count("\t", 0, start) * tab, end + text.count("\t", 0, end) * tab)
+        for start, end in words
+    ]
 
 
 def _background(kind: LineKind) -> QColor:

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ralph_desk.domain.diffs import FileChange, FileDiff
+from ralph_desk.domain.diffs import DiffLine, FileChange, FileDiff, Gap
 from ralph_desk.domain.enums import DiffSide
-from ralph_desk.domain.reviews import where
+from ralph_desk.domain.reviews import ReviewPin, where
 from ralph_desk.gui import icons, theme
 from ralph_desk.gui.models.base import Column, RecordTableModel
 from ralph_desk.gui.panes.inbox.reviews.diff_model import (
@@ -37,6 +37,7 @@ from ralph_desk.gui.panes.inbox.reviews.diff_model import (
 from ralph_desk.gui.panes.inbox.reviews.rows import (
     DiffLayout,
     DiffRow,
+    Expansion,
     LineComment,
     RowKind,
     file_badge,
@@ -48,6 +49,9 @@ from ralph_desk.gui.panes.inbox.reviews.rows import (
 from ralph_desk.gui.widgets.common import SendingTextEdit, button, label, mode_button
 from ralph_desk.gui.widgets.layout import side_by_side
 from ralph_desk.gui.widgets.tables import record_table
+
+WholeLines = dict[tuple[str | None, str | None], dict[int, DiffLine]]
+"""Each file's unchanged lines by old line number, by its (old path, new path)."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +107,10 @@ FILE_COLUMNS: list[Column[FileEntry]] = [
     ),
 ]
 VIEWED_COLUMN = 3
-CONTEXT_STEPS = (3, 12, 40, 100_000)
-"""The unchanged lines shown around each change, step by step: as git shows them, … whole files."""
+FILE_NAME_CHARS = 22
+"""Characters of a path the file list shows at the least (a longer one is elided in its middle)."""
+ALL_LINES = "Show all lines"
+CHANGES_ONLY = "Changes only"
 
 
 class CommentBox(QFrame):
@@ -218,17 +224,27 @@ class LinesView(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.wanted_width = 0
+        self.tall: dict[int, int] = {}
+        """The rows side by side whose lines wrap, and their heights (the others are one line high)."""
         self.pressed_x: int | None = None
         """Where the last click on a row was, across the view (to tell the halves of a side-by-side row)."""
+        self.shifted = False
+        """Whether Shift was held at the last click or key (a gap then shows all its lines)."""
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         """Note where the row was pressed: its left half is the old file when side by side."""
         self.pressed_x = event.position().toPoint().x()
+        self.shifted = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         super().mousePressEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        """A second click, as the first (not an activation: a gap clicked twice widens twice, not thrice)."""
+        self.mousePressEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """A key (Enter) chooses the new side of the current row."""
         self.pressed_x = None
+        self.shifted = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         super().keyPressEvent(event)
 
     def old_half(self, index: QModelIndex) -> bool:
@@ -239,18 +255,54 @@ class LinesView(QTableView):
         return self.pressed_x < self.visualRect(index).center().x()
 
     def fit(self, wanted_width: int) -> None:
-        """Make the column this wide, or as wide as the view when that is wider."""
+        """Make the column this wide, or as wide as the view when that is wider (0: as wide as the view,
+        lines wrapped side by side)."""
         self.wanted_width = wanted_width
+        self.tall.clear()  # the rows were laid out anew, all of one height
+        self.delegate.columns = 0
         self._fit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Keep the column at least as wide as the view."""
+        """Keep the column at least as wide as the view; side by side, wrap the lines at its new width."""
         super().resizeEvent(event)
         self._fit()
 
     def _fit(self) -> None:
         if self.horizontalHeader().count() > 0:
             self.horizontalHeader().resizeSection(0, max(self.viewport().width(), self.wanted_width))
+        model = self.model()
+        if isinstance(model, DiffModel) and model.split:
+            self._wrap(model)
+
+    def _wrap(self, model: DiffModel) -> None:
+        """Give each row as many lines as its longer side takes, wrapped at the width of a half."""
+        before = self.delegate.columns
+        if self.delegate.fit_columns(self.viewport().width()) == before and before:
+            return
+        rows, single = self.verticalHeader(), self.delegate.row_height()
+        line = self.delegate.metrics.height()
+        tall: dict[int, int] = {}
+        for number, row in enumerate(model.layout.rows):
+            count = self.delegate.visual_lines(row)
+            if count > 1:
+                tall[number] = single + (count - 1) * line
+        # One update after, not one per row: a diff may wrap thousands (16 µs a row with updates, 0.5 µs off).
+        rows.blockSignals(True)
+        self.setUpdatesEnabled(False)
+        rows.setUpdatesEnabled(False)
+        try:
+            for number in self.tall.keys() - tall.keys():
+                rows.resizeSection(number, single)
+            for number, height in tall.items():
+                if self.tall.get(number) != height:
+                    rows.resizeSection(number, height)
+        finally:
+            rows.blockSignals(False)
+            rows.setUpdatesEnabled(True)
+            self.setUpdatesEnabled(True)
+        self.tall = tall
+        self.updateGeometries()
+        self.viewport().update()
 
 
 class DiffView(QWidget):
@@ -264,8 +316,8 @@ class DiffView(QWidget):
     """Delete the human's unsent comment (by id)."""
     sig_viewed_changed = Signal(list)
     """The files marked viewed changed: the fingerprints of those marked now."""
-    sig_context_requested = Signal(int)
-    """Read the diff again with this many unchanged lines around each change."""
+    sig_lines_requested = Signal()
+    """Read the whole files of the diff shown, at its commits (for the unchanged lines it leaves out)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -283,9 +335,15 @@ class DiffView(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, VIEWED_COLUMN):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.file_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # the file's name, at the end, stays
+        self.file_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.file_table.setMinimumWidth(self._file_list_width())
         self.model = DiffModel(self)
         self.lines = LinesView(self.model)
         self.delegate = self.lines.delegate
+        # Three rows at the least (a scroll area asks for 70 px): a small screen keeps its room for the rest.
+        self.file_table.setMinimumHeight(3 * self.delegate.row_height())
+        self.lines.setMinimumHeight(3 * self.delegate.row_height())
         self.unified = mode_button("Unified", "One column: removed lines above the added ones")
         self.split = mode_button("Side by side", "The old file on the left, the new one on the right")
         self.modes = QButtonGroup(self)
@@ -293,9 +351,13 @@ class DiffView(QWidget):
         self.modes.addButton(self.split)
         self.unified.setChecked(True)
         self.totals = label(name="muted")
-        self.context = CONTEXT_STEPS[0]
-        """The unchanged lines shown around each change."""
-        self.more_context = button("More context", "add", "Show more unchanged lines around each change")
+        self.pin: ReviewPin | None = None
+        """The commits the diff shown was read between: its unchanged lines come from them, nowhere else."""
+        self.expansion = Expansion()
+        """The unchanged lines shown beyond the diff's own."""
+        self.waiting: tuple[int, Gap | None, bool] | None = None
+        """A gap to widen (file, gap, all of it; no gap: every gap, whole) once the whole files are read."""
+        self.all_lines = button(ALL_LINES, "add", "Show every unchanged line of the changed files")
         self.mark_viewed = button("Viewed", "approve", "Mark the file chosen on the left as viewed (or not)")
         self.mark_viewed.setCheckable(True)
         self.mark_viewed.setEnabled(False)
@@ -303,28 +365,34 @@ class DiffView(QWidget):
         self._build()
         self._connect()
 
+    def _file_list_width(self) -> int:
+        """Room for a path of `FILE_NAME_CHARS` characters, its icon and its three counts."""
+        metrics = self.file_table.fontMetrics()
+        counts = 3 * (metrics.horizontalAdvance("999") + 8)
+        return metrics.averageCharWidth() * FILE_NAME_CHARS + counts + self.file_table.iconSize().width() + 8
+
     def _build(self) -> None:
-        bar = QHBoxLayout()
+        bar = QHBoxLayout()  # above both the file list and the lines: the list's room is not the bar's
         bar.addWidget(self.totals, 1)
-        bar.addWidget(self.more_context)
+        bar.addWidget(self.all_lines)
         bar.addWidget(self.mark_viewed)
         bar.addWidget(self.unified)
         bar.addWidget(self.split)
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(bar)
         column.addWidget(self.lines, 1)
         column.addWidget(self.comment_box)
         self.splitter = side_by_side(self.file_table, right, (1, 3), [260, 780])
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(0, 0, 0, 0)
-        layout_.addWidget(self.splitter)
+        layout_.addLayout(bar)
+        layout_.addWidget(self.splitter, 1)
 
     def _connect(self) -> None:
         self.modes.buttonClicked.connect(lambda _: self._relayout())
         self.lines.clicked.connect(self._clicked)
-        self.lines.activated.connect(self._clicked)  # Enter on the current line, too
+        self.lines.activated.connect(self._activated)  # Enter on the current line, too
         self.file_table.selectionModel().currentRowChanged.connect(self._on_file)
         self.file_table.clicked.connect(
             lambda index: (
@@ -334,7 +402,7 @@ class DiffView(QWidget):
             )
         )
         self.mark_viewed.clicked.connect(self._toggle_current)
-        self.more_context.clicked.connect(self._step_context)
+        self.all_lines.clicked.connect(self._toggle_all_lines)
         self.comment_box.sig_comment_requested.connect(self.sig_comment_requested)
         self.comment_box.sig_edit_requested.connect(self.sig_edit_requested)
         self.comment_box.sig_delete_requested.connect(self.sig_delete_requested)
@@ -356,8 +424,16 @@ class DiffView(QWidget):
         files: Sequence[FileDiff],
         comments: Sequence[LineComment] = (),
         laid_out: DiffLayout | None = None,
+        pin: ReviewPin | None = None,
     ) -> None:
-        """Show a parsed diff with the comments on its lines (`laid_out` already, off the GUI thread)."""
+        """Show a parsed diff with the comments on its lines (`laid_out` already, off the GUI thread), read
+        between the commits `pin`; the same diff again keeps the unchanged lines shown."""
+        if pin is None or pin != self.pin or len(files) != len(self.files):
+            self.expansion, self.waiting = Expansion(), None
+        elif self.expansion.shown:
+            laid_out = None  # laid out without the unchanged lines shown beyond the diff's own
+        self.pin = pin
+        self._show_all_lines_state()
         self.files, self.comments = list(files), list(comments)
         self.fingerprints = [file_fingerprint(diff) for diff in self.files]
         self._show_file_list()
@@ -374,21 +450,85 @@ class DiffView(QWidget):
         self.comment_box.hide()
         self._relayout(laid_out)
 
-    def set_context(self, lines: int) -> None:
-        """Show this many unchanged lines around each change from the next read on; the button says more."""
-        self.context = lines
-        whole = lines >= CONTEXT_STEPS[-1]
-        self.more_context.setText("Less context" if whole else "More context")
-        self.more_context.setToolTip(
-            "Back to 3 unchanged lines around each change"
-            if whole
-            else "Show more unchanged lines around each change (then the whole files)"
-        )
+    # --- unchanged lines ----------------------------------------------------------------------
 
-    def _step_context(self) -> None:
-        later = [step for step in CONTEXT_STEPS if step > self.context]
-        self.set_context(later[0] if later else CONTEXT_STEPS[0])
-        self.sig_context_requested.emit(self.context)
+    def expand(self, row: DiffRow, everything: bool = False) -> None:
+        """Show more of the unchanged lines a gap row stands for (all of them if `everything`); the whole
+        files are read first, once per diff."""
+        if row.kind is not RowKind.GAP or row.gap is None:
+            return
+        if not self.expansion.lines:
+            self._wait_for_lines(row.file, row.gap, everything)
+            return
+        self.expansion.widen(row.file, row.gap, len(self.files[row.file].hunks), everything)
+        self._relayout_in_place()
+
+    def _toggle_all_lines(self) -> None:
+        if self.expansion.shown:
+            self.expansion.shown.clear()
+            self._relayout_in_place()
+        elif self.expansion.lines:
+            self._show_every_gap()
+        else:
+            self._wait_for_lines(-1, None, True)
+
+    def _wait_for_lines(self, file: int, gap: Gap | None, everything: bool) -> None:
+        asked = self.waiting is not None
+        self.waiting = (file, gap, everything)  # the latest click wins; the files are read once
+        self.all_lines.setEnabled(False)
+        self.all_lines.setText("Reading the files…")
+        if not asked:
+            self.sig_lines_requested.emit()
+
+    def show_lines(self, pin: ReviewPin | None, found: WholeLines) -> bool:
+        """Take the unchanged lines of the diff's files, read whole at `pin`, and widen the gap waiting for
+        them; False (nothing taken) when they were read at other commits than the diff shown."""
+        waiting, self.waiting = self.waiting, None
+        if pin != self.pin:
+            self._show_all_lines_state()
+            return False
+        self.expansion.lines = {
+            number: found.get((diff.old_path, diff.new_path), {}) for number, diff in enumerate(self.files)
+        }
+        if waiting is not None:
+            file, gap, everything = waiting
+            if gap is None:
+                self._show_every_gap()
+                return True
+            self.expansion.widen(file, gap, len(self.files[file].hunks), everything)
+        self._relayout_in_place()
+        return True
+
+    def lines_failed(self) -> None:
+        """The whole files could not be read: the gaps stay as they are."""
+        self.waiting = None
+        self._show_all_lines_state()
+
+    def _show_every_gap(self) -> None:
+        for row in self.model.layout.rows:
+            if row.kind is RowKind.GAP and row.gap is not None:
+                self.expansion.widen(row.file, row.gap, len(self.files[row.file].hunks), everything=True)
+        self._relayout_in_place()
+
+    def _relayout_in_place(self) -> None:
+        """Lay the rows out again, the view kept where it was (the row in focus stays in focus)."""
+        position = self.lines.verticalScrollBar().value()
+        current = self.lines.currentIndex().row()
+        self._relayout()
+        self.lines.verticalScrollBar().setValue(position)
+        if 0 <= current < self.model.rowCount():
+            self.lines.setCurrentIndex(self.model.index(current))
+        self._show_all_lines_state()
+
+    def _show_all_lines_state(self) -> None:
+        shown = bool(self.expansion.shown)
+        self.all_lines.setEnabled(True)
+        self.all_lines.setText(CHANGES_ONLY if shown else ALL_LINES)
+        self.all_lines.setToolTip(
+            "Hide the unchanged lines shown, back to the changes and the lines around them"
+            if shown
+            else "Show every unchanged line of the changed files (or click a ⋯ row to show one gap)"
+        )
 
     def set_viewed(self, marks: frozenset[str]) -> None:
         """Show these changes as viewed (a task's marks, as remembered)."""
@@ -438,13 +578,13 @@ class DiffView(QWidget):
     def _relayout(self, laid_out: DiffLayout | None = None) -> None:
         split = self.is_split
         if laid_out is None or laid_out.split != split:
-            laid_out = layout(self.files, self.comments, split)
+            laid_out = layout(self.files, self.comments, split, self.expansion)
         self.model.set_layout(self.files, laid_out, split)
-        self.lines.fit(0 if split else self.delegate.line_width())
-        self.lines.doItemsLayout()  # the scroll range now, not after the next event: callers scroll next
         self.lines.setHorizontalScrollBarPolicy(
             Qt.ScrollBarPolicy.ScrollBarAlwaysOff if split else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         )
+        self.lines.fit(0 if split else self.delegate.line_width())
+        self.lines.doItemsLayout()  # the scroll range now, not after the next event: callers scroll next
 
     def scroll_to_file(self, number: int) -> None:
         """Bring a file's header to the top of the lines."""
@@ -462,9 +602,17 @@ class DiffView(QWidget):
 
     # --- commenting ---------------------------------------------------------------------------
 
+    def _activated(self, index: QModelIndex) -> None:
+        row = index.data(ROW_ROLE)
+        if isinstance(row, DiffRow) and row.kind is RowKind.GAP and self.lines.pressed_x is not None:
+            return  # a click that activates too (a style's single-click activation): the click widened it
+        self._clicked(index)
+
     def _clicked(self, index: QModelIndex) -> None:
         row = index.data(ROW_ROLE)
-        if isinstance(row, DiffRow):
+        if isinstance(row, DiffRow) and row.kind is RowKind.GAP:
+            self.expand(row, self.lines.shifted)
+        elif isinstance(row, DiffRow):
             self.comment_on(row, self.lines.old_half(index))
 
     def comment_on(self, row: DiffRow, old_half: bool = False) -> None:

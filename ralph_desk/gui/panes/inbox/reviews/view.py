@@ -13,12 +13,13 @@ from ralph_desk.domain.branches import DISCARD_RETENTION
 from ralph_desk.domain.diffs import FileDiff
 from ralph_desk.domain.enums import ReviewCommentState
 from ralph_desk.domain.records import Signal as SignalRecord
+from ralph_desk.domain.reviews import ReviewPin
 from ralph_desk.gui import fmt, theme
 from ralph_desk.gui.dialogs.confirm import ConfirmBox, confirm
 from ralph_desk.gui.panes.inbox.reviews.checks import ChecksStrip
 from ralph_desk.gui.panes.inbox.reviews.dialogs import DiscardDialog, FinishReviewBox, RequestChangesDialog
 from ralph_desk.gui.panes.inbox.reviews.diff_model import COMMENT_STATES
-from ralph_desk.gui.panes.inbox.reviews.diff_view import CONTEXT_STEPS, DiffView
+from ralph_desk.gui.panes.inbox.reviews.diff_view import DiffView, WholeLines
 from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.review_list import ReviewList
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment
@@ -211,6 +212,8 @@ class ReviewsView(QWidget):
 
     sig_diff_requested = Signal(int, str)
     """Show the diff of this task: of one session (its id), or of the whole task (empty)."""
+    sig_lines_requested = Signal(int, str)
+    """Read the whole files of this task's diff: of one session (its id), or of the whole task (empty)."""
     sig_comment_requested = Signal(int, str, int, str, str)
     """Comment on this task's file, at this line, with this text, on this side ('new', or 'old': removed)."""
     sig_comment_edit_requested = Signal(int, int, str)
@@ -277,7 +280,7 @@ class ReviewsView(QWidget):
         detail.request.clicked.connect(self._ask_changes)
         detail.discard.clicked.connect(self._ask_discard)
         self.empty.sig_action_requested.connect(self.sig_make_repository_requested)
-        detail.diff.sig_context_requested.connect(lambda _lines: self._ask_diff())
+        detail.diff.sig_lines_requested.connect(self._ask_lines)
         detail.diff.sig_viewed_changed.connect(
             lambda marks: self.sig_viewed_changed.emit(self.current.task_id, marks) if self.current else None
         )
@@ -330,7 +333,6 @@ class ReviewsView(QWidget):
         """Show a task's account and ask for its diff (of the whole task)."""
         self.pin = None
         self.detail.moved.hide()
-        self.detail.diff.set_context(CONTEXT_STEPS[0])  # a new task opens on its changes
         self.detail.show_rules(())
         self.detail.show_entry(self.model.record(row))
         self._ask_diff()
@@ -343,11 +345,12 @@ class ReviewsView(QWidget):
         laid_out: DiffLayout | None = None,
         tip: str | None = None,
         rules: Sequence[str] = (),
+        pin: ReviewPin | None = None,
     ) -> None:
         """Show a task's diff with its comments (ignored when another task is shown meanwhile).
 
         `tip` is the commit a whole-task diff was read at: approving merges exactly it. `rules` are the paths
-        under `.ralph/` the branch changes, flagged.
+        under `.ralph/` the branch changes, flagged; `pin` the commits the diff was read between.
         """
         if self.current is None or self.current.task_id != task_id:
             return
@@ -358,7 +361,24 @@ class ReviewsView(QWidget):
         self.detail.status.setText("")
         self.detail.show_notes(comments)
         self.detail.diff.viewed = set(self.viewed_marks(task_id))
-        self.detail.diff.show_files(files, comments, laid_out)
+        self.detail.diff.show_files(files, comments, laid_out, pin)
+
+    def show_lines(self, task_id: int, session_id: str, pin: ReviewPin | None, whole: WholeLines) -> None:
+        """Give the diff shown its files read whole, for the unchanged lines it leaves out (ignored when
+        another diff is shown meanwhile); read at other commits, the work moved: its new diff is read."""
+        if self.current is None or self.current.task_id != task_id:
+            return
+        if (self.detail.session_id() or WHOLE_TASK) != session_id:
+            self.detail.diff.lines_failed()
+            return
+        if not self.detail.diff.show_lines(pin, whole):
+            self.show_moved(task_id)
+
+    def lines_failed(self, task_id: int) -> None:
+        """Reading the whole files failed: say so, the diff stays as it is."""
+        if self.current is not None and self.current.task_id == task_id:
+            self.detail.diff.lines_failed()
+            self.detail.status.setText("The unchanged lines could not be read.")
 
     def show_comments(self, task_id: int, comments: Sequence[LineComment]) -> None:
         """Show a task's comments again (one was added)."""
@@ -418,6 +438,10 @@ class ReviewsView(QWidget):
         if self.current is not None:
             self.detail.status.setText("Reading the diff…")
             self.sig_diff_requested.emit(self.current.task_id, self.detail.session_id() or WHOLE_TASK)
+
+    def _ask_lines(self) -> None:
+        if self.current is not None:
+            self.sig_lines_requested.emit(self.current.task_id, self.detail.session_id() or WHOLE_TASK)
 
     def _comment(self, file: str, line: int, text: str, side: str) -> None:
         if self.current is not None:

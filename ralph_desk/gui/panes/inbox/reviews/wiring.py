@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
-from ralph_desk.domain.diffs import FileDiff, parse_diff
+from ralph_desk.domain.diffs import MAX_CONTEXT_LINES, FileDiff, parse_diff, unchanged_lines
 from ralph_desk.domain.enums import DiffSide, TaskStatus, Verb
 from ralph_desk.domain.listing import Listing
 from ralph_desk.domain.records import Change
-from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewResult, where
+from ralph_desk.domain.reviews import ReviewComment, ReviewItem, ReviewPin, ReviewResult, where
 from ralph_desk.gui.backend import (
     MERGE_TOPIC,  # an approval queued, merged or refused
     ChecksFailingError,
@@ -26,6 +26,7 @@ from ralph_desk.gui.backend import REVIEW_COMMENT_TOPIC as COMMENT_TOPIC
 from ralph_desk.gui.pacer import ReadPacer
 from ralph_desk.gui.panes.inbox.reviews import highlight
 from ralph_desk.gui.panes.inbox.reviews.checks_wiring import CHECKS_TOPIC, ReviewChecks
+from ralph_desk.gui.panes.inbox.reviews.diff_view import WholeLines
 from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.panes.inbox.reviews.rows import DiffLayout, LineComment, layout
 from ralph_desk.gui.panes.inbox.reviews.view import ReviewsView
@@ -58,6 +59,8 @@ class DiffRead:
     """The commit a whole-task diff was read at (what approving it merges); None for one session's."""
     rules: tuple[str, ...] = ()
     """The paths under `.ralph/` the branch changes (flagged)."""
+    pin: ReviewPin | None = None
+    """The commits the diff was read between (of the whole task, or of the session)."""
 
 
 def line_comment(comment: ReviewComment) -> LineComment:
@@ -100,6 +103,7 @@ class ReviewsWiring:
         """The tasks in review shown, each with its last change."""
         self.checks = ReviewChecks(view.detail.checks, services, worker)
         view.sig_diff_requested.connect(self.read_diff)
+        view.sig_lines_requested.connect(self.read_lines)
         view.sig_comment_requested.connect(self.comment)
         view.sig_comment_edit_requested.connect(self.edit_comment)
         view.sig_comment_delete_requested.connect(self.delete_comment)
@@ -195,27 +199,42 @@ class ReviewsWiring:
     def read_diff(self, task_id: int, session_id: str) -> None:
         """Read a task's diff (of one session, or of the whole task) with its comments, and show it."""
         split = self.view.detail.diff.is_split
-        context = self.view.detail.diff.context
         self.checks.show_task(task_id)
         self.worker.submit(
             f"read the diff of task #{task_id}",
-            lambda: self._read_diff(task_id, session_id or None, split, context),
+            lambda: self._read_diff(task_id, session_id or None, split),
             lambda read: self.view.show_diff(
-                read.task_id, read.files, read.comments, read.laid_out, read.tip, read.rules
+                read.task_id, read.files, read.comments, read.laid_out, read.tip, read.rules, read.pin
             ),
             lambda: self.view.show_failure("The diff could not be read."),
         )
 
-    def _read_diff(self, task_id: int, session_id: str | None, split: bool, context: int = 3) -> DiffRead:
+    def read_lines(self, task_id: int, session_id: str) -> None:
+        """Read the whole files of a task's diff shown (of one session, or of the whole task), for the
+        unchanged lines it leaves out; read through the same path as the diff, so at the same commits."""
+        self.worker.submit(
+            f"read the changed files of task #{task_id}",
+            lambda: self._read_lines(task_id, session_id or None),
+            lambda read: self.view.show_lines(task_id, session_id, *read),
+            lambda: self.view.lines_failed(task_id),
+        )
+
+    def _read_lines(self, task_id: int, session_id: str | None) -> tuple[ReviewPin | None, WholeLines]:
+        read = self.services.reviews.diff(task_id, session_id, MAX_CONTEXT_LINES)
+        whole = parse_diff(read.text)
+        return read.pin, {(diff.old_path, diff.new_path): unchanged_lines(diff) for diff in whole}
+
+    def _read_diff(self, task_id: int, session_id: str | None, split: bool) -> DiffRead:
         """Read, parse and lay out a diff off the GUI thread (for a big one that takes a while)."""
         reviews = self.services.reviews
-        read = reviews.diff(task_id, session_id, context)
+        read = reviews.diff(task_id, session_id)
         files = parse_diff(read.text)
         for diff in files:
             highlight.lexer_for(diff.path)  # found before the first paint
         comments = [line_comment(comment) for comment in reviews.comments(task_id)]
         tip = read.pin.tip if read.pin is not None and session_id is None else None
-        return DiffRead(task_id, files, comments, layout(files, comments, split), tip, read.rules_changed)
+        laid_out = layout(files, comments, split)
+        return DiffRead(task_id, files, comments, laid_out, tip, read.rules_changed, read.pin)
 
     def read_comments(self, task_id: int) -> None:
         """Read a task's comments again and show them on its diff."""
