@@ -358,7 +358,7 @@ def _check_sizes(app: QApplication, window: MainWindow, matrix: Path | None) -> 
             window.resize(width, height)
             tag = f"{width}x{height}-{scheme.value}"
             for name in _views(window):
-                _settle(app)
+                _settle(app, window)
                 problems += [f"{tag} {name}: {found}" for found in clipped_texts(window)]
                 if matrix is not None:
                     window.grab().save(str(matrix / f"{name}-{tag}.png"))
@@ -419,9 +419,23 @@ SCENES: dict[str, Scene] = {
 DARK_SCENES = ("inbox", "tasks", "dashboard")
 
 
-def _settle(app: QApplication) -> None:
+SETTLE_S = 20.0
+
+
+def _settle(app: QApplication, window: MainWindow | None = None) -> None:
+    """Let the window draw, and (given it) read what its panes asked for: until its worker is idle."""
     for _ in range(3):
         app.processEvents()
+    controller = window.controller if window is not None else None
+    if controller is None:
+        return
+    until = time.monotonic() + SETTLE_S
+    while time.monotonic() < until:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        if controller.worker.idle:
+            app.processEvents()
+            if controller.worker.idle:
+                return
 
 
 def _render(
@@ -430,7 +444,7 @@ def _render(
     written = []
     for name in names:
         SCENES[name](window)
-        _settle(app)
+        _settle(app, window)
         path = out / f"{name}{suffix}.png"
         window.grab().save(str(path))
         written.append(path)
@@ -445,7 +459,7 @@ def _apply_scheme(app: QApplication, window: MainWindow, scheme: theme.Scheme) -
     window.refresh_style()
     if window.controller is not None:
         window.controller.refresh_all()
-    _settle(app)
+    _settle(app, window)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -495,7 +509,7 @@ def _run(args: argparse.Namespace) -> int:
             )
             window.resize(*args.size)
             window.show()
-            _settle(app)
+            _settle(app, window)
             written = _render(window, app, tuple(SCENES), args.out, "")
             written.append(_connect(window, app, args.out))
             if not args.no_dark:
