@@ -18,12 +18,13 @@ import pytest
 from ralph_desk.cli import main
 from ralph_desk.companion.switch import LoopView
 from ralph_desk.domain.enums import TaskOrigin, TaskStatus
-from ralph_desk.project import ProjectPaths, init_project
+from ralph_desk.project import ProjectPaths
 from ralph_desk.project.companion_home import CompanionHome, CompanionSettings
 from ralph_desk.services.companion import PairingRefused
 from ralph_desk.services.container import Services
-from tests.loop.conftest import commit_all, stand_in
+from tests.loop.conftest import stand_in
 from tests.support.cli import ralph_desk_process
+from tests.support.loop_project import open_loop_project
 
 RUN_TIMEOUT_S = 120
 CODE = re.compile(r"^Pairing code: (\w{4}-\w{4}) ", re.MULTILINE)
@@ -32,15 +33,7 @@ CODE = re.compile(r"^Pairing code: (\w{4}-\w{4}) ", re.MULTILINE)
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[Services]:
     """A git project with a feature and a discipline."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    (root / "README.md").write_text("# repo\n")
-    paths = init_project(root, title="Companion")
-    commit_all(root, "start")
-    services = Services.open(paths)
-    services.features.create("core", "Core")
-    services.disciplines.create("backend", "Backend", "server", "#336699")
+    services = open_loop_project(tmp_path / "repo", "Companion")
     yield services
     services.close()
 

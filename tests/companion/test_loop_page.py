@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,26 +14,18 @@ from ralph_desk.loop.build import build_runner
 from ralph_desk.loop.model import LoopSettings
 from ralph_desk.loop.runner import LoopRunner
 from ralph_desk.mcp_server.embedded import EmbeddedMcp
-from ralph_desk.project import init_project
 from ralph_desk.project.companion_home import CompanionHome, CompanionSettings
-from ralph_desk.services.container import Services
 from tests.companion.conftest import LoopThread, Served
-from tests.support.git_repo import commit_all
 from tests.support.ide import HELD_AGENT
+from tests.support.loop_project import open_loop_project
 
 WAIT_S = 120
 
 
 def test_the_loop_page_pauses_resumes_and_stops_the_loop_of_the_serving_process(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    (root / "README.md").write_text("# repo\n")
-    paths = init_project(root, title="Companion")
-    commit_all(root, "start")
-    services = Services.open(paths)
-    services.features.create("core", "Core")
-    services.disciplines.create("backend", "Backend", "server", "#336699")
+    services = open_loop_project(root, "Companion")
+    paths = services.paths
     task = services.tasks.create("core", "backend", "Chart the tides")
     listener = socket.create_server(("127.0.0.1", 0))
     held = f"{sys.executable} {HELD_AGENT} {listener.getsockname()[1]}"
