@@ -13,6 +13,61 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+HEADER_DEADLINE_S = 10.0
+"""A request's headers must be in this long after its connection opened (or its last answer went out)."""
+MOST_CONNECTIONS = 256
+"""Connections past this many are closed as they open: a client cannot hold the process's open files."""
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with the two limits it lacks: slow headers and too many connections.
+
+    uvicorn starts no timer before a connection's first answer, so a client that never finishes its
+    headers held its connection (and a file descriptor) for ever; a few hundred such ended the desk."""
+
+    header_deadline_s = HEADER_DEADLINE_S
+    most_connections = MOST_CONNECTIONS
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._armed_for: object = None
+        if len(self.connections) > self.most_connections:
+            transport.close()
+            return
+        self._arm()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._armed_for = self.cycle
+        self._deadline = self.loop.call_later(self.header_deadline_s, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not self._armed_for:  # a new request's headers are in
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        answered = self.cycle
+        super().on_response_complete()
+        if self.cycle is answered and not self.transport.is_closing():
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.cycle is self._armed_for:
+            self.transport.close()
 
 
 class _QuietUvicorn(uvicorn.Server):
@@ -91,7 +146,14 @@ class Serving:
         self.task = task
 
     @classmethod
-    async def start(cls, app: Any, sock: socket.socket, name: str, tls: Tls | None = None) -> Serving:
+    async def start(
+        cls,
+        app: Any,
+        sock: socket.socket,
+        name: str,
+        tls: Tls | None = None,
+        protocol: type[GuardedH11] = GuardedH11,
+    ) -> Serving:
         """Serve `app` on `sock`; returns once it accepts connections (raises if it exits first)."""
         options: dict[str, Any] = {}
         if tls is not None:
@@ -103,6 +165,7 @@ class Serving:
             access_log=False,
             timeout_graceful_shutdown=2,
             server_header=False,
+            http=protocol,
             **options,
         )
         server = _QuietUvicorn(config)

@@ -104,8 +104,10 @@ def test_pair_prints_a_code_that_pairs_once_then_devices_lists_it_and_revoke_ref
     assert code == 0
     shown = CODE.search(out)
     assert shown is not None
-    assert f"Pairing link: https://127.0.0.1:47812/pair#{shown[1].replace('-', '')}" in out
-    assert home.certificate("127.0.0.1").fingerprint in out
+    fingerprint = home.certificate("127.0.0.1").fingerprint
+    link = f"https://127.0.0.1:47812/pair#{shown[1].replace('-', '')}/{fingerprint.replace(':', '')}"
+    assert f"Pairing link: {link}" in out
+    assert fingerprint in out
     assert "▀" in out or "▄" in out  # the QR code, drawn in the terminal
     service = project.companion(home.secret())
     paired = service.pair(shown[1], "Ana's phone")

@@ -225,9 +225,9 @@ def _turn_on(args: argparse.Namespace, home: CompanionHome, settings: CompanionS
 
 
 def _url(settings: CompanionSettings) -> str:
-    from ralph_desk.http_serving import shown_host
+    from ralph_desk.companion.host import link_authority
 
-    return f"https://{shown_host(settings.host)}:{settings.port}/"
+    return f"https://{link_authority(settings)}/"
 
 
 def _status(services: Services, home: CompanionHome, settings: CompanionSettings) -> int:
@@ -235,8 +235,11 @@ def _status(services: Services, home: CompanionHome, settings: CompanionSettings
     if settings.enabled and settings.problem():
         print(f"It cannot be served: {settings.problem()}")
     elif settings.enabled:
-        print(f"Address: {_url(settings)}")
-        print(f"Certificate fingerprint (SHA-256): {home.certificate(settings.host).fingerprint}")
+        from ralph_desk.companion.host import CompanionHost
+
+        host = CompanionHost(services, home, settings)
+        print(f"Address: {host.url}")
+        print(f"Certificate fingerprint (SHA-256): {host.served_certificate().fingerprint}")
     _print_devices(services.companion(home.secret()).devices())
     return EXIT_OK
 
@@ -252,7 +255,7 @@ def _pair(services: Services, home: CompanionHome, settings: CompanionSettings) 
     host = CompanionHost(services, home, settings)
     code = host.new_code()
     print(f"Companion page: {host.url}")
-    print(f"Certificate fingerprint (SHA-256): {home.certificate(settings.host).fingerprint}")
+    print(f"Certificate fingerprint (SHA-256): {host.served_certificate().fingerprint}")
     _print_code(host, code, sys.stdout)
     print("The window or `ralph-desk run` serving this project accepts it.")
     return EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -34,7 +34,7 @@ def build_app(context: CompanionContext) -> Starlette:
 
     async def missing(request: Request, error: Exception) -> Response:
         if isinstance(error, HTTPException) and error.status_code != 404:
-            return Response(error.detail, status_code=error.status_code)
+            return PlainTextResponse(error.detail, status_code=error.status_code)
         what = str(error) if isinstance(error, MissingError | NotFoundError) else "No such page."
         return context.render(request, "missing.html", 404, what=what)
 

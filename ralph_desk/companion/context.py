@@ -51,7 +51,9 @@ class CompanionContext:
         """A page from its template, with the device and project every page shows."""
         device: Device | None = request.state.device
         values.setdefault("device", device)
-        values.setdefault("project_title", self.project_title)
+        values.setdefault(
+            "project_title", self.project_title if device is not None else ""
+        )  # not to strangers
         if device is not None and "notice" not in values and LIVE_HEADER not in request.headers:
             values["notice"] = self.notices.take(device.id)
         return self.pages.TemplateResponse(request, template, values, status_code=status)

@@ -10,6 +10,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import anyio
+
 from ralph_desk.domain.records import Device
 
 Scope = MutableMapping[str, Any]
@@ -21,6 +23,8 @@ Identify = Callable[[str], Awaitable[Device | None]]
 
 COOKIE = "ralph_companion"
 BODY_LIMIT = 64 * 1024
+BODY_DEADLINE_S = 10.0
+TOO_LARGE = f"the body is too large; allowed: up to {BODY_LIMIT // 1024} KiB"
 OPEN_PATHS = frozenset({"/pair"})
 OPEN_PREFIXES = ("/static/",)
 SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -81,21 +85,41 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+class _Disconnected(Exception):
+    """The client went away while its body was read."""
+
+
+async def _whole_body(receive: Receive) -> bytes | None:
+    """A request's body, or None once it passes BODY_LIMIT (nothing more is read then)."""
+    body = b""
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise _Disconnected()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+        if len(body) > BODY_LIMIT:
+            return None
+    return body
+
+
 class CompanionGate:
     """ASGI middleware in front of the companion app; `identify` finds the device a token names."""
 
     def __init__(
-        self, app: ASGIApp, authority: str, origin: str, identify: Identify, cookie: str = COOKIE
+        self, app: ASGIApp, authorities: frozenset[str], identify: Identify, cookie: str = COOKIE
     ) -> None:
         self.app = app
-        self.authority = authority
-        self.origin = origin
+        self.authorities = authorities
         self.identify = identify
         self.cookie = cookie
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # a websocket: this app has none, and the gate checks none
             return
         problem = self._problem(scope)
         if problem:
@@ -116,38 +140,39 @@ class CompanionGate:
 
     def _problem(self, scope: Scope) -> tuple[int, str] | None:
         """Why a request is refused before any route sees it (None: it may go on)."""
-        if _header(scope, b"host") != self.authority:
-            return 421, f"wrong Host header; allowed: {self.authority}"
+        host = _header(scope, b"host") or ""
+        if host not in self.authorities:
+            return 421, f"wrong Host header; allowed: {', '.join(sorted(self.authorities))}"
         method = scope.get("method", "")
         if method not in ALLOWED_METHODS:
             return 405, f"method {method} is not allowed; allowed: GET, POST"
         if method in SAFE_METHODS:
             return None
-        if _header(scope, b"origin") != self.origin:
-            return 403, f"a request from another origin is refused; allowed: {self.origin}"
+        if _header(scope, b"origin") != f"https://{host}":  # the page's own origin, as it was reached
+            return 403, f"a request from another origin is refused; allowed: https://{host}"
         if (_header(scope, b"sec-fetch-site") or "same-origin") != "same-origin":
             return 403, "a cross-site request is refused"
         length = _header(scope, b"content-length")
         if length is not None and (not length.isdigit() or int(length) > BODY_LIMIT):
-            return 413, f"the body is too large; allowed: up to {BODY_LIMIT // 1024} KiB"
+            return 413, TOO_LARGE
         return None
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Read a body whole first (refused past BODY_LIMIT), then hand it on; add the headers."""
         body = b""
         if scope.get("method") not in SAFE_METHODS:
-            more = True
-            while more:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
-                if len(body) > BODY_LIMIT:
-                    await refuse(
-                        scope, send, 413, f"the body is too large; allowed: up to {BODY_LIMIT // 1024} KiB"
-                    )
-                    return
+            try:
+                with anyio.fail_after(BODY_DEADLINE_S):
+                    read = await _whole_body(receive)
+            except TimeoutError:
+                await refuse(scope, send, 408, f"the body took over {BODY_DEADLINE_S:g} s to arrive")
+                return
+            except _Disconnected:
+                return
+            if read is None:
+                await refuse(scope, send, 413, TOO_LARGE)
+                return
+            body = read
         replayed = False
 
         async def replay() -> Message:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 
 import anyio.to_thread
@@ -13,13 +14,46 @@ from ralph_desk.companion.live import ChangeStream
 from ralph_desk.companion.lockout import PairingLockout
 from ralph_desk.companion.switch import LoopSwitch
 from ralph_desk.domain.records import Device
-from ralph_desk.http_serving import Serving, Tls, bind, shown_host
-from ralph_desk.project.companion_home import Certificate, CompanionHome, CompanionSettings
+from ralph_desk.http_serving import Serving, Tls, bind, own_addresses, shown_host
+from ralph_desk.project.companion_home import LOOPBACK, Certificate, CompanionHome, CompanionSettings
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.services.companion import PairingCode
 from ralph_desk.services.container import Services
 
 log = logging.getLogger("ralph_desk.companion")
+
+
+def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(name)
+    except ValueError:
+        return None
+
+
+def _is_loopback(name: str) -> bool:
+    address = _address(name)
+    return address is not None and address.is_loopback
+
+
+def _is_lan_ipv4(name: str) -> bool:
+    address = _address(name)
+    return (
+        isinstance(address, ipaddress.IPv4Address) and not address.is_loopback and not address.is_link_local
+    )
+
+
+def served_names(settings: CompanionSettings) -> list[str]:
+    """The addresses and names the page answers on (every one of this computer's on 0.0.0.0 or ::)."""
+    return sorted(own_addresses()) if settings.all_interfaces else [settings.host]
+
+
+def link_authority(settings: CompanionSettings, port: int | None = None) -> str:
+    """`host:port` as links name the page (on every interface: the first LAN address, else loopback)."""
+    host = settings.host
+    if settings.all_interfaces:
+        addresses = [name for name in served_names(settings) if _is_lan_ipv4(name)]
+        host = addresses[0] if addresses else LOOPBACK
+    return f"{shown_host(host)}:{settings.port if port is None else port}"
 
 
 class CompanionHost:
@@ -48,8 +82,22 @@ class CompanionHost:
 
     @property
     def authority(self) -> str:
-        """`host:port` as the Host header must name it."""
-        return f"{shown_host(self.host)}:{self.port}"
+        """`host:port` as links name it (on every interface: the first LAN address, else loopback)."""
+        return link_authority(self._settings, self.port)
+
+    def _names(self) -> list[str]:
+        return served_names(self._settings)
+
+    def _certificate_names(self) -> list[str]:
+        return self._names() if self._settings.all_interfaces else []
+
+    @property
+    def authorities(self) -> frozenset[str]:
+        """Every `host:port` a Host header may name: the address (and `localhost` on loopback)."""
+        names = set(self._names())
+        if any(_is_loopback(name) for name in names):
+            names.add("localhost")
+        return frozenset(f"{shown_host(name)}:{self.port}" for name in names)
 
     @property
     def url(self) -> str:
@@ -67,8 +115,17 @@ class CompanionHost:
         return self._serving is not None and self._serving.running
 
     def pairing_link(self, code: PairingCode) -> str:
-        """The link the QR code holds: the code rides in the fragment, which no server or log sees."""
-        return f"{self.url}pair#{code.code}"
+        """The link the QR code holds: the code and the certificate's fingerprint ride in the fragment, which
+        no server or log sees; the page shows the fingerprint to compare with the browser's."""
+        fingerprint = self.served_certificate().fingerprint
+        return f"{self.url}pair#{code.code}/{fingerprint.replace(':', '')}"
+
+    def served_certificate(self) -> Certificate:
+        """The certificate the page is (or will be) served with (file work: off the GUI thread when not
+        started yet; `ralph-desk companion pair` and `status` read it without serving)."""
+        if self.certificate is None:
+            self.certificate = self.home.certificate(self.host, self._certificate_names())
+        return self.certificate
 
     def new_code(self) -> PairingCode:
         """A fresh one-time code (a database write: call it off the GUI thread); it also lifts a lockout."""
@@ -84,7 +141,8 @@ class CompanionHost:
         problem = self._settings.problem()
         if problem:
             raise ProjectError(f"companion: {problem}")
-        self.certificate = await anyio.to_thread.run_sync(self.home.certificate, self.host)
+        names = self._certificate_names()
+        self.certificate = await anyio.to_thread.run_sync(self.home.certificate, self.host, names)
         sock = bind(self.host, self.port)
         self.port = sock.getsockname()[1]
         self._changes = ChangeStream(self.services.db)
@@ -98,9 +156,7 @@ class CompanionHost:
             cookie=f"{COOKIE}_{self.port}",  # cookies ignore ports: two projects' pages must not share one
             project_title=self.project_title,
         )
-        gated = CompanionGate(
-            build_app(context), self.authority, self.url.rstrip("/"), self._identify, context.cookie
-        )
+        gated = CompanionGate(build_app(context), self.authorities, self._identify, context.cookie)
         tls = Tls(self.certificate.cert_file, self.certificate.key_file)
         try:
             self._serving = await Serving.start(gated, sock, "ralph-companion", tls)

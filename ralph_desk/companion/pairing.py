@@ -14,6 +14,18 @@ COOKIE_MAX_AGE_S = 365 * 24 * 3600
 FIELD_LIMIT = 200
 
 
+async def _lifted(context: CompanionContext) -> bool:
+    """Whether a code was made since pairing locked (here, or by `ralph-desk companion pair`): it unlocks."""
+    locked_at = context.lockout.locked_at
+    if locked_at is None:
+        return False
+    newest = await context.call(context.companion.newest_code_at)
+    if newest is None or newest <= locked_at:
+        return False
+    context.lockout.reset()
+    return True
+
+
 def routes(context: CompanionContext) -> list[Route]:
     """`GET /pair` (the form) and `POST /pair` (the code and a name → the device's cookie)."""
 
@@ -23,25 +35,22 @@ def routes(context: CompanionContext) -> list[Route]:
     async def pair(request: Request) -> Response:
         fields = await request.form(max_files=0, max_fields=4)
         code, name = str(fields.get("code", ""))[:FIELD_LIMIT], str(fields.get("name", ""))[:FIELD_LIMIT]
-        locked = context.lockout.locked_for()
-        if locked and context.lockout.locked_at is not None:
-            newest = await context.call(context.companion.newest_code_at)
-            if (
-                newest is not None and newest > context.lockout.locked_at
-            ):  # made since, maybe by `companion pair`
-                context.lockout.reset()
-                locked = 0.0
+        client = request.client.host if request.client is not None else ""
+        locked = context.lockout.attempt(client)
+        if locked and await _lifted(context):
+            locked = context.lockout.attempt(client)
         if locked:
             minutes = max(1, round(locked / 60))
             error = f"Pairing is locked for {minutes} min after ten wrong codes. Make a new code at the desk."
             return context.render(request, "pair.html", 429, name=name, error=error)
         try:
             paired: PairedDevice = await context.call(context.companion.pair, code, name)
-        except PairingRefused as refused:
-            context.lockout.wrong()
+        except PairingRefused as refused:  # stays counted
             return context.render(request, "pair.html", 400, name=name, error=str(refused))
         except InvalidValueError as invalid:
+            context.lockout.forgive(client)
             return context.render(request, "pair.html", 400, name=name, code=code, error=str(invalid))
+        context.lockout.forgive(client)
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(
             context.cookie,

@@ -13,9 +13,11 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.project.paths import ProjectPaths
@@ -152,21 +154,23 @@ class CompanionHome:
         _write_private(path, data)
         return data
 
-    def certificate(self, host: str) -> Certificate:
-        """The page's certificate for `host`, made on first use and made again for another host."""
+    def certificate(self, host: str, names: Sequence[str] = ()) -> Certificate:
+        """The page's certificate for `host` (and `names`, the addresses it also answers on), made on
+        first use and made again for other names."""
         cert_file, key_file = self.folder / "cert.pem", self.folder / "key.pem"
         marker = self.folder / "cert-host"
+        named = "\n".join([host, *sorted(names)])
         try:
-            same_host = marker.read_text(encoding="utf-8") == host and key_file.exists()
+            same_host = marker.read_text(encoding="utf-8") == named and key_file.exists()
             pem = cert_file.read_bytes() if same_host else b""
         except OSError:
             pem = b""
         if not pem or _expires_soon(pem):
             self._ensure()
-            pem, key = _self_signed(host)
+            pem, key = _self_signed([host, *names])
             _write_private(key_file, key)
             _write_private(cert_file, pem)
-            _write_private(marker, host.encode("utf-8"))
+            _write_private(marker, named.encode("utf-8"))
         return Certificate(cert_file, key_file, fingerprint_of(pem), host)
 
 
@@ -189,8 +193,27 @@ def _expires_soon(pem: bytes) -> bool:
     return certificate.not_valid_after_utc < datetime.now(UTC) + timedelta(days=30)
 
 
-def _self_signed(host: str) -> tuple[bytes, bytes]:
-    """A new key and a certificate for `host` signed by it (PEM)."""
+def _subject_names(hosts: Sequence[str]) -> list[Any]:
+    """The certificate's names: each address as an IP, each host name as a name; loopback adds localhost."""
+    from cryptography import x509
+
+    names: list[Any] = []
+    for host in dict.fromkeys(hosts):
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            names.append(x509.DNSName(host))
+            continue
+        if address.is_unspecified:
+            continue
+        names.append(x509.IPAddress(address))
+        if address.is_loopback and x509.DNSName("localhost") not in names:
+            names.append(x509.DNSName("localhost"))
+    return names
+
+
+def _self_signed(hosts: Sequence[str]) -> tuple[bytes, bytes]:
+    """A new key and a certificate for `hosts` signed by it (PEM)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -198,9 +221,7 @@ def _self_signed(host: str) -> tuple[bytes, bytes]:
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ralph-desk companion")])
-    names: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address(host))]
-    if ipaddress.ip_address(host).is_loopback:
-        names.append(x509.DNSName("localhost"))
+    names = _subject_names(hosts)
     now = datetime.now(UTC)
     certificate = (
         x509.CertificateBuilder()

@@ -86,7 +86,7 @@ class CompanionService:
     def newest_code_at(self) -> datetime | None:
         """When the newest pairing code was made, by any process."""
         with self.db.read() as unit:
-            made = store.newest_code_created(unit)
+            made = store.newest_code_created(unit, datetime.now(UTC))
         return made.replace(tzinfo=UTC) if made is not None else None
 
     def pair(self, code: str, name: str, now: datetime | None = None) -> PairedDevice:
@@ -97,6 +97,10 @@ class CompanionService:
             raise PairingRefused()
         token = secrets.token_urlsafe(TOKEN_BYTES)
         with self.db.write() as unit:
+            if store.live_name_taken(unit, name):  # decisions are recorded by name: one name, one device
+                raise InvalidValueError(
+                    "device name", name, "a name no paired device has (revoke the old one, or pick another)"
+                )
             device = store.redeem(
                 unit, self._hash("code", typed), name, self._hash("token", token), now or datetime.now(UTC)
             )

@@ -49,9 +49,21 @@ def redeem(unit: UnitOfWork, code_hash: str, name: str, token_hash: str, now: da
     return mapping.device(row)
 
 
-def newest_code_created(unit: UnitOfWork) -> datetime | None:
-    """When the newest pairing code was made (naive UTC), if any is kept."""
-    return unit.session.scalar(select(func.max(CompanionCodeRow.created_at)))
+def newest_code_created(unit: UnitOfWork, now: datetime) -> datetime | None:
+    """When the newest pairing code was made (naive UTC), if any; a row dated after `now` is not believed."""
+    return unit.session.scalar(
+        select(func.max(CompanionCodeRow.created_at)).where(CompanionCodeRow.created_at <= now)
+    )
+
+
+def live_name_taken(unit: UnitOfWork, name: str) -> bool:
+    """Whether a device not revoked is called `name` (letter case aside)."""
+    found = unit.session.scalar(
+        select(CompanionDeviceRow.id).where(
+            func.lower(CompanionDeviceRow.name) == name.lower(), CompanionDeviceRow.revoked_at.is_(None)
+        )
+    )
+    return found is not None
 
 
 def device_by_token(unit: UnitOfWork, token_hash: str) -> Device | None:

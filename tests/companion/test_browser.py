@@ -42,10 +42,13 @@ def test_pairing_with_the_code_typed_in_the_form_opens_the_inbox(phone: Phone) -
 def test_the_pairing_link_fills_in_the_code_and_takes_it_out_of_the_address_bar(
     phone: Phone, served: Served
 ) -> None:
-    code = served.code().code
-    phone.go(f"/pair#{code}")
+    made = served.code()
+    code = made.code
+    link = served.host.pairing_link(made)  # what the QR code holds: the code and the certificate
+    phone.go(link.removeprefix(served.url))
 
     expect(phone.page.locator("#pair-code")).to_have_value(code)
+    expect(phone.page.locator("#pair-fingerprint code")).to_have_text(served.host.fingerprint)
     assert "#" not in phone.page.url
     phone.page.fill("input[name=name]", "Tablet")
     phone.page.click("button[type=submit]")

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
+from ralph_desk.companion import gate
 from ralph_desk.companion.lockout import WRONG_CODES
 from ralph_desk.domain.enums import Verb
 from ralph_desk.services.companion import CODE_LIFETIME, CompanionService
 from ralph_desk.store.database import Database
+from ralph_desk.store.schema import CompanionCodeRow
 from tests.companion.conftest import Served
 
 HTML = {"accept": "text/html"}
@@ -184,3 +188,76 @@ def test_a_live_stream_tells_of_changes_and_ends_when_its_device_is_revoked(serv
         (device,) = served.host.companion.live_devices()
         served.host.companion.revoke(device.id)
         assert [line for line in lines if line.startswith("data:")] == []  # the stream ended
+
+
+def test_a_code_row_dated_in_the_future_does_not_lift_a_lockout(served: Served) -> None:
+    with served.services.db.write() as unit:  # a hostile clone's database, or anything that wrote it
+        unit.session.add(
+            CompanionCodeRow(
+                code_hash="x" * 64, created_at=datetime(2999, 1, 1), expires_at=datetime(2999, 1, 1)
+            )
+        )
+    with served.client() as client:
+        answers = [
+            client.post("/pair", data={"code": f"WRONG{attempt:03d}", "name": "Guess"}).status_code
+            for attempt in range(WRONG_CODES + 2)
+        ]
+    assert answers[-1] == 429
+
+
+def test_on_loopback_the_page_answers_as_localhost_too(served: Served) -> None:
+    port = served.host.port
+    with served.client(origin=f"https://localhost:{port}") as client:
+        assert client.get("/pair", headers={"host": f"localhost:{port}"}).status_code == 200
+        paired = client.post(
+            "/pair",
+            data={"code": served.code().code, "name": "Tunnel"},
+            headers={"host": f"localhost:{port}"},
+        )
+        assert paired.status_code == 303
+        crossed = client.post(  # reached as localhost, posting as the address: another origin
+            "/pair",
+            data={"code": served.code().code, "name": "Other"},
+            headers={"host": f"localhost:{port}", "origin": served.url},
+        )
+        assert crossed.status_code == 403
+
+
+def test_strangers_see_nothing_of_the_project(served: Served) -> None:
+    with served.client() as client:
+        for path in ("/pair", "/static/nothing-here.css"):
+            assert "· Companion</title>" not in client.get(path, headers=HTML).text  # the project's title
+
+
+def test_a_body_that_trickles_in_is_cut_off(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gate, "BODY_DEADLINE_S", 0.5)
+
+    def slowly() -> Iterator[bytes]:
+        yield b"code="
+        served.loop.run(asyncio.sleep(2))  # the client stalls mid-body (the server's loop keeps running)
+        yield b"ABC"
+
+    with served.client() as client:
+        answer = client.post(
+            "/pair", content=slowly(), headers={"content-type": "application/x-www-form-urlencoded"}
+        )
+    assert answer.status_code == 408
+
+
+def test_a_websocket_never_reaches_the_app() -> None:
+    reached: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["type"])
+
+    async def nothing() -> Any:
+        return {}
+
+    async def identify(token: str) -> None:
+        return None
+
+    guarded = gate.CompanionGate(app, frozenset({"127.0.0.1:1"}), identify)
+    scope = {"type": "websocket", "path": "/", "headers": [(b"host", b"127.0.0.1:1")]}
+    asyncio.run(guarded(scope, nothing, nothing))
+    asyncio.run(guarded({"type": "lifespan"}, nothing, nothing))
+    assert reached == ["lifespan"]

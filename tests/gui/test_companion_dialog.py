@@ -102,7 +102,8 @@ def test_the_companion_is_off_until_turned_on_then_served_over_https_with_a_qr_c
     code = dialog.code
     assert code is not None
     link = dialog.link.text()
-    assert link == f"{url}/pair#{code.code}" and dialog.code_text.text() == code.shown
+    fingerprint = dialog.fingerprint.text().replace(":", "")
+    assert link == f"{url}/pair#{code.code}/{fingerprint}" and dialog.code_text.text() == code.shown
     assert dialog.qr.matrix == tuple(segno.make(link).matrix)
     assert painted_modules(dialog) == dialog.qr.matrix
     assert "more." in dialog.expiry.text()
@@ -112,7 +113,7 @@ def test_the_companion_is_off_until_turned_on_then_served_over_https_with_a_qr_c
 
     qtbot.mouseClick(dialog.new_code_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.code is not None and dialog.code != code, timeout=SERVER_MS)
-    assert dialog.link.text().endswith(f"#{dialog.code.code}") and dialog.link.text() != link
+    assert f"#{dialog.code.code}/" in dialog.link.text() and dialog.link.text() != link
     assert dialog.qr.matrix == tuple(segno.make(dialog.link.text()).matrix)
 
     qtbot.mouseClick(dialog.off_button, Qt.MouseButton.LeftButton)

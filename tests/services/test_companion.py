@@ -67,3 +67,12 @@ def test_a_device_name_must_be_one_printable_line(companion: CompanionService) -
         with pytest.raises(InvalidValueError, match="device name"):
             companion.pair(code.code, bad)
     assert companion.pair(code.code, "Phone").device.name == "Phone"  # refusals did not use the code
+
+
+def test_two_live_devices_cannot_share_a_name_a_revoked_one_frees_it(companion: CompanionService) -> None:
+    first = companion.pair(companion.issue_code().code, "Phone")
+    code = companion.issue_code()
+    with pytest.raises(InvalidValueError, match="a name no paired device has"):
+        companion.pair(code.code, "phone")  # decisions are recorded by name: it must say which device
+    companion.revoke(first.device.id)
+    assert companion.pair(code.code, "Phone").device.name == "Phone"  # the refusal did not use the code

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractItemModel
-from PySide6.QtWidgets import QAbstractItemView, QTableView
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSize, Qt
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
+from ralph_desk.gui.clipping import CELL_PADDING_PX
 from ralph_desk.gui.widgets.pill import PillDelegate
 
 
@@ -25,3 +26,18 @@ def record_table(model: QAbstractItemModel, pills: Sequence[int] = (), multiple:
     table.setWordWrap(False)
     table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move within it
     return table
+
+
+class WrappedCells(QStyledItemDelegate):
+    """A wrapped cell as tall as its text wrapped at the cell's width less CELL_PADDING_PX: the width the
+    style leaves it, measured as `clipping.clipped_cells` measures (Qt's own hint could be a line short)."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        hint = super().sizeHint(option, index)
+        width = option.rect.width() - CELL_PADDING_PX
+        if width <= 0:
+            return hint
+        text = str(index.data() or "")
+        metrics = option.fontMetrics
+        needed = metrics.boundingRect(0, 0, width, 100_000, Qt.TextFlag.TextWordWrap, text)
+        return QSize(hint.width(), max(hint.height(), needed.height() + CELL_PADDING_PX))

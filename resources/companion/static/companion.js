@@ -9,8 +9,13 @@ let shown = 0;         // counts the swaps of <main>: a live update older than t
 
 function fillPairingCode() {
   const field = document.getElementById("pair-code");
-  const code = decodeURIComponent(location.hash.slice(1));
+  const [code, fingerprint] = decodeURIComponent(location.hash.slice(1)).split("/");
   if (field && code && !field.value) field.value = code;
+  const shown = document.getElementById("pair-fingerprint");
+  if (shown && /^[0-9A-F]{64}$/.test(fingerprint || "")) {  // the desk's certificate, as the QR code holds it
+    shown.querySelector("code").textContent = fingerprint.match(/../g).join(":");
+    shown.hidden = false;
+  }
   if (code) history.replaceState(null, "", location.pathname);  // the code leaves the address bar
 }
 

@@ -14,7 +14,7 @@ from ralph_desk.gui import fmt, icons
 from ralph_desk.gui.models.base import Column, RecordTableModel
 from ralph_desk.gui.panes.inbox.reviews.entry import ReviewEntry
 from ralph_desk.gui.widgets.common import button, label
-from ralph_desk.gui.widgets.tables import record_table
+from ralph_desk.gui.widgets.tables import WrappedCells, record_table
 
 FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 
@@ -76,6 +76,9 @@ class ReviewList(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().hide()
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setItemDelegateForColumn(0, WrappedCells(self.table))
+        # Rows are measured at their width: a narrower column (the splitter, the window) must measure again.
+        self.table.horizontalHeader().sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         self.table.setVerticalScrollMode(QTableView.ScrollMode.ScrollPerPixel)
         self.table.setToolTip("Ctrl+click or Shift+click to choose several tasks, then approve them together")
         self.sort = QToolButton()  # a menu, not a combo box: the list is a narrow column on a small screen
