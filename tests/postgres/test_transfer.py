@@ -92,6 +92,9 @@ def demo(tmp_path: Path) -> Iterator[ProjectPaths]:
             "s-edge", task_id=task.id, recipe="task_execution", agent="x"
         )
         services.sessions.finish_session(session.id, outcome="done", cost_usd=0.1 + 0.2, turns=3)
+        companion = services.companion(b"k" * 32)  # a paired phone ✓, and a code still to use
+        companion.pair(companion.issue_code().code, "Ana's phone ✓")
+        companion.issue_code()
     finally:
         services.close()
     yield paths
