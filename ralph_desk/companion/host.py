@@ -15,6 +15,7 @@ from ralph_desk.companion.lockout import PairingLockout
 from ralph_desk.companion.switch import LoopSwitch
 from ralph_desk.domain.records import Device
 from ralph_desk.http_serving import Serving, Tls, bind, own_addresses, shown_host
+from ralph_desk.project.companion_addresses import choosable_addresses
 from ralph_desk.project.companion_home import LOOPBACK, Certificate, CompanionHome, CompanionSettings
 from ralph_desk.project.errors import ProjectError
 from ralph_desk.services.companion import PairingCode
@@ -23,23 +24,11 @@ from ralph_desk.services.container import Services
 log = logging.getLogger("ralph_desk.companion")
 
 
-def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(name)
-    except ValueError:
-        return None
-
-
 def _is_loopback(name: str) -> bool:
-    address = _address(name)
-    return address is not None and address.is_loopback
-
-
-def _is_lan_ipv4(name: str) -> bool:
-    address = _address(name)
-    return (
-        isinstance(address, ipaddress.IPv4Address) and not address.is_loopback and not address.is_link_local
-    )
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def served_names(settings: CompanionSettings) -> list[str]:
@@ -51,8 +40,8 @@ def link_authority(settings: CompanionSettings, port: int | None = None) -> str:
     """`host:port` as links name the page (on every interface: the first LAN address, else loopback)."""
     host = settings.host
     if settings.all_interfaces:
-        addresses = [name for name in served_names(settings) if _is_lan_ipv4(name)]
-        host = addresses[0] if addresses else LOOPBACK
+        offered = choosable_addresses()[1:]  # after 127.0.0.1: this computer's IPv4, then IPv6 addresses
+        host = next((address for address in offered if ":" not in address), LOOPBACK)
     return f"{shown_host(host)}:{settings.port if port is None else port}"
 
 

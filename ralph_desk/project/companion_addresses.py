@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from ralph_desk.project.companion_home import LOOPBACK
+from ralph_desk.project.companion_home import ALL_INTERFACES, LOOPBACK
 
-ALL_INTERFACES = ("0.0.0.0", "::")
 TUNNEL_NOTE = (
     "127.0.0.1: only this computer can open the page. Reach it from the phone through your own "
     "SSH or VPN tunnel, e.g. ssh -L {port}:127.0.0.1:{port} this-computer."

@@ -30,6 +30,8 @@ FILE_MODE = 0o600
 CERTIFICATE_DAYS = 825
 SECRET_BYTES = 32
 LOOPBACK = "127.0.0.1"
+ALL_INTERFACES = ("0.0.0.0", "::")
+"""The addresses that bind every interface at once: any network this computer is on reaches the page."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class CompanionSettings:
     @property
     def all_interfaces(self) -> bool:
         """Whether the address is every interface at once (0.0.0.0 or ::): anyone on any network."""
-        return self.host in ("0.0.0.0", "::")
+        return self.host in ALL_INTERFACES
 
 
 @dataclass(frozen=True)

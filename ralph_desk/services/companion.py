@@ -117,8 +117,11 @@ class CompanionService:
             device = store.device_by_token(unit, token_hash)
         if device is None:
             return None
-        with self.db.write() as unit:
-            store.mark_used(unit, device.id, now or datetime.now(UTC))
+        now = now or datetime.now(UTC)
+        last = device.last_used_at.replace(tzinfo=UTC) if device.last_used_at is not None else None
+        if last is None or now - last >= store.LAST_USE_STEP:  # every request reads; few need to write
+            with self.db.write() as unit:
+                store.mark_used(unit, device.id, now)
         return device
 
     def devices(self) -> list[Device]:

@@ -31,8 +31,8 @@ from ralph_desk.gui import fmt
 from ralph_desk.gui.backend import PairingCode
 from ralph_desk.gui.widgets.common import button, label
 from ralph_desk.gui.widgets.qr_code import QrCode
-from ralph_desk.project.companion_addresses import ALL_INTERFACES, note_for
-from ralph_desk.project.companion_home import DEFAULT_PORT, CompanionSettings
+from ralph_desk.project.companion_addresses import note_for
+from ralph_desk.project.companion_home import ALL_INTERFACES, DEFAULT_PORT, CompanionSettings
 
 if TYPE_CHECKING:
     from ralph_desk.gui.companion import CompanionState
